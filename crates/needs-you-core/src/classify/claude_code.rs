@@ -1,0 +1,239 @@
+//! Claude Code's hook events (the user-level `settings.json` hooks).
+
+use serde_json::Value;
+
+use super::{close, dialog, ignore, is_subagent, round_end, str_field, Decision};
+use crate::report::{CloseReason, Kind};
+
+const ASK_TOOL: &str = "AskUserQuestion";
+
+pub(super) fn classify(event: &Value) -> Decision {
+    if is_subagent(event) {
+        return ignore("a subagent's event (agent_id is set)");
+    }
+    let tool = str_field(event, "tool_name");
+    match str_field(event, "hook_event_name").unwrap_or("") {
+        "PreToolUse" if tool == Some(ASK_TOOL) => dialog(
+            event.get("tool_input").and_then(|i| i.get("questions")),
+            "Claude Code is asking a question",
+        ),
+        "PreToolUse" => ignore("PreToolUse of a tool other than AskUserQuestion"),
+        "Notification" => match str_field(event, "notification_type") {
+            Some("permission_prompt") => Decision::Open {
+                kind: Kind::Permission,
+                text: str_field(event, "message")
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or("Claude Code needs your permission")
+                    .to_owned(),
+                options: Vec::new(),
+            },
+            // idle_prompt comes about a minute after any reply nobody answered:
+            // treating it as a question would ring after nearly every round.
+            Some(other) => ignore(format!("notification type {other} is not a question")),
+            None => ignore("notification without notification_type"),
+        },
+        "Stop" => round_end(str_field(event, "last_assistant_message")),
+        "UserPromptSubmit" => close(CloseReason::PromptSubmitted),
+        "PostToolUse" | "PostToolUseFailure" if tool == Some(ASK_TOOL) => {
+            close(CloseReason::Answered)
+        }
+        "PostToolUse" | "PostToolUseFailure" => close(CloseReason::ToolRan),
+        "SessionEnd" => close(CloseReason::SessionEnd),
+        "SubagentStop" => ignore("SubagentStop: a subagent's round, not the person's"),
+        "" => ignore("no hook_event_name"),
+        other => ignore(format!("{other} is not a question event")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::classify::{classify as run, Decision};
+    use crate::report::{Cli, CloseReason, Kind, QuestionOption};
+    use serde_json::{json, Value};
+
+    fn base(event: &str) -> Value {
+        json!({"session_id": "6f1c2a", "transcript_path": "/home/u/.claude/projects/p/6f1c2a.jsonl",
+               "cwd": "/home/u/p", "permission_mode": "default", "hook_event_name": event})
+    }
+
+    fn with(event: &str, extra: Value) -> Value {
+        let mut v = base(event);
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        v
+    }
+
+    fn decide(v: &Value) -> Decision {
+        let c = run(Cli::ClaudeCode, v);
+        assert_eq!(c.session.as_deref(), Some("6f1c2a"));
+        c.decision
+    }
+
+    fn reason(v: &Value) -> CloseReason {
+        match decide(v) {
+            Decision::Close { reason } => reason,
+            d => panic!("not a close: {d:?}"),
+        }
+    }
+
+    #[test]
+    fn ask_user_question_opens_a_dialog_with_options() {
+        let v = with(
+            "PreToolUse",
+            json!({"tool_name": "AskUserQuestion", "tool_use_id": "toolu_01",
+            "tool_input": {"questions": [{"question": "Which auth strategy should I implement?",
+              "header": "Auth", "multiSelect": false,
+              "options": [{"label": "OAuth (GitHub)", "description": "Sign in with GitHub"},
+                          {"label": "Email + password", "description": ""}]}]}}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Dialog,
+                text: "Which auth strategy should I implement?".into(),
+                options: vec![
+                    QuestionOption {
+                        label: "OAuth (GitHub)".into(),
+                        description: Some("Sign in with GitHub".into())
+                    },
+                    QuestionOption {
+                        label: "Email + password".into(),
+                        description: None
+                    },
+                ],
+            }
+        );
+    }
+
+    #[test]
+    fn other_pre_tool_use_is_ignored() {
+        let v = with(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        );
+        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+    }
+
+    #[test]
+    fn permission_prompt_opens_a_permission() {
+        let v = with(
+            "Notification",
+            json!({"message": "Claude needs your permission to use Bash",
+            "notification_type": "permission_prompt"}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Permission,
+                text: "Claude needs your permission to use Bash".into(),
+                options: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn other_notifications_never_open() {
+        for t in [
+            "idle_prompt",
+            "auth_success",
+            "elicitation_dialog",
+            "something_new",
+        ] {
+            let v = with(
+                "Notification",
+                json!({"message": "Claude is waiting for your input", "notification_type": t}),
+            );
+            assert!(matches!(decide(&v), Decision::Ignore { .. }), "{t}");
+        }
+        let v = with("Notification", json!({"message": "hi"}));
+        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+    }
+
+    #[test]
+    fn stop_with_a_question_opens_a_reply() {
+        let v = with(
+            "Stop",
+            json!({"stop_hook_active": false,
+            "last_assistant_message": "I found two options.\n\n**Should I delete the cache?**"}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Reply,
+                text: "I found two options.\n\n**Should I delete the cache?**".into(),
+                options: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn stop_without_a_question_ends_the_round() {
+        let v = with(
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": "All tests pass."}),
+        );
+        assert_eq!(reason(&v), CloseReason::RoundEnd);
+        assert_eq!(reason(&base("Stop")), CloseReason::RoundEnd);
+    }
+
+    #[test]
+    fn closing_events() {
+        assert_eq!(
+            reason(&with("UserPromptSubmit", json!({"prompt": "yes"}))),
+            CloseReason::PromptSubmitted
+        );
+        assert_eq!(
+            reason(&with(
+                "PostToolUse",
+                json!({"tool_name": "Bash", "tool_input": {}, "tool_response": {}})
+            )),
+            CloseReason::ToolRan
+        );
+        assert_eq!(
+            reason(&with(
+                "PostToolUseFailure",
+                json!({"tool_name": "Bash", "error": "exit 1"})
+            )),
+            CloseReason::ToolRan
+        );
+        assert_eq!(
+            reason(&with(
+                "PostToolUse",
+                json!({"tool_name": "AskUserQuestion", "tool_response": {}})
+            )),
+            CloseReason::Answered
+        );
+        assert_eq!(
+            reason(&with("SessionEnd", json!({"reason": "prompt_input_exit"}))),
+            CloseReason::SessionEnd
+        );
+    }
+
+    #[test]
+    fn subagents_are_ignored() {
+        let v = with(
+            "PreToolUse",
+            json!({"agent_id": "a1", "agent_type": "Explore", "tool_name": "AskUserQuestion",
+            "tool_input": {"questions": [{"question": "Q?"}]}}),
+        );
+        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+        let v = with(
+            "Stop",
+            json!({"agent_id": "a1", "last_assistant_message": "Q?"}),
+        );
+        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+        let v = with("SubagentStop", json!({"last_assistant_message": "Q?"}));
+        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+    }
+
+    #[test]
+    fn unknown_events_are_ignored() {
+        assert!(matches!(
+            decide(&base("PreCompact")),
+            Decision::Ignore { .. }
+        ));
+        let c = run(Cli::ClaudeCode, &json!({"session_id": "s"}));
+        assert!(matches!(c.decision, Decision::Ignore { .. }));
+    }
+}

@@ -1,0 +1,186 @@
+//! Codex's hook events (managed hooks in `/etc/codex/hooks.json`).
+
+use serde_json::Value;
+
+use super::{close, ignore, is_subagent, round_end, str_field, Decision};
+use crate::report::{CloseReason, Kind};
+
+pub(super) fn classify(event: &Value) -> Decision {
+    if is_subagent(event) {
+        return ignore("a subagent's event (agent_id is set)");
+    }
+    match str_field(event, "hook_event_name").unwrap_or("") {
+        "PermissionRequest" => Decision::Open {
+            kind: Kind::Permission,
+            text: permission_text(event),
+            options: Vec::new(),
+        },
+        "Stop" => round_end(str_field(event, "last_assistant_message")),
+        "UserPromptSubmit" => close(CloseReason::PromptSubmitted),
+        "PostToolUse" => close(CloseReason::ToolRan),
+        "Interrupt" => close(CloseReason::Interrupted),
+        "SessionEnd" => close(CloseReason::SessionEnd),
+        // The plan-mode question's PreToolUse fires before Codex decides whether
+        // the question is allowed at all; outside plan mode it is refused, so
+        // reporting it would ring for a question nobody was asked.
+        "PreToolUse" => {
+            ignore("PreToolUse is not reported for Codex (the plan-mode question, on purpose)")
+        }
+        "SubagentStop" => ignore("SubagentStop: a subagent's round, not the person's"),
+        "" => ignore("no hook_event_name"),
+        other => ignore(format!("{other} is not a question event")),
+    }
+}
+
+/// What is being asked: the command when there is one, else the tool's own words.
+fn permission_text(event: &Value) -> String {
+    let input = event.get("tool_input");
+    let command = input.and_then(|i| i.get("command")).and_then(|c| match c {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        _ => None,
+    });
+    let described = input
+        .and_then(|i| str_field(i, "description").or_else(|| str_field(i, "justification")))
+        .or_else(|| str_field(event, "message"))
+        .map(str::to_owned);
+    let tool = str_field(event, "tool_name").unwrap_or("a tool");
+    match (
+        command.filter(|c| !c.is_empty()),
+        described.filter(|d| !d.is_empty()),
+    ) {
+        (Some(c), Some(d)) => format!("{d}\n$ {c}"),
+        (Some(c), None) => format!("Codex wants to run: {c}"),
+        (None, Some(d)) => d,
+        (None, None) => format!("Codex needs your permission to use {tool}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::classify::{classify as run, Decision};
+    use crate::report::{Cli, CloseReason, Kind};
+    use serde_json::{json, Value};
+
+    fn event(name: &str, extra: Value) -> Value {
+        let mut v = json!({"session_id": "019a-codex", "transcript_path": null, "cwd": "/w",
+            "hook_event_name": name, "model": "gpt-5-codex", "turn_id": "t1"});
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        v
+    }
+
+    fn decide(v: &Value) -> Decision {
+        let c = run(Cli::Codex, v);
+        assert_eq!(c.session.as_deref(), Some("019a-codex"));
+        c.decision
+    }
+
+    #[test]
+    fn permission_request_opens_with_the_command() {
+        let v = event(
+            "PermissionRequest",
+            json!({"tool_name": "Bash",
+            "tool_input": {"command": "rm -rf build", "description": "Clean the build folder"}}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Permission,
+                text: "Clean the build folder\n$ rm -rf build".into(),
+                options: vec![]
+            }
+        );
+        let v = event(
+            "PermissionRequest",
+            json!({"tool_name": "shell", "tool_input": {"command": ["git", "push"]}}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Permission,
+                text: "Codex wants to run: git push".into(),
+                options: vec![]
+            }
+        );
+        let v = event("PermissionRequest", json!({"tool_name": "apply_patch"}));
+        assert_eq!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Permission,
+                text: "Codex needs your permission to use apply_patch".into(),
+                options: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn stop_opens_a_reply_or_ends_the_round() {
+        let v = event(
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": "Want me to push it？"}),
+        );
+        assert!(matches!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Reply,
+                ..
+            }
+        ));
+        let v = event(
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": "Pushed."}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Close {
+                reason: CloseReason::RoundEnd
+            }
+        );
+    }
+
+    #[test]
+    fn closing_events() {
+        for (name, reason) in [
+            ("UserPromptSubmit", CloseReason::PromptSubmitted),
+            ("PostToolUse", CloseReason::ToolRan),
+            ("Interrupt", CloseReason::Interrupted),
+            ("SessionEnd", CloseReason::SessionEnd),
+        ] {
+            assert_eq!(
+                decide(&event(name, json!({}))),
+                Decision::Close { reason },
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn plan_mode_question_subagents_and_unknown_events_are_ignored() {
+        let v = event(
+            "PreToolUse",
+            json!({"tool_name": "request_user_input", "tool_input": {"questions": []}}),
+        );
+        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+        assert!(matches!(
+            decide(&event("SubagentStop", json!({}))),
+            Decision::Ignore { .. }
+        ));
+        let v = event(
+            "PermissionRequest",
+            json!({"agent_id": "sub-1", "tool_name": "Bash"}),
+        );
+        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+        assert!(matches!(
+            decide(&event("SessionStart", json!({}))),
+            Decision::Ignore { .. }
+        ));
+    }
+}

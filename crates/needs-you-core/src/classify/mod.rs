@@ -1,0 +1,215 @@
+//! Which hook event opens a question, closes it, or means nothing.
+//!
+//! One function per CLI, each a direct reading of the design's hook table, so the
+//! reporter (and one day the Worker, for raw payloads) apply the same rules. The
+//! input is the JSON that the CLI's hook (Claude Code, Codex) or our plugin
+//! (OpenCode, Hermes, see [`normalized`]) writes on the reporter's stdin.
+
+mod claude_code;
+mod codex;
+pub mod normalized;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::question::{ends_with_question, reply_tail};
+use crate::report::{
+    truncate_chars, Cli, CloseReason, Kind, QuestionOption, MAX_LABEL_CHARS, MAX_OPTIONS,
+};
+
+/// What an event means for the person's "Needs you" list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum Decision {
+    /// The agent now waits for its person.
+    Open {
+        kind: Kind,
+        text: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        options: Vec<QuestionOption>,
+    },
+    /// The person answered, or the question went away.
+    Close { reason: CloseReason },
+    /// Nothing to report; `why` says which rule decided, for `classify`.
+    Ignore { why: String },
+}
+
+/// A decision together with the session it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Classified {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    #[serde(flatten)]
+    pub decision: Decision,
+}
+
+/// Classifies one event of `cli`.
+pub fn classify(cli: Cli, event: &Value) -> Classified {
+    let decision = match event.as_object() {
+        None => ignore("the event is not a JSON object"),
+        Some(_) => match cli {
+            Cli::ClaudeCode => claude_code::classify(event),
+            Cli::Codex => codex::classify(event),
+            Cli::Opencode | Cli::Hermes => normalized::classify(event),
+        },
+    };
+    let session = ["session_id", "session"]
+        .iter()
+        .find_map(|k| event.get(k).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned);
+    Classified { session, decision }
+}
+
+fn ignore(why: impl Into<String>) -> Decision {
+    Decision::Ignore { why: why.into() }
+}
+
+fn close(reason: CloseReason) -> Decision {
+    Decision::Close { reason }
+}
+
+fn str_field<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
+    event.get(field).and_then(Value::as_str)
+}
+
+/// A subagent's events carry `agent_id`; its questions are not the person's.
+fn is_subagent(event: &Value) -> bool {
+    event.get("agent_id").is_some_and(|v| !v.is_null())
+}
+
+/// The end of a round: a reply that ends with a question opens one, any other
+/// reply closes what is open, since no dialog can still be open once the round ended.
+fn round_end(reply: Option<&str>) -> Decision {
+    match reply {
+        Some(text) if ends_with_question(text) => Decision::Open {
+            kind: Kind::Reply,
+            text: reply_tail(text),
+            options: Vec::new(),
+        },
+        _ => close(CloseReason::RoundEnd),
+    }
+}
+
+/// A question dialog from its list of questions, in the shape that Claude Code's
+/// `AskUserQuestion` and our plugins share:
+/// `[{"question": "…", "header": "…", "options": [{"label": "…", "description": "…"}]}]`.
+///
+/// The report has one text and one option list: the questions are joined by
+/// new lines, and when there are several, each option's label is prefixed with
+/// its question's header so the person can tell them apart.
+fn dialog(questions: Option<&Value>, fallback: &str) -> Decision {
+    let questions: Vec<&Value> = match questions {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(q @ Value::Object(_)) => vec![q],
+        _ => Vec::new(),
+    };
+    let mut texts = Vec::new();
+    let mut options = Vec::new();
+    let several = questions.len() > 1;
+    for q in &questions {
+        let text = str_field(q, "question")
+            .or_else(|| str_field(q, "text"))
+            .unwrap_or("");
+        if !text.is_empty() {
+            texts.push(text.to_owned());
+        }
+        let header = str_field(q, "header").filter(|h| !h.is_empty());
+        let items = q.get("options").or_else(|| q.get("choices"));
+        for item in items.and_then(Value::as_array).into_iter().flatten() {
+            let (label, description) = match item {
+                Value::String(s) => (s.as_str(), None),
+                other => match str_field(other, "label") {
+                    Some(l) => (l, str_field(other, "description")),
+                    None => continue,
+                },
+            };
+            let label = match (several, header) {
+                (true, Some(h)) => format!("{h}: {label}"),
+                _ => label.to_owned(),
+            };
+            options.push(QuestionOption {
+                label: truncate_chars(&label, MAX_LABEL_CHARS),
+                description: description.filter(|d| !d.is_empty()).map(str::to_owned),
+            });
+        }
+    }
+    options.truncate(MAX_OPTIONS);
+    let text = if texts.is_empty() {
+        fallback.to_owned()
+    } else {
+        texts.join("\n")
+    };
+    Decision::Open {
+        kind: Kind::Dialog,
+        text,
+        options,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn non_objects_are_ignored() {
+        for cli in Cli::ALL {
+            let c = classify(*cli, &json!("Stop"));
+            assert!(matches!(c.decision, Decision::Ignore { .. }), "{cli}");
+        }
+    }
+
+    #[test]
+    fn classify_output_is_one_flat_object() {
+        let c = Classified {
+            session: Some("s".into()),
+            decision: close(CloseReason::ToolRan),
+        };
+        assert_eq!(
+            serde_json::to_value(&c).unwrap(),
+            json!({"session": "s", "action": "close", "reason": "tool_ran"})
+        );
+    }
+
+    #[test]
+    fn several_questions_are_joined_and_labelled() {
+        let d = dialog(
+            Some(&json!([
+                {"question": "Auth?", "header": "Auth", "options": [{"label": "OAuth"}]},
+                {"question": "DB?", "header": "DB", "options": [{"label": "SQLite", "description": "local"}]}
+            ])),
+            "x",
+        );
+        assert_eq!(
+            d,
+            Decision::Open {
+                kind: Kind::Dialog,
+                text: "Auth?\nDB?".into(),
+                options: vec![
+                    QuestionOption {
+                        label: "Auth: OAuth".into(),
+                        description: None
+                    },
+                    QuestionOption {
+                        label: "DB: SQLite".into(),
+                        description: Some("local".into())
+                    },
+                ],
+            }
+        );
+    }
+
+    #[test]
+    fn a_dialog_without_questions_uses_the_fallback() {
+        let d = dialog(None, "Claude Code is asking");
+        assert_eq!(
+            d,
+            Decision::Open {
+                kind: Kind::Dialog,
+                text: "Claude Code is asking".into(),
+                options: vec![]
+            }
+        );
+    }
+}

@@ -1,0 +1,430 @@
+//! The report that the reporter sends to `POST /v1/reports`, and its validation.
+//!
+//! The Worker validates every body with [`Report::parse`] before it touches D1, so
+//! a refused report changes nothing. Over-long text is cut, not refused: a person
+//! would rather see the start of a long question than nothing at all.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Most bytes in a request body.
+pub const MAX_BODY_BYTES: usize = 32 * 1024;
+/// Most characters of `text`; longer text is cut with an ellipsis.
+pub const MAX_TEXT_CHARS: usize = 4000;
+/// Most options kept; further options are dropped.
+pub const MAX_OPTIONS: usize = 20;
+/// Most characters of an option's label and of its description.
+pub const MAX_LABEL_CHARS: usize = 200;
+pub const MAX_DESCRIPTION_CHARS: usize = 1000;
+/// Most characters of a session id. Ids are not cut: two cut ids could collide.
+pub const MAX_SESSION_CHARS: usize = 200;
+/// The largest `seq`: integers up to 2^53 - 1 survive JSON, JavaScript and D1 exactly.
+pub const MAX_SEQ: u64 = (1 << 53) - 1;
+
+/// An enum that travels as one of a fixed set of strings.
+macro_rules! wire_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            /// Every value, in the order the wire names are listed in messages.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $wire),+ }
+            }
+
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($wire => Some($name::$variant),)+ _ => None }
+            }
+
+            /// The wire names joined for an error message.
+            pub fn choices() -> String {
+                [$($wire),+].join(", ")
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+wire_enum! {
+    /// The coding agent that reported.
+    Cli { ClaudeCode = "claude-code", Codex = "codex", Opencode = "opencode", Hermes = "hermes" }
+}
+
+wire_enum! {
+    /// What kind of question is open.
+    Kind { Dialog = "dialog", Permission = "permission", Reply = "reply" }
+}
+
+impl Kind {
+    /// Dialogs block the agent until answered, so they are worth a phone
+    /// notification; a reply ending with a question is only listed.
+    pub fn notifies(self) -> bool {
+        matches!(self, Kind::Dialog | Kind::Permission)
+    }
+}
+
+wire_enum! {
+    /// Why a question closed.
+    CloseReason {
+        Answered = "answered",
+        PromptSubmitted = "prompt_submitted",
+        ToolRan = "tool_ran",
+        RoundEnd = "round_end",
+        Interrupted = "interrupted",
+        SessionEnd = "session_end",
+        Superseded = "superseded",
+    }
+}
+
+/// One choice offered by a dialog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A validated report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum Report {
+    Open {
+        cli: Cli,
+        session: String,
+        seq: u64,
+        kind: Kind,
+        text: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        options: Vec<QuestionOption>,
+    },
+    Close {
+        cli: Cli,
+        session: String,
+        seq: u64,
+        reason: CloseReason,
+    },
+}
+
+/// Why a body was refused: a stable `code` for programs, a `message` for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ReportError {
+    fn invalid(message: impl Into<String>) -> Self {
+        ReportError {
+            code: "invalid_report",
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ReportError {}
+
+impl Report {
+    /// Parses and validates a request body. Unknown fields are ignored so that
+    /// newer reporters can talk to older servers.
+    pub fn parse(body: &[u8]) -> Result<Report, ReportError> {
+        if body.len() > MAX_BODY_BYTES {
+            return Err(ReportError {
+                code: "too_large",
+                message: format!(
+                    "the body is {} bytes; the limit is {MAX_BODY_BYTES}",
+                    body.len()
+                ),
+            });
+        }
+        let value: Value = serde_json::from_slice(body).map_err(|e| ReportError {
+            code: "invalid_json",
+            message: format!("the body is not valid JSON: {e}"),
+        })?;
+        Report::from_value(&value)
+    }
+
+    /// Validates an already parsed JSON value.
+    pub fn from_value(value: &Value) -> Result<Report, ReportError> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| ReportError::invalid("the report must be a JSON object"))?;
+        let action = required_str(obj, "action")?;
+        let cli = parse_enum(obj, "cli", Cli::parse, Cli::choices)?;
+        let session = required_str(obj, "session")?;
+        if session.is_empty() || session.chars().count() > MAX_SESSION_CHARS {
+            return Err(ReportError::invalid(format!(
+                "`session` must be 1 to {MAX_SESSION_CHARS} characters"
+            )));
+        }
+        let session = session.to_owned();
+        let seq = match obj.get("seq") {
+            Some(v) => v.as_u64().filter(|&n| n <= MAX_SEQ),
+            None => return Err(ReportError::invalid("`seq` is missing")),
+        }
+        .ok_or_else(|| {
+            ReportError::invalid(format!("`seq` must be a whole number from 0 to {MAX_SEQ}"))
+        })?;
+        match action {
+            "open" => {
+                let kind = parse_enum(obj, "kind", Kind::parse, Kind::choices)?;
+                let text = match obj.get("text") {
+                    None | Some(Value::Null) => String::new(),
+                    Some(Value::String(s)) => truncate_chars(s, MAX_TEXT_CHARS),
+                    Some(_) => return Err(ReportError::invalid("`text` must be a string")),
+                };
+                let options = parse_options(obj.get("options"))?;
+                Ok(Report::Open {
+                    cli,
+                    session,
+                    seq,
+                    kind,
+                    text,
+                    options,
+                })
+            }
+            "close" => {
+                let reason = match obj.get("reason") {
+                    // A close without a reason is an answer: the common case.
+                    None | Some(Value::Null) => CloseReason::Answered,
+                    Some(_) => parse_enum(obj, "reason", CloseReason::parse, CloseReason::choices)?,
+                };
+                Ok(Report::Close {
+                    cli,
+                    session,
+                    seq,
+                    reason,
+                })
+            }
+            other => Err(ReportError::invalid(format!(
+                "`action` must be open or close, not {other:?}"
+            ))),
+        }
+    }
+
+    pub fn session(&self) -> &str {
+        match self {
+            Report::Open { session, .. } | Report::Close { session, .. } => session,
+        }
+    }
+
+    pub fn seq(&self) -> u64 {
+        match self {
+            Report::Open { seq, .. } | Report::Close { seq, .. } => *seq,
+        }
+    }
+
+    pub fn cli(&self) -> Cli {
+        match self {
+            Report::Open { cli, .. } | Report::Close { cli, .. } => *cli,
+        }
+    }
+}
+
+fn required_str<'a>(obj: &'a Map<String, Value>, field: &str) -> Result<&'a str, ReportError> {
+    match obj.get(field) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(ReportError::invalid(format!("`{field}` must be a string"))),
+        None => Err(ReportError::invalid(format!("`{field}` is missing"))),
+    }
+}
+
+fn parse_enum<T>(
+    obj: &Map<String, Value>,
+    field: &str,
+    parse: fn(&str) -> Option<T>,
+    choices: fn() -> String,
+) -> Result<T, ReportError> {
+    let s = required_str(obj, field)?;
+    parse(s).ok_or_else(|| {
+        ReportError::invalid(format!("`{field}` must be one of {}, not {s:?}", choices()))
+    })
+}
+
+fn parse_options(value: Option<&Value>) -> Result<Vec<QuestionOption>, ReportError> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(ReportError::invalid("`options` must be an array")),
+    };
+    items
+        .iter()
+        .take(MAX_OPTIONS)
+        .enumerate()
+        .map(|(i, item)| parse_option(item).ok_or_else(|| ReportError::invalid(format!(
+            "`options[{i}]` must be an object with a string `label` and an optional string `description`"
+        ))))
+        .collect()
+}
+
+fn parse_option(item: &Value) -> Option<QuestionOption> {
+    let obj = item.as_object()?;
+    let label = obj.get("label")?.as_str()?;
+    let description = match obj.get("description") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(truncate_chars(s, MAX_DESCRIPTION_CHARS)),
+        Some(_) => return None,
+    };
+    Some(QuestionOption {
+        label: truncate_chars(label, MAX_LABEL_CHARS),
+        description,
+    })
+}
+
+/// Cuts `s` to at most `max` characters, the last of them an ellipsis when cut.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some(_) => {
+            let keep = s
+                .char_indices()
+                .nth(max.saturating_sub(1))
+                .map_or(0, |(i, _)| i);
+            format!("{}…", &s[..keep])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Result<Report, ReportError> {
+        Report::parse(v.to_string().as_bytes())
+    }
+
+    #[test]
+    fn open_round_trips() {
+        let body = json!({"action": "open", "kind": "dialog", "cli": "claude-code",
+            "session": "s1", "seq": 1764460800123000u64, "text": "Which?",
+            "options": [{"label": "A", "description": "first"}, {"label": "B"}]});
+        let report = parse(body.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&report).unwrap(), body);
+    }
+
+    #[test]
+    fn close_defaults_to_answered() {
+        let r =
+            parse(json!({"action": "close", "cli": "codex", "session": "s", "seq": 2})).unwrap();
+        assert_eq!(
+            r,
+            Report::Close {
+                cli: Cli::Codex,
+                session: "s".into(),
+                seq: 2,
+                reason: CloseReason::Answered
+            }
+        );
+    }
+
+    #[test]
+    fn refuses_bad_values_with_a_message_naming_the_field() {
+        let cases = [
+            (json!([]), "object"),
+            (
+                json!({"action": "shut", "cli": "codex", "session": "s", "seq": 1}),
+                "`action`",
+            ),
+            (
+                json!({"action": "open", "kind": "quiz", "cli": "codex", "session": "s", "seq": 1}),
+                "`kind`",
+            ),
+            (
+                json!({"action": "open", "kind": "reply", "cli": "kiro", "session": "s", "seq": 1}),
+                "`cli`",
+            ),
+            (
+                json!({"action": "close", "cli": "codex", "session": "", "seq": 1}),
+                "`session`",
+            ),
+            (
+                json!({"action": "close", "cli": "codex", "session": "s", "seq": -1}),
+                "`seq`",
+            ),
+            (
+                json!({"action": "close", "cli": "codex", "session": "s", "seq": 1.5}),
+                "`seq`",
+            ),
+            (
+                json!({"action": "close", "cli": "codex", "session": "s", "seq": "1"}),
+                "`seq`",
+            ),
+            (
+                json!({"action": "close", "cli": "codex", "session": "s", "seq": 9007199254740992u64}),
+                "`seq`",
+            ),
+            (
+                json!({"action": "close", "cli": "codex", "session": "s", "seq": 1, "reason": "bored"}),
+                "`reason`",
+            ),
+            (
+                json!({"action": "open", "kind": "reply", "cli": "codex", "session": "s", "seq": 1, "text": 3}),
+                "`text`",
+            ),
+            (
+                json!({"action": "open", "kind": "dialog", "cli": "codex", "session": "s", "seq": 1, "options": [{"x": 1}]}),
+                "`options[0]`",
+            ),
+            (
+                json!({"action": "open", "kind": "dialog", "cli": "codex", "session": "s", "seq": 1, "options": "A"}),
+                "`options`",
+            ),
+        ];
+        for (body, needle) in cases {
+            let err = parse(body.clone()).unwrap_err();
+            assert_eq!(err.code, "invalid_report", "{body}");
+            assert!(err.message.contains(needle), "{body}: {}", err.message);
+        }
+    }
+
+    #[test]
+    fn refuses_non_json_and_large_bodies() {
+        assert_eq!(Report::parse(b"{nope").unwrap_err().code, "invalid_json");
+        let big = vec![b' '; MAX_BODY_BYTES + 1];
+        assert_eq!(Report::parse(&big).unwrap_err().code, "too_large");
+    }
+
+    #[test]
+    fn cuts_long_text_and_extra_options() {
+        let options: Vec<Value> = (0..30).map(|i| json!({"label": format!("o{i}")})).collect();
+        let r = parse(
+            json!({"action": "open", "kind": "dialog", "cli": "hermes", "session": "s",
+            "seq": 1, "text": "a".repeat(5000), "options": options}),
+        )
+        .unwrap();
+        let Report::Open { text, options, .. } = r else {
+            panic!("not an open")
+        };
+        assert_eq!(text.chars().count(), MAX_TEXT_CHARS);
+        assert!(text.ends_with('…'));
+        assert_eq!(options.len(), MAX_OPTIONS);
+    }
+
+    #[test]
+    fn truncation_counts_characters_not_bytes() {
+        assert_eq!(truncate_chars("ééé", 3), "ééé");
+        assert_eq!(truncate_chars("éééé", 3), "éé…");
+        assert_eq!(truncate_chars("", 0), "");
+    }
+}

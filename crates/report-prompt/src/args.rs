@@ -1,0 +1,147 @@
+//! The command line, parsed by hand: a hook pays for every microsecond of start-up.
+
+use std::path::PathBuf;
+
+use needs_you_core::Cli;
+
+pub const HELP: &str = "\
+report-prompt: tells needs-you when a coding agent waits for you.
+
+USAGE (from a CLI's hooks; reads one event on stdin, prints nothing):
+  report-prompt --cli claude-code|codex|opencode|hermes [--state-dir DIR]
+
+FOR PEOPLE:
+  report-prompt classify --cli CLI      show the decision for the event on stdin; sends nothing
+  report-prompt doctor                  check env, server, credential, state dir and hooks
+  report-prompt install --cli CLI [--path FILE] [--dry-run]
+  report-prompt uninstall --cli CLI [--path FILE] [--dry-run]
+
+ENVIRONMENT:
+  NEEDS_YOU_URL         the server, e.g. https://needs-you.example.workers.dev
+  NEEDS_YOU_TOKEN       this task's credential (nyt_...); never put it on a command line
+  NEEDS_YOU_STATE_DIR   where markers live (default $XDG_RUNTIME_DIR/needs-you, else /tmp/needs-you-UID)
+";
+
+pub enum Command {
+    Hook {
+        cli: Cli,
+        state_dir: Option<PathBuf>,
+    },
+    Classify {
+        cli: Cli,
+    },
+    Send {
+        state_dir: Option<PathBuf>,
+    },
+    Doctor {
+        state_dir: Option<PathBuf>,
+    },
+    Install(InstallOptions),
+    Help,
+    Version,
+}
+
+pub struct InstallOptions {
+    pub cli: Cli,
+    pub path: Option<PathBuf>,
+    pub dry_run: bool,
+    pub uninstall: bool,
+    pub state_dir: Option<PathBuf>,
+}
+
+pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
+    let args: Vec<String> = args.collect();
+    let (verb, rest) = match args.first().map(String::as_str) {
+        Some(v @ ("classify" | "doctor" | "install" | "uninstall" | "__send")) => (v, &args[1..]),
+        Some("--help" | "-h" | "help") => return Ok(Command::Help),
+        Some("--version" | "-V") => return Ok(Command::Version),
+        _ => ("hook", &args[..]),
+    };
+    let mut cli = None;
+    let mut state_dir = None;
+    let mut path = None;
+    let mut dry_run = false;
+    let mut it = rest.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match arg.as_str() {
+            "--cli" => {
+                let v = value("--cli")?;
+                cli =
+                    Some(Cli::parse(&v).ok_or_else(|| {
+                        format!("unknown CLI {v:?}; use one of {}", Cli::choices())
+                    })?);
+            }
+            "--state-dir" => state_dir = Some(PathBuf::from(value("--state-dir")?)),
+            "--path" if matches!(verb, "install" | "uninstall") => {
+                path = Some(PathBuf::from(value("--path")?))
+            }
+            "--dry-run" if matches!(verb, "install" | "uninstall") => dry_run = true,
+            other => return Err(format!("unexpected argument {other:?}")),
+        }
+    }
+    let need_cli = || cli.ok_or_else(|| "--cli is required".to_owned());
+    Ok(match verb {
+        "hook" => Command::Hook {
+            cli: need_cli()?,
+            state_dir,
+        },
+        "classify" => Command::Classify { cli: need_cli()? },
+        "__send" => Command::Send { state_dir },
+        "doctor" => Command::Doctor { state_dir },
+        _ => Command::Install(InstallOptions {
+            cli: need_cli()?,
+            path,
+            dry_run,
+            uninstall: verb == "uninstall",
+            state_dir,
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Command, String> {
+        parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn hook_mode_is_the_default() {
+        let Ok(Command::Hook { cli, state_dir }) = p(&["--cli", "codex", "--state-dir", "/x"])
+        else {
+            panic!()
+        };
+        assert_eq!(cli, Cli::Codex);
+        assert_eq!(state_dir, Some(PathBuf::from("/x")));
+    }
+
+    #[test]
+    fn errors_are_sentences() {
+        assert!(p(&["--cli", "kiro"]).err().unwrap().contains("unknown CLI"));
+        assert!(p(&[]).err().unwrap().contains("--cli is required"));
+        assert!(p(&["--cli"]).err().unwrap().contains("needs a value"));
+        assert!(p(&["--cli", "codex", "--dry-run"]).is_err());
+    }
+
+    #[test]
+    fn install_flags() {
+        let Ok(Command::Install(o)) = p(&[
+            "uninstall",
+            "--cli",
+            "claude-code",
+            "--path",
+            "/s.json",
+            "--dry-run",
+        ]) else {
+            panic!()
+        };
+        assert!(o.uninstall && o.dry_run);
+        assert_eq!(o.path, Some(PathBuf::from("/s.json")));
+    }
+}

@@ -1,0 +1,137 @@
+//! `report-prompt doctor`: checks the whole set-up and says how to fix what is
+//! wrong. It is for a person, so it prints on stdout; it exits 1 when
+//! something needs fixing.
+
+use std::path::PathBuf;
+
+use needs_you_core::Cli;
+
+use crate::install;
+use crate::send::{self, Target};
+use crate::state::{self, StateDir};
+
+struct Report {
+    problems: usize,
+}
+
+impl Report {
+    fn ok(&self, what: &str) {
+        println!("ok    {what}");
+    }
+    fn bad(&mut self, what: &str, fix: &str) {
+        self.problems += 1;
+        println!("FAIL  {what}\n      fix: {fix}");
+    }
+    fn note(&self, what: &str) {
+        println!("--    {what}");
+    }
+}
+
+pub fn run(state_dir: Option<PathBuf>) -> i32 {
+    let mut r = Report { problems: 0 };
+    check_server(&mut r);
+    check_state(&mut r, state_dir);
+    check_hooks(&r);
+    if r.problems == 0 {
+        println!("\nall good");
+        0
+    } else {
+        println!("\n{} problem(s)", r.problems);
+        1
+    }
+}
+
+fn check_server(r: &mut Report) {
+    let target = match Target::from_env() {
+        Ok(t) => t,
+        Err(e) => {
+            r.bad(&e, "export NEEDS_YOU_URL=https://… and NEEDS_YOU_TOKEN=nyt_… in the environment the agent starts from");
+            return;
+        }
+    };
+    r.ok(&format!("NEEDS_YOU_URL is {}", target.base));
+    if !target.token.starts_with("nyt_") {
+        r.bad(
+            "NEEDS_YOU_TOKEN is not a task credential (nyt_…)",
+            "create a task with POST /v1/tasks and use its credential",
+        );
+    }
+    match send::get(&target, "/v1/health", false) {
+        Ok((200, _)) => r.ok("the server answers /v1/health"),
+        Ok((status, _)) => r.bad(
+            &format!("/v1/health answered HTTP {status}"),
+            "check NEEDS_YOU_URL",
+        ),
+        Err(e) => {
+            r.bad(
+                &format!("the server is unreachable: {e}"),
+                "check NEEDS_YOU_URL and the network",
+            );
+            return;
+        }
+    }
+    match send::get(&target, "/v1/task", true) {
+        Ok((200, body)) => {
+            let name = serde_json::from_str::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_owned))
+                .unwrap_or_default();
+            r.ok(&format!("the credential belongs to task {name:?}"));
+        }
+        Ok((status, body)) => r.bad(
+            &format!(
+                "the credential was refused (HTTP {status}): {}",
+                body.trim()
+            ),
+            "the task may be revoked or expired: create a new one with POST /v1/tasks",
+        ),
+        Err(e) => r.bad(&format!("GET /v1/task failed: {e}"), "check the network"),
+    }
+}
+
+fn check_state(r: &mut Report, state_dir: Option<PathBuf>) {
+    let path = state::resolve(state_dir);
+    match StateDir::open(path.clone()) {
+        Ok(dir) => {
+            r.ok(&format!("state directory {} is private", path.display()));
+            let open = dir.open_sessions().unwrap_or(0);
+            r.note(&format!(
+                "{open} session(s) with an open question; marker {}",
+                if dir.marker().exists() {
+                    "present"
+                } else {
+                    "absent"
+                }
+            ));
+            if let Ok(log) = std::fs::read_to_string(dir.path().join(state::LOG)) {
+                if let Some(last) = log.lines().last() {
+                    r.note(&format!("last delivery failure: {last}"));
+                }
+            }
+        }
+        Err(e) => r.bad(
+            &format!("state directory: {e}"),
+            "remove it, or set NEEDS_YOU_STATE_DIR to a folder of yours",
+        ),
+    }
+}
+
+fn check_hooks(r: &Report) {
+    for (cli, path) in [
+        (Cli::ClaudeCode, install::claude_settings_path()),
+        (Cli::Codex, PathBuf::from(install::CODEX_MANAGED_HOOKS)),
+    ] {
+        let installed = install::read_json(&path).ok().is_some_and(|(_, v)| {
+            v.to_string()
+                .contains(&format!(" --cli {cli} --state-dir "))
+        });
+        if installed {
+            r.ok(&format!("{cli} hooks installed in {}", path.display()));
+        } else {
+            r.note(&format!(
+                "{cli} hooks not installed in {} (report-prompt install --cli {cli})",
+                path.display()
+            ));
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Adding our hooks to a Claude Code `settings.json` or a Codex `hooks.json`,
+//! and removing them again. Both files share one shape:
+//!
+//! ```json
+//! {"hooks": {"Stop": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": 10}]}]}}
+//! ```
+//!
+//! Our groups are appended after the user's, nothing of theirs is reordered or
+//! dropped, and a second run finds every hook in place and changes nothing. Our
+//! hooks are recognised by their command (`… --cli <cli> --state-dir …`).
+//! Everything here is pure: `Value` in, `Value` and a list of changes out.
+
+use serde_json::{json, Map, Value};
+
+use needs_you_core::Cli;
+
+/// One hook we install.
+pub struct HookSpec {
+    pub event: &'static str,
+    pub matcher: Option<&'static str>,
+    /// Frequent closing events run behind the shell guard on the marker.
+    pub guarded: bool,
+}
+
+const fn hook(event: &'static str, matcher: Option<&'static str>, guarded: bool) -> HookSpec {
+    HookSpec {
+        event,
+        matcher,
+        guarded,
+    }
+}
+
+/// The design's hook table for Claude Code.
+pub const CLAUDE_CODE: &[HookSpec] = &[
+    hook("PreToolUse", Some("AskUserQuestion"), false),
+    hook("Notification", Some("permission_prompt"), false),
+    hook("Stop", None, false),
+    hook("UserPromptSubmit", None, true),
+    hook("PostToolUse", None, true),
+    hook("PostToolUseFailure", None, true),
+    hook("SessionEnd", None, true),
+];
+
+/// The design's hook table for Codex.
+pub const CODEX: &[HookSpec] = &[
+    hook("PermissionRequest", None, false),
+    hook("Stop", None, false),
+    hook("UserPromptSubmit", None, true),
+    hook("PostToolUse", None, true),
+    hook("Interrupt", None, true),
+    hook("SessionEnd", None, true),
+];
+
+/// Seconds a CLI gives each hook; ours return in milliseconds.
+pub const TIMEOUT_S: u64 = 10;
+
+/// Single-quotes `s` for `sh`.
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The command a hook runs.
+pub fn command(exe: &str, cli: Cli, state_dir: &str, guarded: bool) -> String {
+    let run = format!(
+        "{} --cli {cli} --state-dir {}",
+        sh_quote(exe),
+        sh_quote(state_dir)
+    );
+    if guarded {
+        let marker = format!(
+            "{}/{}",
+            state_dir.trim_end_matches('/'),
+            crate::state::MARKER
+        );
+        format!(
+            "if [ -e {} ]; then exec {run}; else cat >/dev/null; fi",
+            sh_quote(&marker)
+        )
+    } else {
+        run
+    }
+}
+
+pub fn is_ours(command: &str, cli: Cli) -> bool {
+    command.contains(&format!(" --cli {cli} --state-dir "))
+}
+
+fn hook_command(h: &Value) -> Option<&str> {
+    h.get("command").and_then(Value::as_str)
+}
+
+fn matcher_of(group: &Value) -> Option<&str> {
+    group
+        .get("matcher")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
+}
+
+fn object_at<'a>(
+    parent: &'a mut Map<String, Value>,
+    key: &str,
+    what: &str,
+) -> Result<&'a mut Map<String, Value>, String> {
+    parent
+        .entry(key)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| format!("{what} is not a JSON object; fix it by hand, nothing was changed"))
+}
+
+/// Adds the hooks in `specs`; returns one line per change (empty: nothing to do).
+pub fn add(
+    root: &mut Value,
+    specs: &[HookSpec],
+    cli: Cli,
+    exe: &str,
+    state_dir: &str,
+) -> Result<Vec<String>, String> {
+    let root = root
+        .as_object_mut()
+        .ok_or("the settings file is not a JSON object; nothing was changed")?;
+    let hooks = object_at(root, "hooks", "`hooks`")?;
+    let mut changes = Vec::new();
+    for spec in specs {
+        let wanted = command(exe, cli, state_dir, spec.guarded);
+        let groups = hooks
+            .entry(spec.event)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| format!("`hooks.{}` is not a list; nothing was changed", spec.event))?;
+        let mut found = false;
+        for group in groups.iter_mut().filter(|g| matcher_of(g) == spec.matcher) {
+            let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for h in list
+                .iter_mut()
+                .filter(|h| hook_command(h).is_some_and(|c| is_ours(c, cli)))
+            {
+                found = true;
+                let fresh = json!({"type": "command", "command": wanted, "timeout": TIMEOUT_S});
+                if *h != fresh {
+                    *h = fresh;
+                    changes.push(format!("update {}: {wanted}", describe(spec)));
+                }
+            }
+        }
+        if !found {
+            let mut group = Map::new();
+            if let Some(m) = spec.matcher {
+                group.insert("matcher".into(), Value::String(m.into()));
+            }
+            group.insert(
+                "hooks".into(),
+                json!([{"type": "command", "command": wanted, "timeout": TIMEOUT_S}]),
+            );
+            groups.push(Value::Object(group));
+            changes.push(format!("add {}: {wanted}", describe(spec)));
+        }
+    }
+    Ok(changes)
+}
+
+fn describe(spec: &HookSpec) -> String {
+    match spec.matcher {
+        Some(m) => format!("{} ({m})", spec.event),
+        None => spec.event.to_owned(),
+    }
+}
+
+/// Removes every hook of ours, and the groups, events and `hooks` object that
+/// only held ours. Returns one line per removal.
+pub fn remove(root: &mut Value, cli: Cli) -> Vec<String> {
+    let mut changes = Vec::new();
+    let Some(root) = root.as_object_mut() else {
+        return changes;
+    };
+    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return changes;
+    };
+    let mut emptied = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        let mut removed_here = false;
+        groups.retain_mut(|group| {
+            let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let before = list.len();
+            list.retain(|h| !hook_command(h).is_some_and(|c| is_ours(c, cli)));
+            let removed = before - list.len();
+            if removed > 0 {
+                removed_here = true;
+                changes.push(format!("remove {event}: {removed} hook(s)"));
+            }
+            !(removed > 0 && list.is_empty())
+        });
+        if removed_here && groups.is_empty() {
+            emptied.push(event.clone());
+        }
+    }
+    // `retain`, not `remove`: removing from an order-preserving map would
+    // move the last key into the gap.
+    hooks.retain(|event, _| !emptied.contains(event));
+    if hooks.is_empty() && !changes.is_empty() {
+        root.retain(|key, _| key != "hooks");
+    }
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXE: &str = "/usr/local/bin/report-prompt";
+    const DIR: &str = "/run/user/1000/needs-you";
+
+    fn users_settings() -> Value {
+        json!({
+            "model": "opus",
+            "hooks": {
+                "Stop": [{"hooks": [{"type": "command", "command": "afplay done.aiff"}]}],
+                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check-bash.sh"}]}]
+            },
+            "permissions": {"allow": ["Bash(ls:*)"]}
+        })
+    }
+
+    #[test]
+    fn adds_after_the_users_hooks_and_keeps_everything_else() {
+        let mut v = users_settings();
+        let changes = add(&mut v, CLAUDE_CODE, Cli::ClaudeCode, EXE, DIR).unwrap();
+        assert_eq!(changes.len(), CLAUDE_CODE.len());
+        assert_eq!(v["model"], "opus");
+        assert_eq!(v["permissions"], users_settings()["permissions"]);
+        let stop = v["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(
+            stop[0],
+            users_settings()["hooks"]["Stop"][0],
+            "the user's hook stays first"
+        );
+        assert_eq!(
+            stop[1]["hooks"][0]["command"],
+            command(EXE, Cli::ClaudeCode, DIR, false)
+        );
+        let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre[0]["matcher"], "Bash");
+        assert_eq!(pre[1]["matcher"], "AskUserQuestion");
+        assert_eq!(pre[1]["hooks"][0]["timeout"], 10);
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["model", "hooks", "permissions"], "key order is kept");
+    }
+
+    #[test]
+    fn a_second_run_changes_nothing() {
+        let mut v = users_settings();
+        add(&mut v, CLAUDE_CODE, Cli::ClaudeCode, EXE, DIR).unwrap();
+        let once = v.clone();
+        assert!(add(&mut v, CLAUDE_CODE, Cli::ClaudeCode, EXE, DIR)
+            .unwrap()
+            .is_empty());
+        assert_eq!(v, once);
+    }
+
+    #[test]
+    fn a_moved_binary_is_updated_in_place() {
+        let mut v = users_settings();
+        add(&mut v, CODEX, Cli::Codex, EXE, DIR).unwrap();
+        let changes = add(&mut v, CODEX, Cli::Codex, "/opt/report-prompt", DIR).unwrap();
+        assert_eq!(changes.len(), CODEX.len());
+        assert!(changes.iter().all(|c| c.starts_with("update")));
+        assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn remove_undoes_add_exactly() {
+        for original in [users_settings(), json!({}), json!({"theme": "dark"})] {
+            let mut v = original.clone();
+            add(&mut v, CLAUDE_CODE, Cli::ClaudeCode, EXE, DIR).unwrap();
+            assert!(!remove(&mut v, Cli::ClaudeCode).is_empty());
+            assert_eq!(v, original);
+        }
+    }
+
+    #[test]
+    fn remove_leaves_other_clis_and_users_hooks() {
+        let mut v = users_settings();
+        add(&mut v, CODEX, Cli::Codex, EXE, DIR).unwrap();
+        add(&mut v, CLAUDE_CODE, Cli::ClaudeCode, EXE, DIR).unwrap();
+        remove(&mut v, Cli::ClaudeCode);
+        let stop = v["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 2);
+        assert!(is_ours(
+            stop[1]["hooks"][0]["command"].as_str().unwrap(),
+            Cli::Codex
+        ));
+    }
+
+    #[test]
+    fn refuses_odd_shapes() {
+        assert!(add(&mut json!([]), CODEX, Cli::Codex, EXE, DIR).is_err());
+        assert!(add(&mut json!({"hooks": []}), CODEX, Cli::Codex, EXE, DIR).is_err());
+        assert!(add(
+            &mut json!({"hooks": {"Stop": {}}}),
+            CODEX,
+            Cli::Codex,
+            EXE,
+            DIR
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn commands_quote_paths_and_guard_closers() {
+        let c = command("/a b/it's", Cli::Codex, "/tmp/d", true);
+        assert_eq!(
+            c,
+            r"if [ -e '/tmp/d/open' ]; then exec '/a b/it'\''s' --cli codex --state-dir '/tmp/d'; else cat >/dev/null; fi"
+        );
+        assert!(is_ours(&c, Cli::Codex));
+        assert!(!is_ours(&c, Cli::ClaudeCode));
+    }
+}

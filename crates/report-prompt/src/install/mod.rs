@@ -1,0 +1,147 @@
+//! `report-prompt install|uninstall --cli …`: puts our hooks (Claude Code,
+//! Codex) or our plugin (OpenCode, Hermes) where each CLI loads them.
+//!
+//! Every installer is idempotent, keeps a backup of a file before changing it,
+//! shows its changes with `--dry-run`, and leaves a file it cannot parse
+//! untouched with a clear error.
+
+pub mod hooks_json;
+mod plugins;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use needs_you_core::Cli;
+use serde_json::Value;
+
+use crate::args::InstallOptions;
+use crate::state;
+
+pub fn run(opts: &InstallOptions) -> i32 {
+    let result = match opts.cli {
+        Cli::ClaudeCode | Cli::Codex => settings_file(opts),
+        Cli::Opencode | Cli::Hermes => plugins::run(opts),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(msg) => {
+            eprintln!("report-prompt: {msg}");
+            1
+        }
+    }
+}
+
+/// Claude Code's user-level settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`.
+pub fn claude_settings_path() -> PathBuf {
+    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("settings.json"),
+        None => home().join(".claude/settings.json"),
+    }
+}
+
+/// Codex's managed hooks: trusted by policy, so no review prompt in Codex.
+pub const CODEX_MANAGED_HOOKS: &str = "/etc/codex/hooks.json";
+
+pub fn home() -> PathBuf {
+    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
+}
+
+/// This binary's absolute path, for the hook commands.
+fn own_path() -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find my own path: {e}"))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    Ok(exe.to_string_lossy().into_owned())
+}
+
+fn settings_file(opts: &InstallOptions) -> Result<(), String> {
+    let (specs, default_path) = match opts.cli {
+        Cli::ClaudeCode => (hooks_json::CLAUDE_CODE, claude_settings_path()),
+        _ => (hooks_json::CODEX, PathBuf::from(CODEX_MANAGED_HOOKS)),
+    };
+    let path = opts.path.clone().unwrap_or(default_path);
+    let (original, mut value) = read_json(&path)?;
+    let changes = if opts.uninstall {
+        hooks_json::remove(&mut value, opts.cli)
+    } else {
+        let dir = state::resolve(opts.state_dir.clone());
+        hooks_json::add(
+            &mut value,
+            specs,
+            opts.cli,
+            &own_path()?,
+            &dir.to_string_lossy(),
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?
+    };
+    report_changes(&path, &changes, opts.dry_run);
+    if changes.is_empty() || opts.dry_run {
+        return Ok(());
+    }
+    let text = serde_json::to_string_pretty(&value).expect("JSON values serialize") + "\n";
+    write_with_backup(&path, original.as_deref(), &text)?;
+    if opts.cli == Cli::Codex && !opts.uninstall && path != Path::new(CODEX_MANAGED_HOOKS) {
+        println!("Codex runs hooks outside /etc/codex only after you trust them: open Codex and run /hooks.");
+    }
+    Ok(())
+}
+
+pub fn report_changes(path: &Path, changes: &[String], dry_run: bool) {
+    if changes.is_empty() {
+        println!("{}: nothing to change", path.display());
+        return;
+    }
+    let verb = if dry_run { "would change" } else { "changing" };
+    println!("{verb} {}:", path.display());
+    for c in changes {
+        println!("  {c}");
+    }
+}
+
+/// Reads a JSON settings file: missing or empty is `{}`; anything that does not
+/// parse is an error and the file stays as it is.
+pub fn read_json(path: &Path) -> Result<(Option<String>, Value), String> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((None, Value::Object(Default::default())))
+        }
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if text.trim().is_empty() {
+        return Ok((Some(text), Value::Object(Default::default())));
+    }
+    let value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not valid JSON ({e}); it was left untouched",
+            path.display()
+        )
+    })?;
+    Ok((Some(text), value))
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, after
+/// copying the previous content to `<path>.needs-you.bak`.
+pub fn write_with_backup(path: &Path, original: Option<&str>, text: &str) -> Result<(), String> {
+    let fail = |what: &str, e: std::io::Error| format!("cannot {what} {}: {e}", path.display());
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| fail("create the folder of", e))?;
+    }
+    if let Some(original) = original {
+        let backup = backup_path(path);
+        fs::write(&backup, original).map_err(|e| fail("back up", e))?;
+        println!("backup: {}", backup.display());
+    }
+    let tmp = path.with_extension("needs-you.tmp");
+    fs::write(&tmp, text).map_err(|e| fail("write", e))?;
+    if let Ok(meta) = fs::metadata(path) {
+        let _ = fs::set_permissions(&tmp, meta.permissions());
+    }
+    fs::rename(&tmp, path).map_err(|e| fail("replace", e))
+}
+
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".needs-you.bak");
+    path.with_file_name(name)
+}

@@ -1,0 +1,253 @@
+//! The per-user state directory: which sessions have an open question, the
+//! last `seq` of each session, and the one marker file that the shell guard of
+//! the frequent closing hooks tests.
+//!
+//! ```text
+//! $DIR/open            exists while any session has an open question (the guard's test -e)
+//! $DIR/open-<key>      this session has an open question
+//! $DIR/seq-<key>       the last seq sent for this session
+//! $DIR/lock            flock'd around every change, so concurrent hooks agree
+//! $DIR/report-prompt.log   one line per failed delivery (the detached sender has no stderr)
+//! ```
+//!
+//! `<key>` is a hash of the session id, so a hostile id cannot name a path.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The file the shell guard tests.
+pub const MARKER: &str = "open";
+/// The sender's failure log, kept under this size by starting over.
+pub const LOG: &str = "report-prompt.log";
+const LOG_MAX_BYTES: u64 = 64 * 1024;
+
+/// Where the state lives: `--state-dir`, else `$NEEDS_YOU_STATE_DIR`, else
+/// `$XDG_RUNTIME_DIR/needs-you`, else `/tmp/needs-you-<uid>`.
+pub fn resolve(explicit: Option<PathBuf>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p;
+    }
+    if let Some(p) = std::env::var_os("NEEDS_YOU_STATE_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(p);
+    }
+    if let Some(p) = std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(p).join("needs-you");
+    }
+    PathBuf::from(format!("/tmp/needs-you-{}", uid()))
+}
+
+pub fn uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+pub struct StateDir {
+    path: PathBuf,
+}
+
+impl StateDir {
+    /// Opens the directory, creating it with mode 0700. Refuses a directory
+    /// that another user owns or others can enter: markers there could be
+    /// planted or read.
+    pub fn open(path: PathBuf) -> io::Result<StateDir> {
+        match fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        let meta = fs::symlink_metadata(&path)?;
+        if !meta.is_dir() || meta.uid() != uid() || meta.mode() & 0o077 != 0 {
+            return Err(io::Error::other(format!(
+                "{} is not a private directory of this user (mode 0700)",
+                path.display()
+            )));
+        }
+        Ok(StateDir { path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn marker(&self) -> PathBuf {
+        self.path.join(MARKER)
+    }
+
+    fn lock(&self) -> io::Result<File> {
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(self.path.join("lock"))?;
+        f.lock()?;
+        Ok(f)
+    }
+
+    /// Records that `session` now has an open question; returns its next `seq`.
+    pub fn record_open(&self, session: &str) -> io::Result<u64> {
+        let _lock = self.lock()?;
+        let key = session_key(session);
+        let seq = self.bump_seq(&key)?;
+        touch(&self.path.join(format!("open-{key}")))?;
+        touch(&self.marker())?;
+        Ok(seq)
+    }
+
+    /// Records that `session`'s question closed; returns its next `seq`, or
+    /// `None` when nothing was open for it here, and so nothing to send.
+    pub fn record_close(&self, session: &str) -> io::Result<Option<u64>> {
+        let _lock = self.lock()?;
+        let key = session_key(session);
+        let open = self.path.join(format!("open-{key}"));
+        if !open.exists() {
+            return Ok(None);
+        }
+        let seq = self.bump_seq(&key)?;
+        fs::remove_file(&open)?;
+        if !self.any_open()? {
+            match fs::remove_file(self.marker()) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(Some(seq))
+    }
+
+    /// Sessions with an open question, for `doctor`.
+    pub fn open_sessions(&self) -> io::Result<usize> {
+        Ok(fs::read_dir(&self.path)?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("open-"))
+            .count())
+    }
+
+    fn any_open(&self) -> io::Result<bool> {
+        Ok(self.open_sessions()? > 0)
+    }
+
+    fn bump_seq(&self, key: &str) -> io::Result<u64> {
+        let path = self.path.join(format!("seq-{key}"));
+        let last = fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        let seq = next_seq(last, now_micros());
+        let tmp = self.path.join(format!(".seq-{key}.tmp"));
+        fs::write(&tmp, seq.to_string())?;
+        fs::rename(&tmp, &path)?;
+        Ok(seq)
+    }
+
+    /// Appends one line to the failure log, starting over when it grows large.
+    pub fn log(&self, line: &str) {
+        let path = self.path.join(LOG);
+        if fs::metadata(&path).is_ok_and(|m| m.len() > LOG_MAX_BYTES) {
+            let _ = fs::remove_file(&path);
+        }
+        if let Ok(mut f) = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            let _ = writeln!(f, "{} {line}", now_micros() / 1_000_000);
+        }
+    }
+}
+
+fn touch(path: &Path) -> io::Result<()> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path)
+        .map(drop)
+}
+
+/// The next `seq`: wall-clock microseconds, but always above the last one, so
+/// two reports in the same microsecond (or after the clock stepped back) still
+/// grow strictly.
+pub fn next_seq(last: u64, now_micros: u64) -> u64 {
+    now_micros.max(last + 1)
+}
+
+pub fn now_micros() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+/// FNV-1a, 64 bits, in hex: a stable file-name-safe key for a session id.
+pub fn session_key(session: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in session.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> (tempfile::TempDir, StateDir) {
+        let t = tempfile::tempdir().unwrap();
+        let s = StateDir::open(t.path().join("state")).unwrap();
+        (t, s)
+    }
+
+    #[test]
+    fn seq_grows_strictly() {
+        assert_eq!(next_seq(0, 100), 100);
+        assert_eq!(next_seq(100, 100), 101);
+        assert_eq!(next_seq(500, 100), 501);
+        let (_t, s) = dir();
+        let a = s.record_open("s").unwrap();
+        let b = s.record_open("s").unwrap();
+        let c = s.record_close("s").unwrap().unwrap();
+        assert!(a < b && b < c, "{a} {b} {c}");
+    }
+
+    #[test]
+    fn marker_follows_the_open_sessions() {
+        let (_t, s) = dir();
+        assert!(!s.marker().exists());
+        s.record_open("a").unwrap();
+        s.record_open("b").unwrap();
+        assert!(s.marker().exists());
+        assert!(s.record_close("a").unwrap().is_some());
+        assert!(s.marker().exists(), "b is still open");
+        assert!(s.record_close("b").unwrap().is_some());
+        assert!(!s.marker().exists());
+        assert_eq!(
+            s.record_close("b").unwrap(),
+            None,
+            "nothing open: nothing to send"
+        );
+    }
+
+    #[test]
+    fn directory_is_private() {
+        let (t, s) = dir();
+        let mode = fs::metadata(s.path()).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let loose = t.path().join("loose");
+        fs::create_dir(&loose).unwrap();
+        fs::set_permissions(&loose, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        assert!(StateDir::open(loose).is_err());
+    }
+
+    #[test]
+    fn session_keys_are_safe_names() {
+        let k = session_key("../../etc/passwd");
+        assert_eq!(k.len(), 16);
+        assert!(k.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(session_key("a"), session_key("b"));
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what the project needs, at pinned versions, skipping what is already
+# there: the wasm32 target, worker-build and wasm-bindgen-cli (built from
+# crates.io into ~/.cache/needs-you/tools, shared by every clone), and the npm
+# packages (wrangler, Miniflare, esbuild, binaryen) from package-lock.json.
+# A fresh machine takes about 15 minutes (two cargo installs); after that, seconds.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$NEEDS_YOU_ROOT"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# cargo install <crate> <version> <binary>: into its own versioned folder, so a
+# version bump installs beside the old one and never half-overwrites it.
+install_crate() {
+  local crate=$1 version=$2 bin=$3 root="$NEEDS_YOU_TOOLS/$4"
+  if [ -x "$root/bin/$bin" ] && "$root/bin/$bin" --version 2>/dev/null | grep -q "$version"; then
+    return
+  fi
+  say "building $crate $version (a few minutes, once per machine)"
+  cargo install --quiet "$crate" --version "$version" --root "$root"
+}
+install_crate worker-build "$WORKER_BUILD_VERSION" worker-build "worker-build-$WORKER_BUILD_VERSION"
+install_crate wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen "wasm-bindgen-$WASM_BINDGEN_VERSION"
+
+# npm ci when node_modules is missing or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

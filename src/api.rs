@@ -1,0 +1,125 @@
+//! JSON in and out: the error type that every route returns, and body reading
+//! with the 32 KiB limit.
+
+use serde::Serialize;
+use serde_json::Value;
+use worker::{Request, Response};
+
+use needs_you_core::report::MAX_BODY_BYTES;
+
+/// A refused or failed request: `{"error": code, "message": message}`.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: u16,
+    pub code: &'static str,
+    pub message: String,
+}
+
+pub type ApiResult = Result<Response, ApiError>;
+
+impl ApiError {
+    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::new(400, code, message)
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        ApiError::new(401, "unauthorized", message)
+    }
+
+    /// Also the answer for anything that belongs to another owner or task.
+    pub fn not_found() -> Self {
+        ApiError::new(404, "not_found", "no such thing here")
+    }
+
+    pub fn into_response(self) -> Response {
+        let body = serde_json::json!({"error": self.code, "message": self.message});
+        json_response(self.status, &body).unwrap_or_else(|_| {
+            Response::error("internal error", 500).expect("a plain response can be built")
+        })
+    }
+}
+
+/// Internal failures are logged with their cause and answered without it: a
+/// D1 message may quote a statement, and statements never belong in a response.
+impl From<worker::Error> for ApiError {
+    fn from(e: worker::Error) -> Self {
+        worker::console_error!("internal error: {e}");
+        ApiError::new(500, "internal", "the server failed; try again")
+    }
+}
+
+pub fn json_response<T: Serialize>(status: u16, body: &T) -> worker::Result<Response> {
+    Ok(Response::from_json(body)?.with_status(status))
+}
+
+pub fn ok<T: Serialize>(status: u16, body: &T) -> ApiResult {
+    Ok(json_response(status, body)?)
+}
+
+/// Reads the body as one JSON object, refusing more than 32 KiB before parsing.
+pub async fn read_object(req: &mut Request) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let declared = req
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(too_large());
+    }
+    let bytes = req.bytes().await?;
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(too_large());
+    }
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        ApiError::bad_request("invalid_json", format!("the body is not valid JSON: {e}"))
+    })?;
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(ApiError::bad_request(
+            "invalid_request",
+            "the body must be a JSON object",
+        )),
+    }
+}
+
+fn too_large() -> ApiError {
+    ApiError::new(
+        413,
+        "too_large",
+        format!("the body is over the limit of {MAX_BODY_BYTES} bytes"),
+    )
+}
+
+/// A required, non-empty string field of at most `max` characters.
+pub fn name_field(
+    obj: &serde_json::Map<String, Value>,
+    field: &str,
+    max: usize,
+) -> Result<String, ApiError> {
+    match obj.get(field) {
+        Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= max => {
+            Ok(s.trim().to_owned())
+        }
+        Some(Value::String(_)) => Err(ApiError::bad_request(
+            "invalid_request",
+            format!("`{field}` must be 1 to {max} characters"),
+        )),
+        Some(_) => Err(ApiError::bad_request(
+            "invalid_request",
+            format!("`{field}` must be a string"),
+        )),
+        None => Err(ApiError::bad_request(
+            "invalid_request",
+            format!("`{field}` is missing"),
+        )),
+    }
+}

@@ -1,0 +1,97 @@
+//! Who is calling: the admin (the `ADMIN_TOKEN` secret), an owner (`nyo_…`) or a
+//! task (`nyt_…`). Each route asks for the one kind it serves; any other
+//! credential is refused as if it were wrong.
+
+use worker::{Env, Request};
+
+use crate::api::ApiError;
+use crate::ids::{sha256_hex, OWNER_PREFIX, TASK_PREFIX};
+use crate::store;
+
+pub struct Owner {
+    pub id: String,
+}
+
+pub struct Task {
+    pub id: String,
+    pub owner_id: String,
+    pub name: String,
+}
+
+fn bearer(req: &Request) -> Result<String, ApiError> {
+    let header = req
+        .headers()
+        .get("authorization")
+        .ok()
+        .flatten()
+        .ok_or_else(|| {
+            ApiError::unauthorized("missing credential: send `Authorization: Bearer <token>`")
+        })?;
+    match header.split_once(' ') {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
+            Ok(token.trim().to_owned())
+        }
+        _ => Err(ApiError::unauthorized(
+            "the Authorization header must be `Bearer <token>`",
+        )),
+    }
+}
+
+/// The admin: only the `ADMIN_TOKEN` secret. Compared by hash, in constant time.
+pub fn admin(req: &Request, env: &Env) -> Result<(), ApiError> {
+    let token = bearer(req)?;
+    let secret = env
+        .secret("ADMIN_TOKEN")
+        .map_err(|_| ApiError::unauthorized("this server has no ADMIN_TOKEN secret set"))?
+        .to_string();
+    if secret.is_empty() || !same_hash(&token, &secret) {
+        return Err(ApiError::unauthorized("this route needs the admin token"));
+    }
+    Ok(())
+}
+
+pub async fn owner(req: &Request, env: &Env) -> Result<Owner, ApiError> {
+    let token = bearer(req)?;
+    if !token.starts_with(OWNER_PREFIX) {
+        return Err(ApiError::unauthorized(
+            "this route needs an owner token (nyo_…)",
+        ));
+    }
+    let id = store::owner_by_token_hash(env, &sha256_hex(token.as_bytes()))
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("unknown owner token"))?;
+    Ok(Owner { id })
+}
+
+pub async fn task(req: &Request, env: &Env, now: f64) -> Result<Task, ApiError> {
+    let token = bearer(req)?;
+    if !token.starts_with(TASK_PREFIX) {
+        return Err(ApiError::unauthorized(
+            "this route needs a task credential (nyt_…)",
+        ));
+    }
+    let row = store::task_by_credential_hash(env, &sha256_hex(token.as_bytes()))
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("unknown task credential"))?;
+    if row.revoked_at.is_some() {
+        return Err(ApiError::unauthorized("this task credential was revoked"));
+    }
+    if row.expires_at.is_some_and(|t| t <= now) {
+        return Err(ApiError::unauthorized("this task credential has expired"));
+    }
+    Ok(Task {
+        id: row.id,
+        owner_id: row.owner_id,
+        name: row.name,
+    })
+}
+
+fn same_hash(a: &str, b: &str) -> bool {
+    let (a, b) = (sha256_hex(a.as_bytes()), sha256_hex(b.as_bytes()));
+    a.bytes()
+        .zip(b.bytes())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
+}

@@ -1,0 +1,170 @@
+//! Where an owner is notified, and how a delivery is sent.
+//!
+//! Each channel turns a question event into an [`Outgoing`] request with pure
+//! code ([`ntfy`], [`webhook`]), so what goes on the wire is decided in one
+//! place and tested without a network; [`send`] is the only I/O.
+
+pub mod ntfy;
+pub mod webhook;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use worker::{Fetch, Headers, Method, Request, RequestInit};
+
+use crate::store::AlarmQuestion;
+
+/// Which side of a question a delivery tells about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The dialog is still open after the delay: notify.
+    Open,
+    /// A notified question closed: update or withdraw the notification.
+    Close,
+}
+
+impl Event {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::Open => "open",
+            Event::Close => "close",
+        }
+    }
+}
+
+/// A request to send, as data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    pub method: &'static str,
+    pub url: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Option<String>,
+}
+
+/// The channel kinds `PUT /v1/channels/{kind}` accepts.
+pub const KINDS: &[&str] = &["ntfy", "webhook"];
+
+/// A channel's stored configuration, parsed.
+pub enum Channel {
+    Ntfy(ntfy::Ntfy),
+    Webhook(webhook::Webhook),
+}
+
+impl Channel {
+    /// Validates a configuration sent by an owner.
+    pub fn from_config(kind: &str, config: &Map<String, Value>) -> Result<Channel, String> {
+        match kind {
+            "ntfy" => ntfy::Ntfy::from_config(config).map(Channel::Ntfy),
+            "webhook" => webhook::Webhook::from_config(config).map(Channel::Webhook),
+            other => Err(format!(
+                "unknown channel kind {other:?}; use one of {}",
+                KINDS.join(", ")
+            )),
+        }
+    }
+
+    /// Parses a configuration stored by [`Channel::stored`].
+    pub fn from_stored(kind: &str, stored: &str) -> Result<Channel, String> {
+        match serde_json::from_str::<Value>(stored) {
+            Ok(Value::Object(map)) => Channel::from_config(kind, &map),
+            _ => Err("the stored configuration is not a JSON object".into()),
+        }
+    }
+
+    /// The configuration to store (secrets included: they are needed to send).
+    pub fn stored(&self) -> Value {
+        match self {
+            Channel::Ntfy(c) => serde_json::to_value(c),
+            Channel::Webhook(c) => serde_json::to_value(c),
+        }
+        .unwrap_or(Value::Null)
+    }
+
+    /// What an owner may read back: never a token or a secret.
+    pub fn public(&self, kind: &str) -> Value {
+        match self {
+            Channel::Ntfy(c) => {
+                serde_json::json!({"kind": kind, "url": c.url, "priority": c.priority,
+                "click": c.click, "has_token": c.token.is_some()})
+            }
+            Channel::Webhook(c) => {
+                serde_json::json!({"kind": kind, "url": c.url, "has_secret": true})
+            }
+        }
+    }
+
+    pub fn request(&self, event: Event, q: &AlarmQuestion, now: f64) -> Outgoing {
+        match self {
+            Channel::Ntfy(c) => c.request(event, q),
+            Channel::Webhook(c) => c.request(event, q, now),
+        }
+    }
+}
+
+/// The question as channels describe it.
+#[derive(Serialize)]
+pub struct QuestionPayload<'a> {
+    pub question_id: &'a str,
+    pub task_id: &'a str,
+    pub task_name: &'a str,
+    pub cli: &'a str,
+    pub kind: &'a str,
+    pub text: &'a str,
+    pub options: Value,
+    pub opened_at: f64,
+    pub closed_at: Option<f64>,
+    pub close_reason: Option<&'a str>,
+}
+
+impl<'a> QuestionPayload<'a> {
+    pub fn of(q: &'a AlarmQuestion) -> Self {
+        QuestionPayload {
+            question_id: &q.id,
+            task_id: &q.task_id,
+            task_name: &q.task_name,
+            cli: &q.cli,
+            kind: &q.kind,
+            text: &q.text,
+            options: serde_json::from_str(&q.options).unwrap_or(Value::Array(Vec::new())),
+            opened_at: q.opened_at,
+            closed_at: q.closed_at,
+            close_reason: q.close_reason.as_deref(),
+        }
+    }
+}
+
+/// Option labels as a short list for a notification body.
+pub fn option_lines(options: &str) -> String {
+    let parsed: Vec<Value> = serde_json::from_str(options).unwrap_or_default();
+    parsed
+        .iter()
+        .filter_map(|o| o.get("label").and_then(Value::as_str))
+        .map(|l| format!("• {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Sends one request; `Ok(status)` for any HTTP answer, `Err` when none came.
+pub async fn send(out: &Outgoing) -> Result<u16, String> {
+    let headers = Headers::new();
+    for (name, value) in &out.headers {
+        headers
+            .set(name, value)
+            .map_err(|e| format!("bad header {name}: {e}"))?;
+    }
+    let method = match out.method {
+        "PUT" => Method::Put,
+        "DELETE" => Method::Delete,
+        _ => Method::Post,
+    };
+    let mut init = RequestInit::new();
+    init.with_method(method).with_headers(headers);
+    if let Some(body) = &out.body {
+        init.with_body(Some(body.as_str().into()));
+    }
+    let req = Request::new_with_init(&out.url, &init).map_err(|e| format!("bad request: {e}"))?;
+    let resp = Fetch::Request(req)
+        .send()
+        .await
+        .map_err(|e| format!("no answer: {e}"))?;
+    Ok(resp.status_code())
+}

@@ -1,0 +1,132 @@
+//! ntfy: publish to the owner's topic, and clear the notification when the
+//! question closes.
+//!
+//! Publishing uses ntfy's JSON form (a POST to the server root with `topic` in
+//! the body) so that titles in any script survive: HTTP header values must be
+//! ASCII. The question id is the ntfy `sequence_id`, which lets the close
+//! `PUT /<topic>/<sequence_id>/clear` dismiss that very notification (ntfy 2.16
+//! and later; older servers answer 404 there, which is recorded as a failure).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{option_lines, Event, Outgoing};
+use crate::store::AlarmQuestion;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Ntfy {
+    /// The topic URL, e.g. `https://ntfy.sh/my-secret-topic`.
+    pub url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// 1 (min) to 5 (max); 4 (high) by default, since a blocked agent is urgent.
+    pub priority: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub click: Option<String>,
+}
+
+impl Ntfy {
+    pub fn from_config(c: &Map<String, Value>) -> Result<Ntfy, String> {
+        let url = match c.get("url") {
+            Some(Value::String(u)) => u.trim().trim_end_matches('/').to_owned(),
+            _ => return Err("`url` must be the topic URL, e.g. https://ntfy.sh/my-topic".into()),
+        };
+        split_topic(&url)?;
+        let token = optional_str(c, "token")?;
+        let click = optional_str(c, "click")?;
+        if click.as_deref().is_some_and(|u| !is_http_url(u)) {
+            return Err("`click` must be an http(s) URL".into());
+        }
+        let priority = match c.get("priority") {
+            None | Some(Value::Null) => 4,
+            Some(v) => match v.as_u64() {
+                Some(p @ 1..=5) => p as u8,
+                _ => return Err("`priority` must be a whole number from 1 to 5".into()),
+            },
+        };
+        Ok(Ntfy {
+            url,
+            token,
+            priority,
+            click,
+        })
+    }
+
+    pub fn request(&self, event: Event, q: &AlarmQuestion) -> Outgoing {
+        let (base, topic) = split_topic(&self.url).expect("validated when stored");
+        let mut headers = vec![("content-type", "application/json".to_owned())];
+        if let Some(t) = &self.token {
+            headers.push(("authorization", format!("Bearer {t}")));
+        }
+        match event {
+            Event::Open => {
+                let (title, tag) = match q.kind.as_str() {
+                    "permission" => (format!("{} needs your permission", q.task_name), "lock"),
+                    _ => (format!("{} is asking", q.task_name), "question"),
+                };
+                let options = option_lines(&q.options);
+                let message = if options.is_empty() {
+                    q.text.clone()
+                } else {
+                    format!("{}\n{options}", q.text)
+                };
+                let mut body = serde_json::json!({
+                    "topic": topic, "title": title, "message": message, "priority": self.priority,
+                    "tags": [tag, q.cli.as_str()], "sequence_id": q.id,
+                });
+                if let Some(click) = &self.click {
+                    body["click"] = Value::String(click.clone());
+                }
+                Outgoing {
+                    method: "POST",
+                    url: format!("{base}/"),
+                    headers,
+                    body: Some(body.to_string()),
+                }
+            }
+            Event::Close => Outgoing {
+                method: "PUT",
+                url: format!("{base}/{topic}/{}/clear", q.id),
+                headers,
+                body: None,
+            },
+        }
+    }
+}
+
+fn optional_str(c: &Map<String, Value>, field: &str) -> Result<Option<String>, String> {
+    match c.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+        _ => Err(format!("`{field}` must be a non-empty string")),
+    }
+}
+
+pub(super) fn is_http_url(u: &str) -> bool {
+    let rest = u
+        .strip_prefix("https://")
+        .or_else(|| u.strip_prefix("http://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.contains(char::is_whitespace))
+}
+
+/// Splits a topic URL into the server base and the topic name.
+fn split_topic(url: &str) -> Result<(&str, &str), String> {
+    let bad = || "`url` must be an http(s) topic URL, e.g. https://ntfy.sh/my-topic".to_owned();
+    if !is_http_url(url) {
+        return Err(bad());
+    }
+    let scheme_end = url.find("://").map_or(0, |i| i + 3);
+    let slash = url.rfind('/').filter(|&i| i > scheme_end).ok_or_else(bad)?;
+    let topic = &url[slash + 1..];
+    let topic_ok = !topic.is_empty()
+        && topic.len() <= 64
+        && topic
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !topic_ok {
+        return Err(
+            "the topic (the URL's last part) must be 1 to 64 letters, digits, - or _".into(),
+        );
+    }
+    Ok((&url[..slash], topic))
+}

@@ -1,0 +1,72 @@
+//! Webhook: POST a JSON event, signed so the receiver can verify it came from us.
+//!
+//! `X-Needs-You-Signature: sha256=<hex>` is HMAC-SHA256 of the exact body bytes
+//! under the channel's secret. The body carries `sent_at`, so a receiver can
+//! refuse old replays.
+
+use hmac::{Hmac, Mac};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::Sha256;
+
+use super::{ntfy::is_http_url, Event, Outgoing, QuestionPayload};
+use crate::ids::hex;
+use crate::store::AlarmQuestion;
+
+/// Shortest secret accepted: anything shorter is guessable.
+pub const MIN_SECRET_CHARS: usize = 16;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Webhook {
+    pub url: String,
+    pub secret: String,
+}
+
+impl Webhook {
+    pub fn from_config(c: &Map<String, Value>) -> Result<Webhook, String> {
+        let url = match c.get("url") {
+            Some(Value::String(u)) if is_http_url(u.trim()) => u.trim().to_owned(),
+            _ => return Err("`url` must be an http(s) URL".into()),
+        };
+        let secret = match c.get("secret") {
+            Some(Value::String(s)) if s.chars().count() >= MIN_SECRET_CHARS => s.clone(),
+            _ => {
+                return Err(format!(
+                    "`secret` must be a string of at least {MIN_SECRET_CHARS} characters"
+                ))
+            }
+        };
+        Ok(Webhook { url, secret })
+    }
+
+    pub fn request(&self, event: Event, q: &AlarmQuestion, now: f64) -> Outgoing {
+        let name = match event {
+            Event::Open => "question.open",
+            Event::Close => "question.closed",
+        };
+        let body =
+            serde_json::json!({"event": name, "sent_at": now, "question": QuestionPayload::of(q)})
+                .to_string();
+        Outgoing {
+            method: "POST",
+            url: self.url.clone(),
+            headers: vec![
+                ("content-type", "application/json".to_owned()),
+                ("x-needs-you-event", name.to_owned()),
+                (
+                    "x-needs-you-signature",
+                    format!("sha256={}", sign(&self.secret, body.as_bytes())),
+                ),
+            ],
+            body: Some(body),
+        }
+    }
+}
+
+/// HMAC-SHA256 of `body` under `secret`, in lower-case hex.
+pub fn sign(secret: &str, body: &[u8]) -> String {
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key length");
+    mac.update(body);
+    hex(&mac.finalize().into_bytes())
+}

@@ -1,0 +1,24 @@
+//! Settings read from `wrangler.toml` vars and secrets.
+
+use worker::Env;
+
+/// Milliseconds a dialog must stay open before the owner is notified.
+pub fn notify_delay_ms(env: &Env) -> f64 {
+    number_var(env, "NOTIFY_DELAY_MS", 15_000.0)
+}
+
+/// First retry delay of a failed delivery; doubles with each attempt.
+pub fn retry_base_ms(env: &Env) -> f64 {
+    number_var(env, "NOTIFY_RETRY_MS", 2_000.0)
+}
+
+/// Deliveries of one event are tried this many times at most.
+pub const MAX_ATTEMPTS: u32 = 6;
+
+fn number_var(env: &Env, name: &str, default: f64) -> f64 {
+    env.var(name)
+        .ok()
+        .and_then(|v| v.to_string().trim().parse::<f64>().ok())
+        .filter(|n| n.is_finite() && *n >= 0.0)
+        .unwrap_or(default)
+}

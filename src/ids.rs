@@ -1,0 +1,45 @@
+//! Random ids and credentials, their hashes, and the clock.
+//!
+//! Credentials are 32 bytes from `getrandom`, hex-encoded behind a prefix that
+//! says what they are (`nyo_` owner, `nyt_` task). Only their SHA-256 is stored.
+
+use sha2::{Digest, Sha256};
+
+pub const OWNER_PREFIX: &str = "nyo_";
+pub const TASK_PREFIX: &str = "nyt_";
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    // getrandom reads crypto.getRandomValues on wasm; it cannot fail there.
+    getrandom::fill(&mut buf).expect("crypto.getRandomValues is available");
+    hex(&buf)
+}
+
+/// A new credential: the prefix and 32 random bytes.
+pub fn new_token(prefix: &str) -> String {
+    format!("{prefix}{}", random_hex(32))
+}
+
+/// A new id for an owner, a task or a question: 16 random bytes.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}{}", random_hex(16))
+}
+
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex(&Sha256::digest(data))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 0xf) as usize] as char);
+    }
+    out
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> f64 {
+    worker::Date::now().as_millis() as f64
+}

@@ -1,0 +1,61 @@
+//! Notification channels: `PUT`, `GET` and `DELETE /v1/channels/{kind}`.
+
+use serde_json::{json, Value};
+use worker::{Env, Request};
+
+use crate::api::{ok, read_object, ApiError, ApiResult};
+use crate::channels::{Channel, KINDS};
+use crate::ids::now_ms;
+use crate::{auth, store};
+
+fn known_kind(kind: &str) -> Result<(), ApiError> {
+    if KINDS.contains(&kind) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            404,
+            "unknown_channel",
+            format!("no channel kind {kind:?}; use one of {}", KINDS.join(", ")),
+        ))
+    }
+}
+
+pub async fn put(mut req: Request, env: &Env, kind: &str) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    known_kind(kind)?;
+    let body = read_object(&mut req).await?;
+    let channel = Channel::from_config(kind, &body)
+        .map_err(|m| ApiError::bad_request("invalid_channel", m))?;
+    store::put_channel(
+        env,
+        &owner.id,
+        kind,
+        &channel.stored().to_string(),
+        now_ms(),
+    )
+    .await?;
+    ok(200, &channel.public(kind))
+}
+
+pub async fn list(req: Request, env: &Env) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let channels: Vec<Value> = store::channels(env, &owner.id)
+        .await?
+        .iter()
+        .filter_map(|row| {
+            Channel::from_stored(&row.kind, &row.config)
+                .ok()
+                .map(|c| c.public(&row.kind))
+        })
+        .collect();
+    ok(200, &json!({"channels": channels}))
+}
+
+pub async fn delete(req: Request, env: &Env, kind: &str) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    known_kind(kind)?;
+    if !store::delete_channel(env, &owner.id, kind).await? {
+        return Err(ApiError::not_found());
+    }
+    ok(200, &json!({"kind": kind, "deleted": true}))
+}

@@ -1,0 +1,49 @@
+//! The HTTP API (v1): dispatch on method and path, one module per resource.
+//! Every answer is JSON; every refusal is `{"error", "message"}` with a 4xx.
+
+mod channels;
+mod needs_you;
+mod owners;
+mod reports;
+mod tasks;
+
+use serde_json::json;
+use worker::{Env, Method, Request, Response};
+
+use crate::api::{ok, ApiError, ApiResult};
+
+pub async fn handle(req: Request, env: &Env) -> Response {
+    match route(req, env).await {
+        Ok(resp) => resp,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn route(req: Request, env: &Env) -> ApiResult {
+    let path = req.path();
+    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let method = req.method();
+    match (method.clone(), parts.as_slice()) {
+        (Method::Get, ["v1", "health"]) => ok(200, &json!({"ok": true})),
+        (Method::Post, ["v1", "owners"]) => owners::create(req, env).await,
+        (Method::Post, ["v1", "tasks"]) => tasks::create(req, env).await,
+        (Method::Get, ["v1", "tasks"]) => tasks::list(req, env).await,
+        (Method::Delete, ["v1", "tasks", id]) => tasks::revoke(req, env, id).await,
+        (Method::Get, ["v1", "task"]) => tasks::whoami(req, env).await,
+        (Method::Post, ["v1", "reports"]) => reports::post(req, env).await,
+        (Method::Get, ["v1", "needs-you"]) => needs_you::list(req, env).await,
+        (Method::Get, ["v1", "channels"]) => channels::list(req, env).await,
+        (Method::Put, ["v1", "channels", kind]) => channels::put(req, env, kind).await,
+        (Method::Delete, ["v1", "channels", kind]) => channels::delete(req, env, kind).await,
+        (
+            _,
+            ["v1", "health" | "owners" | "tasks" | "task" | "reports" | "needs-you" | "channels"],
+        )
+        | (_, ["v1", "tasks" | "channels", _]) => Err(ApiError::new(
+            405,
+            "method_not_allowed",
+            format!("{} is not allowed on {path}", method.as_ref()),
+        )),
+        _ => Err(ApiError::new(404, "not_found", format!("no route {path}"))),
+    }
+}

@@ -1,0 +1,82 @@
+//! Tasks: an owner creates, lists and revokes them; a task asks who it is.
+
+use serde_json::{json, Value};
+use worker::{Env, Request};
+
+use crate::api::{name_field, ok, read_object, ApiError, ApiResult};
+use crate::ids::{new_id, new_token, now_ms, sha256_hex, TASK_PREFIX};
+use crate::store::{self, NewTask};
+use crate::{auth, notifier};
+
+pub const MAX_NAME_CHARS: usize = 100;
+/// The longest expiry accepted: a year.
+pub const MAX_EXPIRES_IN_S: u64 = 365 * 24 * 3600;
+
+/// `POST /v1/tasks {name, expires_in_s?}`: the credential is shown once.
+pub async fn create(mut req: Request, env: &Env) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let body = read_object(&mut req).await?;
+    let name = name_field(&body, "name", MAX_NAME_CHARS)?;
+    let now = now_ms();
+    let expires_at = match body.get("expires_in_s") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(s @ 1..=MAX_EXPIRES_IN_S) => Some(now + s as f64 * 1000.0),
+            _ => return Err(ApiError::bad_request(
+                "invalid_request",
+                format!(
+                    "`expires_in_s` must be a whole number of seconds from 1 to {MAX_EXPIRES_IN_S}"
+                ),
+            )),
+        },
+    };
+    let (id, credential) = (new_id("tsk_"), new_token(TASK_PREFIX));
+    let hash = sha256_hex(credential.as_bytes());
+    store::create_task(
+        env,
+        &NewTask {
+            id: &id,
+            owner_id: &owner.id,
+            name: &name,
+            credential_hash: &hash,
+            expires_at,
+        },
+        now,
+    )
+    .await?;
+    ok(
+        201,
+        &json!({"task_id": id, "name": name, "credential": credential, "expires_at": expires_at}),
+    )
+}
+
+/// `GET /v1/tasks`: the owner's live tasks with their state.
+pub async fn list(req: Request, env: &Env) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let tasks = store::list_tasks(env, &owner.id, now_ms()).await?;
+    ok(200, &json!({"tasks": tasks}))
+}
+
+/// `DELETE /v1/tasks/{id}`: the credential stops working at once, and the
+/// task's open questions close.
+pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let closed = store::revoke_task(env, &owner.id, task_id, now_ms())
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    for q in &closed {
+        if let Err(e) = notifier::closed(env, &q.id, q.notified_at.is_some()).await {
+            worker::console_error!("could not reach the notifier of {}: {e}", q.id);
+        }
+    }
+    ok(
+        200,
+        &json!({"task_id": task_id, "revoked": true, "closed_questions": closed.len()}),
+    )
+}
+
+/// `GET /v1/task`: who am I, for a task credential.
+pub async fn whoami(req: Request, env: &Env) -> ApiResult {
+    let task = auth::task(&req, env, now_ms()).await?;
+    ok(200, &json!({"task_id": task.id, "name": task.name}))
+}
