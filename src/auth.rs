@@ -78,7 +78,7 @@ pub async fn task(req: &Request, env: &Env, now: f64) -> Result<Task, ApiError> 
     if row.revoked_at.is_some() {
         return Err(ApiError::unauthorized("this task credential was revoked"));
     }
-    if row.expires_at.is_some_and(|t| t <= now) {
+    if row.expires_at.is_some_and(|t| t as f64 <= now) {
         return Err(ApiError::unauthorized("this task credential has expired"));
     }
     Ok(Task {

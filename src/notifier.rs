@@ -149,7 +149,7 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
         if !notifies {
             return Ok(None);
         }
-        let due = view.question.opened_at + notify_delay_ms(env);
+        let due = view.question.opened_at as f64 + notify_delay_ms(env);
         if now < due {
             return Ok(Some(due));
         }
@@ -188,12 +188,12 @@ async fn deliver_event(env: &Env, view: &AlarmView, event: Event, now: f64) -> R
                 .iter()
                 .find(|a| a.channel == row.kind && a.event == ev.as_str())
         };
-        let done = summary(event).is_some_and(|a| a.ok != 0.0);
+        let done = summary(event).is_some_and(|a| a.ok != 0);
         let tried = summary(event).map_or(0, |a| a.attempts as u32);
         // A close goes only to the channels that were told of the open.
         let wanted = match event {
             Event::Open => true,
-            Event::Close => summary(Event::Open).is_some_and(|a| a.ok != 0.0),
+            Event::Close => summary(Event::Open).is_some_and(|a| a.ok != 0),
         };
         if done || !wanted || tried >= MAX_ATTEMPTS {
             continue;

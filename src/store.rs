@@ -70,8 +70,8 @@ pub struct TaskAuthRow {
     pub id: String,
     pub owner_id: String,
     pub name: String,
-    pub expires_at: Option<f64>,
-    pub revoked_at: Option<f64>,
+    pub expires_at: Option<i64>,
+    pub revoked_at: Option<i64>,
 }
 
 pub async fn task_by_credential_hash(env: &Env, hash: &str) -> Result<Option<TaskAuthRow>> {
@@ -107,9 +107,9 @@ pub struct TaskView {
     pub task_id: String,
     pub name: String,
     pub state: String,
-    pub created_at: f64,
-    pub expires_at: Option<f64>,
-    pub last_report_at: Option<f64>,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub last_report_at: Option<i64>,
 }
 
 /// The owner's live tasks (neither revoked nor expired), newest first.
@@ -159,7 +159,7 @@ pub async fn revoke_task(
 #[derive(Deserialize)]
 pub struct Closed {
     pub id: String,
-    pub notified_at: Option<f64>,
+    pub notified_at: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -169,8 +169,8 @@ struct Inserted {
 
 #[derive(Deserialize)]
 struct Status {
-    applied: f64,
-    waiting: f64,
+    applied: i64,
+    waiting: i64,
 }
 
 pub struct ReportOutcome {
@@ -300,10 +300,10 @@ pub async fn apply_report(
         .and_then(|rows| rows.into_iter().next())
         .ok_or_else(|| worker::Error::RustError("the report's status row is missing".into()))?;
     Ok(ReportOutcome {
-        applied: status.applied != 0.0,
+        applied: status.applied != 0,
         opened,
         closed,
-        waiting: status.waiting != 0.0,
+        waiting: status.waiting != 0,
     })
 }
 
@@ -319,8 +319,8 @@ struct QuestionRow {
     kind: String,
     text: String,
     options: String,
-    opened_at: f64,
-    notified_at: Option<f64>,
+    opened_at: i64,
+    notified_at: Option<i64>,
 }
 
 #[derive(Serialize)]
@@ -333,8 +333,8 @@ pub struct QuestionView {
     pub kind: String,
     pub text: String,
     pub options: Value,
-    pub opened_at: f64,
-    pub notified_at: Option<f64>,
+    pub opened_at: i64,
+    pub notified_at: Option<i64>,
 }
 
 /// The owner's open questions, newest first. Reads only the partial index of
@@ -428,8 +428,8 @@ pub struct AlarmQuestion {
     pub kind: String,
     pub text: String,
     pub options: String,
-    pub opened_at: f64,
-    pub closed_at: Option<f64>,
+    pub opened_at: i64,
+    pub closed_at: Option<i64>,
     pub close_reason: Option<String>,
 }
 
@@ -438,8 +438,8 @@ pub struct AlarmQuestion {
 pub struct AttemptSummary {
     pub channel: String,
     pub event: String,
-    pub attempts: f64,
-    pub ok: f64,
+    pub attempts: i64,
+    pub ok: i64,
 }
 
 pub struct AlarmView {
@@ -525,7 +525,7 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<boo
         .await?;
     #[derive(Deserialize)]
     struct Row {
-        closed_at: Option<f64>,
+        closed_at: Option<i64>,
     }
     Ok(results[1]
         .results::<Row>()?
@@ -548,12 +548,12 @@ pub async fn delete_old_questions(env: &Env, now: f64) -> Result<usize> {
                 &db,
                 "DELETE FROM deliveries WHERE question_id IN
                          (SELECT id FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1)",
-                &[cutoff.clone()],
+                std::slice::from_ref(&cutoff),
             )?,
             stmt(
                 &db,
                 "DELETE FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1",
-                &[cutoff.clone()],
+                std::slice::from_ref(&cutoff),
             )?,
             // Sessions idle as long, with nothing open, are forgotten too.
             stmt(

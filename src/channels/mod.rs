@@ -110,8 +110,8 @@ pub struct QuestionPayload<'a> {
     pub kind: &'a str,
     pub text: &'a str,
     pub options: Value,
-    pub opened_at: f64,
-    pub closed_at: Option<f64>,
+    pub opened_at: i64,
+    pub closed_at: Option<i64>,
     pub close_reason: Option<&'a str>,
 }
 

@@ -45,7 +45,7 @@ impl Webhook {
             Event::Close => "question.closed",
         };
         let body =
-            serde_json::json!({"event": name, "sent_at": now, "question": QuestionPayload::of(q)})
+            serde_json::json!({"event": name, "sent_at": now as i64, "question": QuestionPayload::of(q)})
                 .to_string();
         Outgoing {
             method: "POST",

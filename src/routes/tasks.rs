@@ -22,12 +22,14 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
         None | Some(Value::Null) => None,
         Some(v) => match v.as_u64() {
             Some(s @ 1..=MAX_EXPIRES_IN_S) => Some(now + s as f64 * 1000.0),
-            _ => return Err(ApiError::bad_request(
-                "invalid_request",
-                format!(
+            _ => {
+                return Err(ApiError::bad_request(
+                    "invalid_request",
+                    format!(
                     "`expires_in_s` must be a whole number of seconds from 1 to {MAX_EXPIRES_IN_S}"
                 ),
-            )),
+                ))
+            }
         },
     };
     let (id, credential) = (new_id("tsk_"), new_token(TASK_PREFIX));
@@ -46,7 +48,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     .await?;
     ok(
         201,
-        &json!({"task_id": id, "name": name, "credential": credential, "expires_at": expires_at}),
+        &json!({"task_id": id, "name": name, "credential": credential, "expires_at": expires_at.map(|t| t as i64)}),
     )
 }
 

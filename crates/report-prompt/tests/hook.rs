@@ -1,0 +1,340 @@
+//! The built `report-prompt`, run as the CLIs' hooks run it, against a real
+//! HTTP sink on 127.0.0.1.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+fn ask_user_question(session: &str) -> String {
+    json!({"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": "/w", "permission_mode": "default",
+           "hook_event_name": "PreToolUse", "tool_name": "AskUserQuestion",
+           "tool_input": {"questions": [{"question": "Which auth strategy?", "header": "Auth", "multiSelect": false,
+               "options": [{"label": "OAuth (GitHub)", "description": "GitHub sign-in"}, {"label": "Email + password"}]}]}})
+    .to_string()
+}
+
+fn event(session: &str, name: &str, extra: serde_json::Value) -> String {
+    let mut v = json!({"session_id": session, "cwd": "/w", "hook_event_name": name});
+    v.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    v.to_string()
+}
+
+#[test]
+fn a_dialog_opens_and_its_answer_closes_it() {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    let out = hook("claude-code", &dir, &sink.url, &ask_user_question("sess-1"));
+    assert_eq!(assert_quiet(&out), "");
+    assert!(
+        dir.join("open").exists(),
+        "the marker is written before the hook returns"
+    );
+
+    let got = sink.wait_for(1);
+    assert_eq!(got.len(), 1);
+    let r = &got[0];
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/v1/reports")
+    );
+    assert_eq!(
+        r.header("authorization"),
+        Some(format!("Bearer {TOKEN}").as_str())
+    );
+    assert_eq!(r.body["action"], "open");
+    assert_eq!(r.body["kind"], "dialog");
+    assert_eq!(r.body["cli"], "claude-code");
+    assert_eq!(r.body["session"], "sess-1");
+    assert_eq!(r.body["text"], "Which auth strategy?");
+    assert_eq!(
+        r.body["options"],
+        json!([{"label": "OAuth (GitHub)", "description": "GitHub sign-in"}, {"label": "Email + password"}])
+    );
+
+    let out = hook(
+        "claude-code",
+        &dir,
+        &sink.url,
+        &event(
+            "sess-1",
+            "PostToolUse",
+            json!({"tool_name": "AskUserQuestion"}),
+        ),
+    );
+    assert_quiet(&out);
+    assert!(
+        !dir.join("open").exists(),
+        "the marker goes with the last open question"
+    );
+    let got = sink.wait_for(2);
+    assert_eq!(got[1].body["action"], "close");
+    assert_eq!(got[1].body["reason"], "answered");
+    assert!(got[1].body["seq"].as_u64() > got[0].body["seq"].as_u64());
+}
+
+#[test]
+fn closing_events_with_nothing_open_send_nothing() {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    for e in [
+        event("s", "Stop", json!({"last_assistant_message": "Done."})),
+        event("s", "UserPromptSubmit", json!({"prompt": "go"})),
+        event("s", "SessionEnd", json!({"reason": "exit"})),
+    ] {
+        assert_eq!(assert_quiet(&hook("claude-code", &dir, &sink.url, &e)), "");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(sink.requests().is_empty());
+    assert!(!dir.join("open").exists());
+}
+
+#[test]
+fn ignored_events_send_nothing() {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    for e in [
+        event(
+            "s",
+            "Notification",
+            json!({"notification_type": "idle_prompt", "message": "Claude is waiting for your input"}),
+        ),
+        event(
+            "s",
+            "Stop",
+            json!({"agent_id": "a1", "last_assistant_message": "Shall I?"}),
+        ),
+        event(
+            "s",
+            "SubagentStop",
+            json!({"last_assistant_message": "Shall I?"}),
+        ),
+    ] {
+        assert_eq!(assert_quiet(&hook("claude-code", &dir, &sink.url, &e)), "");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(sink.requests().is_empty());
+}
+
+#[test]
+fn a_stop_with_a_question_opens_a_reply_and_the_next_stop_closes_it() {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    assert_quiet(&hook(
+        "codex",
+        &dir,
+        &sink.url,
+        &event(
+            "c1",
+            "Stop",
+            json!({"last_assistant_message": "Push to main？"}),
+        ),
+    ));
+    assert_quiet(&hook(
+        "codex",
+        &dir,
+        &sink.url,
+        &event("c1", "Stop", json!({"last_assistant_message": "Pushed."})),
+    ));
+    let got = sink.wait_for(2);
+    let mut bodies: Vec<_> = got.iter().map(|r| r.body.clone()).collect();
+    bodies.sort_by_key(|b| b["seq"].as_u64());
+    assert_eq!(bodies[0]["kind"], "reply");
+    assert_eq!(bodies[0]["cli"], "codex");
+    assert_eq!(bodies[1]["reason"], "round_end");
+}
+
+#[test]
+fn seq_grows_strictly_for_rapid_reports() {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    for i in 0..5 {
+        let e = event(
+            "rapid",
+            "Stop",
+            json!({"last_assistant_message": format!("Question {i}?")}),
+        );
+        assert_quiet(&hook("claude-code", &dir, &sink.url, &e));
+    }
+    let mut seqs: Vec<u64> = sink
+        .wait_for(5)
+        .iter()
+        .map(|r| r.body["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs.len(), 5);
+    seqs.sort();
+    seqs.dedup();
+    assert_eq!(seqs.len(), 5, "no two reports share a seq");
+}
+
+#[test]
+fn bad_input_costs_one_line_and_exit_zero() {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    let d = dir.to_str().unwrap();
+    let env = [
+        ("NEEDS_YOU_URL", sink.url.as_str()),
+        ("NEEDS_YOU_TOKEN", TOKEN),
+    ];
+    type Env<'a> = Vec<(&'a str, &'a str)>;
+    let cases: Vec<(Vec<&str>, String, Env, &str)> = vec![
+        (
+            vec!["--cli", "claude-code", "--state-dir", d],
+            String::new(),
+            env.to_vec(),
+            "no event",
+        ),
+        (
+            vec!["--cli", "claude-code", "--state-dir", d],
+            "{garbage".into(),
+            env.to_vec(),
+            "not a JSON event",
+        ),
+        (
+            vec!["--cli", "kiro", "--state-dir", d],
+            ask_user_question("s"),
+            env.to_vec(),
+            "unknown CLI",
+        ),
+        (
+            vec!["--state-dir", d],
+            ask_user_question("s"),
+            env.to_vec(),
+            "--cli is required",
+        ),
+        (
+            vec!["--cli", "claude-code", "--state-dir", d],
+            ask_user_question("s"),
+            vec![],
+            "NEEDS_YOU_URL is not set",
+        ),
+        (
+            vec!["--cli", "claude-code", "--state-dir", d],
+            ask_user_question("s"),
+            vec![("NEEDS_YOU_URL", sink.url.as_str())],
+            "NEEDS_YOU_TOKEN is not set",
+        ),
+        (
+            vec!["--cli", "claude-code", "--state-dir", d],
+            ask_user_question("s"),
+            vec![
+                ("NEEDS_YOU_URL", "http://example.com"),
+                ("NEEDS_YOU_TOKEN", TOKEN),
+            ],
+            "https",
+        ),
+        (
+            vec!["--cli", "claude-code", "--state-dir", d],
+            json!({"hook_event_name": "Stop", "last_assistant_message": "Q?"}).to_string(),
+            env.to_vec(),
+            "no session id",
+        ),
+    ];
+    for (args, stdin, env, needle) in cases {
+        let out = run(&args, &stdin, &env);
+        let err = assert_quiet(&out);
+        assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+        assert!(err.starts_with("report-prompt: "));
+        assert!(!err.contains(TOKEN), "the credential is never printed");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(sink.requests().is_empty());
+    assert!(
+        !dir.join("open").exists(),
+        "a refused set-up marks nothing open"
+    );
+}
+
+#[test]
+fn an_unusable_state_directory_costs_one_line() {
+    let sink = Sink::start();
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = hook(
+        "claude-code",
+        &file.join("state"),
+        &sink.url,
+        &ask_user_question("s"),
+    );
+    assert!(assert_quiet(&out).contains("state directory"));
+}
+
+#[test]
+fn an_unreachable_server_never_holds_the_hook_and_is_logged() {
+    let (_t, dir) = state_dir();
+    // A port nobody listens on: bind, note, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = hook(
+        "claude-code",
+        &dir,
+        &format!("http://127.0.0.1:{port}"),
+        &ask_user_question("s"),
+    );
+    assert_eq!(assert_quiet(&out), "");
+    let log = dir.join("report-prompt.log");
+    let end = std::time::Instant::now() + Duration::from_secs(6);
+    while !log.exists() && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let text = std::fs::read_to_string(&log).expect("the detached sender logs its failure");
+    assert!(text.contains("could not reach"), "{text}");
+    assert!(!text.contains(TOKEN));
+}
+
+#[test]
+fn a_slow_server_does_not_hold_the_hook() {
+    // The sink answers 2 s after a request arrives. The hook is back before
+    // any answer was written: it never waited for the network.
+    let sink = Sink::start_with_delay(Duration::from_secs(2));
+    let (_t, dir) = state_dir();
+    let out = hook("claude-code", &dir, &sink.url, &ask_user_question("slow"));
+    assert_eq!(assert_quiet(&out), "");
+    assert_eq!(
+        sink.answered(),
+        0,
+        "the hook returned before the server answered"
+    );
+    let got = sink.wait_for(1);
+    assert_eq!(got[0].body["session"], "slow");
+}
+
+#[test]
+fn classify_prints_the_decision_and_sends_nothing() {
+    let sink = Sink::start();
+    let out = run(
+        &["classify", "--cli", "claude-code"],
+        &ask_user_question("s"),
+        &[
+            ("NEEDS_YOU_URL", sink.url.as_str()),
+            ("NEEDS_YOU_TOKEN", TOKEN),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["action"], "open");
+    assert_eq!(v["kind"], "dialog");
+    assert_eq!(v["session"], "s");
+    let out = run(
+        &["classify", "--cli", "claude-code"],
+        &event(
+            "s",
+            "Notification",
+            json!({"notification_type": "idle_prompt"}),
+        ),
+        &[],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["action"], "ignore");
+    assert!(v["why"].as_str().unwrap().contains("idle_prompt"));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(sink.requests().is_empty());
+}

@@ -1,0 +1,259 @@
+//! The installers, run as a person runs them, on copies of real-looking
+//! settings files; and the installed shell guard, run by `sh` as a CLI runs it.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+const CLAUDE_SETTINGS: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "opus",
+  "permissions": {
+    "allow": ["Bash(npm run lint)", "Bash(npm run test:*)"],
+    "deny": ["Read(./.env)"]
+  },
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "npx prettier --write \"$CLAUDE_FILE_PATHS\""}]}
+    ],
+    "Notification": [
+      {"hooks": [{"type": "command", "command": "notify-send 'Claude Code' 'Awaiting your input'"}]}
+    ]
+  },
+  "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"}
+}
+"#;
+
+fn install(args: &[&str], path: &Path, dir: &Path) -> std::process::Output {
+    let mut a = args.to_vec();
+    a.extend([
+        "--path",
+        path.to_str().unwrap(),
+        "--state-dir",
+        dir.to_str().unwrap(),
+    ]);
+    run(&a, "", &[("HOME", "/nonexistent")])
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn claude_code_install_is_additive_idempotent_and_reversible() {
+    let (t, dir) = state_dir();
+    let path = t.path().join("settings.json");
+    std::fs::write(&path, CLAUDE_SETTINGS).unwrap();
+    let original: Value = serde_json::from_str(CLAUDE_SETTINGS).unwrap();
+
+    let dry = install(
+        &["install", "--cli", "claude-code", "--dry-run"],
+        &path,
+        &dir,
+    );
+    assert_eq!(dry.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("would change"));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        CLAUDE_SETTINGS,
+        "dry run writes nothing"
+    );
+
+    let out = install(&["install", "--cli", "claude-code"], &path, &dir);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = read(&path);
+    let backup = t.path().join("settings.json.needs-you.bak");
+    assert_eq!(
+        std::fs::read_to_string(&backup).unwrap(),
+        CLAUDE_SETTINGS,
+        "the backup is the file as it was"
+    );
+    assert_eq!(v["permissions"], original["permissions"]);
+    assert_eq!(v["statusLine"], original["statusLine"]);
+    // The user's hooks stay first; ours come after.
+    assert_eq!(
+        v["hooks"]["PostToolUse"][0],
+        original["hooks"]["PostToolUse"][0]
+    );
+    assert_eq!(
+        v["hooks"]["Notification"][0],
+        original["hooks"]["Notification"][0]
+    );
+    assert_eq!(
+        v["hooks"]["Notification"][1]["matcher"],
+        "permission_prompt"
+    );
+    assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "AskUserQuestion");
+    for event in [
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "SessionEnd",
+    ] {
+        let ours = v["hooks"][event].as_array().unwrap().last().unwrap();
+        let cmd = ours["hooks"][0]["command"].as_str().unwrap();
+        assert!(cmd.starts_with("if [ -e "), "{event} is guarded: {cmd}");
+        assert_eq!(ours["hooks"][0]["timeout"], 10);
+    }
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["$schema", "model", "permissions", "hooks", "statusLine"]
+    );
+
+    let again = std::fs::read_to_string(&path).unwrap();
+    let out = install(&["install", "--cli", "claude-code"], &path, &dir);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to change"));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        again,
+        "a second run changes nothing"
+    );
+
+    let out = install(&["uninstall", "--cli", "claude-code"], &path, &dir);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        read(&path),
+        original,
+        "uninstall removes exactly what install added"
+    );
+}
+
+#[test]
+fn codex_install_writes_only_hooks() {
+    let (t, dir) = state_dir();
+    let path = t.path().join("etc-codex/hooks.json");
+    let out = install(&["install", "--cli", "codex"], &path, &dir);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = read(&path);
+    assert_eq!(
+        v.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hooks"],
+        "Codex refuses unknown root keys"
+    );
+    let events: Vec<&String> = v["hooks"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        events,
+        [
+            "PermissionRequest",
+            "Stop",
+            "UserPromptSubmit",
+            "PostToolUse",
+            "Interrupt",
+            "SessionEnd"
+        ]
+    );
+    install(&["uninstall", "--cli", "codex"], &path, &dir);
+    assert_eq!(read(&path), json!({}));
+}
+
+#[test]
+fn a_settings_file_that_is_not_json_is_left_untouched() {
+    let (t, dir) = state_dir();
+    let path = t.path().join("settings.json");
+    let broken = "{ \"model\": \"opus\", // a comment\n}";
+    std::fs::write(&path, broken).unwrap();
+    let out = install(&["install", "--cli", "claude-code"], &path, &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not valid JSON") && err.contains("left untouched"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+    assert!(!t.path().join("settings.json.needs-you.bak").exists());
+}
+
+/// Runs an installed hook command the way a CLI does: `sh -c`, event on stdin.
+fn run_installed(command: &str, stdin: &str, url: &str) -> std::process::Output {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .env("NEEDS_YOU_URL", url)
+        .env("NEEDS_YOU_TOKEN", TOKEN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_installed_guard_skips_the_reporter_until_something_is_open() {
+    let sink = Sink::start();
+    let (t, dir) = state_dir();
+    let path = t.path().join("settings.json");
+    install(&["install", "--cli", "claude-code"], &path, &dir);
+    let v = read(&path);
+    let command = |event: &str| {
+        v["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let post_tool_use =
+        json!({"session_id": "g", "hook_event_name": "PostToolUse", "tool_name": "Bash"})
+            .to_string();
+
+    // Nothing open: the guard drains stdin and never starts the reporter; the
+    // state directory is not even created.
+    let out = run_installed(&command("PostToolUse"), &post_tool_use, &sink.url);
+    assert_quiet(&out);
+    assert!(!dir.exists(), "the reporter did not run");
+
+    // A permission dialog opens through its own hook, then the guard lets the close through.
+    let notification = json!({"session_id": "g", "hook_event_name": "Notification",
+        "notification_type": "permission_prompt", "message": "Claude needs your permission to use Bash"}).to_string();
+    assert_quiet(&run_installed(
+        &command("Notification"),
+        &notification,
+        &sink.url,
+    ));
+    assert!(dir.join("open").exists());
+    assert_quiet(&run_installed(
+        &command("PostToolUse"),
+        &post_tool_use,
+        &sink.url,
+    ));
+    assert!(!dir.join("open").exists());
+    let got = sink.wait_for(2);
+    let mut actions: Vec<(u64, String)> = got
+        .iter()
+        .map(|r| {
+            (
+                r.body["seq"].as_u64().unwrap(),
+                r.body["action"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    actions.sort();
+    assert_eq!(
+        actions.iter().map(|a| a.1.as_str()).collect::<Vec<_>>(),
+        ["open", "close"]
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(sink.requests().len(), 2);
+}
