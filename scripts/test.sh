@@ -32,5 +32,5 @@ if [ -d plugins/opencode/test ]; then
 fi
 if [ -d plugins/hermes/tests ]; then
   step "Hermes plugin tests"
-  python3 -m unittest discover -s plugins/hermes/tests -t plugins/hermes -v
+  python3 -m unittest discover -s plugins/hermes/tests -p 'test_*.py' -v
 fi

@@ -1,0 +1,207 @@
+"""needs-you for Hermes: tells needs-you when the agent waits for you.
+
+Hermes runs no shell hooks in its terminal interface by default; it loads
+plugins. This one maps Hermes's hooks onto the normalized events that
+``report-prompt --cli hermes`` reads (defined in needs-you-core's
+classify/normalized.rs) and leaves every shared rule (the question test, text
+limits) to report-prompt:
+
+====================================  =========================================
+Hermes hook                           normalized event
+====================================  =========================================
+pre_tool_call for ``clarify``         ``dialog`` with its question(s) and choices
+pre_approval_request (cli, gateway)   ``permission`` with the command
+post_llm_call                         ``turn_end`` with ``assistant_response``
+post_tool_call for ``clarify``,       ``close`` (answered)
+post_approval_response
+pre_llm_call                          ``close`` (prompt_submitted)
+on_session_end, interrupted only      ``close`` (interrupted)
+====================================  =========================================
+
+``on_session_end`` fires after every turn, right after the reply: treating it
+as a close withdrew the question the turn had just asked, so only an
+interrupted one closes. Approvals decided by Hermes's own model
+(``surface="smart"``) asked nobody and are skipped.
+
+Hooks fire from several threads (tool workers, gateway sessions), so reports
+go through one background worker with a queue, one at a time, in the order
+Hermes produced them: a close never overtakes its open. Every callback takes
+``**kwargs``, tolerates missing fields, returns None (a value from
+``pre_llm_call`` would be injected into the prompt) and swallows every
+exception: a traceback must never reach the person's terminal.
+"""
+
+import json
+import os
+import queue
+import subprocess
+import threading
+
+# The installer replaces this with report-prompt's absolute path.
+DEFAULT_REPORTER = "report-prompt"
+
+
+class Reporter:
+    """Runs ``report-prompt --cli hermes`` once per report, in order, on one
+    daemon thread. report-prompt returns in milliseconds: the network request
+    is detached from it."""
+
+    def __init__(self, command):
+        self._command = command
+        self._queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread = None
+
+    def send(self, event):
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="needs-you-reporter", daemon=True)
+                self._thread.start()
+        self._queue.put(dict(event, v=1))
+
+    def flush(self, timeout=None):
+        """Waits until every queued report was handed to report-prompt (tests)."""
+        done = threading.Event()
+        threading.Thread(target=lambda: (self._queue.join(), done.set()), daemon=True).start()
+        return done.wait(timeout)
+
+    def _run(self):
+        while True:
+            event = self._queue.get()
+            try:
+                subprocess.run(
+                    [self._command, "--cli", "hermes"],
+                    input=json.dumps(event).encode(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=10,
+                    check=False,
+                )
+            except Exception:  # noqa: BLE001 - nothing may reach the terminal
+                pass
+            finally:
+                self._queue.task_done()
+
+
+def _label(choice):
+    """A choice as Hermes's clarify tool flattens it: a string, or a dict's
+    label, description, text or title."""
+    if isinstance(choice, str):
+        return choice.strip()
+    if isinstance(choice, dict):
+        for key in ("label", "description", "text", "title"):
+            value = choice.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return ""
+
+
+def clarify_questions(args):
+    """The dialog's questions from clarify's raw arguments: the single form
+    ``{question, choices}`` or the batch form ``{questions: [...]}``."""
+    if not isinstance(args, dict):
+        return []
+    items = args.get("questions")
+    if not isinstance(items, list) or not items:
+        items = [args]
+    questions = []
+    for item in items:
+        if isinstance(item, str):
+            item = {"question": item}
+        if not isinstance(item, dict):
+            continue
+        text = item.get("question")
+        choices = item.get("choices") if isinstance(item.get("choices"), list) else []
+        labels = [label for label in (_label(c) for c in choices) if label]
+        question = {"question": text.strip() if isinstance(text, str) else "", "options": [{"label": l} for l in labels]}
+        if isinstance(item.get("id"), str) and item["id"]:
+            question["header"] = item["id"]
+        questions.append(question)
+    return questions
+
+
+class NeedsYou:
+    """The hook callbacks. Each is safe: it never raises and returns None."""
+
+    def __init__(self, reporter):
+        self.reporter = reporter
+
+    def _send(self, session, **event):
+        if session:
+            self.reporter.send(dict(event, session=str(session)))
+
+    def pre_tool_call(self, tool_name="", args=None, session_id="", **kwargs):
+        try:
+            if tool_name == "clarify":
+                self._send(session_id, event="dialog", questions=clarify_questions(args))
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+    def post_tool_call(self, tool_name="", session_id="", **kwargs):
+        try:
+            if tool_name == "clarify":
+                self._send(session_id, event="close", reason="answered")
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+    def pre_approval_request(self, command="", description="", surface="", session_key="", **kwargs):
+        try:
+            if surface != "smart":
+                parts = [p for p in (description, f"$ {command}" if command else "") if p]
+                text = "\n".join(parts) or "Hermes needs your approval"
+                self._send(kwargs.get("session_id") or session_key, event="permission", text=text)
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+    def post_approval_response(self, surface="", session_key="", **kwargs):
+        try:
+            if surface != "smart":
+                self._send(kwargs.get("session_id") or session_key, event="close", reason="answered")
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+    def pre_llm_call(self, session_id="", **kwargs):
+        try:
+            self._send(session_id, event="close", reason="prompt_submitted")
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+    def post_llm_call(self, session_id="", assistant_response="", **kwargs):
+        try:
+            text = assistant_response if isinstance(assistant_response, str) else ""
+            self._send(session_id, event="turn_end", text=text)
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+    def on_session_end(self, session_id="", interrupted=False, **kwargs):
+        try:
+            if interrupted is True:
+                self._send(session_id, event="close", reason="interrupted")
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+
+HOOKS = (
+    "pre_tool_call",
+    "post_tool_call",
+    "pre_approval_request",
+    "post_approval_response",
+    "pre_llm_call",
+    "post_llm_call",
+    "on_session_end",
+)
+
+
+def register(ctx):
+    """Called once by Hermes's plugin loader."""
+    plugin = NeedsYou(Reporter(os.environ.get("NEEDS_YOU_REPORTER") or DEFAULT_REPORTER))
+    for name in HOOKS:
+        ctx.register_hook(name, getattr(plugin, name))
+    return plugin

@@ -1,0 +1,167 @@
+// needs-you for OpenCode: tells needs-you when the agent waits for you.
+//
+// OpenCode runs no shell hooks in its terminal interface; it loads server
+// plugins and hands them every bus event. This plugin maps the few events that
+// matter onto the normalized events that `report-prompt --cli opencode` reads
+// (defined in needs-you-core's classify/normalized.rs), and leaves every shared
+// rule (the question test, text limits) to report-prompt:
+//
+//   question.asked                      -> {event: "dialog", questions}
+//   permission.asked / .updated (old)   -> {event: "permission", text}
+//   session.status idle / session.idle  -> {event: "turn_end", text: the last assistant reply}
+//   question.replied / .rejected,
+//   permission.replied                  -> {event: "close", reason: "answered"}
+//   session.status busy                 -> {event: "close", reason: "prompt_submitted"}
+//
+// While a question or permission dialog is open, status changes are ignored:
+// the agent going busy or idle around the dialog does not close it. Events of
+// child (subagent) sessions, which carry a parentID, are ignored.
+//
+// It never throws into OpenCode and never writes to its output. Reports run
+// one at a time, in event order, each in a `report-prompt` process that
+// returns in milliseconds (the network request is detached); OpenCode does not
+// wait for them. Every export of a plugin file must be a plugin function, so
+// the helpers below are not exported.
+import { spawn } from "node:child_process";
+
+// The installer replaces this with report-prompt's absolute path.
+const DEFAULT_REPORTER = "report-prompt";
+
+function createTracker(send) {
+  const children = new Set(); // session ids of subagent sessions
+  const openDialog = new Map(); // session id -> the request id of its open dialog
+  const lastStatus = new Map(); // session id -> "busy" | "idle"
+  const lastAssistant = new Map(); // session id -> the id of its newest assistant message
+  const roles = new Map(); // message id -> role
+  const partTexts = new Map(); // message id -> Map(part id -> text)
+
+  const sessionOf = (p) => p?.sessionID ?? p?.info?.sessionID ?? p?.part?.sessionID;
+
+  function noteSession(info) {
+    if (info?.id && info.parentID) children.add(info.id);
+  }
+
+  function noteMessage(info) {
+    if (!info?.id) return;
+    roles.set(info.id, info.role);
+    if (info.role !== "assistant" || !info.sessionID) return;
+    const previous = lastAssistant.get(info.sessionID);
+    if (previous !== info.id) {
+      if (previous) {
+        partTexts.delete(previous);
+        roles.delete(previous);
+      }
+      lastAssistant.set(info.sessionID, info.id);
+    }
+  }
+
+  function notePart(part) {
+    if (!part || part.type !== "text" || part.synthetic || part.ignored) return;
+    if (roles.get(part.messageID) === "user") return;
+    if (!partTexts.has(part.messageID)) partTexts.set(part.messageID, new Map());
+    // Every update carries the part's full text so far (the last one, all of it).
+    partTexts.get(part.messageID).set(part.id, part.text ?? "");
+  }
+
+  function lastReply(session) {
+    const parts = partTexts.get(lastAssistant.get(session));
+    return parts ? [...parts.values()].join("\n").trim() : "";
+  }
+
+  function openDialogFor(session, id, normalized) {
+    openDialog.set(session, id ?? true);
+    send({ ...normalized, session });
+  }
+
+  function closeDialogFor(session) {
+    if (!openDialog.has(session)) return;
+    openDialog.delete(session);
+    send({ event: "close", session, reason: "answered" });
+  }
+
+  function status(session, type) {
+    // Around an open dialog the agent is busy waiting for it; that says nothing.
+    if (openDialog.has(session)) return;
+    if (lastStatus.get(session) === type) return; // busy repeats every step; idle may come twice
+    lastStatus.set(session, type);
+    if (type === "busy") send({ event: "close", session, reason: "prompt_submitted" });
+    else if (type === "idle") send({ event: "turn_end", session, text: lastReply(session) });
+  }
+
+  return function handle(event) {
+    const type = event?.type;
+    const p = event?.properties ?? {};
+    if (type === "session.created" || type === "session.updated") return noteSession(p.info);
+    const session = sessionOf(p);
+    if (!session || children.has(session)) return;
+    switch (type) {
+      case "message.updated":
+        return noteMessage(p.info);
+      case "message.part.updated":
+        return notePart(p.part);
+      case "question.asked":
+        return openDialogFor(session, p.id, { event: "dialog", questions: p.questions ?? [] });
+      case "permission.asked":
+        return openDialogFor(session, p.id, { event: "permission", text: permissionText(p) });
+      case "permission.updated":
+        return openDialogFor(session, p.id, { event: "permission", text: p.title || permissionText(p) });
+      case "question.replied":
+      case "question.rejected":
+      case "permission.replied":
+        return closeDialogFor(session);
+      case "session.status":
+        return status(session, p.status?.type);
+      case "session.idle":
+        return status(session, "idle");
+      default:
+        return undefined;
+    }
+  };
+}
+
+function permissionText(p) {
+  const what = p.permission ?? p.type ?? "a tool";
+  const patterns = [].concat(p.patterns ?? p.pattern ?? []).filter(Boolean);
+  const command = p.metadata?.command;
+  if (command) return `${what}: ${command}`;
+  return patterns.length ? `${what}: ${patterns.join(", ")}` : `OpenCode asks to use ${what}`;
+}
+
+// Runs report-prompt once per report, the next only after the previous one
+// exited, so the reports keep their order (report-prompt numbers them).
+function createQueue(reporter) {
+  let chain = Promise.resolve();
+  return function send(normalized) {
+    const line = JSON.stringify({ v: 1, ...normalized });
+    chain = chain.then(
+      () =>
+        new Promise((resolve) => {
+          let child;
+          try {
+            child = spawn(reporter, ["--cli", "opencode"], { stdio: ["pipe", "ignore", "ignore"] });
+          } catch {
+            return resolve();
+          }
+          child.on("error", resolve);
+          child.on("exit", resolve);
+          child.stdin.on("error", () => {});
+          child.stdin.end(line);
+        }),
+    );
+    return chain;
+  };
+}
+
+export const NeedsYou = async (_input, options) => {
+  const reporter = options?.reporter || process.env.NEEDS_YOU_REPORTER || DEFAULT_REPORTER;
+  const handle = createTracker(createQueue(reporter));
+  return {
+    event: async ({ event }) => {
+      try {
+        handle(event);
+      } catch {
+        // Never into OpenCode: a broken report must not break the agent.
+      }
+    },
+  };
+};

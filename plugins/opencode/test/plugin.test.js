@@ -1,0 +1,179 @@
+// The OpenCode plugin, driven with realistic event sequences; what reaches a
+// real HTTP sink on 127.0.0.1 through the real report-prompt of this repository.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { NeedsYou } from "../needs-you.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
+
+let server, received, stateRoot;
+before(async () => {
+  received = [];
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      received.push({ auth: req.headers.authorization, path: req.url, body: JSON.parse(body) });
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  stateRoot = mkdtempSync(join(tmpdir(), "needs-you-opencode-"));
+  process.env.NEEDS_YOU_URL = `http://127.0.0.1:${server.address().port}`;
+  process.env.NEEDS_YOU_TOKEN = "nyt_opencode_test";
+});
+after(async () => {
+  await new Promise((r) => server.close(r));
+  rmSync(stateRoot, { recursive: true, force: true });
+});
+beforeEach((t) => {
+  received.length = 0;
+  process.env.NEEDS_YOU_STATE_DIR = join(stateRoot, t.name.replace(/\W+/g, "-"));
+});
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function plugin() {
+  const hooks = await NeedsYou({ directory: "/repo" }, { reporter: REPORTER });
+  return async (type, properties) => hooks.event({ event: { id: `evt_${Math.random()}`, type, properties } });
+}
+
+/** Waits for `n` reports, then a little longer to catch any extra; returns them in seq order. */
+async function reports(n) {
+  const end = Date.now() + 5000;
+  while (received.length < n && Date.now() < end) await sleep(20);
+  await sleep(300);
+  return [...received].sort((a, b) => a.body.seq - b.body.seq).map((r) => r.body);
+}
+
+const S = "ses_main";
+const asked = (id = "que_1", session = S) => ({
+  id,
+  sessionID: session,
+  questions: [{ question: "Which package manager?", header: "Pkg", multiple: false,
+    options: [{ label: "bun", description: "fast" }, { label: "npm", description: "default" }] }],
+  tool: { messageID: "msg_1", callID: "call_1" },
+});
+
+test("a dialog opened and answered", async () => {
+  const emit = await plugin();
+  await emit("question.asked", asked());
+  await emit("question.replied", { sessionID: S, requestID: "que_1", answers: [["bun"]] });
+  const got = await reports(2);
+  assert.equal(got.length, 2);
+  assert.deepEqual(
+    { action: got[0].action, kind: got[0].kind, cli: got[0].cli, session: got[0].session, text: got[0].text },
+    { action: "open", kind: "dialog", cli: "opencode", session: S, text: "Which package manager?" },
+  );
+  assert.deepEqual(got[0].options, [{ label: "bun", description: "fast" }, { label: "npm", description: "default" }]);
+  assert.deepEqual([got[1].action, got[1].reason], ["close", "answered"]);
+  assert.equal(received[0].auth, "Bearer nyt_opencode_test");
+  assert.equal(received[0].path, "/v1/reports");
+});
+
+test("a permission granted, then one rejected", async () => {
+  const emit = await plugin();
+  const perm = (id) => ({ id, sessionID: S, permission: "bash", patterns: ["git push origin main"],
+    always: ["git push *"], metadata: { command: "git push origin main" } });
+  await emit("permission.asked", perm("per_1"));
+  await emit("permission.replied", { sessionID: S, requestID: "per_1", reply: "once" });
+  await emit("permission.asked", perm("per_2"));
+  await emit("permission.replied", { sessionID: S, requestID: "per_2", reply: "reject" });
+  const got = await reports(4);
+  assert.deepEqual(got.map((r) => r.action), ["open", "close", "open", "close"]);
+  assert.equal(got[0].kind, "permission");
+  assert.equal(got[0].text, "bash: git push origin main");
+});
+
+test("the older permission.updated shape opens a permission", async () => {
+  const emit = await plugin();
+  await emit("permission.updated", { id: "per_9", type: "bash", pattern: ["rm -rf *"], sessionID: S,
+    messageID: "msg_2", callID: "c", title: "rm -rf build", metadata: {}, time: { created: 1 } });
+  await emit("permission.replied", { sessionID: S, permissionID: "per_9", response: "once" });
+  const got = await reports(2);
+  assert.deepEqual(got.map((r) => [r.action, r.kind ?? r.reason]), [["open", "permission"], ["close", "answered"]]);
+  assert.equal(got[0].text, "rm -rf build");
+});
+
+test("busy and idle around an open dialog do not close it", async () => {
+  const emit = await plugin();
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  await emit("question.asked", asked());
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  await emit("session.status", { sessionID: S, status: { type: "idle" } });
+  await emit("session.idle", { sessionID: S });
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  const open = await reports(1);
+  assert.deepEqual(open.map((r) => r.action), ["open"], "still open");
+  await emit("question.replied", { sessionID: S, requestID: "que_1", answers: [["npm"]] });
+  const got = await reports(2);
+  assert.deepEqual(got.map((r) => r.action), ["open", "close"]);
+});
+
+test("a child (subagent) session asking is ignored", async () => {
+  const emit = await plugin();
+  await emit("session.created", { sessionID: "ses_child", info: { id: "ses_child", parentID: S, title: "explore" } });
+  await emit("question.asked", asked("que_c", "ses_child"));
+  await emit("message.updated", { info: { id: "msg_c", sessionID: "ses_child", role: "assistant" } });
+  await emit("message.part.updated", { part: { id: "p", messageID: "msg_c", sessionID: "ses_child", type: "text", text: "Proceed?" } });
+  await emit("session.status", { sessionID: "ses_child", status: { type: "idle" } });
+  const got = await reports(0);
+  assert.deepEqual(got, []);
+});
+
+test("a reply ending in ？ opens a reply; the next prompt closes it", async () => {
+  const emit = await plugin();
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  await emit("message.updated", { info: { id: "msg_u", sessionID: S, role: "user" } });
+  await emit("message.part.updated", { part: { id: "pu", messageID: "msg_u", sessionID: S, type: "text", text: "Do it?" } });
+  await emit("message.updated", { info: { id: "msg_a", sessionID: S, role: "assistant" } });
+  await emit("message.part.updated", { part: { id: "pa", messageID: "msg_a", sessionID: S, type: "text", text: "" } });
+  await emit("message.part.updated", { part: { id: "pa", messageID: "msg_a", sessionID: S, type: "text", text: "I can deploy now. これでいいですか？" } });
+  await emit("message.part.updated", { part: { id: "ps", messageID: "msg_a", sessionID: S, type: "text", text: "hidden", synthetic: true } });
+  await emit("session.status", { sessionID: S, status: { type: "idle" } });
+  await emit("session.idle", { sessionID: S });
+  const open = await reports(1);
+  assert.equal(open.length, 1, "idle twice is one turn end");
+  assert.deepEqual([open[0].action, open[0].kind, open[0].text], ["open", "reply", "I can deploy now. これでいいですか？"]);
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  const got = await reports(2);
+  assert.deepEqual([got[1].action, got[1].reason], ["close", "prompt_submitted"]);
+});
+
+test("a turn that ends without a question sends nothing", async () => {
+  const emit = await plugin();
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  await emit("message.updated", { info: { id: "msg_a", sessionID: S, role: "assistant" } });
+  await emit("message.part.updated", { part: { id: "pa", messageID: "msg_a", sessionID: S, type: "text", text: "Done." } });
+  await emit("session.status", { sessionID: S, status: { type: "idle" } });
+  assert.deepEqual(await reports(0), []);
+});
+
+test("a burst of reports stays in order", async () => {
+  const emit = await plugin();
+  for (let i = 0; i < 8; i++) {
+    await emit("question.asked", { ...asked(`que_${i}`), questions: [{ question: `Q${i}?`, options: [] }] });
+    await emit("question.replied", { sessionID: S, requestID: `que_${i}`, answers: [["x"]] });
+  }
+  const got = await reports(16);
+  assert.equal(got.length, 16);
+  const expected = [];
+  for (let i = 0; i < 8; i++) expected.push(`open Q${i}?`, "close");
+  assert.deepEqual(got.map((r) => (r.action === "open" ? `open ${r.text}` : "close")), expected);
+});
+
+test("a broken event never throws into OpenCode", async () => {
+  const hooks = await NeedsYou({}, { reporter: "/nonexistent/report-prompt" });
+  await hooks.event({ event: null });
+  await hooks.event({ event: { type: "question.asked", properties: null } });
+  await hooks.event({ event: { type: "question.asked", properties: asked() } });
+  await hooks.event({});
+  await sleep(100);
+  assert.deepEqual(received, []);
+});
