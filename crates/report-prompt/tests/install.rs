@@ -257,3 +257,83 @@ fn the_installed_guard_skips_the_reporter_until_something_is_open() {
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(sink.requests().len(), 2);
 }
+
+#[test]
+fn opencode_plugin_install_round_trip() {
+    let (t, dir) = state_dir();
+    let path = t.path().join("config/opencode/plugins/needs-you.js");
+    let out = install(&["install", "--cli", "opencode"], &path, &dir);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(&format!(
+            "const DEFAULT_REPORTER = {};",
+            serde_json::to_string(BIN).unwrap()
+        )) || text.contains("const DEFAULT_REPORTER = \"/"),
+        "the reporter's absolute path is written in"
+    );
+    assert!(text.contains("export const NeedsYou"));
+    let out = install(&["install", "--cli", "opencode"], &path, &dir);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to change"));
+    install(&["uninstall", "--cli", "opencode"], &path, &dir);
+    assert!(!path.exists());
+}
+
+#[test]
+fn hermes_plugin_install_enables_it_without_disturbing_the_config() {
+    let (t, dir) = state_dir();
+    let home = t.path().join("hermes-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = "# Hermes config\nmodel:\n  default: anthropic/claude-sonnet-4.6\nplugins:\n  enabled:\n    - disk-cleanup\n  disabled: []\n";
+    std::fs::write(home.join("config.yaml"), config).unwrap();
+
+    let dry = install(&["install", "--cli", "hermes", "--dry-run"], &home, &dir);
+    assert_eq!(
+        dry.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&dry.stderr)
+    );
+    assert!(!home.join("plugins").exists(), "dry run writes nothing");
+
+    let out = install(&["install", "--cli", "hermes"], &home, &dir);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plugin = home.join("plugins/needs-you");
+    assert!(std::fs::read_to_string(plugin.join("plugin.yaml"))
+        .unwrap()
+        .contains("name: needs-you"));
+    assert!(std::fs::read_to_string(plugin.join("__init__.py"))
+        .unwrap()
+        .contains("def register(ctx)"));
+    let enabled = std::fs::read_to_string(home.join("config.yaml")).unwrap();
+    assert_eq!(
+        enabled,
+        config.replace(
+            "    - disk-cleanup\n",
+            "    - disk-cleanup\n    - needs-you\n"
+        )
+    );
+
+    let out = install(&["install", "--cli", "hermes"], &home, &dir);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("nothing to change"),
+        "idempotent"
+    );
+
+    install(&["uninstall", "--cli", "hermes"], &home, &dir);
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.yaml")).unwrap(),
+        config
+    );
+    assert!(!plugin.exists());
+}

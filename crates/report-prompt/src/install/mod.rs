@@ -5,6 +5,7 @@
 //! shows its changes with `--dry-run`, and leaves a file it cannot parse
 //! untouched with a clear error.
 
+mod enabled_list;
 pub mod hooks_json;
 mod plugins;
 
@@ -48,7 +49,7 @@ pub fn home() -> PathBuf {
 }
 
 /// This binary's absolute path, for the hook commands.
-fn own_path() -> Result<String, String> {
+pub(crate) fn own_path() -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find my own path: {e}"))?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe.to_string_lossy().into_owned())

@@ -1,10 +1,186 @@
-//! Installing our OpenCode and Hermes plugins.
+//! Installing our OpenCode and Hermes plugins where each CLI loads them.
+//!
+//! * OpenCode: `needs-you.js` in `$XDG_CONFIG_HOME/opencode/plugins/` (default
+//!   `~/.config/opencode/plugins/`), which OpenCode loads at start.
+//! * Hermes: the `needs-you` folder in `$HERMES_HOME/plugins/` (default
+//!   `~/.hermes/plugins/`), and `needs-you` added to `plugins.enabled` in
+//!   `$HERMES_HOME/config.yaml`: Hermes loads only the plugins listed there.
+//!
+//! The plugin files are built into this binary, with report-prompt's own
+//! absolute path written in, so the plugin finds it without a PATH.
 
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use needs_you_core::Cli;
+
+use super::{enabled_list, home, report_changes, write_with_backup};
 use crate::args::InstallOptions;
 
+const OPENCODE_PLUGIN: &str = include_str!("../../../../plugins/opencode/needs-you.js");
+const HERMES_MANIFEST: &str = include_str!("../../../../plugins/hermes/needs-you/plugin.yaml");
+const HERMES_MODULE: &str = include_str!("../../../../plugins/hermes/needs-you/__init__.py");
+const NAME: &str = "needs-you";
+
 pub fn run(opts: &InstallOptions) -> Result<(), String> {
-    Err(format!(
-        "installing the {} plugin is not available yet",
-        opts.cli
-    ))
+    let exe = super::own_path()?;
+    match opts.cli {
+        Cli::Opencode => opencode(opts, &exe),
+        _ => hermes(opts, &exe),
+    }
+}
+
+/// A file to write, with what it should hold.
+struct Planned {
+    path: PathBuf,
+    content: String,
+}
+
+/// Writes (or, for uninstall, removes) `files`; returns the change lines.
+fn apply_files(files: &[Planned], opts: &InstallOptions) -> Result<Vec<String>, String> {
+    let mut changes = Vec::new();
+    for f in files {
+        let current = fs::read_to_string(&f.path).ok();
+        if opts.uninstall {
+            if current.is_some() {
+                changes.push(format!("remove {}", f.path.display()));
+                if !opts.dry_run {
+                    fs::remove_file(&f.path)
+                        .map_err(|e| format!("cannot remove {}: {e}", f.path.display()))?;
+                }
+            }
+            continue;
+        }
+        if current.as_deref() == Some(f.content.as_str()) {
+            continue;
+        }
+        changes.push(format!(
+            "{} {}",
+            if current.is_some() { "update" } else { "add" },
+            f.path.display()
+        ));
+        if !opts.dry_run {
+            write_with_backup(&f.path, current.as_deref(), &f.content)?;
+        }
+    }
+    Ok(changes)
+}
+
+fn with_reporter(source: &str, exe: &str, literal: impl Fn(&str) -> String) -> String {
+    source.replacen(&literal("report-prompt"), &literal(exe), 1)
+}
+
+fn opencode(opts: &InstallOptions, exe: &str) -> Result<(), String> {
+    let path = opts.path.clone().unwrap_or_else(|| {
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| home().join(".config"), PathBuf::from);
+        config.join("opencode/plugins/needs-you.js")
+    });
+    let content = with_reporter(OPENCODE_PLUGIN, exe, |p| {
+        format!(
+            "const DEFAULT_REPORTER = {};",
+            serde_json::to_string(p).expect("a string serializes")
+        )
+    });
+    let changes = apply_files(
+        &[Planned {
+            path: path.clone(),
+            content,
+        }],
+        opts,
+    )?;
+    report_changes(&path, &changes, opts.dry_run);
+    if !changes.is_empty() && !opts.dry_run && !opts.uninstall {
+        println!("Restart OpenCode to load the plugin.");
+    }
+    Ok(())
+}
+
+fn hermes(opts: &InstallOptions, exe: &str) -> Result<(), String> {
+    let hermes_home = std::env::var_os("HERMES_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home().join(".hermes"), PathBuf::from);
+    // --path names the Hermes home folder for this CLI.
+    let hermes_home = opts.path.clone().unwrap_or(hermes_home);
+    let dir = hermes_home.join("plugins").join(NAME);
+    let module = with_reporter(HERMES_MODULE, exe, |p| {
+        format!(
+            "DEFAULT_REPORTER = {}",
+            serde_json::to_string(p).expect("a string serializes")
+        )
+    });
+    let files = [
+        Planned {
+            path: dir.join("plugin.yaml"),
+            content: HERMES_MANIFEST.to_owned(),
+        },
+        Planned {
+            path: dir.join("__init__.py"),
+            content: module,
+        },
+    ];
+    let mut changes = apply_files(&files, opts)?;
+    if opts.uninstall && !opts.dry_run && dir.exists() {
+        // Only our files were in it (and Python's cache); leave anything else.
+        let _ = fs::remove_dir_all(dir.join("__pycache__"));
+        let _ = fs::remove_dir(&dir);
+    }
+    let config = hermes_home.join("config.yaml");
+    changes.extend(enable(&config, opts)?);
+    report_changes(&hermes_home, &changes, opts.dry_run);
+    if !opts.uninstall
+        && fs::read_to_string(&config).is_ok_and(|t| enabled_list::is_disabled(&t, NAME))
+    {
+        println!(
+            "Note: {NAME} is listed in plugins.disabled in {}, which wins; remove it there.",
+            config.display()
+        );
+    }
+    Ok(())
+}
+
+fn enable(config: &Path, opts: &InstallOptions) -> Result<Vec<String>, String> {
+    let current = match fs::read_to_string(config) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read {}: {e}", config.display())),
+    };
+    let text = current.clone().unwrap_or_default();
+    let updated = if opts.uninstall {
+        enabled_list::remove(&text, NAME)
+    } else {
+        enabled_list::add(&text, NAME)
+    };
+    let Some(updated) = updated else {
+        return Ok(Vec::new());
+    };
+    let verb = if opts.uninstall { "remove" } else { "add" };
+    if !opts.dry_run {
+        write_with_backup(config, current.as_deref(), &updated)?;
+    }
+    Ok(vec![format!(
+        "{verb} {NAME} in plugins.enabled of {}",
+        config.display()
+    )])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reporter_path_is_written_into_both_plugins() {
+        let js = with_reporter(OPENCODE_PLUGIN, "/opt/bin/report-prompt", |p| {
+            format!(
+                "const DEFAULT_REPORTER = {};",
+                serde_json::to_string(p).unwrap()
+            )
+        });
+        assert!(js.contains(r#"const DEFAULT_REPORTER = "/opt/bin/report-prompt";"#));
+        let py = with_reporter(HERMES_MODULE, "/opt/bin/report-prompt", |p| {
+            format!("DEFAULT_REPORTER = {}", serde_json::to_string(p).unwrap())
+        });
+        assert!(py.contains(r#"DEFAULT_REPORTER = "/opt/bin/report-prompt""#));
+    }
 }
