@@ -64,8 +64,8 @@ pub fn ok<T: Serialize>(status: u16, body: &T) -> ApiResult {
     Ok(json_response(status, body)?)
 }
 
-/// Reads the body as one JSON object, refusing more than 32 KiB before parsing.
-pub async fn read_object(req: &mut Request) -> Result<serde_json::Map<String, Value>, ApiError> {
+/// Reads the body, refusing more than 32 KiB (by its declared length first).
+pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
     let declared = req
         .headers()
         .get("content-length")
@@ -79,6 +79,12 @@ pub async fn read_object(req: &mut Request) -> Result<serde_json::Map<String, Va
     if bytes.len() > MAX_BODY_BYTES {
         return Err(too_large());
     }
+    Ok(bytes)
+}
+
+/// Reads the body as one JSON object, refusing more than 32 KiB before parsing.
+pub async fn read_object(req: &mut Request) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let bytes = read_bytes(req).await?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::bad_request("invalid_json", format!("the body is not valid JSON: {e}"))
     })?;

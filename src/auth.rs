@@ -14,7 +14,6 @@ pub struct Owner {
 
 pub struct Task {
     pub id: String,
-    pub owner_id: String,
     pub name: String,
 }
 
@@ -65,25 +64,39 @@ pub async fn owner(req: &Request, env: &Env) -> Result<Owner, ApiError> {
     Ok(Owner { id })
 }
 
-pub async fn task(req: &Request, env: &Env, now: f64) -> Result<Task, ApiError> {
+/// The SHA-256 of the request's task credential, after checking its form only.
+/// `POST /v1/reports` checks the task itself inside its D1 batch, with [`live`].
+pub fn task_credential_hash(req: &Request) -> Result<String, ApiError> {
     let token = bearer(req)?;
     if !token.starts_with(TASK_PREFIX) {
         return Err(ApiError::unauthorized(
             "this route needs a task credential (nyt_…)",
         ));
     }
-    let row = store::task_by_credential_hash(env, &sha256_hex(token.as_bytes()))
-        .await?
-        .ok_or_else(|| ApiError::unauthorized("unknown task credential"))?;
-    if row.revoked_at.is_some() {
+    Ok(sha256_hex(token.as_bytes()))
+}
+
+/// Refuses a task that is unknown (`None`), or revoked or expired at `now`;
+/// `found` is its `(revoked_at, expires_at)`.
+pub fn live(found: Option<(Option<i64>, Option<i64>)>, now: f64) -> Result<(), ApiError> {
+    let (revoked_at, expires_at) =
+        found.ok_or_else(|| ApiError::unauthorized("unknown task credential"))?;
+    if revoked_at.is_some() {
         return Err(ApiError::unauthorized("this task credential was revoked"));
     }
-    if row.expires_at.is_some_and(|t| t as f64 <= now) {
+    if expires_at.is_some_and(|t| t as f64 <= now) {
         return Err(ApiError::unauthorized("this task credential has expired"));
     }
+    Ok(())
+}
+
+pub async fn task(req: &Request, env: &Env, now: f64) -> Result<Task, ApiError> {
+    let hash = task_credential_hash(req)?;
+    let row = store::task_by_credential_hash(env, &hash).await?;
+    live(row.as_ref().map(|r| (r.revoked_at, r.expires_at)), now)?;
+    let row = row.ok_or_else(|| ApiError::unauthorized("unknown task credential"))?;
     Ok(Task {
         id: row.id,
-        owner_id: row.owner_id,
         name: row.name,
     })
 }

@@ -27,9 +27,9 @@ use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, Sc
 pub use notifier::Notifier;
 
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     panic::install_hook();
-    Ok(routes::handle(req, &env).await)
+    Ok(routes::handle(req, &env, &ctx).await)
 }
 
 /// The daily clean-up: closed questions older than 30 days go, with their

@@ -18,7 +18,9 @@ use worker::{
 use crate::channels::{send, Channel, Event};
 use crate::config::{notify_delay_ms, retry_base_ms, MAX_ATTEMPTS};
 use crate::ids::now_ms;
-use crate::store::{self, AlarmView, Attempt};
+use needs_you_core::Kind;
+
+use crate::store::{self, AlarmView, Attempt, Closed};
 
 /// What the Worker asks of a question's object.
 #[derive(Serialize, Deserialize)]
@@ -120,16 +122,19 @@ pub async fn arm(env: &Env, question_id: &str, reported_at: f64) -> Result<()> {
 }
 
 /// A question closed: disarm its alarm, or, if its owner was notified, wake it
-/// to tell the channels.
-pub async fn closed(env: &Env, question_id: &str, was_notified: bool) -> Result<()> {
-    let cmd = if was_notified {
+/// to tell the channels. A reply was never armed: nothing to do.
+pub async fn closed(env: &Env, q: &Closed) -> Result<()> {
+    if !Kind::parse(&q.kind).is_some_and(Kind::notifies) {
+        return Ok(());
+    }
+    let cmd = if q.notified_at.is_some() {
         Command::Closed {
-            question_id: question_id.to_owned(),
+            question_id: q.id.clone(),
         }
     } else {
         Command::Disarm
     };
-    command(env, question_id, &cmd).await
+    command(env, &q.id, &cmd).await
 }
 
 // ---- the alarm's work ------------------------------------------------------------

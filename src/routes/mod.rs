@@ -8,18 +8,18 @@ mod reports;
 mod tasks;
 
 use serde_json::json;
-use worker::{Env, Method, Request, Response};
+use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{ok, ApiError, ApiResult};
 
-pub async fn handle(req: Request, env: &Env) -> Response {
-    match route(req, env).await {
+pub async fn handle(req: Request, env: &Env, ctx: &Context) -> Response {
+    match route(req, env, ctx).await {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
     }
 }
 
-async fn route(req: Request, env: &Env) -> ApiResult {
+async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let path = req.path();
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     let method = req.method();
@@ -30,7 +30,7 @@ async fn route(req: Request, env: &Env) -> ApiResult {
         (Method::Get, ["v1", "tasks"]) => tasks::list(req, env).await,
         (Method::Delete, ["v1", "tasks", id]) => tasks::revoke(req, env, id).await,
         (Method::Get, ["v1", "task"]) => tasks::whoami(req, env).await,
-        (Method::Post, ["v1", "reports"]) => reports::post(req, env).await,
+        (Method::Post, ["v1", "reports"]) => reports::post(req, env, ctx).await,
         (Method::Get, ["v1", "needs-you"]) => needs_you::list(req, env).await,
         (Method::Get, ["v1", "channels"]) => channels::list(req, env).await,
         (Method::Put, ["v1", "channels", kind]) => channels::put(req, env, kind).await,

@@ -1,52 +1,64 @@
-//! `POST /v1/reports`: the one endpoint the reporters call.
+//! `POST /v1/reports`: the one endpoint the reporters call, and the hottest.
+//!
+//! One D1 batch checks the credential and applies the report; the notifier
+//! objects hear of it after the response is sent (`wait_until`): they only
+//! follow D1, and the alarm re-reads D1 before it notifies anyone, so the order
+//! in which they hear of an open and its close does not matter.
 
 use serde_json::json;
-use worker::{Env, Request};
+use worker::{Context, Env, Request};
 
 use needs_you_core::{Report, ReportError};
 
-use crate::api::{ok, ApiError, ApiResult};
+use crate::api::{ok, read_bytes, ApiError, ApiResult};
 use crate::ids::{new_id, now_ms};
+use crate::store::ReportOutcome;
 use crate::{auth, notifier, store};
 
-pub async fn post(mut req: Request, env: &Env) -> ApiResult {
+pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let now = now_ms();
-    let task = auth::task(&req, env, now).await?;
-    let bytes = req.bytes().await?;
+    let credential_hash = auth::task_credential_hash(&req)?;
+    let bytes = read_bytes(&mut req).await?;
     let report = Report::parse(&bytes).map_err(refusal)?;
     let outcome = store::apply_report(
         env,
-        &task.owner_id,
-        &task.id,
+        &credential_hash,
         &report,
         &new_id("r_"),
         &new_id("q_"),
         now,
     )
     .await?;
+    auth::live(
+        outcome.task.as_ref().map(|t| (t.revoked_at, t.expires_at)),
+        now,
+    )?;
 
-    // D1 has the truth now; the notifier objects only follow it. A failure to
-    // reach one is logged, not returned: the report itself was applied.
+    let body = json!({
+        "applied": outcome.applied(),
+        "question_id": outcome.opened,
+        "state": if outcome.waiting() { "waiting" } else { "running" },
+    });
+    let env = env.clone();
+    ctx.wait_until(async move { follow(&env, &report, &outcome, now).await });
+    ok(200, &body)
+}
+
+/// Tells the notifier objects what the report changed. A failure is logged:
+/// the report itself was applied.
+async fn follow(env: &Env, report: &Report, outcome: &ReportOutcome, now: f64) {
     for q in &outcome.closed {
-        if let Err(e) = notifier::closed(env, &q.id, q.notified_at.is_some()).await {
+        if let Err(e) = notifier::closed(env, q).await {
             worker::console_error!("could not reach the notifier of {}: {e}", q.id);
         }
     }
-    if let (Some(id), Report::Open { kind, .. }) = (&outcome.opened, &report) {
+    if let (Some(id), Report::Open { kind, .. }) = (&outcome.opened, report) {
         if kind.notifies() {
             if let Err(e) = notifier::arm(env, id, now).await {
                 worker::console_error!("could not arm the notifier of {id}: {e}");
             }
         }
     }
-    ok(
-        200,
-        &json!({
-            "applied": outcome.applied,
-            "question_id": outcome.opened,
-            "state": if outcome.waiting { "waiting" } else { "running" },
-        }),
-    )
 }
 
 fn refusal(e: ReportError) -> ApiError {

@@ -67,7 +67,7 @@ pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
         .await?
         .ok_or_else(ApiError::not_found)?;
     for q in &closed {
-        if let Err(e) = notifier::closed(env, &q.id, q.notified_at.is_some()).await {
+        if let Err(e) = notifier::closed(env, q).await {
             worker::console_error!("could not reach the notifier of {}: {e}", q.id);
         }
     }

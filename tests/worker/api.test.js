@@ -59,6 +59,14 @@ test("the credential matrix on owner and task routes", async () => {
     const r = await call(w, "GET", "/v1/task", { token });
     assert.equal(r.status, 401, `task with ${token}`);
   }
+  // Reports refuse anything but a live task credential, and write nothing.
+  const sessions = await count(w, "sessions");
+  for (const token of [undefined, ana.token, ADMIN, "nyt_" + "0".repeat(64)]) {
+    const r = await post(w, token, report({ action: "open", kind: "reply", text: "Q?" }));
+    assert.equal(r.status, 401, `report with ${token}`);
+    assert.equal(r.body.error, "unauthorized");
+  }
+  assert.equal(await count(w, "sessions"), sessions);
   const me = await call(w, "GET", "/v1/task", { token: task.credential });
   assert.deepEqual(me.body, { task_id: task.task_id, name: "t1" });
 
@@ -78,9 +86,11 @@ test("revocation works at once", async () => {
   const del = await call(w, "DELETE", `/v1/tasks/${task.task_id}`, { token: ana.token });
   assert.equal(del.status, 200);
   assert.equal(del.body.closed_questions, 1);
-  const r = await post(w, task.credential, report({ action: "close", reason: "answered" }));
+  const before = [await count(w, "sessions"), await count(w, "questions", "closed_at IS NULL")];
+  const r = await post(w, task.credential, report({ action: "open", kind: "dialog", text: "After?" }));
   assert.equal(r.status, 401);
   assert.match(r.body.message, /revoked/);
+  assert.deepEqual([await count(w, "sessions"), await count(w, "questions", "closed_at IS NULL")], before, "nothing written");
   assert.deepEqual((await call(w, "GET", "/v1/needs-you", { token: ana.token })).body.questions, []);
   assert.deepEqual((await call(w, "GET", "/v1/tasks", { token: ana.token })).body.tasks, []);
 });

@@ -1,0 +1,74 @@
+// Load generator for bench/worker.sh: open+close report pairs against one or
+// more Workers, from this (second) process. Each worker gets the same number
+// of pairs at the same concurrency, in alternating rounds, so machine noise
+// falls on both alike. Prints a JSON summary per target.
+//
+//   node bench/load.mjs NAME=URL=CREDENTIAL ... [--pairs 2000] [--concurrency 8] [--rounds 3] [--kind dialog|reply]
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const targets = args.filter((a) => a.includes("=") && !a.startsWith("--")).map((a) => {
+  const [name, url, credential] = a.split("=");
+  return { name, url, credential, latencies: [], pairs: 0, ms: 0, errors: 0 };
+});
+const PAIRS = opt("pairs", 2000);
+const CONCURRENCY = opt("concurrency", 8);
+const ROUNDS = opt("rounds", 3);
+const ki = args.indexOf("--kind");
+const KIND = ki >= 0 ? args[ki + 1] : "dialog";
+
+let seq = Date.now() * 1000;
+async function send(t, body) {
+  const start = performance.now();
+  const resp = await fetch(`${t.url}/v1/reports`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${t.credential}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  await resp.arrayBuffer();
+  t.latencies.push(performance.now() - start);
+  if (resp.status !== 200) t.errors += 1;
+}
+
+async function round(t, pairs, roundNo) {
+  let next = 0;
+  const start = performance.now();
+  async function worker(w) {
+    for (;;) {
+      const i = next++;
+      if (i >= pairs) return;
+      const session = `bench-${roundNo}-${w}-${i}`;
+      await send(t, { action: "open", kind: KIND, cli: "claude-code", session, seq: ++seq,
+        text: "Which auth strategy should I implement?", options: [{ label: "OAuth" }, { label: "Email" }] });
+      await send(t, { action: "close", cli: "claude-code", session, seq: ++seq, reason: "answered" });
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
+  t.ms += performance.now() - start;
+  t.pairs += pairs;
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+// A short warm-up per target, not counted.
+for (const t of targets) {
+  await round(t, 50, -1);
+  Object.assign(t, { latencies: [], pairs: 0, ms: 0, errors: 0 });
+}
+for (let r = 0; r < ROUNDS; r++) for (const t of targets) await round(t, Math.ceil(PAIRS / ROUNDS), r);
+
+const out = targets.map((t) => ({
+  name: t.name,
+  pairs: t.pairs,
+  pairs_per_s: +(t.pairs / (t.ms / 1000)).toFixed(1),
+  reports_per_s: +((2 * t.pairs) / (t.ms / 1000)).toFixed(1),
+  p50_ms: +pct(t.latencies, 50).toFixed(2),
+  p99_ms: +pct(t.latencies, 99).toFixed(2),
+  errors: t.errors,
+}));
+console.log(JSON.stringify(out, null, 2));

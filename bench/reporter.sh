@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The reporter's foreground cost, the time a CLI waits for its hook, on four
+# paths, side by side in one hyperfine run with `node -e ''` (what a Node.js
+# reporter pays at start-up on every event). hyperfine runs each command
+# through sh and subtracts the shell's own start-up, as the CLIs run hooks
+# through a shell too.
+#
+#   bash bench/reporter.sh            # writes bench/results/reporter.{md,json}
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v hyperfine > /dev/null || { apt-get install -y hyperfine > /dev/null 2>&1 || { apt-get update > /dev/null && apt-get install -y hyperfine > /dev/null; }; }
+cargo build --quiet --release -p report-prompt
+BIN=$PWD/target/release/report-prompt
+WORK=$(mktemp -d)
+mkdir -p bench/results
+python3 bench/sink.py > "$WORK/port" &
+SINK=$!
+trap 'kill $SINK 2>/dev/null; rm -rf "$WORK"' EXIT
+while [ ! -s "$WORK/port" ]; do sleep 0.05; done
+UP="http://127.0.0.1:$(cat "$WORK/port")"
+DOWN="http://127.0.0.1:9"   # the discard port: nobody listens
+
+echo '{"session_id":"bench","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a\nb"}}' > "$WORK/post.json"
+echo '{"session_id":"bench","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All tests pass."}' > "$WORK/stop.json"
+echo '{"session_id":"bench-q","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which auth strategy?","header":"Auth","options":[{"label":"OAuth"},{"label":"Email"}]}]}}' > "$WORK/ask.json"
+
+export NEEDS_YOU_TOKEN=nyt_bench
+GUARD="if [ -e $WORK/idle/open ]; then exec $BIN --cli claude-code --state-dir $WORK/idle; else cat >/dev/null; fi"
+hyperfine --warmup 20 --runs "${RUNS:-300}" --export-markdown bench/results/reporter.md --export-json bench/results/reporter.json \
+  -n "closing event, guard, nothing open" "{ $GUARD; } < $WORK/post.json" \
+  -n "Stop without a question" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
+  -n "question, send detached" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/up < $WORK/ask.json" \
+  -n "question, server unreachable" "NEEDS_YOU_URL=$DOWN $BIN --cli claude-code --state-dir $WORK/down < $WORK/ask.json" \
+  -n "node -e ''" "node -e ''"
