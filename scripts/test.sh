@@ -3,11 +3,15 @@
 # (the reporter's run the built binary against a real HTTP sink), the Worker's
 # integration tests in Miniflare (real D1, real Durable Object, real sink),
 # and the plugins' tests. Installs what is missing first (scripts/setup.sh).
+# Ends with one line counting every test that ran.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
 
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
 step() { printf '\n== %s\n' "$*"; }
+run() { "$@" 2>&1 | tee -a "$LOG"; }
 
 bash scripts/setup.sh
 
@@ -17,20 +21,27 @@ cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet -p needs-you --target wasm32-unknown-unknown -- -D warnings
 
 step "Rust tests (core crate, reporter)"
-cargo test --quiet
+run cargo test --quiet
 
-step "build the Worker"
+step "build the Worker and the release reporter"
 bash scripts/build.sh > /dev/null
+cargo build --quiet --release -p report-prompt
 
 step "Worker integration tests (Miniflare)"
-node --test --test-concurrency=1 tests/worker/
+run node --test --test-concurrency=1 tests/worker/
 
-if [ -d plugins/opencode/test ]; then
-  step "OpenCode plugin tests"
-  cargo build --quiet --release -p report-prompt
-  node --test plugins/opencode/test/
-fi
-if [ -d plugins/hermes/tests ]; then
-  step "Hermes plugin tests"
-  python3 -m unittest discover -s plugins/hermes/tests -p 'test_*.py' -v
-fi
+step "OpenCode plugin tests"
+run node --test plugins/opencode/test/
+
+step "Hermes plugin tests"
+run python3 -m unittest discover -s plugins/hermes/tests -p 'test_*.py' -v
+
+# Reached only when every step passed (set -e, pipefail). cargo: "test result:
+# ok. N passed; M failed"; node: "# pass N", "# fail M"; unittest: "Ran N tests".
+awk '
+  /^test result:/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  /^# pass [0-9]+$/ { p += $3 }
+  /^# fail [0-9]+$/ { f += $3 }
+  /^Ran [0-9]+ tests? in / { p += $2 }
+  END { printf "\n%d passed, %d failed\n", p, f }
+' "$LOG"

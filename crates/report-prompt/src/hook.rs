@@ -45,13 +45,13 @@ pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
 fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
     let event = read_event()?;
     let classified = classify(cli, &event);
-    let session = match (&classified.decision, classified.session) {
-        (Decision::Ignore { .. }, _) => return Ok(()),
-        (_, Some(s)) => s,
-        (_, None) => return Err(format!("the {cli} event has no session id")),
-    };
-    let dir =
-        StateDir::open(state::resolve(state_dir)).map_err(|e| format!("state directory: {e}"))?;
+    if let Decision::Ignore { .. } = classified.decision {
+        return Ok(());
+    }
+    let session = classified
+        .session
+        .ok_or_else(|| format!("the {cli} event has no session id"))?;
+    let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
     let report = match classified.decision {
         Decision::Open {
             kind,
@@ -61,37 +61,38 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             // Check the set-up before marking anything open: a marker with no
             // server behind it would only make every closing hook slower.
             send::Target::from_env()?;
-            let seq = dir
-                .record_open(&session)
-                .map_err(|e| format!("state directory: {e}"))?;
-            let report = Report::Open {
+            let seq = dir.record_open(&session).map_err(state_error)?;
+            Report::Open {
                 cli,
                 session,
                 seq,
                 kind,
                 text,
                 options,
-            };
-            return send::hand_off(&report, dir.path());
+            }
         }
-        Decision::Close { reason } => match dir
-            .record_close(&session)
-            .map_err(|e| format!("state directory: {e}"))?
-        {
+        Decision::Close { reason } => match dir.record_close(&session).map_err(state_error)? {
+            // Nothing open here for this session: nothing to tell the server.
             None => return Ok(()),
-            Some(seq) => Report::Close {
-                cli,
-                session,
-                seq,
-                reason,
-            },
+            Some(seq) => {
+                send::Target::from_env()?;
+                Report::Close {
+                    cli,
+                    session,
+                    seq,
+                    reason,
+                }
+            }
         },
-        Decision::Ignore { .. } => unreachable!("returned above"),
+        Decision::Ignore { .. } => return Ok(()),
     };
-    // The child reads the environment again; checking here keeps the error on
-    // the hook's stderr, where a person can see it.
-    send::Target::from_env()?;
+    // The detached child reads the environment again; the checks above keep
+    // a set-up error on the hook's stderr, where a person can see it.
     send::hand_off(&report, dir.path())
+}
+
+fn state_error(e: std::io::Error) -> String {
+    format!("state directory: {e}")
 }
 
 /// `report-prompt classify`: the decision as one JSON object on stdout.

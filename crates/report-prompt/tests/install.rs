@@ -3,9 +3,8 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use common::*;
@@ -66,12 +65,7 @@ fn claude_code_install_is_additive_idempotent_and_reversible() {
     );
 
     let out = install(&["install", "--cli", "claude-code"], &path, &dir);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let v = read(&path);
     let backup = t.path().join("settings.json.needs-you.bak");
     assert_eq!(
@@ -135,12 +129,7 @@ fn codex_install_writes_only_hooks() {
     let (t, dir) = state_dir();
     let path = t.path().join("etc-codex/hooks.json");
     let out = install(&["install", "--cli", "codex"], &path, &dir);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let v = read(&path);
     assert_eq!(
         v.as_object().unwrap().keys().collect::<Vec<_>>(),
@@ -182,23 +171,12 @@ fn a_settings_file_that_is_not_json_is_left_untouched() {
 
 /// Runs an installed hook command the way a CLI does: `sh -c`, event on stdin.
 fn run_installed(command: &str, stdin: &str, url: &str) -> std::process::Output {
-    let mut child = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(command)
         .env("NEEDS_YOU_URL", url)
-        .env("NEEDS_YOU_TOKEN", TOKEN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+        .env("NEEDS_YOU_TOKEN", TOKEN);
+    feed(cmd, stdin)
 }
 
 #[test]
@@ -263,12 +241,7 @@ fn opencode_plugin_install_round_trip() {
     let (t, dir) = state_dir();
     let path = t.path().join("config/opencode/plugins/needs-you.js");
     let out = install(&["install", "--cli", "opencode"], &path, &dir);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
         text.contains(&format!(
@@ -293,21 +266,11 @@ fn hermes_plugin_install_enables_it_without_disturbing_the_config() {
     std::fs::write(home.join("config.yaml"), config).unwrap();
 
     let dry = install(&["install", "--cli", "hermes", "--dry-run"], &home, &dir);
-    assert_eq!(
-        dry.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&dry.stderr)
-    );
+    assert_success(&dry);
     assert!(!home.join("plugins").exists(), "dry run writes nothing");
 
     let out = install(&["install", "--cli", "hermes"], &home, &dir);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let plugin = home.join("plugins/needs-you");
     assert!(std::fs::read_to_string(plugin.join("plugin.yaml"))
         .unwrap()

@@ -135,6 +135,11 @@ pub fn run(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
+    feed(cmd, stdin)
+}
+
+/// Spawns `cmd` with `stdin` written to it and waits for its output.
+pub fn feed(mut cmd: Command, stdin: &str) -> Output {
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -148,6 +153,16 @@ pub fn run(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
         .write_all(stdin.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// A person's command: exit 0, or show what it said.
+pub fn assert_success(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A hook run: `--cli <cli> --state-dir <dir>` against `url`.

@@ -1,0 +1,123 @@
+//! Owners and tasks: creation, credential look-ups, listing and revocation.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use worker::{Env, Result};
+
+use super::{db, n, opt_n, s, stmt, Closed};
+
+pub async fn create_owner(
+    env: &Env,
+    id: &str,
+    name: &str,
+    token_hash: &str,
+    now: f64,
+) -> Result<()> {
+    let db = db(env)?;
+    stmt(
+        &db,
+        "INSERT INTO owners (id, name, token_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
+        &[s(id), s(name), s(token_hash), n(now)],
+    )?
+    .run()
+    .await?;
+    Ok(())
+}
+
+pub async fn owner_by_token_hash(env: &Env, hash: &str) -> Result<Option<String>> {
+    let db = db(env)?;
+    stmt(
+        &db,
+        "SELECT id FROM owners WHERE token_hash = ?1",
+        &[s(hash)],
+    )?
+    .first::<String>(Some("id"))
+    .await
+}
+
+#[derive(Deserialize)]
+pub struct TaskAuthRow {
+    pub id: String,
+    pub name: String,
+    pub expires_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+}
+
+pub async fn task_by_credential_hash(env: &Env, hash: &str) -> Result<Option<TaskAuthRow>> {
+    let db = db(env)?;
+    stmt(
+        &db,
+        "SELECT id, name, expires_at, revoked_at FROM tasks WHERE credential_hash = ?1",
+        &[s(hash)],
+    )?
+    .first(None)
+    .await
+}
+
+pub struct NewTask<'a> {
+    pub id: &'a str,
+    pub owner_id: &'a str,
+    pub name: &'a str,
+    pub credential_hash: &'a str,
+    pub expires_at: Option<f64>,
+}
+
+pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
+    let db = db(env)?;
+    stmt(&db, "INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        &[s(t.id), s(t.owner_id), s(t.name), s(t.credential_hash), n(now), opt_n(t.expires_at)])?
+        .run()
+        .await?;
+    Ok(())
+}
+
+#[derive(Deserialize, Serialize)]
+pub struct TaskView {
+    pub task_id: String,
+    pub name: String,
+    pub state: String,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub last_report_at: Option<i64>,
+}
+
+/// The owner's live tasks (neither revoked nor expired), newest first.
+pub async fn list_tasks(env: &Env, owner_id: &str, now: f64) -> Result<Vec<TaskView>> {
+    let db = db(env)?;
+    stmt(&db, "SELECT t.id AS task_id, t.name, t.created_at, t.expires_at, t.last_report_at,
+                 CASE WHEN EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.closed_at IS NULL)
+                      THEN 'waiting' ELSE 'running' END AS state
+               FROM tasks t
+               WHERE t.owner_id = ?1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
+               ORDER BY t.created_at DESC",
+        &[s(owner_id), n(now)])?
+        .all()
+        .await?
+        .results()
+}
+
+/// Revokes the owner's task and closes its open questions. `None` when the task
+/// is not this owner's; otherwise the questions it closed.
+pub async fn revoke_task(
+    env: &Env,
+    owner_id: &str,
+    task_id: &str,
+    now: f64,
+) -> Result<Option<Vec<Closed>>> {
+    let db = db(env)?;
+    let results = db
+        .batch(vec![
+            stmt(&db, "UPDATE tasks SET revoked_at = ?3 WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL",
+                &[s(task_id), s(owner_id), n(now)])?,
+            stmt(&db, "UPDATE questions SET closed_at = ?3, close_reason = 'session_end'
+                       WHERE task_id = ?1 AND owner_id = ?2 AND closed_at IS NULL
+                       RETURNING id, kind, notified_at",
+                &[s(task_id), s(owner_id), n(now)])?,
+            stmt(&db, "SELECT id FROM tasks WHERE id = ?1 AND owner_id = ?2", &[s(task_id), s(owner_id)])?,
+        ])
+        .await?;
+    if results[2].results::<Value>()?.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(results[1].results()?))
+}

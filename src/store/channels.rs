@@ -1,0 +1,52 @@
+//! An owner's notification channels.
+
+use serde::Deserialize;
+use worker::{Env, Result};
+
+use super::{db, n, s, stmt};
+
+pub async fn put_channel(
+    env: &Env,
+    owner_id: &str,
+    kind: &str,
+    config: &str,
+    now: f64,
+) -> Result<()> {
+    let db = db(env)?;
+    stmt(&db, "INSERT INTO channels (owner_id, kind, config, updated_at) VALUES (?1, ?2, ?3, ?4)
+               ON CONFLICT (owner_id, kind) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at",
+        &[s(owner_id), s(kind), s(config), n(now)])?
+        .run()
+        .await?;
+    Ok(())
+}
+
+pub async fn delete_channel(env: &Env, owner_id: &str, kind: &str) -> Result<bool> {
+    let db = db(env)?;
+    let r = stmt(
+        &db,
+        "DELETE FROM channels WHERE owner_id = ?1 AND kind = ?2",
+        &[s(owner_id), s(kind)],
+    )?
+    .run()
+    .await?;
+    Ok(r.meta()?.and_then(|m| m.changes).unwrap_or(0) > 0)
+}
+
+#[derive(Deserialize)]
+pub struct ChannelRow {
+    pub kind: String,
+    pub config: String,
+}
+
+pub async fn channels(env: &Env, owner_id: &str) -> Result<Vec<ChannelRow>> {
+    let db = db(env)?;
+    stmt(
+        &db,
+        "SELECT kind, config FROM channels WHERE owner_id = ?1 ORDER BY kind",
+        &[s(owner_id)],
+    )?
+    .all()
+    .await?
+    .results()
+}
