@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use needs_you_core::Cli;
 
-use crate::install;
+use crate::install::{self, plugins};
 use crate::send::{self, Target};
 use crate::state::{self, StateDir};
 
@@ -133,5 +133,29 @@ fn check_hooks(r: &Report) {
                 path.display()
             ));
         }
+    }
+    let opencode = plugins::opencode_plugin_path();
+    if opencode.exists() {
+        r.ok(&format!(
+            "opencode plugin installed at {}",
+            opencode.display()
+        ));
+    } else {
+        r.note(&format!(
+            "opencode plugin not installed at {} (report-prompt install --cli opencode)",
+            opencode.display()
+        ));
+    }
+    let home = plugins::hermes_home();
+    match plugins::hermes_enabled(&home) {
+        (true, true) => r.ok(&format!("hermes plugin installed and enabled in {}", home.display())),
+        (true, false) => r.note(&format!(
+            "hermes plugin installed in {} but not in plugins.enabled (report-prompt install --cli hermes)",
+            home.display()
+        )),
+        _ => r.note(&format!(
+            "hermes plugin not installed in {} (report-prompt install --cli hermes)",
+            home.display()
+        )),
     }
 }

@@ -7,7 +7,7 @@
 
 mod enabled_list;
 pub mod hooks_json;
-mod plugins;
+pub mod plugins;
 
 use std::fs;
 use std::path::{Path, PathBuf};

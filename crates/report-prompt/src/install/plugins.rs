@@ -70,13 +70,36 @@ fn with_reporter(source: &str, exe: &str, literal: impl Fn(&str) -> String) -> S
     source.replacen(&literal("report-prompt"), &literal(exe), 1)
 }
 
-fn opencode(opts: &InstallOptions, exe: &str) -> Result<(), String> {
-    let path = opts.path.clone().unwrap_or_else(|| {
-        let config = std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|v| !v.is_empty())
-            .map_or_else(|| home().join(".config"), PathBuf::from);
-        config.join("opencode/plugins/needs-you.js")
+/// Where OpenCode loads our plugin from, by default.
+pub fn opencode_plugin_path() -> PathBuf {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home().join(".config"), PathBuf::from);
+    config.join("opencode/plugins/needs-you.js")
+}
+
+/// Hermes's home folder: `$HERMES_HOME`, else `~/.hermes`.
+pub fn hermes_home() -> PathBuf {
+    std::env::var_os("HERMES_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home().join(".hermes"), PathBuf::from)
+}
+
+/// Whether our Hermes plugin is installed and listed in `plugins.enabled`.
+pub fn hermes_enabled(hermes_home: &Path) -> (bool, bool) {
+    let installed = hermes_home
+        .join("plugins")
+        .join(NAME)
+        .join("__init__.py")
+        .exists();
+    let enabled = fs::read_to_string(hermes_home.join("config.yaml")).is_ok_and(|t| {
+        enabled_list::add(&t, NAME).is_none() && !enabled_list::is_disabled(&t, NAME)
     });
+    (installed, enabled)
+}
+
+fn opencode(opts: &InstallOptions, exe: &str) -> Result<(), String> {
+    let path = opts.path.clone().unwrap_or_else(opencode_plugin_path);
     let content = with_reporter(OPENCODE_PLUGIN, exe, |p| {
         format!(
             "const DEFAULT_REPORTER = {};",
@@ -98,11 +121,8 @@ fn opencode(opts: &InstallOptions, exe: &str) -> Result<(), String> {
 }
 
 fn hermes(opts: &InstallOptions, exe: &str) -> Result<(), String> {
-    let hermes_home = std::env::var_os("HERMES_HOME")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| home().join(".hermes"), PathBuf::from);
     // --path names the Hermes home folder for this CLI.
-    let hermes_home = opts.path.clone().unwrap_or(hermes_home);
+    let hermes_home = opts.path.clone().unwrap_or_else(hermes_home);
     let dir = hermes_home.join("plugins").join(NAME);
     let module = with_reporter(HERMES_MODULE, exe, |p| {
         format!(

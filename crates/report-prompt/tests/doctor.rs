@@ -1,0 +1,45 @@
+//! `report-prompt doctor`, run as a person runs it.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn doctor_passes_a_working_set_up_and_says_how_to_fix_a_broken_one() {
+    let sink = Sink::start();
+    let (t, dir) = state_dir();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let d = dir.to_str().unwrap();
+    let h = home.to_str().unwrap();
+
+    let good = run(
+        &["doctor", "--state-dir", d],
+        "",
+        &[
+            ("NEEDS_YOU_URL", sink.url.as_str()),
+            ("NEEDS_YOU_TOKEN", TOKEN),
+            ("HOME", h),
+        ],
+    );
+    let text = String::from_utf8_lossy(&good.stdout);
+    assert_eq!(good.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("ok    the server answers /v1/health"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ok    the credential belongs to task"),
+        "{text}"
+    );
+    assert!(text.contains("claude-code hooks not installed"), "{text}");
+    assert!(!text.contains(TOKEN), "the credential is never printed");
+    let paths: Vec<String> = sink.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths, ["/v1/health", "/v1/task"]);
+
+    let bad = run(&["doctor", "--state-dir", d], "", &[("HOME", h)]);
+    let text = String::from_utf8_lossy(&bad.stdout);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text.contains("FAIL  NEEDS_YOU_URL is not set"), "{text}");
+    assert!(text.contains("fix: export NEEDS_YOU_URL"), "{text}");
+}
