@@ -22,16 +22,18 @@ use needs_you_core::Kind;
 
 use crate::store::{self, AlarmView, Attempt, Closed};
 
-/// What the Worker asks of a question's object.
+/// What the Worker asks of a question's object. The object is named after its
+/// question (`id_from_name`), and that name is all it keeps: an armed object's
+/// only storage is its alarm.
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
 enum Command {
     /// Notify at `due_at` unless the question closes first.
-    Arm { question_id: String, due_at: f64 },
+    Arm { due_at: f64 },
     /// The question closed before anyone was notified: nothing left to do.
     Disarm,
     /// A notified question closed: tell the channels now.
-    Closed { question_id: String },
+    Closed,
 }
 
 #[durable_object]
@@ -49,34 +51,22 @@ impl DurableObject for Notifier {
         crate::panic::install_hook();
         let storage = self.state.storage();
         match req.json::<Command>().await? {
-            Command::Arm {
-                question_id,
-                due_at,
-            } => {
-                storage.put("question_id", question_id).await?;
-                storage.set_alarm(at(due_at)).await?;
-            }
-            Command::Disarm => {
-                storage.delete_alarm().await?;
-                storage.delete_all().await?;
-            }
-            Command::Closed { question_id } => {
-                storage.put("question_id", question_id).await?;
-                storage.set_alarm(at(now_ms())).await?;
-            }
+            Command::Arm { due_at } => storage.set_alarm(at(due_at)).await?,
+            Command::Disarm => storage.delete_alarm().await?,
+            Command::Closed => storage.set_alarm(at(now_ms())).await?,
         }
         Response::empty()
     }
 
     async fn alarm(&self) -> Result<Response> {
         crate::panic::install_hook();
-        let storage = self.state.storage();
-        let Some(question_id) = storage.get::<String>("question_id").await? else {
+        // The runtime passes the name an object was reached by to its alarm.
+        let Some(question_id) = self.state.id().name() else {
+            worker::console_error!("a notifier alarm fired without its question's name");
             return Response::empty();
         };
-        match deliver(&self.env, &question_id).await? {
-            Some(next) => storage.set_alarm(at(next)).await?,
-            None => storage.delete_all().await?,
+        if let Some(next) = deliver(&self.env, &question_id).await? {
+            self.state.storage().set_alarm(at(next)).await?;
         }
         Response::empty()
     }
@@ -110,15 +100,7 @@ async fn command(env: &Env, question_id: &str, cmd: &Command) -> Result<()> {
 
 pub async fn arm(env: &Env, question_id: &str, reported_at: f64) -> Result<()> {
     let due_at = reported_at + notify_delay_ms(env);
-    command(
-        env,
-        question_id,
-        &Command::Arm {
-            question_id: question_id.to_owned(),
-            due_at,
-        },
-    )
-    .await
+    command(env, question_id, &Command::Arm { due_at }).await
 }
 
 /// A question closed: disarm its alarm, or, if its owner was notified, wake it
@@ -128,9 +110,7 @@ pub async fn closed(env: &Env, q: &Closed) -> Result<()> {
         return Ok(());
     }
     let cmd = if q.notified_at.is_some() {
-        Command::Closed {
-            question_id: q.id.clone(),
-        }
+        Command::Closed
     } else {
         Command::Disarm
     };
