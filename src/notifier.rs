@@ -15,11 +15,11 @@ use worker::{
     ScheduledTime, State,
 };
 
+use needs_you_core::Kind;
+
 use crate::channels::{send, Channel, Event};
 use crate::config::{notify_delay_ms, retry_base_ms, MAX_ATTEMPTS};
 use crate::ids::now_ms;
-use needs_you_core::Kind;
-
 use crate::store::{self, AlarmView, Attempt, Closed};
 
 /// What the Worker asks of a question's object. The object is named after its
@@ -129,9 +129,7 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
     let now = now_ms();
     let mut retry_at = None;
     if view.question.closed_at.is_none() {
-        let notifies =
-            needs_you_core::Kind::parse(&view.question.kind).is_some_and(|k| k.notifies());
-        if !notifies {
+        if !Kind::parse(&view.question.kind).is_some_and(Kind::notifies) {
             return Ok(None);
         }
         let due = view.question.opened_at as f64 + notify_delay_ms(env);
