@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use needs_you_core::Cli;
 
-use crate::install::{self, plugins};
+use crate::install::{self, hooks_json, plugins};
 use crate::send::{self, Target};
 use crate::state::{self, StateDir};
 
@@ -121,10 +121,9 @@ fn check_hooks(r: &Report) {
         (Cli::ClaudeCode, install::claude_settings_path()),
         (Cli::Codex, PathBuf::from(install::CODEX_MANAGED_HOOKS)),
     ] {
-        let installed = install::read_json(&path).ok().is_some_and(|(_, v)| {
-            v.to_string()
-                .contains(&format!(" --cli {cli} --state-dir "))
-        });
+        let installed = install::read_json(&path)
+            .ok()
+            .is_some_and(|(_, v)| hooks_json::has_ours(&v, cli));
         if installed {
             r.ok(&format!("{cli} hooks installed in {}", path.display()));
         } else {

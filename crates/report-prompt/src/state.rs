@@ -25,19 +25,26 @@ pub const LOG: &str = "report-prompt.log";
 const LOG_MAX_BYTES: u64 = 64 * 1024;
 
 /// Where the state lives: `--state-dir`, else `$NEEDS_YOU_STATE_DIR`, else
-/// `$XDG_RUNTIME_DIR/needs-you`, else `/tmp/needs-you-<uid>`.
+/// `$XDG_RUNTIME_DIR/needs-you`, else `$HOME/.cache/needs-you` (and, with no
+/// HOME at all, `/tmp/needs-you-<uid>`). [`DEFAULT_DIR_SH`] is the same rule
+/// for `sh`, so a hook command can name the marker without knowing the user.
 pub fn resolve(explicit: Option<PathBuf>) -> PathBuf {
-    if let Some(p) = explicit {
-        return p;
-    }
-    if let Some(p) = std::env::var_os("NEEDS_YOU_STATE_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(p);
-    }
-    if let Some(p) = std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(p).join("needs-you");
-    }
-    PathBuf::from(format!("/tmp/needs-you-{}", uid()))
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    explicit
+        .or_else(|| var("NEEDS_YOU_STATE_DIR"))
+        .or_else(|| var("XDG_RUNTIME_DIR").map(|p| p.join("needs-you")))
+        .or_else(|| var("HOME").map(|p| p.join(".cache/needs-you")))
+        .unwrap_or_else(|| PathBuf::from(format!("/tmp/needs-you-{}", uid())))
 }
+
+/// [`resolve`]'s rule as a POSIX shell word (to be used inside double
+/// quotes): expanded by the hook's own shell, with no process started.
+pub const DEFAULT_DIR_SH: &str =
+    "${NEEDS_YOU_STATE_DIR:-${XDG_RUNTIME_DIR:-$HOME/.cache}/needs-you}";
 
 pub fn uid() -> u32 {
     // SAFETY: getuid has no preconditions and cannot fail.
@@ -53,7 +60,7 @@ impl StateDir {
     /// that another user owns or others can enter: markers there could be
     /// planted or read.
     pub fn open(path: PathBuf) -> io::Result<StateDir> {
-        match fs::DirBuilder::new().mode(0o700).create(&path) {
+        match fs::DirBuilder::new().recursive(true).mode(0o700).create(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),

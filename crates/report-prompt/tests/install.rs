@@ -29,14 +29,11 @@ const CLAUDE_SETTINGS: &str = r#"{
 }
 "#;
 
-fn install(args: &[&str], path: &Path, dir: &Path) -> std::process::Output {
+/// Runs an installer on `path` as a person would (no --state-dir: the hooks
+/// find the state directory from their own environment).
+fn install(args: &[&str], path: &Path) -> std::process::Output {
     let mut a = args.to_vec();
-    a.extend([
-        "--path",
-        path.to_str().unwrap(),
-        "--state-dir",
-        dir.to_str().unwrap(),
-    ]);
+    a.extend(["--path", path.to_str().unwrap()]);
     run(&a, "", &[("HOME", "/nonexistent")])
 }
 
@@ -46,16 +43,12 @@ fn read(path: &Path) -> Value {
 
 #[test]
 fn claude_code_install_is_additive_idempotent_and_reversible() {
-    let (t, dir) = state_dir();
+    let t = tempfile::tempdir().unwrap();
     let path = t.path().join("settings.json");
     std::fs::write(&path, CLAUDE_SETTINGS).unwrap();
     let original: Value = serde_json::from_str(CLAUDE_SETTINGS).unwrap();
 
-    let dry = install(
-        &["install", "--cli", "claude-code", "--dry-run"],
-        &path,
-        &dir,
-    );
+    let dry = install(&["install", "--cli", "claude-code", "--dry-run"], &path);
     assert_eq!(dry.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&dry.stdout).contains("would change"));
     assert_eq!(
@@ -64,7 +57,7 @@ fn claude_code_install_is_additive_idempotent_and_reversible() {
         "dry run writes nothing"
     );
 
-    let out = install(&["install", "--cli", "claude-code"], &path, &dir);
+    let out = install(&["install", "--cli", "claude-code"], &path);
     assert_success(&out);
     let v = read(&path);
     let backup = t.path().join("settings.json.needs-you.bak");
@@ -107,7 +100,7 @@ fn claude_code_install_is_additive_idempotent_and_reversible() {
     );
 
     let again = std::fs::read_to_string(&path).unwrap();
-    let out = install(&["install", "--cli", "claude-code"], &path, &dir);
+    let out = install(&["install", "--cli", "claude-code"], &path);
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to change"));
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
@@ -115,7 +108,7 @@ fn claude_code_install_is_additive_idempotent_and_reversible() {
         "a second run changes nothing"
     );
 
-    let out = install(&["uninstall", "--cli", "claude-code"], &path, &dir);
+    let out = install(&["uninstall", "--cli", "claude-code"], &path);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         read(&path),
@@ -126,9 +119,9 @@ fn claude_code_install_is_additive_idempotent_and_reversible() {
 
 #[test]
 fn codex_install_writes_only_hooks() {
-    let (t, dir) = state_dir();
+    let t = tempfile::tempdir().unwrap();
     let path = t.path().join("etc-codex/hooks.json");
-    let out = install(&["install", "--cli", "codex"], &path, &dir);
+    let out = install(&["install", "--cli", "codex"], &path);
     assert_success(&out);
     let v = read(&path);
     assert_eq!(
@@ -148,17 +141,17 @@ fn codex_install_writes_only_hooks() {
             "SessionEnd"
         ]
     );
-    install(&["uninstall", "--cli", "codex"], &path, &dir);
+    install(&["uninstall", "--cli", "codex"], &path);
     assert_eq!(read(&path), json!({}));
 }
 
 #[test]
 fn a_settings_file_that_is_not_json_is_left_untouched() {
-    let (t, dir) = state_dir();
+    let t = tempfile::tempdir().unwrap();
     let path = t.path().join("settings.json");
     let broken = "{ \"model\": \"opus\", // a comment\n}";
     std::fs::write(&path, broken).unwrap();
-    let out = install(&["install", "--cli", "claude-code"], &path, &dir);
+    let out = install(&["install", "--cli", "claude-code"], &path);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -170,10 +163,13 @@ fn a_settings_file_that_is_not_json_is_left_untouched() {
 }
 
 /// Runs an installed hook command the way a CLI does: `sh -c`, event on stdin.
-fn run_installed(command: &str, stdin: &str, url: &str) -> std::process::Output {
+fn run_installed(command: &str, stdin: &str, url: &str, home: &Path) -> std::process::Output {
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(command)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
         .env("NEEDS_YOU_URL", url)
         .env("NEEDS_YOU_TOKEN", TOKEN);
     feed(cmd, stdin)
@@ -182,9 +178,12 @@ fn run_installed(command: &str, stdin: &str, url: &str) -> std::process::Output 
 #[test]
 fn the_installed_guard_skips_the_reporter_until_something_is_open() {
     let sink = Sink::start();
-    let (t, dir) = state_dir();
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    // The default state directory, as the hook's shell and the reporter both find it.
+    let dir = home.join(".cache/needs-you");
     let path = t.path().join("settings.json");
-    install(&["install", "--cli", "claude-code"], &path, &dir);
+    install(&["install", "--cli", "claude-code"], &path);
     let v = read(&path);
     let command = |event: &str| {
         v["hooks"][event][0]["hooks"][0]["command"]
@@ -198,7 +197,7 @@ fn the_installed_guard_skips_the_reporter_until_something_is_open() {
 
     // Nothing open: the guard drains stdin and never starts the reporter; the
     // state directory is not even created.
-    let out = run_installed(&command("PostToolUse"), &post_tool_use, &sink.url);
+    let out = run_installed(&command("PostToolUse"), &post_tool_use, &sink.url, &home);
     assert_quiet(&out);
     assert!(!dir.exists(), "the reporter did not run");
 
@@ -209,12 +208,14 @@ fn the_installed_guard_skips_the_reporter_until_something_is_open() {
         &command("Notification"),
         &notification,
         &sink.url,
+        &home,
     ));
     assert!(dir.join("open").exists());
     assert_quiet(&run_installed(
         &command("PostToolUse"),
         &post_tool_use,
         &sink.url,
+        &home,
     ));
     assert!(!dir.join("open").exists());
     let got = sink.wait_for(2);
@@ -238,9 +239,9 @@ fn the_installed_guard_skips_the_reporter_until_something_is_open() {
 
 #[test]
 fn opencode_plugin_install_round_trip() {
-    let (t, dir) = state_dir();
+    let t = tempfile::tempdir().unwrap();
     let path = t.path().join("config/opencode/plugins/needs-you.js");
-    let out = install(&["install", "--cli", "opencode"], &path, &dir);
+    let out = install(&["install", "--cli", "opencode"], &path);
     assert_success(&out);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
@@ -251,25 +252,25 @@ fn opencode_plugin_install_round_trip() {
         "the reporter's absolute path is written in"
     );
     assert!(text.contains("export const NeedsYou"));
-    let out = install(&["install", "--cli", "opencode"], &path, &dir);
+    let out = install(&["install", "--cli", "opencode"], &path);
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to change"));
-    install(&["uninstall", "--cli", "opencode"], &path, &dir);
+    install(&["uninstall", "--cli", "opencode"], &path);
     assert!(!path.exists());
 }
 
 #[test]
 fn hermes_plugin_install_enables_it_without_disturbing_the_config() {
-    let (t, dir) = state_dir();
+    let t = tempfile::tempdir().unwrap();
     let home = t.path().join("hermes-home");
     std::fs::create_dir_all(&home).unwrap();
     let config = "# Hermes config\nmodel:\n  default: anthropic/claude-sonnet-4.6\nplugins:\n  enabled:\n    - disk-cleanup\n  disabled: []\n";
     std::fs::write(home.join("config.yaml"), config).unwrap();
 
-    let dry = install(&["install", "--cli", "hermes", "--dry-run"], &home, &dir);
+    let dry = install(&["install", "--cli", "hermes", "--dry-run"], &home);
     assert_success(&dry);
     assert!(!home.join("plugins").exists(), "dry run writes nothing");
 
-    let out = install(&["install", "--cli", "hermes"], &home, &dir);
+    let out = install(&["install", "--cli", "hermes"], &home);
     assert_success(&out);
     let plugin = home.join("plugins/needs-you");
     assert!(std::fs::read_to_string(plugin.join("plugin.yaml"))
@@ -287,13 +288,13 @@ fn hermes_plugin_install_enables_it_without_disturbing_the_config() {
         )
     );
 
-    let out = install(&["install", "--cli", "hermes"], &home, &dir);
+    let out = install(&["install", "--cli", "hermes"], &home);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("nothing to change"),
         "idempotent"
     );
 
-    install(&["uninstall", "--cli", "hermes"], &home, &dir);
+    install(&["uninstall", "--cli", "hermes"], &home);
     assert_eq!(
         std::fs::read_to_string(home.join("config.yaml")).unwrap(),
         config

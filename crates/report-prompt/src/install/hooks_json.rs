@@ -7,7 +7,7 @@
 //!
 //! Our groups are appended after the user's, nothing of theirs is reordered or
 //! dropped, and a second run finds every hook in place and changes nothing. Our
-//! hooks are recognised by their command (`… --cli <cli> --state-dir …`).
+//! hooks are recognised by their command (`… report-prompt… --cli <cli>`).
 //! Everything here is pure: `Value` in, `Value` and a list of changes out.
 
 use serde_json::{json, Map, Value};
@@ -59,30 +59,68 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The command a hook runs.
-pub fn command(exe: &str, cli: Cli, state_dir: &str, guarded: bool) -> String {
-    let run = format!(
-        "{} --cli {cli} --state-dir {}",
-        sh_quote(exe),
-        sh_quote(state_dir)
-    );
+/// The command a hook runs. Without `state_dir`, the reporter and the guard
+/// both find the state directory from the hook's own environment, so one
+/// machine-wide file (Codex's `/etc/codex/hooks.json`) serves every user.
+pub fn command(exe: &str, cli: Cli, state_dir: Option<&str>, guarded: bool) -> String {
+    let (run, marker) = match state_dir {
+        Some(dir) => (
+            format!(
+                "{} --cli {cli} --state-dir {}",
+                sh_quote(exe),
+                sh_quote(dir)
+            ),
+            sh_quote(&format!(
+                "{}/{}",
+                dir.trim_end_matches('/'),
+                crate::state::MARKER
+            )),
+        ),
+        None => (
+            format!("{} --cli {cli}", sh_quote(exe)),
+            format!(
+                "\"{}/{}\"",
+                crate::state::DEFAULT_DIR_SH,
+                crate::state::MARKER
+            ),
+        ),
+    };
     if guarded {
-        let marker = format!(
-            "{}/{}",
-            state_dir.trim_end_matches('/'),
-            crate::state::MARKER
-        );
-        format!(
-            "if [ -e {} ]; then exec {run}; else cat >/dev/null; fi",
-            sh_quote(&marker)
-        )
+        format!("if [ -e {marker} ]; then exec {run}; else cat >/dev/null; fi")
     } else {
         run
     }
 }
 
+/// One of our hooks: it runs report-prompt for this CLI.
 pub fn is_ours(command: &str, cli: Cli) -> bool {
-    command.contains(&format!(" --cli {cli} --state-dir "))
+    let flag = format!(" --cli {cli}");
+    command.contains("report-prompt")
+        && command.match_indices(&flag).any(|(i, _)| {
+            matches!(
+                command[i + flag.len()..].chars().next(),
+                None | Some(' ' | ';' | '\'')
+            )
+        })
+}
+
+/// Whether a settings file holds any hook of ours for `cli`.
+pub fn has_ours(root: &Value, cli: Cli) -> bool {
+    let Some(hooks) = root.get("hooks").and_then(Value::as_object) else {
+        return false;
+    };
+    hooks
+        .values()
+        .filter_map(Value::as_array)
+        .flatten()
+        .any(|group| {
+            group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .any(|h| hook_command(h).is_some_and(|c| is_ours(c, cli)))
+        })
 }
 
 fn hook_command(h: &Value) -> Option<&str> {
@@ -114,7 +152,7 @@ pub fn add(
     specs: &[HookSpec],
     cli: Cli,
     exe: &str,
-    state_dir: &str,
+    state_dir: Option<&str>,
 ) -> Result<Vec<String>, String> {
     let root = root
         .as_object_mut()
@@ -215,7 +253,7 @@ mod tests {
     use super::*;
 
     const EXE: &str = "/usr/local/bin/report-prompt";
-    const DIR: &str = "/run/user/1000/needs-you";
+    const DIR: Option<&str> = None;
 
     fn users_settings() -> Value {
         json!({
@@ -314,12 +352,30 @@ mod tests {
 
     #[test]
     fn commands_quote_paths_and_guard_closers() {
-        let c = command("/a b/it's", Cli::Codex, "/tmp/d", true);
+        let c = command("/a b/report-prompt's", Cli::Codex, Some("/tmp/d"), true);
         assert_eq!(
             c,
-            r"if [ -e '/tmp/d/open' ]; then exec '/a b/it'\''s' --cli codex --state-dir '/tmp/d'; else cat >/dev/null; fi"
+            r"if [ -e '/tmp/d/open' ]; then exec '/a b/report-prompt'\''s' --cli codex --state-dir '/tmp/d'; else cat >/dev/null; fi"
         );
         assert!(is_ours(&c, Cli::Codex));
         assert!(!is_ours(&c, Cli::ClaudeCode));
+    }
+
+    #[test]
+    fn default_commands_find_the_state_directory_at_hook_time() {
+        let c = command("/usr/bin/report-prompt", Cli::Codex, None, true);
+        assert_eq!(
+            c,
+            r#"if [ -e "${NEEDS_YOU_STATE_DIR:-${XDG_RUNTIME_DIR:-$HOME/.cache}/needs-you}/open" ]; then exec '/usr/bin/report-prompt' --cli codex; else cat >/dev/null; fi"#
+        );
+        assert!(is_ours(&c, Cli::Codex));
+        let open = command("/usr/bin/report-prompt", Cli::Codex, None, false);
+        assert_eq!(open, "'/usr/bin/report-prompt' --cli codex");
+        assert!(is_ours(&open, Cli::Codex));
+        assert!(!is_ours(
+            "'/usr/bin/report-prompt' --cli codexx",
+            Cli::Codex
+        ));
+        assert!(!is_ours("notify-send --cli codex", Cli::Codex));
     }
 }

@@ -16,7 +16,6 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::args::InstallOptions;
-use crate::state;
 
 pub fn run(opts: &InstallOptions) -> i32 {
     let result = match opts.cli {
@@ -65,15 +64,14 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
     let changes = if opts.uninstall {
         hooks_json::remove(&mut value, opts.cli)
     } else {
-        let dir = state::resolve(opts.state_dir.clone());
-        hooks_json::add(
-            &mut value,
-            specs,
-            opts.cli,
-            &own_path()?,
-            &dir.to_string_lossy(),
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))?
+        // Only an explicit --state-dir is written into the hooks; by default
+        // each hook finds the directory from its own environment.
+        let dir = opts
+            .state_dir
+            .as_ref()
+            .map(|d| d.to_string_lossy().into_owned());
+        hooks_json::add(&mut value, specs, opts.cli, &own_path()?, dir.as_deref())
+            .map_err(|e| format!("{}: {e}", path.display()))?
     };
     report_changes(&path, &changes, opts.dry_run);
     if changes.is_empty() || opts.dry_run {
