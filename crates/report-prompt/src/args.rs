@@ -19,7 +19,7 @@ FOR PEOPLE:
 ENVIRONMENT:
   NEEDS_YOU_URL         the server, e.g. https://needs-you.example.workers.dev
   NEEDS_YOU_TOKEN       this task's credential (nyt_...); never put it on a command line
-  NEEDS_YOU_STATE_DIR   where markers live (default $XDG_RUNTIME_DIR/needs-you, else /tmp/needs-you-UID)
+  NEEDS_YOU_STATE_DIR   where markers live (default $XDG_RUNTIME_DIR/needs-you, else ~/.cache/needs-you)
 ";
 
 pub enum Command {
