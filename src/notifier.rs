@@ -129,7 +129,11 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
     let now = now_ms();
     let mut retry_at = None;
     if view.question.closed_at.is_none() {
-        if !Kind::parse(&view.question.kind).is_some_and(Kind::notifies) {
+        let expired = view
+            .question
+            .task_expires_at
+            .is_some_and(|t| t as f64 <= now);
+        if expired || !Kind::parse(&view.question.kind).is_some_and(Kind::notifies) {
             return Ok(None);
         }
         let due = view.question.opened_at as f64 + notify_delay_ms(env);
@@ -138,8 +142,10 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
         }
         let pass = deliver_event(env, &view, Event::Open, now).await?;
         retry_at = pass.retry_at;
-        let closed_meanwhile =
-            pass.any_ok && store::mark_notified(env, question_id, now_ms()).await?;
+        // Notified once any channel has it, in this pass or an earlier one (an
+        // earlier pass may have failed to record it).
+        let notified = pass.any_ok || view.delivered(Event::Open);
+        let closed_meanwhile = notified && store::mark_notified(env, question_id, now_ms()).await?;
         if !closed_meanwhile {
             return Ok(retry_at);
         }
@@ -158,29 +164,37 @@ struct Pass {
     retry_at: Option<f64>,
 }
 
-/// Sends `event` to every channel that still needs it, once each.
+/// Sends `event` to every channel that still needs it, once each. An open
+/// stops as soon as the question is found closed: nothing is sent for a
+/// question after its close.
 async fn deliver_event(env: &Env, view: &AlarmView, event: Event, now: f64) -> Result<Pass> {
     let q = &view.question;
     let mut pass = Pass {
         any_ok: false,
         retry_at: None,
     };
+    let mut first = true;
     for row in &view.channels {
-        let summary = |ev: Event| {
-            view.attempts
-                .iter()
-                .find(|a| a.channel == row.kind && a.event == ev.as_str())
-        };
-        let done = summary(event).is_some_and(|a| a.ok != 0);
-        let tried = summary(event).map_or(0, |a| a.attempts as u32);
+        let done = view.summary(&row.kind, event).is_some_and(|a| a.ok != 0);
+        let tried = view
+            .summary(&row.kind, event)
+            .map_or(0, |a| a.attempts as u32);
         // A close goes only to the channels that were told of the open.
         let wanted = match event {
             Event::Open => true,
-            Event::Close => summary(Event::Open).is_some_and(|a| a.ok != 0),
+            Event::Close => view
+                .summary(&row.kind, Event::Open)
+                .is_some_and(|a| a.ok != 0),
         };
         if done || !wanted || tried >= MAX_ATTEMPTS {
             continue;
         }
+        // The first send follows the fresh read; later ones re-check, since a
+        // slow channel before them gave the question time to close.
+        if event == Event::Open && !first && store::is_closed(env, &q.id).await? {
+            break;
+        }
+        first = false;
         let result = match Channel::from_stored(&row.kind, &row.config) {
             Ok(channel) => send(&channel.request(event, q, now)).await,
             Err(e) => Err(format!("bad configuration: {e}")),
@@ -191,20 +205,20 @@ async fn deliver_event(env: &Env, view: &AlarmView, event: Event, now: f64) -> R
             Err(e) => (false, None, Some(e.clone())),
         };
         let attempt = tried + 1;
-        store::record_attempt(
-            env,
-            &Attempt {
-                question_id: &q.id,
-                channel: &row.kind,
-                event: event.as_str(),
-                attempt,
-                ok,
-                status,
-                error: error.as_deref(),
-            },
-            now_ms(),
-        )
-        .await?;
+        let record = Attempt {
+            question_id: &q.id,
+            channel: &row.kind,
+            event: event.as_str(),
+            attempt,
+            ok,
+            status,
+            error: error.as_deref(),
+        };
+        // Not fatal: an error here would make the runtime retry the whole
+        // alarm and send again what was just delivered.
+        if let Err(e) = store::record_attempt(env, &record, now_ms()).await {
+            worker::console_error!("could not record a delivery of {}: {e}", q.id);
+        }
         if ok {
             pass.any_ok = true;
         } else if attempt < MAX_ATTEMPTS {

@@ -7,9 +7,14 @@
 pub mod ntfy;
 pub mod webhook;
 
+use std::time::Duration;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
-use worker::{Fetch, Headers, Method, Request, RequestInit};
+
+use worker::{
+    wasm_bindgen_futures, AbortController, Delay, Fetch, Headers, Method, Request, RequestInit,
+};
 
 use crate::store::AlarmQuestion;
 
@@ -143,7 +148,11 @@ pub fn option_lines(options: &str) -> String {
         .join("\n")
 }
 
-/// Sends one request; `Ok(status)` for any HTTP answer, `Err` when none came.
+/// How long a channel gets to answer before the attempt counts as failed.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Sends one request; `Ok(status)` for any HTTP answer, `Err` when none came
+/// within [`SEND_TIMEOUT`].
 pub async fn send(out: &Outgoing) -> Result<u16, String> {
     let headers = Headers::new();
     for (name, value) in &out.headers {
@@ -162,8 +171,16 @@ pub async fn send(out: &Outgoing) -> Result<u16, String> {
         init.with_body(Some(body.as_str().into()));
     }
     let req = Request::new_with_init(&out.url, &init).map_err(|e| format!("bad request: {e}"))?;
+    // A channel that never answers must not hold the alarm: abort it. Aborting
+    // a request that already finished does nothing.
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    wasm_bindgen_futures::spawn_local(async move {
+        Delay::from(SEND_TIMEOUT).await;
+        controller.abort();
+    });
     let resp = Fetch::Request(req)
-        .send()
+        .send_with_signal(&signal)
         .await
         .map_err(|e| format!("no answer: {e}"))?;
     Ok(resp.status_code())

@@ -20,6 +20,7 @@ pub struct AlarmQuestion {
     pub opened_at: i64,
     pub closed_at: Option<i64>,
     pub close_reason: Option<String>,
+    pub task_expires_at: Option<i64>,
 }
 
 /// Past attempts of one (channel, event): how many, and whether one succeeded.
@@ -42,7 +43,7 @@ pub async fn alarm_view(env: &Env, question_id: &str) -> Result<Option<AlarmView
     let results = db
         .batch(vec![
             stmt(&db, "SELECT q.id, q.task_id, t.name AS task_name, q.cli, q.kind, q.text, q.options,
-                              q.opened_at, q.closed_at, q.close_reason
+                              q.opened_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at
                        FROM questions q JOIN tasks t ON t.id = q.task_id WHERE q.id = ?1",
                 &[s(question_id)])?,
             stmt(&db, "SELECT kind, config FROM channels
@@ -121,4 +122,37 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<boo
         .into_iter()
         .next()
         .is_some_and(|r| r.closed_at.is_some()))
+}
+
+impl AlarmView {
+    /// Past attempts of `event` on the channel `kind`.
+    pub fn summary(&self, kind: &str, event: crate::channels::Event) -> Option<&AttemptSummary> {
+        self.attempts
+            .iter()
+            .find(|a| a.channel == kind && a.event == event.as_str())
+    }
+
+    /// Whether any channel has received `event` for this question.
+    pub fn delivered(&self, event: crate::channels::Event) -> bool {
+        self.attempts
+            .iter()
+            .any(|a| a.event == event.as_str() && a.ok != 0)
+    }
+}
+
+/// Whether the question has closed (or is gone).
+pub async fn is_closed(env: &Env, question_id: &str) -> Result<bool> {
+    let db = db(env)?;
+    #[derive(Deserialize)]
+    struct Row {
+        closed_at: Option<i64>,
+    }
+    let row: Option<Row> = stmt(
+        &db,
+        "SELECT closed_at FROM questions WHERE id = ?1",
+        &[s(question_id)],
+    )?
+    .first(None)
+    .await?;
+    Ok(row.is_none_or(|r| r.closed_at.is_some()))
 }

@@ -36,15 +36,15 @@ pub struct QuestionView {
 
 /// The owner's open questions, newest first. Reads only the partial index of
 /// open questions.
-pub async fn needs_you(env: &Env, owner_id: &str) -> Result<Vec<QuestionView>> {
+pub async fn needs_you(env: &Env, owner_id: &str, now: f64) -> Result<Vec<QuestionView>> {
     let db = db(env)?;
     let rows: Vec<QuestionRow> = stmt(&db,
         "SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
                 q.options, q.opened_at, q.notified_at
          FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
-         WHERE q.owner_id = ?1 AND q.closed_at IS NULL
+         WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
          ORDER BY q.opened_at DESC",
-        &[s(owner_id)])?
+        &[s(owner_id), n(now)])?
         .all()
         .await?
         .results()?;
@@ -73,6 +73,14 @@ pub async fn delete_old_questions(env: &Env, now: f64) -> Result<usize> {
     let cutoff = n(now - KEEP_CLOSED_MS);
     let results = db
         .batch(vec![
+            // An expired task can no longer report, so nothing would ever close
+            // its questions: close them, like a revoke does.
+            stmt(
+                &db,
+                "UPDATE questions SET closed_at = ?1, close_reason = 'session_end'
+                 WHERE closed_at IS NULL AND task_id IN (SELECT id FROM tasks WHERE expires_at <= ?1)",
+                &[n(now)],
+            )?,
             stmt(
                 &db,
                 "DELETE FROM deliveries WHERE question_id IN
@@ -94,5 +102,5 @@ pub async fn delete_old_questions(env: &Env, now: f64) -> Result<usize> {
             )?,
         ])
         .await?;
-    Ok(results[1].meta()?.and_then(|m| m.changes).unwrap_or(0))
+    Ok(results[2].meta()?.and_then(|m| m.changes).unwrap_or(0))
 }

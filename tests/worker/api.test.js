@@ -99,7 +99,11 @@ test("an expired credential is refused", async () => {
   const ana = await newOwner(w);
   const task = await newTask(w, ana.token, { name: "short", expires_in_s: 1 });
   assert.equal((await call(w, "GET", "/v1/task", { token: task.credential })).status, 200);
+  await post(w, task.credential, report({ action: "open", kind: "reply", text: "Still there?" }));
+  assert.equal((await call(w, "GET", "/v1/needs-you", { token: ana.token })).body.questions.length, 1);
   await sleep(1100);
+  assert.deepEqual((await call(w, "GET", "/v1/needs-you", { token: ana.token })).body.questions, [],
+    "an expired task's questions leave the list");
   const r = await call(w, "GET", "/v1/task", { token: task.credential });
   assert.equal(r.status, 401);
   assert.match(r.body.message, /expired/);

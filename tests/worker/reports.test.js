@@ -143,7 +143,7 @@ test("the list reads the partial index of open questions", async () => {
   assert.doesNotMatch(detail, /TEMP B-TREE/, "no sort step: the index gives the order");
 });
 
-test("the daily clean-up deletes closed questions older than 30 days, and nothing else", async () => {
+test("the daily clean-up closes an expired task's questions and deletes closed questions older than 30 days", async () => {
   const old = Date.now() - 31 * 24 * 3600 * 1000;
   const insert = (id, closedAt) =>
     w.db.prepare(`INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq, closed_at, close_reason)
@@ -152,8 +152,15 @@ test("the daily clean-up deletes closed questions older than 30 days, and nothin
   await insert("q_old", old);
   await insert("q_recent", Date.now() - 24 * 3600 * 1000);
   await insert("q_open_old", null);
+  const expired = await newTask(w, ana.token, { name: "expiring", expires_in_s: 1 });
+  const open = await post(w, expired.credential, report({ session: "exp", action: "open", kind: "reply", text: "Q?" }));
+  await new Promise((r) => setTimeout(r, 1100));
   const worker = await w.mf.getWorker();
   await worker.scheduled({ cron: "17 3 * * *", scheduledTime: new Date() });
   const ids = (await w.db.prepare("SELECT id FROM questions WHERE id IN ('q_old','q_recent','q_open_old')").all()).results.map((r) => r.id);
   assert.deepEqual(ids.sort(), ["q_open_old", "q_recent"]);
+  const closed = await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(open.body.question_id).first();
+  assert.equal(closed.close_reason, "session_end", "the expired task's question was closed");
+  const still = await w.db.prepare("SELECT closed_at FROM questions WHERE id = 'q_open_old'").first();
+  assert.equal(still.closed_at, null, "a live task's open question stays open");
 });

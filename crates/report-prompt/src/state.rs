@@ -60,7 +60,11 @@ impl StateDir {
     /// that another user owns or others can enter: markers there could be
     /// planted or read.
     pub fn open(path: PathBuf) -> io::Result<StateDir> {
-        match fs::DirBuilder::new().recursive(true).mode(0o700).create(&path) {
+        match fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&path)
+        {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
