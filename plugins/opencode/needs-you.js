@@ -29,7 +29,7 @@ const DEFAULT_REPORTER = "report-prompt";
 
 function createTracker(send) {
   const children = new Set(); // session ids of subagent sessions
-  const openDialog = new Map(); // session id -> the request id of its open dialog
+  const openDialogs = new Map(); // session id -> Set of the request ids of its open dialogs
   const lastStatus = new Map(); // session id -> "busy" | "idle"
   const lastAssistant = new Map(); // session id -> the id of its newest assistant message
   const roles = new Map(); // message id -> role
@@ -68,20 +68,28 @@ function createTracker(send) {
     return parts ? [...parts.values()].join("\n").trim() : "";
   }
 
+  // Two dialogs can be pending in one session (parallel tool permissions, a
+  // permission and a question). The server keeps one open question per
+  // session, the newest; it closes when the last pending dialog is answered.
   function openDialogFor(session, id, normalized) {
-    openDialog.set(session, id ?? true);
+    if (!openDialogs.has(session)) openDialogs.set(session, new Set());
+    openDialogs.get(session).add(id ?? "unnamed");
     send({ ...normalized, session });
   }
 
-  function closeDialogFor(session) {
-    if (!openDialog.has(session)) return;
-    openDialog.delete(session);
+  function closeDialogFor(session, id) {
+    const pending = openDialogs.get(session);
+    if (!pending) return;
+    if (id && pending.has(id)) pending.delete(id);
+    else pending.clear(); // an answer we cannot match: assume it ended them all
+    if (pending.size > 0) return;
+    openDialogs.delete(session);
     send({ event: "close", session, reason: "answered" });
   }
 
   function status(session, type) {
     // Around an open dialog the agent is busy waiting for it; that says nothing.
-    if (openDialog.has(session)) return;
+    if (openDialogs.has(session)) return;
     if (lastStatus.get(session) === type) return; // busy repeats every step; idle may come twice
     lastStatus.set(session, type);
     if (type === "busy") send({ event: "close", session, reason: "prompt_submitted" });
@@ -108,7 +116,7 @@ function createTracker(send) {
       case "question.replied":
       case "question.rejected":
       case "permission.replied":
-        return closeDialogFor(session);
+        return closeDialogFor(session, p.requestID ?? p.permissionID);
       case "session.status":
         return status(session, p.status?.type);
       case "session.idle":

@@ -301,3 +301,22 @@ fn hermes_plugin_install_enables_it_without_disturbing_the_config() {
     );
     assert!(!plugin.exists());
 }
+
+#[test]
+fn a_symlinked_settings_file_stays_a_link() {
+    let t = tempfile::tempdir().unwrap();
+    let real = t.path().join("dotfiles/claude-settings.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, CLAUDE_SETTINGS).unwrap();
+    let link = t.path().join("settings.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    assert_success(&install(&["install", "--cli", "claude-code"], &link));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(
+        read(&real)["hooks"]["PreToolUse"].is_array(),
+        "the file behind the link changed"
+    );
+}

@@ -31,6 +31,7 @@ Hermes produced them: a close never overtakes its open. Every callback takes
 exception: a traceback must never reach the person's terminal.
 """
 
+import atexit
 import json
 import os
 import queue
@@ -57,6 +58,9 @@ class Reporter:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="needs-you-reporter", daemon=True)
                 self._thread.start()
+                # The worker is a daemon thread: at exit, give the last reports
+                # (often the interrupted close) a moment to go out.
+                atexit.register(self.flush, 2)
         self._queue.put(dict(event, v=1))
 
     def flush(self, timeout=None):

@@ -5,6 +5,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -188,6 +189,21 @@ class PluginTest(unittest.TestCase):
         for i in order:
             expected += [f"open Q{i}?", "close"]
         self.assertEqual([f"open {r['text']}" if r["action"] == "open" else "close" for r in got], expected)
+
+    def test_reports_queued_at_exit_still_go_out(self):
+        script = (
+            "import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('hermes_plugins.needs_you', {str(PLUGIN_DIR / '__init__.py')!r},"
+            f" submodule_search_locations=[{str(PLUGIN_DIR)!r}])\n"
+            "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m; spec.loader.exec_module(m)\n"
+            "class Ctx:\n    hooks = {}\n    def register_hook(self, n, f): self.hooks[n] = f\n"
+            "ctx = Ctx(); m.register(ctx)\n"
+            f"ctx.hooks['pre_tool_call'](tool_name='clarify', args={{'question': 'Exit?'}}, session_id={SESSION!r})\n"
+            f"ctx.hooks['on_session_end'](session_id={SESSION!r}, interrupted=True, reason='shutdown')\n"
+        )
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=20)
+        got = self.reports(2)
+        self.assertEqual([(r["action"], r.get("reason")) for r in got], [("open", None), ("close", "interrupted")])
 
     def test_missing_fields_and_garbage_never_raise(self):
         os.environ["NEEDS_YOU_REPORTER"] = "/nonexistent/report-prompt"

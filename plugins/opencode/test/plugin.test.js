@@ -116,6 +116,21 @@ test("busy and idle around an open dialog do not close it", async () => {
   assert.deepEqual(got.map((r) => r.action), ["open", "close"]);
 });
 
+test("two pending dialogs in one session close when the last is answered", async () => {
+  const emit = await plugin();
+  const perm = (id, command) => ({ id, sessionID: S, permission: "bash", patterns: [command], metadata: { command } });
+  await emit("permission.asked", perm("per_a", "npm test"));
+  await emit("permission.asked", perm("per_b", "npm run lint"));
+  await emit("permission.replied", { sessionID: S, requestID: "per_a", reply: "once" });
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  const open = await reports(2);
+  assert.deepEqual(open.map((r) => [r.action, r.text]), [["open", "bash: npm test"], ["open", "bash: npm run lint"]],
+    "the first answer closes nothing while the second waits");
+  await emit("permission.replied", { sessionID: S, requestID: "per_b", reply: "once" });
+  const got = await reports(3);
+  assert.deepEqual(got.map((r) => r.action), ["open", "open", "close"]);
+});
+
 test("a child (subagent) session asking is ignored", async () => {
   const emit = await plugin();
   await emit("session.created", { sessionID: "ses_child", info: { id: "ses_child", parentID: S, title: "explore" } });

@@ -120,8 +120,17 @@ pub fn read_json(path: &Path) -> Result<(Option<String>, Value), String> {
 }
 
 /// Writes `text` to `path` through a temporary file and a rename, after
-/// copying the previous content to `<path>.needs-you.bak`.
+/// copying the previous content to `<path>.needs-you.bak`. A symbolic link
+/// (a dotfiles manager's) is followed, so the file it points to is changed and
+/// the link stays a link.
 pub fn write_with_backup(path: &Path, original: Option<&str>, text: &str) -> Result<(), String> {
+    let linked = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if linked {
+        fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+    } else {
+        path.to_owned()
+    };
+    let path = target.as_path();
     let fail = |what: &str, e: std::io::Error| format!("cannot {what} {}: {e}", path.display());
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| fail("create the folder of", e))?;

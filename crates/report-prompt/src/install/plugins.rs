@@ -93,7 +93,7 @@ pub fn hermes_enabled(hermes_home: &Path) -> (bool, bool) {
         .join("__init__.py")
         .exists();
     let enabled = fs::read_to_string(hermes_home.join("config.yaml")).is_ok_and(|t| {
-        enabled_list::add(&t, NAME).is_none() && !enabled_list::is_disabled(&t, NAME)
+        matches!(enabled_list::add(&t, NAME), Ok(None)) && !enabled_list::is_disabled(&t, NAME)
     });
     (installed, enabled)
 }
@@ -171,7 +171,8 @@ fn enable(config: &Path, opts: &InstallOptions) -> Result<Vec<String>, String> {
         enabled_list::remove(&text, NAME)
     } else {
         enabled_list::add(&text, NAME)
-    };
+    }
+    .map_err(|e| format!("{}: {e}; nothing was changed there", config.display()))?;
     let Some(updated) = updated else {
         return Ok(Vec::new());
     };
