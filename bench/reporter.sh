@@ -25,7 +25,10 @@ echo '{"session_id":"bench","hook_event_name":"Stop","stop_hook_active":false,"l
 echo '{"session_id":"bench-q","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which auth strategy?","header":"Auth","options":[{"label":"OAuth"},{"label":"Email"}]}]}}' > "$WORK/ask.json"
 
 export NEEDS_YOU_TOKEN=nyt_bench
-GUARD="if [ -e $WORK/idle/open ]; then exec $BIN --cli claude-code --state-dir $WORK/idle; else cat >/dev/null; fi"
+# The guard exactly as `report-prompt install` writes it (the state directory
+# found from the environment), with that environment pointing at a scratch folder.
+export NEEDS_YOU_STATE_DIR=$WORK/idle
+GUARD="if [ -e \"\${NEEDS_YOU_STATE_DIR:-\${XDG_RUNTIME_DIR:-\$HOME/.cache}/needs-you}/open\" ]; then exec '$BIN' --cli claude-code; else cat >/dev/null; fi"
 hyperfine --warmup 20 --runs "${RUNS:-300}" --export-markdown bench/results/reporter.md --export-json bench/results/reporter.json \
   -n "closing event, guard, nothing open" "{ $GUARD; } < $WORK/post.json" \
   -n "Stop without a question" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
