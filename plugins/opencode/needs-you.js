@@ -32,8 +32,9 @@ function createTracker(send) {
   const openDialogs = new Map(); // session id -> Set of the request ids of its open dialogs
   const lastStatus = new Map(); // session id -> "busy" | "idle"
   const lastAssistant = new Map(); // session id -> the id of its newest assistant message
-  const roles = new Map(); // message id -> role
-  const partTexts = new Map(); // message id -> Map(part id -> text)
+  const lastMessage = new Map(); // session id -> the id of its newest message
+  const roles = new Map(); // message id -> role, for the newest messages only
+  const partTexts = new Map(); // message id -> Map(part id -> text), likewise
 
   const sessionOf = (p) => p?.sessionID ?? p?.info?.sessionID ?? p?.part?.sessionID;
 
@@ -41,18 +42,26 @@ function createTracker(send) {
     if (info?.id && info.parentID) children.add(info.id);
   }
 
+  // Only the newest message of each session and its newest assistant message
+  // are kept: the rest can never be the reply a turn ends with.
+  function forget(id, session) {
+    if (!id || id === lastAssistant.get(session) || id === lastMessage.get(session)) return;
+    roles.delete(id);
+    partTexts.delete(id);
+  }
+
   function noteMessage(info) {
-    if (!info?.id) return;
+    if (!info?.id || !info.sessionID) return;
+    const session = info.sessionID;
     roles.set(info.id, info.role);
-    if (info.role !== "assistant" || !info.sessionID) return;
-    const previous = lastAssistant.get(info.sessionID);
-    if (previous !== info.id) {
-      if (previous) {
-        partTexts.delete(previous);
-        roles.delete(previous);
-      }
-      lastAssistant.set(info.sessionID, info.id);
+    const previousMessage = lastMessage.get(session);
+    lastMessage.set(session, info.id);
+    if (info.role === "assistant") {
+      const previousAssistant = lastAssistant.get(session);
+      lastAssistant.set(session, info.id);
+      forget(previousAssistant, session);
     }
+    forget(previousMessage, session);
   }
 
   function notePart(part) {
