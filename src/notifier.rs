@@ -78,7 +78,17 @@ fn at(ms: f64) -> ScheduledTime {
 
 // ---- the Worker's side ---------------------------------------------------------
 
+/// Sends `cmd` to the question's object, once more if the first call fails:
+/// the Worker has no other way to retry it (the report was already answered),
+/// and every command is idempotent.
 async fn command(env: &Env, question_id: &str, cmd: &Command) -> Result<()> {
+    match call(env, question_id, cmd).await {
+        Ok(()) => Ok(()),
+        Err(_) => call(env, question_id, cmd).await,
+    }
+}
+
+async fn call(env: &Env, question_id: &str, cmd: &Command) -> Result<()> {
     let stub = env
         .durable_object("NOTIFIER")?
         .id_from_name(question_id)?
