@@ -137,6 +137,14 @@ impl<'a> QuestionPayload<'a> {
     }
 }
 
+/// An `http://` or `https://` URL with a host: what every channel sends to.
+pub fn is_http_url(u: &str) -> bool {
+    let rest = u
+        .strip_prefix("https://")
+        .or_else(|| u.strip_prefix("http://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.contains(char::is_whitespace))
+}
+
 /// Option labels as a short list for a notification body.
 pub fn option_lines(options: &str) -> String {
     let parsed: Vec<Value> = serde_json::from_str(options).unwrap_or_default();

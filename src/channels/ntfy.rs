@@ -10,7 +10,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{option_lines, Event, Outgoing};
+use super::{is_http_url, option_lines, Event, Outgoing};
 use crate::store::AlarmQuestion;
 
 #[derive(Debug, Clone, Serialize)]
@@ -100,13 +100,6 @@ fn optional_str(c: &Map<String, Value>, field: &str) -> Result<Option<String>, S
         Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
         _ => Err(format!("`{field}` must be a non-empty string")),
     }
-}
-
-pub(super) fn is_http_url(u: &str) -> bool {
-    let rest = u
-        .strip_prefix("https://")
-        .or_else(|| u.strip_prefix("http://"));
-    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.contains(char::is_whitespace))
 }
 
 /// Splits a topic URL into the server base and the topic name.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::Sha256;
 
-use super::{ntfy::is_http_url, Event, Outgoing, QuestionPayload};
+use super::{is_http_url, Event, Outgoing, QuestionPayload};
 use crate::ids::hex;
 use crate::store::AlarmQuestion;
 
