@@ -1,13 +1,14 @@
 // needs-you for OpenCode: tells needs-you when the agent waits for you.
 //
 // OpenCode runs no shell hooks in its terminal interface; it loads server
-// plugins and hands them every bus event. This plugin maps the few events that
-// matter onto the normalized events that `report-prompt --cli opencode` reads
-// (defined in needs-you-core's classify/normalized.rs), and leaves every shared
-// rule (the question test, text limits) to report-prompt:
+// plugins and hands them every bus event. This plugin picks the few events that
+// matter and passes their own fields on as the normalized events that
+// `report-prompt --cli opencode` reads (defined in needs-you-core's
+// classify/normalized.rs). Every rule about what a person reads (the question
+// test, how a permission is worded, text limits) is report-prompt's:
 //
 //   question.asked                      -> {event: "dialog", questions}
-//   permission.asked / .updated (old)   -> {event: "permission", text}
+//   permission.asked / .updated (old)   -> {event: "permission", request: its properties}
 //   session.status idle / session.idle  -> {event: "turn_end", text: the last assistant reply}
 //   question.replied / .rejected,
 //   permission.replied                  -> {event: "close", reason: "answered"}
@@ -119,9 +120,8 @@ function createTracker(send) {
       case "question.asked":
         return openDialogFor(session, p.id, { event: "dialog", questions: p.questions ?? [] });
       case "permission.asked":
-        return openDialogFor(session, p.id, { event: "permission", text: permissionText(p) });
       case "permission.updated":
-        return openDialogFor(session, p.id, { event: "permission", text: p.title || permissionText(p) });
+        return openDialogFor(session, p.id, { event: "permission", request: p });
       case "question.replied":
       case "question.rejected":
       case "permission.replied":
@@ -134,14 +134,6 @@ function createTracker(send) {
         return undefined;
     }
   };
-}
-
-function permissionText(p) {
-  const what = p.permission ?? p.type ?? "a tool";
-  const patterns = [].concat(p.patterns ?? p.pattern ?? []).filter(Boolean);
-  const command = p.metadata?.command;
-  if (command) return `${what}: ${command}`;
-  return patterns.length ? `${what}: ${patterns.join(", ")}` : `OpenCode asks to use ${what}`;
 }
 
 // Runs report-prompt once per report, the next only after the previous one

@@ -4,8 +4,10 @@
 //! a refused report changes nothing. Over-long text is cut, not refused: a person
 //! would rather see the start of a long question than nothing at all.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::classify::Decision;
 
 /// Most bytes in a request body.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
@@ -57,6 +59,18 @@ macro_rules! wire_enum {
                 s.serialize_str(self.as_str())
             }
         }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                $name::parse(&s).ok_or_else(|| {
+                    serde::de::Error::custom(format!(
+                        "{s:?} is not one of {}",
+                        $name::choices()
+                    ))
+                })
+            }
+        }
     };
 }
 
@@ -92,7 +106,7 @@ wire_enum! {
 }
 
 /// One choice offered by a dialog.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuestionOption {
     pub label: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -219,6 +233,37 @@ impl Report {
             other => Err(ReportError::invalid(format!(
                 "`action` must be open or close, not {other:?}"
             ))),
+        }
+    }
+
+    /// The report that a classifier's decision makes, numbered `seq`; `None`
+    /// for an ignored event, which is never reported.
+    pub fn from_decision(
+        cli: Cli,
+        session: String,
+        seq: u64,
+        decision: Decision,
+    ) -> Option<Report> {
+        match decision {
+            Decision::Open {
+                kind,
+                text,
+                options,
+            } => Some(Report::Open {
+                cli,
+                session,
+                seq,
+                kind,
+                text,
+                options,
+            }),
+            Decision::Close { reason } => Some(Report::Close {
+                cli,
+                session,
+                seq,
+                reason,
+            }),
+            Decision::Ignore { .. } => None,
         }
     }
 
@@ -419,6 +464,56 @@ mod tests {
         assert_eq!(text.chars().count(), MAX_TEXT_CHARS);
         assert!(text.ends_with('…'));
         assert_eq!(options.len(), MAX_OPTIONS);
+    }
+
+    #[test]
+    fn a_decision_becomes_its_report() {
+        let open = Decision::Open {
+            kind: Kind::Reply,
+            text: "Go on?".into(),
+            options: vec![],
+        };
+        assert_eq!(
+            Report::from_decision(Cli::Codex, "s".into(), 7, open),
+            Some(Report::Open {
+                cli: Cli::Codex,
+                session: "s".into(),
+                seq: 7,
+                kind: Kind::Reply,
+                text: "Go on?".into(),
+                options: vec![]
+            })
+        );
+        let close = Decision::Close {
+            reason: CloseReason::ToolRan,
+        };
+        assert_eq!(
+            Report::from_decision(Cli::Hermes, "s".into(), 8, close),
+            Some(Report::Close {
+                cli: Cli::Hermes,
+                session: "s".into(),
+                seq: 8,
+                reason: CloseReason::ToolRan
+            })
+        );
+        let ignore = Decision::Ignore { why: "x".into() };
+        assert_eq!(
+            Report::from_decision(Cli::Codex, "s".into(), 9, ignore),
+            None
+        );
+    }
+
+    #[test]
+    fn wire_enums_read_back_what_they_write() {
+        for reason in CloseReason::ALL {
+            let json = serde_json::to_string(reason).unwrap();
+            assert_eq!(serde_json::from_str::<CloseReason>(&json).unwrap(), *reason);
+        }
+        let err = serde_json::from_str::<Kind>("\"quiz\"").unwrap_err();
+        assert!(
+            err.to_string().contains("dialog, permission, reply"),
+            "{err}"
+        );
     }
 
     #[test]

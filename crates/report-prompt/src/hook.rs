@@ -52,39 +52,25 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
         .session
         .ok_or_else(|| format!("the {cli} event has no session id"))?;
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
-    let report = match classified.decision {
-        Decision::Open {
-            kind,
-            text,
-            options,
-        } => {
+    let seq = match &classified.decision {
+        Decision::Open { .. } => {
             // Check the set-up before marking anything open: a marker with no
             // server behind it would only make every closing hook slower.
             send::Target::from_env()?;
-            let seq = dir.record_open(&session).map_err(state_error)?;
-            Report::Open {
-                cli,
-                session,
-                seq,
-                kind,
-                text,
-                options,
-            }
+            dir.record_open(&session).map_err(state_error)?
         }
-        Decision::Close { reason } => match dir.record_close(&session).map_err(state_error)? {
+        Decision::Close { .. } => match dir.record_close(&session).map_err(state_error)? {
             // Nothing open here for this session: nothing to tell the server.
             None => return Ok(()),
             Some(seq) => {
                 send::Target::from_env()?;
-                Report::Close {
-                    cli,
-                    session,
-                    seq,
-                    reason,
-                }
+                seq
             }
         },
         Decision::Ignore { .. } => return Ok(()),
+    };
+    let Some(report) = Report::from_decision(cli, session, seq, classified.decision) else {
+        return Ok(());
     };
     // The detached child reads the environment again; the checks above keep
     // a set-up error on the hook's stderr, where a person can see it.

@@ -1,16 +1,17 @@
 """needs-you for Hermes: tells needs-you when the agent waits for you.
 
 Hermes runs no shell hooks in its terminal interface by default; it loads
-plugins. This one maps Hermes's hooks onto the normalized events that
-``report-prompt --cli hermes`` reads (defined in needs-you-core's
-classify/normalized.rs) and leaves every shared rule (the question test, text
-limits) to report-prompt:
+plugins. This one picks the hooks that matter and passes their own fields on
+as the normalized events that ``report-prompt --cli hermes`` reads (defined in
+needs-you-core's classify/normalized.rs). Every rule about what a person reads
+(the question test, how a clarify or an approval is worded, text limits) is
+report-prompt's:
 
 ====================================  =========================================
 Hermes hook                           normalized event
 ====================================  =========================================
-pre_tool_call for ``clarify``         ``dialog`` with its question(s) and choices
-pre_approval_request (cli, gateway)   ``permission`` with the command
+pre_tool_call for ``clarify``         ``dialog`` with clarify's own arguments
+pre_approval_request (cli, gateway)   ``permission`` with the command and description
 post_llm_call                         ``turn_end`` with ``assistant_response``
 post_tool_call for ``clarify``,       ``close`` (answered)
 post_approval_response
@@ -87,43 +88,6 @@ class Reporter:
                 self._queue.task_done()
 
 
-def _label(choice):
-    """A choice as Hermes's clarify tool flattens it: a string, or a dict's
-    label, description, text or title."""
-    if isinstance(choice, str):
-        return choice.strip()
-    if isinstance(choice, dict):
-        for key in ("label", "description", "text", "title"):
-            value = choice.get(key)
-            if isinstance(value, str) and value.strip():
-                return value.strip()
-    return ""
-
-
-def clarify_questions(args):
-    """The dialog's questions from clarify's raw arguments: the single form
-    ``{question, choices}`` or the batch form ``{questions: [...]}``."""
-    if not isinstance(args, dict):
-        return []
-    items = args.get("questions")
-    if not isinstance(items, list) or not items:
-        items = [args]
-    questions = []
-    for item in items:
-        if isinstance(item, str):
-            item = {"question": item}
-        if not isinstance(item, dict):
-            continue
-        text = item.get("question")
-        choices = item.get("choices") if isinstance(item.get("choices"), list) else []
-        labels = [label for label in (_label(c) for c in choices) if label]
-        question = {"question": text.strip() if isinstance(text, str) else "", "options": [{"label": l} for l in labels]}
-        if isinstance(item.get("id"), str) and item["id"]:
-            question["header"] = item["id"]
-        questions.append(question)
-    return questions
-
-
 class NeedsYou:
     """The hook callbacks. Each is safe: it never raises and returns None."""
 
@@ -137,7 +101,7 @@ class NeedsYou:
     def pre_tool_call(self, tool_name="", args=None, session_id="", **kwargs):
         try:
             if tool_name == "clarify":
-                self._send(session_id, event="dialog", questions=clarify_questions(args))
+                self._send(session_id, event="dialog", clarify=args if isinstance(args, dict) else {})
         except Exception:  # noqa: BLE001
             pass
         return None
@@ -153,9 +117,8 @@ class NeedsYou:
     def pre_approval_request(self, command="", description="", surface="", session_key="", **kwargs):
         try:
             if surface != "smart":
-                parts = [p for p in (description, f"$ {command}" if command else "") if p]
-                text = "\n".join(parts) or "Hermes needs your approval"
-                self._send(kwargs.get("session_id") or session_key, event="permission", text=text)
+                approval = {"command": str(command or ""), "description": str(description or "")}
+                self._send(kwargs.get("session_id") or session_key, event="permission", approval=approval)
         except Exception:  # noqa: BLE001
             pass
         return None

@@ -1,11 +1,27 @@
-//! Claude Code's hook events (the user-level `settings.json` hooks).
+//! Claude Code's hook events (the user-level `settings.json` hooks): which
+//! ones we install, and what each means.
 
 use serde_json::Value;
 
-use super::{close, dialog, ignore, is_subagent, round_end, str_field, Decision};
+use super::{close, dialog, hook, ignore, is_subagent, round_end, str_field, Decision, HookSpec};
 use crate::report::{CloseReason, Kind};
 
 const ASK_TOOL: &str = "AskUserQuestion";
+
+/// What `report-prompt install --cli claude-code` adds, in this order.
+pub const HOOKS: &[HookSpec] = &[
+    // The question dialog is about to open; its questions are in `tool_input`.
+    hook("PreToolUse", Some(ASK_TOOL), false),
+    // A permission dialog has been open for about six seconds.
+    hook("Notification", Some("permission_prompt"), false),
+    // A round ended: a question if the reply ends with one, else a close.
+    hook("Stop", None, false),
+    // The person typed, a tool ran or failed, the CLI quit: closes only.
+    hook("UserPromptSubmit", None, true),
+    hook("PostToolUse", None, true),
+    hook("PostToolUseFailure", None, true),
+    hook("SessionEnd", None, true),
+];
 
 pub(super) fn classify(event: &Value) -> Decision {
     if is_subagent(event) {

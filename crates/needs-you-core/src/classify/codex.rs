@@ -1,9 +1,26 @@
-//! Codex's hook events (managed hooks in `/etc/codex/hooks.json`).
+//! Codex's hook events (managed hooks in `/etc/codex/hooks.json`): which ones
+//! we install, and what each means.
 
 use serde_json::Value;
 
-use super::{close, ignore, is_subagent, round_end, str_field, Decision};
+use super::{
+    close, command_with_description, hook, ignore, is_subagent, round_end, str_field, Decision,
+    HookSpec,
+};
 use crate::report::{CloseReason, Kind};
+
+/// What `report-prompt install --cli codex` adds, in this order.
+pub const HOOKS: &[HookSpec] = &[
+    // An approval dialog opened, with the command in `tool_input`.
+    hook("PermissionRequest", None, false),
+    // A round ended: a question if the reply ends with one, else a close.
+    hook("Stop", None, false),
+    // The person typed, a tool ran, Esc, the app-server stopped: closes only.
+    hook("UserPromptSubmit", None, true),
+    hook("PostToolUse", None, true),
+    hook("Interrupt", None, true),
+    hook("SessionEnd", None, true),
+];
 
 pub(super) fn classify(event: &Value) -> Decision {
     if is_subagent(event) {
@@ -51,15 +68,13 @@ fn permission_text(event: &Value) -> String {
         .or_else(|| str_field(event, "message"))
         .map(str::to_owned);
     let tool = str_field(event, "tool_name").unwrap_or("a tool");
-    match (
-        command.filter(|c| !c.is_empty()),
-        described.filter(|d| !d.is_empty()),
-    ) {
-        (Some(c), Some(d)) => format!("{d}\n$ {c}"),
-        (Some(c), None) => format!("Codex wants to run: {c}"),
-        (None, Some(d)) => d,
-        (None, None) => format!("Codex needs your permission to use {tool}"),
-    }
+    command_with_description(command.as_deref(), described.as_deref())
+        .or_else(|| {
+            command
+                .filter(|c| !c.is_empty())
+                .map(|c| format!("Codex wants to run: {c}"))
+        })
+        .unwrap_or_else(|| format!("Codex needs your permission to use {tool}"))
 }
 
 #[cfg(test)]

@@ -1,9 +1,12 @@
 //! Which hook event opens a question, closes it, or means nothing.
 //!
-//! One function per CLI, each a direct reading of the design's hook table, so the
-//! reporter (and one day the Worker, for raw payloads) apply the same rules. The
-//! input is the JSON that the CLI's hook (Claude Code, Codex) or our plugin
-//! (OpenCode, Hermes, see [`normalized`]) writes on the reporter's stdin.
+//! One module per CLI, each a direct reading of the hook table in
+//! `docs/hooks.md`, so the reporter (and one day the Worker, for raw payloads)
+//! apply the same rules. The input is the JSON that the CLI's hook (Claude
+//! Code, Codex) or our plugin (OpenCode, Hermes, see [`normalized`]) writes on
+//! the reporter's stdin. Beside each classifier stands the list of hook events
+//! that `report-prompt install` adds for that CLI ([`hooks`]), so what is
+//! installed and what it means are read in one file.
 
 mod claude_code;
 mod codex;
@@ -50,7 +53,7 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
         Some(_) => match cli {
             Cli::ClaudeCode => claude_code::classify(event),
             Cli::Codex => codex::classify(event),
-            Cli::Opencode | Cli::Hermes => normalized::classify(event),
+            Cli::Opencode | Cli::Hermes => normalized::classify(cli, event),
         },
     };
     let session = ["session_id", "session"]
@@ -59,6 +62,42 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
         .filter(|s| !s.is_empty())
         .map(str::to_owned);
     Classified { session, decision }
+}
+
+/// One hook event that `report-prompt install` adds to a CLI's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookSpec {
+    pub event: &'static str,
+    pub matcher: Option<&'static str>,
+    /// Frequent closing events run behind the shell guard on the marker file:
+    /// while nothing is open they cost one `test -e` and never start the
+    /// reporter. So a guarded event must only ever close: an open behind the
+    /// guard would never be seen while nothing else is open.
+    pub guarded: bool,
+}
+
+pub(crate) const fn hook(
+    event: &'static str,
+    matcher: Option<&'static str>,
+    guarded: bool,
+) -> HookSpec {
+    HookSpec {
+        event,
+        matcher,
+        guarded,
+    }
+}
+
+pub use claude_code::HOOKS as CLAUDE_CODE_HOOKS;
+pub use codex::HOOKS as CODEX_HOOKS;
+
+/// The hook events installed for `cli`: none for the CLIs that load plugins.
+pub fn hooks(cli: Cli) -> &'static [HookSpec] {
+    match cli {
+        Cli::ClaudeCode => CLAUDE_CODE_HOOKS,
+        Cli::Codex => CODEX_HOOKS,
+        Cli::Opencode | Cli::Hermes => &[],
+    }
 }
 
 fn ignore(why: impl Into<String>) -> Decision {
@@ -76,6 +115,19 @@ fn str_field<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
 /// A subagent's events carry `agent_id`; its questions are not the person's.
 fn is_subagent(event: &Value) -> bool {
     event.get("agent_id").is_some_and(|v| !v.is_null())
+}
+
+/// A permission's text from what it runs and why it runs it: the description,
+/// then the command on its own line after `$ `; the description alone when
+/// there is no command; `None` without a description, where each CLI words
+/// its own fallback.
+fn command_with_description(command: Option<&str>, description: Option<&str>) -> Option<String> {
+    let command = command.filter(|c| !c.is_empty());
+    match (command, description.filter(|d| !d.is_empty())) {
+        (Some(c), Some(d)) => Some(format!("{d}\n$ {c}")),
+        (None, Some(d)) => Some(d.to_owned()),
+        (_, None) => None,
+    }
 }
 
 /// The end of a round: a reply that ends with a question opens one, any other
@@ -151,6 +203,70 @@ fn dialog(questions: Option<&Value>, fallback: &str) -> Decision {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// An event of `spec` as its CLI would send it, with the matcher filled in
+    /// where the matcher names a tool or a notification type.
+    fn sample(spec: &HookSpec, extra: Value) -> Value {
+        let mut v = json!({"session_id": "s", "hook_event_name": spec.event});
+        if let Some(m) = spec.matcher {
+            let field = if spec.event == "Notification" {
+                "notification_type"
+            } else {
+                "tool_name"
+            };
+            v[field] = json!(m);
+        }
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        v
+    }
+
+    #[test]
+    fn every_installed_event_is_classified() {
+        for cli in [Cli::ClaudeCode, Cli::Codex] {
+            for spec in hooks(cli) {
+                let c = classify(
+                    cli,
+                    &sample(spec, json!({"tool_name": spec.matcher.unwrap_or("Bash")})),
+                );
+                assert!(
+                    !matches!(c.decision, Decision::Ignore { .. }),
+                    "{cli} {} is installed but ignored: {:?}",
+                    spec.event,
+                    c.decision
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn guarded_events_only_ever_close() {
+        let variants = [
+            json!({}),
+            json!({"tool_name": "AskUserQuestion", "tool_input": {"questions": [{"question": "Q?"}]}}),
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+            json!({"last_assistant_message": "Shall I go on?"}),
+            json!({"notification_type": "permission_prompt", "message": "needs you"}),
+        ];
+        for cli in [Cli::ClaudeCode, Cli::Codex] {
+            for spec in hooks(cli).iter().filter(|s| s.guarded) {
+                for extra in &variants {
+                    let c = classify(cli, &sample(spec, extra.clone()));
+                    assert!(
+                        !matches!(c.decision, Decision::Open { .. }),
+                        "{cli} {} is guarded but opened: {extra}",
+                        spec.event
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plugin_clis_install_no_hooks() {
+        assert!(hooks(Cli::Opencode).is_empty() && hooks(Cli::Hermes).is_empty());
+    }
 
     #[test]
     fn non_objects_are_ignored() {

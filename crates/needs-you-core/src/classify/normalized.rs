@@ -1,29 +1,30 @@
 //! The normalized event that our OpenCode and Hermes plugins write on the
 //! reporter's stdin.
 //!
-//! Those CLIs load plugins instead of running shell hooks. The plugin maps the
-//! CLI's own events onto four events and leaves every rule that the design shares
-//! between CLIs (the question test, the reply tail, option limits) to this crate.
+//! Those CLIs load plugins instead of running shell hooks. A plugin only picks
+//! the events that matter and passes the CLI's own fields on; every rule about
+//! what a person reads (the question test, the reply tail, option limits, how
+//! a permission or a clarify dialog is worded) lives here, in one language.
 //! Version 1, one JSON object:
 //!
 //! | `event`      | other fields                                   | means                       |
 //! | ------------ | ---------------------------------------------- | --------------------------- |
-//! | `dialog`     | `questions`: `[{question, header?, options?: [{label, description?}]}]` | a question dialog opened |
-//! | `permission` | `text`: what is being asked                    | an approval dialog opened   |
+//! | `dialog`     | `questions`: OpenCode's `question.asked` list `[{question, header?, options?: [{label, description?}]}]`, or `clarify`: Hermes's clarify arguments as the tool got them (`{question, choices}` or `{questions: [...]}`) | a question dialog opened |
+//! | `permission` | `request`: OpenCode's `permission.asked` (or older `permission.updated`) properties, or `approval`: Hermes's `{command, description}`; older plugins send `text` | an approval dialog opened |
 //! | `turn_end`   | `text`: the agent's last reply                 | a reply ended: a question opens, anything else closes (`round_end`) |
 //! | `close`      | `reason`: one of the report's close reasons    | the person answered         |
 //!
 //! Every event also has `session` (the CLI's session id) and may have `v` (1).
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::{close, dialog, ignore, round_end, str_field, Decision};
-use crate::report::{CloseReason, Kind};
+use super::{close, command_with_description, dialog, ignore, round_end, str_field, Decision};
+use crate::report::{Cli, CloseReason, Kind};
 
 /// The version of the normalized format that this crate reads.
 pub const VERSION: u64 = 1;
 
-pub(super) fn classify(event: &Value) -> Decision {
+pub(super) fn classify(cli: Cli, event: &Value) -> Decision {
     if let Some(v) = event.get("v").and_then(Value::as_u64) {
         if v > VERSION {
             return ignore(format!(
@@ -32,13 +33,16 @@ pub(super) fn classify(event: &Value) -> Decision {
         }
     }
     match str_field(event, "event").unwrap_or("") {
-        "dialog" => dialog(event.get("questions"), "The agent is asking a question"),
+        "dialog" => match event.get("clarify") {
+            Some(args) => dialog(
+                Some(&clarify_questions(args)),
+                "Hermes is asking a question",
+            ),
+            None => dialog(event.get("questions"), "The agent is asking a question"),
+        },
         "permission" => Decision::Open {
             kind: Kind::Permission,
-            text: str_field(event, "text")
-                .filter(|t| !t.is_empty())
-                .unwrap_or("The agent needs your permission")
-                .to_owned(),
+            text: permission_text(cli, event),
             options: Vec::new(),
         },
         "turn_end" => round_end(str_field(event, "text")),
@@ -52,6 +56,106 @@ pub(super) fn classify(event: &Value) -> Decision {
         "" => ignore("no `event` field"),
         other => ignore(format!("unknown normalized event {other:?}")),
     }
+}
+
+/// What an approval dialog asks, in the words of the CLI that shows it.
+fn permission_text(cli: Cli, event: &Value) -> String {
+    let non_empty = |s: Option<&str>| s.filter(|t| !t.is_empty()).map(str::to_owned);
+    if let Some(req) = event.get("request") {
+        return opencode_permission(req);
+    }
+    if let Some(a) = event.get("approval") {
+        let command = str_field(a, "command").filter(|c| !c.is_empty());
+        return command_with_description(command, str_field(a, "description"))
+            .or_else(|| command.map(|c| format!("$ {c}")))
+            .unwrap_or_else(|| "Hermes needs your approval".to_owned());
+    }
+    non_empty(str_field(event, "text")).unwrap_or_else(|| match cli {
+        Cli::Hermes => "Hermes needs your approval".to_owned(),
+        _ => "The agent needs your permission".to_owned(),
+    })
+}
+
+/// OpenCode's permission request: its title when it has one (the older
+/// `permission.updated`), else the permission and its command or patterns.
+fn opencode_permission(req: &Value) -> String {
+    if let Some(title) = str_field(req, "title").filter(|t| !t.is_empty()) {
+        return title.to_owned();
+    }
+    let what = str_field(req, "permission")
+        .or_else(|| str_field(req, "type"))
+        .unwrap_or("a tool");
+    if let Some(command) = req
+        .get("metadata")
+        .and_then(|m| str_field(m, "command"))
+        .filter(|c| !c.is_empty())
+    {
+        return format!("{what}: {command}");
+    }
+    let patterns: Vec<&str> = match req.get("patterns").or_else(|| req.get("pattern")) {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+        Some(Value::String(s)) => vec![s.as_str()],
+        _ => Vec::new(),
+    };
+    let patterns: Vec<&str> = patterns.into_iter().filter(|p| !p.is_empty()).collect();
+    if patterns.is_empty() {
+        format!("OpenCode asks to use {what}")
+    } else {
+        format!("{what}: {}", patterns.join(", "))
+    }
+}
+
+/// Hermes's clarify arguments as the shared question list: the single form
+/// `{question, choices}` or the batch form `{questions: [...]}`, whose items
+/// may be plain strings; a batch item's `id` heads its options.
+fn clarify_questions(args: &Value) -> Value {
+    let items: Vec<&Value> = match args.get("questions") {
+        _ if !args.is_object() => Vec::new(),
+        Some(Value::Array(list)) if !list.is_empty() => list.iter().collect(),
+        _ => vec![args],
+    };
+    let questions: Vec<Value> = items
+        .into_iter()
+        .filter_map(|item| {
+            let (text, choices, id) = match item {
+                Value::String(s) => (s.as_str(), None, None),
+                Value::Object(_) => (
+                    str_field(item, "question").unwrap_or(""),
+                    item.get("choices").and_then(Value::as_array),
+                    str_field(item, "id").filter(|i| !i.is_empty()),
+                ),
+                _ => return None,
+            };
+            let options: Vec<Value> = choices
+                .into_iter()
+                .flatten()
+                .filter_map(choice_label)
+                .map(|label| json!({ "label": label }))
+                .collect();
+            let mut q = json!({"question": text.trim(), "options": options});
+            if let Some(id) = id {
+                q["header"] = json!(id);
+            }
+            Some(q)
+        })
+        .collect();
+    Value::Array(questions)
+}
+
+/// A clarify choice as Hermes shows it: a string, or an object's label,
+/// description, text or title, whichever comes first.
+fn choice_label(choice: &Value) -> Option<String> {
+    let label = match choice {
+        Value::String(s) => Some(s.as_str()),
+        Value::Object(_) => ["label", "description", "text", "title"]
+            .iter()
+            .find_map(|k| str_field(choice, k).filter(|v| !v.trim().is_empty())),
+        _ => None,
+    };
+    label
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -149,6 +253,102 @@ mod tests {
             decide(json!({"session": "ses_1", "event": "close", "reason": "meh"})),
             Decision::Ignore { .. }
         ));
+    }
+
+    fn open_text(cli: Cli, v: serde_json::Value) -> (String, Vec<String>) {
+        match run(cli, &v).decision {
+            Decision::Open { text, options, .. } => {
+                (text, options.into_iter().map(|o| o.label).collect())
+            }
+            d => panic!("not an open: {d:?}"),
+        }
+    }
+
+    #[test]
+    fn opencode_permissions_are_worded_from_the_request() {
+        let perm = |req: serde_json::Value| {
+            open_text(
+                Cli::Opencode,
+                json!({"session": "ses_1", "event": "permission", "request": req}),
+            )
+            .0
+        };
+        assert_eq!(
+            perm(
+                json!({"permission": "bash", "patterns": ["git push origin main"],
+                        "metadata": {"command": "git push origin main"}})
+            ),
+            "bash: git push origin main"
+        );
+        assert_eq!(
+            perm(json!({"type": "bash", "pattern": ["rm -rf *"], "title": "rm -rf build"})),
+            "rm -rf build"
+        );
+        assert_eq!(
+            perm(json!({"permission": "edit", "patterns": ["src/a.rs", "src/b.rs"]})),
+            "edit: src/a.rs, src/b.rs"
+        );
+        assert_eq!(
+            perm(json!({"permission": "webfetch"})),
+            "OpenCode asks to use webfetch"
+        );
+        assert_eq!(perm(json!({})), "OpenCode asks to use a tool");
+    }
+
+    #[test]
+    fn hermes_approvals_and_older_plugins_text() {
+        let perm = |cli, fields: serde_json::Value| {
+            let mut v = json!({"session": "ses_1", "event": "permission"});
+            v.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            open_text(cli, v).0
+        };
+        let approval = |a| perm(Cli::Hermes, json!({ "approval": a }));
+        assert_eq!(
+            approval(json!({"command": "rm -rf build/", "description": "recursive delete"})),
+            "recursive delete\n$ rm -rf build/"
+        );
+        assert_eq!(approval(json!({"command": "ls"})), "$ ls");
+        assert_eq!(approval(json!({"description": "delete"})), "delete");
+        assert_eq!(approval(json!({})), "Hermes needs your approval");
+        assert_eq!(
+            perm(Cli::Opencode, json!({"text": "Run it"})),
+            "Run it",
+            "a plugin of an earlier version sends its own text"
+        );
+    }
+
+    #[test]
+    fn hermes_clarify_single_and_batch_forms() {
+        let clarify = |args| {
+            open_text(
+                Cli::Hermes,
+                json!({"session": "ses_1", "event": "dialog", "clarify": args}),
+            )
+        };
+        assert_eq!(
+            clarify(json!({"question": " Which auth? ",
+                "choices": ["OAuth (GitHub)", {"label": "Email + password"}, {"text": "SSO"}, "", 3]})),
+            (
+                "Which auth?".to_owned(),
+                vec![
+                    "OAuth (GitHub)".into(),
+                    "Email + password".into(),
+                    "SSO".into()
+                ]
+            )
+        );
+        assert_eq!(
+            clarify(json!({"question": "Setup", "questions": [
+                {"id": "auth", "question": "Which auth?", "choices": ["OAuth", "Password"]},
+                {"question": "Deadline?"}, "Budget?"]})),
+            (
+                "Which auth?\nDeadline?\nBudget?".to_owned(),
+                vec!["auth: OAuth".into(), "auth: Password".into()]
+            )
+        );
+        assert_eq!(clarify(json!("garbage")).0, "Hermes is asking a question");
     }
 
     #[test]

@@ -14,42 +14,7 @@ use serde_json::{json, Map, Value};
 
 use needs_you_core::Cli;
 
-/// One hook we install.
-pub struct HookSpec {
-    pub event: &'static str,
-    pub matcher: Option<&'static str>,
-    /// Frequent closing events run behind the shell guard on the marker.
-    pub guarded: bool,
-}
-
-const fn hook(event: &'static str, matcher: Option<&'static str>, guarded: bool) -> HookSpec {
-    HookSpec {
-        event,
-        matcher,
-        guarded,
-    }
-}
-
-/// The design's hook table for Claude Code.
-pub const CLAUDE_CODE: &[HookSpec] = &[
-    hook("PreToolUse", Some("AskUserQuestion"), false),
-    hook("Notification", Some("permission_prompt"), false),
-    hook("Stop", None, false),
-    hook("UserPromptSubmit", None, true),
-    hook("PostToolUse", None, true),
-    hook("PostToolUseFailure", None, true),
-    hook("SessionEnd", None, true),
-];
-
-/// The design's hook table for Codex.
-pub const CODEX: &[HookSpec] = &[
-    hook("PermissionRequest", None, false),
-    hook("Stop", None, false),
-    hook("UserPromptSubmit", None, true),
-    hook("PostToolUse", None, true),
-    hook("Interrupt", None, true),
-    hook("SessionEnd", None, true),
-];
+pub use needs_you_core::classify::HookSpec;
 
 /// Seconds a CLI gives each hook; ours return in milliseconds.
 pub const TIMEOUT_S: u64 = 10;
@@ -251,6 +216,7 @@ pub fn remove(root: &mut Value, cli: Cli) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use needs_you_core::classify::{CLAUDE_CODE_HOOKS as CLAUDE_CODE, CODEX_HOOKS as CODEX};
 
     const EXE: &str = "/usr/local/bin/report-prompt";
     const DIR: Option<&str> = None;

@@ -12,6 +12,7 @@ pub mod plugins;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use needs_you_core::classify::hooks;
 use needs_you_core::Cli;
 use serde_json::Value;
 
@@ -56,8 +57,8 @@ pub(crate) fn own_path() -> Result<String, String> {
 
 fn settings_file(opts: &InstallOptions) -> Result<(), String> {
     let (specs, default_path) = match opts.cli {
-        Cli::ClaudeCode => (hooks_json::CLAUDE_CODE, claude_settings_path()),
-        _ => (hooks_json::CODEX, PathBuf::from(CODEX_MANAGED_HOOKS)),
+        Cli::ClaudeCode => (hooks(Cli::ClaudeCode), claude_settings_path()),
+        _ => (hooks(Cli::Codex), PathBuf::from(CODEX_MANAGED_HOOKS)),
     };
     let path = opts.path.clone().unwrap_or(default_path);
     let (original, mut value) = read_json(&path)?;
