@@ -2,6 +2,16 @@
 
 use worker::Env;
 
+use crate::delivery::Timing;
+
+/// The notifier's timings.
+pub fn timing(env: &Env) -> Timing {
+    Timing {
+        delay_ms: notify_delay_ms(env),
+        retry_base_ms: retry_base_ms(env),
+    }
+}
+
 /// Milliseconds a dialog must stay open before the owner is notified.
 pub fn notify_delay_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_DELAY_MS", 15_000.0)
@@ -11,9 +21,6 @@ pub fn notify_delay_ms(env: &Env) -> f64 {
 pub fn retry_base_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_RETRY_MS", 2_000.0)
 }
-
-/// Deliveries of one event are tried this many times at most.
-pub const MAX_ATTEMPTS: u32 = 6;
 
 fn number_var(env: &Env, name: &str, default: f64) -> f64 {
     env.var(name)

@@ -7,18 +7,22 @@
 //!
 //! * [`routes`]: the HTTP API, one module per resource.
 //! * [`auth`]: credentials: who is calling.
-//! * [`store`]: every D1 statement, and the report's one atomic batch.
-//! * [`notifier`]: the Durable Object and its alarm.
-//! * [`channels`]: ntfy and webhook deliveries.
+//! * [`question`]: the one question type that every part reads.
+//! * [`store`]: every D1 statement; a question's whole life in `store::questions`.
+//! * [`delivery`]: the delivery rules, pure: who still needs which event, when.
+//! * [`notifier`]: the Durable Object and its alarm, which follow those rules.
+//! * [`channels`]: ntfy and webhook requests, built as data, and the one send.
 //! * [`api`]: JSON responses and the error type every route returns.
 
 mod api;
 mod auth;
 mod channels;
 mod config;
+mod delivery;
 mod ids;
 mod notifier;
 mod panic;
+mod question;
 mod routes;
 mod store;
 
@@ -32,12 +36,19 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     Ok(routes::handle(req, &env, &ctx).await)
 }
 
-/// The daily clean-up: closed questions older than 30 days go, with their
-/// delivery records, so the tables do not grow without bound.
+/// The daily clean-up. An expired task can no longer report, so its open
+/// questions are closed here, and their channels told like after any close.
+/// Closed questions older than 30 days go, with their delivery records, so
+/// the tables do not grow without bound.
 #[event(scheduled)]
 async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
     panic::install_hook();
-    match store::delete_old_questions(&env, ids::now_ms()).await {
+    let now = ids::now_ms();
+    match store::close_expired(&env, now).await {
+        Ok(closed) => notifier::closed(&env, &closed).await,
+        Err(e) => worker::console_error!("closing expired tasks' questions failed: {e}"),
+    }
+    match store::delete_old(&env, now).await {
         Ok(n) => worker::console_log!("clean-up: deleted {n} closed questions"),
         Err(e) => worker::console_error!("clean-up failed: {e}"),
     }

@@ -4,9 +4,12 @@
 //! `NOTIFY_DELAY_MS` after the server learned of it), disarms it when the
 //! question closes unnotified, and wakes it at once when a notified question
 //! closes so that the channels hear of the close. The alarm trusts nothing it
-//! was told: it re-reads the question from D1 and acts on what it finds, so a
-//! late or repeated alarm is harmless. Failed deliveries are retried by setting
-//! the alarm again with exponential backoff; every attempt is recorded in D1.
+//! was told: it re-reads the question from D1 and follows the delivery rules
+//! ([`crate::delivery`]), so a late or repeated alarm is harmless.
+//!
+//! An armed object keeps its question's id in its own storage: an object woken
+//! by its alarm after an eviction or a restart is not told the name it was
+//! reached by, so that stored id is how it remembers what to notify.
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -15,25 +18,26 @@ use worker::{
     ScheduledTime, State,
 };
 
-use needs_you_core::Kind;
-
-use crate::channels::{send, Channel, Event};
-use crate::config::{notify_delay_ms, retry_base_ms, MAX_ATTEMPTS};
+use crate::channels::{send, Channel};
+use crate::config::{notify_delay_ms, timing};
+use crate::delivery::{next_step, Event, Snapshot, Step};
 use crate::ids::now_ms;
-use crate::store::{self, AlarmView, Attempt, Closed};
+use crate::question::ClosedQuestion;
+use crate::store::{self, Attempt};
 
-/// What the Worker asks of a question's object. The object is named after its
-/// question (`id_from_name`), and that name is all it keeps: an armed object's
-/// only storage is its alarm.
+/// The storage key of the question id.
+const QUESTION_KEY: &str = "question";
+
+/// What the Worker asks of a question's object.
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
 enum Command {
     /// Notify at `due_at` unless the question closes first.
-    Arm { due_at: f64 },
+    Arm { question_id: String, due_at: f64 },
     /// The question closed before anyone was notified: nothing left to do.
     Disarm,
     /// A notified question closed: tell the channels now.
-    Closed,
+    Closed { question_id: String },
 }
 
 #[durable_object]
@@ -51,22 +55,38 @@ impl DurableObject for Notifier {
         crate::panic::install_hook();
         let storage = self.state.storage();
         match req.json::<Command>().await? {
-            Command::Arm { due_at } => storage.set_alarm(at(due_at)).await?,
-            Command::Disarm => storage.delete_alarm().await?,
-            Command::Closed => storage.set_alarm(at(now_ms())).await?,
+            Command::Arm {
+                question_id,
+                due_at,
+            } => {
+                storage.put(QUESTION_KEY, question_id).await?;
+                storage.set_alarm(at(due_at)).await?;
+            }
+            Command::Closed { question_id } => {
+                storage.put(QUESTION_KEY, question_id).await?;
+                storage.set_alarm(at(now_ms())).await?;
+            }
+            Command::Disarm => {
+                storage.delete_alarm().await?;
+                storage.delete_all().await?;
+            }
         }
         Response::empty()
     }
 
     async fn alarm(&self) -> Result<Response> {
         crate::panic::install_hook();
-        // The runtime passes the name an object was reached by to its alarm.
-        let Some(question_id) = self.state.id().name() else {
-            worker::console_error!("a notifier alarm fired without its question's name");
+        let storage = self.state.storage();
+        let stored = storage.get::<String>(QUESTION_KEY).await.ok().flatten();
+        // Objects armed before the id was stored only have their name, and
+        // only while they were not evicted.
+        let Some(question_id) = stored.or_else(|| self.state.id().name()) else {
+            worker::console_error!("a notifier alarm fired without its question's id");
             return Response::empty();
         };
-        if let Some(next) = deliver(&self.env, &question_id).await? {
-            self.state.storage().set_alarm(at(next)).await?;
+        match deliver(&self.env, &question_id).await? {
+            Some(next) => storage.set_alarm(at(next)).await?,
+            None => storage.delete_all().await?,
         }
         Response::empty()
     }
@@ -108,141 +128,116 @@ async fn call(env: &Env, question_id: &str, cmd: &Command) -> Result<()> {
     Ok(())
 }
 
-pub async fn arm(env: &Env, question_id: &str, reported_at: f64) -> Result<()> {
+/// A dialog or permission opened: notify its owner after the delay unless it
+/// closes first. A failure is logged: the report itself was applied.
+pub async fn arm(env: &Env, question_id: &str, reported_at: f64) {
     let due_at = reported_at + notify_delay_ms(env);
-    command(env, question_id, &Command::Arm { due_at }).await
+    let cmd = Command::Arm {
+        question_id: question_id.to_owned(),
+        due_at,
+    };
+    if let Err(e) = command(env, question_id, &cmd).await {
+        worker::console_error!("could not arm the notifier of {question_id}: {e}");
+    }
 }
 
-/// A question closed: disarm its alarm, or, if its owner was notified, wake it
-/// to tell the channels. A reply was never armed: nothing to do.
-pub async fn closed(env: &Env, q: &Closed) -> Result<()> {
-    if !Kind::parse(&q.kind).is_some_and(Kind::notifies) {
-        return Ok(());
+/// These questions closed, whatever closed them: disarm each one's alarm, or,
+/// if its owner was notified, wake it to tell the channels. A reply was never
+/// armed: nothing to do. A failure is logged: the close itself was applied.
+pub async fn closed(env: &Env, questions: &[ClosedQuestion]) {
+    for q in questions.iter().filter(|q| q.kind.notifies()) {
+        let cmd = match q.notified_at {
+            Some(_) => Command::Closed {
+                question_id: q.id.clone(),
+            },
+            None => Command::Disarm,
+        };
+        if let Err(e) = command(env, &q.id, &cmd).await {
+            worker::console_error!("could not reach the notifier of {}: {e}", q.id);
+        }
     }
-    let cmd = if q.notified_at.is_some() {
-        Command::Closed
-    } else {
-        Command::Disarm
-    };
-    command(env, &q.id, &cmd).await
 }
 
 // ---- the alarm's work ------------------------------------------------------------
 
-/// One pass over a question: notify if it is an open dialog past its delay,
-/// tell the channels of a close if it was notified. Returns when to run again
-/// (a retry, or an alarm that fired early), or `None` when done.
+/// Follows the delivery rules for one question until they say to wait or stop.
+/// Returns when to run again, or `None` when done.
 async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
-    let Some(mut view) = store::alarm_view(env, question_id).await? else {
+    let Some(read) = store::alarm_read(env, question_id).await? else {
         return Ok(None);
     };
-    let now = now_ms();
-    let mut retry_at = None;
-    if view.question.closed_at.is_none() {
-        let expired = view
-            .question
-            .task_expires_at
-            .is_some_and(|t| t as f64 <= now);
-        if expired || !Kind::parse(&view.question.kind).is_some_and(Kind::notifies) {
-            return Ok(None);
-        }
-        let due = view.question.opened_at as f64 + notify_delay_ms(env);
-        if now < due {
-            return Ok(Some(due));
-        }
-        let pass = deliver_event(env, &view, Event::Open, now).await?;
-        retry_at = pass.retry_at;
-        // Notified once any channel has it, in this pass or an earlier one (an
-        // earlier pass may have failed to record it).
-        let notified = pass.any_ok || view.delivered(Event::Open);
-        let closed_meanwhile = notified && store::mark_notified(env, question_id, now_ms()).await?;
-        if !closed_meanwhile {
-            return Ok(retry_at);
-        }
-        // The question closed while we were notifying: follow with the close now.
-        match store::alarm_view(env, question_id).await? {
-            Some(fresh) => view = fresh,
-            None => return Ok(None),
-        }
-    }
-    let pass = deliver_event(env, &view, Event::Close, now_ms()).await?;
-    Ok(earliest(retry_at, pass.retry_at))
-}
-
-struct Pass {
-    any_ok: bool,
-    retry_at: Option<f64>,
-}
-
-/// Sends `event` to every channel that still needs it, once each. An open
-/// stops as soon as the question is found closed: nothing is sent for a
-/// question after its close.
-async fn deliver_event(env: &Env, view: &AlarmView, event: Event, now: f64) -> Result<Pass> {
-    let q = &view.question;
-    let mut pass = Pass {
-        any_ok: false,
-        retry_at: None,
+    let timing = timing(env);
+    let configs = read.channels;
+    let mut snap = Snapshot {
+        question: read.question,
+        channels: configs.iter().map(|c| c.kind.clone()).collect(),
+        attempts: read.attempts,
     };
-    let mut first = true;
-    for row in &view.channels {
-        let done = view.summary(&row.kind, event).is_some_and(|a| a.ok != 0);
-        let tried = view
-            .summary(&row.kind, event)
-            .map_or(0, |a| a.attempts as u32);
-        // A close goes only to the channels that were told of the open.
-        let wanted = match event {
-            Event::Open => true,
-            Event::Close => view
-                .summary(&row.kind, Event::Open)
-                .is_some_and(|a| a.ok != 0),
-        };
-        if done || !wanted || tried >= MAX_ATTEMPTS {
-            continue;
-        }
-        // The first send follows the fresh read; later ones re-check, since a
-        // slow channel before them gave the question time to close.
-        if event == Event::Open && !first && store::is_closed(env, &q.id).await? {
-            break;
-        }
-        first = false;
-        let result = match Channel::from_stored(&row.kind, &row.config) {
-            Ok(channel) => send(&channel.request(event, q, now)).await,
-            Err(e) => Err(format!("bad configuration: {e}")),
-        };
-        let (ok, status, error) = match &result {
-            Ok(code) if (200..300).contains(code) => (true, Some(*code), None),
-            Ok(code) => (false, Some(*code), Some(format!("HTTP {code}"))),
-            Err(e) => (false, None, Some(e.clone())),
-        };
-        let attempt = tried + 1;
-        let record = Attempt {
-            question_id: &q.id,
-            channel: &row.kind,
-            event: event.as_str(),
-            attempt,
-            ok,
-            status,
-            error: error.as_deref(),
-        };
-        // Not fatal: an error here would make the runtime retry the whole
-        // alarm and send again what was just delivered.
-        if let Err(e) = store::record_attempt(env, &record, now_ms()).await {
-            worker::console_error!("could not record a delivery of {}: {e}", q.id);
-        }
-        if ok {
-            pass.any_ok = true;
-        } else if attempt < MAX_ATTEMPTS {
-            let delay = retry_base_ms(env) * f64::from(1u32 << (attempt - 1).min(16));
-            pass.retry_at = earliest(pass.retry_at, Some(now_ms() + delay));
+    // The first send follows the fresh read; before each later open, the
+    // question's state is read again, since a slow channel before it gave the
+    // question time to close: nothing is sent for a question after its close.
+    let mut fresh = true;
+    loop {
+        let now = now_ms();
+        match next_step(&snap, &timing, now) {
+            Step::Done => return Ok(None),
+            Step::WakeAt(t) => return Ok(Some(t)),
+            Step::MarkNotified => {
+                snap.question.notified_at = Some(now as i64);
+                snap.question.closed_at = store::mark_notified(env, question_id, now).await?;
+                fresh = true;
+            }
+            Step::Send { event, .. } if event == Event::Open && !fresh => {
+                snap.question.closed_at = store::closed_at(env, question_id, now).await?;
+                fresh = true;
+            }
+            Step::Send { channel, event } => {
+                let row = &configs[channel];
+                let ok = attempt(env, &snap, &row.kind, &row.config, event, now).await;
+                snap.record(&row.kind, event, ok, now_ms());
+                fresh = false;
+            }
         }
     }
-    Ok(pass)
 }
 
-fn earliest(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, None) => x,
-        (None, y) => y,
+/// Sends one event to one channel and records the attempt; true on success.
+async fn attempt(
+    env: &Env,
+    snap: &Snapshot,
+    kind: &str,
+    config: &str,
+    event: Event,
+    now: f64,
+) -> bool {
+    let q = &snap.question;
+    let result = match Channel::from_stored(kind, config) {
+        Ok(channel) => send(&channel.request(event, q, now)).await,
+        Err(e) => Err(format!("bad configuration: {e}")),
+    };
+    let (ok, status, error) = match &result {
+        Ok(code) if (200..300).contains(code) => (true, Some(*code), None),
+        Ok(code) => (false, Some(*code), Some(format!("HTTP {code}"))),
+        Err(e) => (false, None, Some(e.clone())),
+    };
+    let tried = snap
+        .attempts
+        .iter()
+        .find(|a| a.channel == kind && a.event == event)
+        .map_or(0, |a| a.tried);
+    let record = Attempt {
+        question_id: &q.id,
+        channel: kind,
+        event,
+        attempt: tried + 1,
+        ok,
+        status,
+        error: error.as_deref(),
+    };
+    // Not fatal: an error here would make the runtime retry the whole alarm
+    // and send again what was just delivered.
+    if let Err(e) = store::record_attempt(env, &record, now_ms()).await {
+        worker::console_error!("could not record a delivery of {}: {e}", q.id);
     }
+    ok
 }

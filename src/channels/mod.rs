@@ -9,32 +9,15 @@ pub mod webhook;
 
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
+use needs_you_core::QuestionOption;
 use worker::{
     wasm_bindgen_futures, AbortController, Delay, Fetch, Headers, Method, Request, RequestInit,
 };
 
-use crate::store::AlarmQuestion;
-
-/// Which side of a question a delivery tells about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// The dialog is still open after the delay: notify.
-    Open,
-    /// A notified question closed: update or withdraw the notification.
-    Close,
-}
-
-impl Event {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Event::Open => "open",
-            Event::Close => "close",
-        }
-    }
-}
+use crate::delivery::Event;
+use crate::question::Question;
 
 /// A request to send, as data.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,42 +80,10 @@ impl Channel {
         }
     }
 
-    pub fn request(&self, event: Event, q: &AlarmQuestion, now: f64) -> Outgoing {
+    pub fn request(&self, event: Event, q: &Question, now: f64) -> Outgoing {
         match self {
             Channel::Ntfy(c) => c.request(event, q),
             Channel::Webhook(c) => c.request(event, q, now),
-        }
-    }
-}
-
-/// The question as channels describe it.
-#[derive(Serialize)]
-pub struct QuestionPayload<'a> {
-    pub question_id: &'a str,
-    pub task_id: &'a str,
-    pub task_name: &'a str,
-    pub cli: &'a str,
-    pub kind: &'a str,
-    pub text: &'a str,
-    pub options: Value,
-    pub opened_at: i64,
-    pub closed_at: Option<i64>,
-    pub close_reason: Option<&'a str>,
-}
-
-impl<'a> QuestionPayload<'a> {
-    pub fn of(q: &'a AlarmQuestion) -> Self {
-        QuestionPayload {
-            question_id: &q.id,
-            task_id: &q.task_id,
-            task_name: &q.task_name,
-            cli: &q.cli,
-            kind: &q.kind,
-            text: &q.text,
-            options: serde_json::from_str(&q.options).unwrap_or(Value::Array(Vec::new())),
-            opened_at: q.opened_at,
-            closed_at: q.closed_at,
-            close_reason: q.close_reason.as_deref(),
         }
     }
 }
@@ -146,12 +97,10 @@ pub fn is_http_url(u: &str) -> bool {
 }
 
 /// Option labels as a short list for a notification body.
-pub fn option_lines(options: &str) -> String {
-    let parsed: Vec<Value> = serde_json::from_str(options).unwrap_or_default();
-    parsed
+pub fn option_lines(options: &[QuestionOption]) -> String {
+    options
         .iter()
-        .filter_map(|o| o.get("label").and_then(Value::as_str))
-        .map(|l| format!("• {l}"))
+        .map(|o| format!("• {}", o.label))
         .collect::<Vec<_>>()
         .join("\n")
 }

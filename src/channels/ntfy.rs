@@ -10,8 +10,11 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{is_http_url, option_lines, Event, Outgoing};
-use crate::store::AlarmQuestion;
+use needs_you_core::Kind;
+
+use super::{is_http_url, option_lines, Outgoing};
+use crate::delivery::Event;
+use crate::question::Question;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Ntfy {
@@ -52,7 +55,7 @@ impl Ntfy {
         })
     }
 
-    pub fn request(&self, event: Event, q: &AlarmQuestion) -> Outgoing {
+    pub fn request(&self, event: Event, q: &Question) -> Outgoing {
         let (base, topic) = split_topic(&self.url).expect("validated when stored");
         let mut headers = vec![("content-type", "application/json".to_owned())];
         if let Some(t) = &self.token {
@@ -60,9 +63,11 @@ impl Ntfy {
         }
         match event {
             Event::Open => {
-                let (title, tag) = match q.kind.as_str() {
-                    "permission" => (format!("{} needs your permission", q.task_name), "lock"),
-                    _ => (format!("{} is asking", q.task_name), "question"),
+                let (title, tag) = match q.kind {
+                    Kind::Permission => (format!("{} needs your permission", q.task_name), "lock"),
+                    Kind::Dialog | Kind::Reply => {
+                        (format!("{} is asking", q.task_name), "question")
+                    }
                 };
                 let options = option_lines(&q.options);
                 let message = if options.is_empty() {

@@ -9,9 +9,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::Sha256;
 
-use super::{is_http_url, Event, Outgoing, QuestionPayload};
+use super::{is_http_url, Outgoing};
+use crate::delivery::Event;
 use crate::ids::hex;
-use crate::store::AlarmQuestion;
+use crate::question::Question;
 
 /// Shortest secret accepted: anything shorter is guessable.
 pub const MIN_SECRET_CHARS: usize = 16;
@@ -39,14 +40,13 @@ impl Webhook {
         Ok(Webhook { url, secret })
     }
 
-    pub fn request(&self, event: Event, q: &AlarmQuestion, now: f64) -> Outgoing {
+    pub fn request(&self, event: Event, q: &Question, now: f64) -> Outgoing {
         let name = match event {
             Event::Open => "question.open",
             Event::Close => "question.closed",
         };
         let body =
-            serde_json::json!({"event": name, "sent_at": now as i64, "question": QuestionPayload::of(q)})
-                .to_string();
+            serde_json::json!({"event": name, "sent_at": now as i64, "question": q}).to_string();
         Outgoing {
             method: "POST",
             url: self.url.clone(),

@@ -12,7 +12,7 @@ use needs_you_core::{Report, ReportError};
 
 use crate::api::{ok, read_bytes, ApiError, ApiResult};
 use crate::ids::{new_id, now_ms};
-use crate::store::ReportOutcome;
+use crate::store::{ReportKeys, ReportOutcome};
 use crate::{auth, notifier, store};
 
 pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
@@ -20,15 +20,14 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let credential_hash = auth::task_credential_hash(&req)?;
     let bytes = read_bytes(&mut req).await?;
     let report = Report::parse(&bytes).map_err(refusal)?;
-    let outcome = store::apply_report(
-        env,
-        &credential_hash,
-        &report,
-        &new_id("r_"),
-        &new_id("q_"),
+    let request_id = new_id("r_");
+    let keys = ReportKeys {
+        credential_hash: &credential_hash,
+        session: report.session(),
+        request_id: &request_id,
         now,
-    )
-    .await?;
+    };
+    let outcome = store::apply_report(env, &keys, &report, &new_id("q_")).await?;
     auth::live(
         outcome.task.as_ref().map(|t| (t.revoked_at, t.expires_at)),
         now,
@@ -44,19 +43,12 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
     ok(200, &body)
 }
 
-/// Tells the notifier objects what the report changed. A failure is logged:
-/// the report itself was applied.
+/// Tells the notifier objects what the report changed.
 async fn follow(env: &Env, report: &Report, outcome: &ReportOutcome, now: f64) {
-    for q in &outcome.closed {
-        if let Err(e) = notifier::closed(env, q).await {
-            worker::console_error!("could not reach the notifier of {}: {e}", q.id);
-        }
-    }
+    notifier::closed(env, &outcome.closed).await;
     if let (Some(id), Report::Open { kind, .. }) = (&outcome.opened, report) {
         if kind.notifies() {
-            if let Err(e) = notifier::arm(env, id, now).await {
-                worker::console_error!("could not arm the notifier of {id}: {e}");
-            }
+            notifier::arm(env, id, now).await;
         }
     }
 }

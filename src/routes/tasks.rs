@@ -66,11 +66,7 @@ pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
     let closed = store::revoke_task(env, &owner.id, task_id, now_ms())
         .await?
         .ok_or_else(ApiError::not_found)?;
-    for q in &closed {
-        if let Err(e) = notifier::closed(env, q).await {
-            worker::console_error!("could not reach the notifier of {}: {e}", q.id);
-        }
-    }
+    notifier::closed(env, &closed).await;
     ok(
         200,
         &json!({"task_id": task_id, "revoked": true, "closed_questions": closed.len()}),

@@ -4,7 +4,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use worker::{Env, Result};
 
-use super::{db, n, opt_n, s, stmt, Closed};
+use needs_you_core::CloseReason;
+
+use super::{db, n, opt_n, questions, s, stmt};
+use crate::question::ClosedQuestion;
 
 pub async fn create_owner(
     env: &Env,
@@ -96,28 +99,31 @@ pub async fn list_tasks(env: &Env, owner_id: &str, now: f64) -> Result<Vec<TaskV
         .results()
 }
 
-/// Revokes the owner's task and closes its open questions. `None` when the task
-/// is not this owner's; otherwise the questions it closed.
+/// Revokes the task if it is the owner's. Binds ?1 the task id, ?2 the owner id, ?3 now.
+const REVOKE_TASK: &str =
+    "UPDATE tasks SET revoked_at = ?3 WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL";
+
+/// Whether the task is the owner's. Binds ?1 the task id, ?2 the owner id.
+const TASK_OF_OWNER: &str = "SELECT id FROM tasks WHERE id = ?1 AND owner_id = ?2";
+
+/// Revokes the owner's task and closes its open questions, in one batch.
+/// `None` when the task is not this owner's; otherwise the questions it closed.
 pub async fn revoke_task(
     env: &Env,
     owner_id: &str,
     task_id: &str,
     now: f64,
-) -> Result<Option<Vec<Closed>>> {
+) -> Result<Option<Vec<ClosedQuestion>>> {
     let db = db(env)?;
     let results = db
         .batch(vec![
-            stmt(&db, "UPDATE tasks SET revoked_at = ?3 WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL",
-                &[s(task_id), s(owner_id), n(now)])?,
-            stmt(&db, "UPDATE questions SET closed_at = ?3, close_reason = 'session_end'
-                       WHERE task_id = ?1 AND owner_id = ?2 AND closed_at IS NULL
-                       RETURNING id, kind, notified_at",
-                &[s(task_id), s(owner_id), n(now)])?,
-            stmt(&db, "SELECT id FROM tasks WHERE id = ?1 AND owner_id = ?2", &[s(task_id), s(owner_id)])?,
+            stmt(&db, REVOKE_TASK, &[s(task_id), s(owner_id), n(now)])?,
+            questions::close_for_task(&db, task_id, owner_id, CloseReason::SessionEnd, now)?,
+            stmt(&db, TASK_OF_OWNER, &[s(task_id), s(owner_id)])?,
         ])
         .await?;
     if results[2].results::<Value>()?.is_empty() {
         return Ok(None);
     }
-    Ok(Some(results[1].results()?))
+    Ok(Some(questions::closed_by(&results[1])?))
 }

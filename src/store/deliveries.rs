@@ -1,73 +1,83 @@
-//! What a notifier's alarm reads and writes: its question, the owner's
-//! channels, and the record of every delivery attempt.
+//! What a notifier's alarm reads and writes: its question with the owner's
+//! channels and every past delivery attempt, read in one batch, and the
+//! record of each new attempt.
 
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
-use super::{db, n, opt_n, s, stmt, ChannelRow};
+use super::{db, n, opt_n, questions, s, stmt, ChannelRow};
+use crate::delivery::{Attempts, Event};
+use crate::question::Question;
 
-/// What the alarm needs to know about its question.
+/// The channels of the question's owner. Binds ?1 the question id.
+const CHANNELS_OF_QUESTION: &str = "
+SELECT kind, config FROM channels
+WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) ORDER BY kind";
+
+/// Past attempts per channel and event. Binds ?1 the question id.
+const ATTEMPTS: &str = "
+SELECT channel, event, COUNT(*) AS tried, MAX(ok) AS ok, MAX(at) AS last_at
+FROM deliveries WHERE question_id = ?1 GROUP BY channel, event";
+
+/// Records one attempt. Binds ?1 question id, ?2 channel, ?3 event,
+/// ?4 attempt number, ?5 now, ?6 ok (0 or 1), ?7 HTTP status, ?8 error.
+const RECORD_ATTEMPT: &str = "
+INSERT INTO deliveries (question_id, channel, event, attempt, at, ok, status, error)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
 #[derive(Deserialize)]
-pub struct AlarmQuestion {
-    pub id: String,
-    pub task_id: String,
-    pub task_name: String,
-    pub cli: String,
-    pub kind: String,
-    pub text: String,
-    pub options: String,
-    pub opened_at: i64,
-    pub closed_at: Option<i64>,
-    pub close_reason: Option<String>,
-    pub task_expires_at: Option<i64>,
+struct AttemptRow {
+    channel: String,
+    event: Event,
+    tried: u32,
+    ok: i64,
+    last_at: f64,
 }
 
-/// Past attempts of one (channel, event): how many, and whether one succeeded.
-#[derive(Deserialize)]
-pub struct AttemptSummary {
-    pub channel: String,
-    pub event: String,
-    pub attempts: i64,
-    pub ok: i64,
-}
-
-pub struct AlarmView {
-    pub question: AlarmQuestion,
+/// Everything the alarm needs to decide, read together.
+pub struct AlarmRead {
+    pub question: Question,
     pub channels: Vec<ChannelRow>,
-    pub attempts: Vec<AttemptSummary>,
+    pub attempts: Vec<Attempts>,
 }
 
-pub async fn alarm_view(env: &Env, question_id: &str) -> Result<Option<AlarmView>> {
+/// `None` when the question is gone.
+pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead>> {
     let db = db(env)?;
+    let id = [s(question_id)];
     let results = db
         .batch(vec![
-            stmt(&db, "SELECT q.id, q.task_id, t.name AS task_name, q.cli, q.kind, q.text, q.options,
-                              q.opened_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at
-                       FROM questions q JOIN tasks t ON t.id = q.task_id WHERE q.id = ?1",
-                &[s(question_id)])?,
-            stmt(&db, "SELECT kind, config FROM channels
-                       WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) ORDER BY kind",
-                &[s(question_id)])?,
-            stmt(&db, "SELECT channel, event, COUNT(*) AS attempts, MAX(ok) AS ok FROM deliveries
-                       WHERE question_id = ?1 GROUP BY channel, event",
-                &[s(question_id)])?,
+            questions::by_id(&db, question_id)?,
+            stmt(&db, CHANNELS_OF_QUESTION, &id)?,
+            stmt(&db, ATTEMPTS, &id)?,
         ])
         .await?;
-    let Some(question) = results[0].results::<AlarmQuestion>()?.into_iter().next() else {
+    let Some(question) = results[0].results::<Question>()?.into_iter().next() else {
         return Ok(None);
     };
-    Ok(Some(AlarmView {
+    let attempts = results[2]
+        .results::<AttemptRow>()?
+        .into_iter()
+        .map(|r| Attempts {
+            channel: r.channel,
+            event: r.event,
+            tried: r.tried,
+            ok: r.ok != 0,
+            last_at: r.last_at,
+        })
+        .collect();
+    Ok(Some(AlarmRead {
         question,
         channels: results[1].results()?,
-        attempts: results[2].results()?,
+        attempts,
     }))
 }
 
 pub struct Attempt<'a> {
     pub question_id: &'a str,
     pub channel: &'a str,
-    pub event: &'a str,
+    pub event: Event,
     pub attempt: u32,
     pub ok: bool,
     pub status: Option<u16>,
@@ -76,83 +86,16 @@ pub struct Attempt<'a> {
 
 pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> {
     let db = db(env)?;
-    stmt(
-        &db,
-        "INSERT INTO deliveries (question_id, channel, event, attempt, at, ok, status, error)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        &[
-            s(a.question_id),
-            s(a.channel),
-            s(a.event),
-            n(a.attempt as f64),
-            n(now),
-            n(if a.ok { 1.0 } else { 0.0 }),
-            opt_n(a.status.map(f64::from)),
-            a.error.map_or(JsValue::NULL, s),
-        ],
-    )?
-    .run()
-    .await?;
+    let args = [
+        s(a.question_id),
+        s(a.channel),
+        s(a.event.as_str()),
+        n(f64::from(a.attempt)),
+        n(now),
+        n(if a.ok { 1.0 } else { 0.0 }),
+        opt_n(a.status.map(f64::from)),
+        a.error.map_or(JsValue::NULL, s),
+    ];
+    stmt(&db, RECORD_ATTEMPT, &args)?.run().await?;
     Ok(())
-}
-
-/// Records the first notification, and tells whether the question closed meanwhile.
-pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<bool> {
-    let db = db(env)?;
-    let results = db
-        .batch(vec![
-            stmt(
-                &db,
-                "UPDATE questions SET notified_at = ?2 WHERE id = ?1 AND notified_at IS NULL",
-                &[s(question_id), n(now)],
-            )?,
-            stmt(
-                &db,
-                "SELECT closed_at FROM questions WHERE id = ?1",
-                &[s(question_id)],
-            )?,
-        ])
-        .await?;
-    #[derive(Deserialize)]
-    struct Row {
-        closed_at: Option<i64>,
-    }
-    Ok(results[1]
-        .results::<Row>()?
-        .into_iter()
-        .next()
-        .is_some_and(|r| r.closed_at.is_some()))
-}
-
-impl AlarmView {
-    /// Past attempts of `event` on the channel `kind`.
-    pub fn summary(&self, kind: &str, event: crate::channels::Event) -> Option<&AttemptSummary> {
-        self.attempts
-            .iter()
-            .find(|a| a.channel == kind && a.event == event.as_str())
-    }
-
-    /// Whether any channel has received `event` for this question.
-    pub fn delivered(&self, event: crate::channels::Event) -> bool {
-        self.attempts
-            .iter()
-            .any(|a| a.event == event.as_str() && a.ok != 0)
-    }
-}
-
-/// Whether the question has closed (or is gone).
-pub async fn is_closed(env: &Env, question_id: &str) -> Result<bool> {
-    let db = db(env)?;
-    #[derive(Deserialize)]
-    struct Row {
-        closed_at: Option<i64>,
-    }
-    let row: Option<Row> = stmt(
-        &db,
-        "SELECT closed_at FROM questions WHERE id = ?1",
-        &[s(question_id)],
-    )?
-    .first(None)
-    .await?;
-    Ok(row.is_none_or(|r| r.closed_at.is_some()))
 }

@@ -1,8 +1,15 @@
-//! Every D1 statement the Worker runs, one module per table group.
-//!
-//! Numbers are bound as f64 (D1 rejects BigInt; milliseconds and `seq` stay exact
-//! up to 2^53) and read back as i64. Each module returns plain structs; no SQL
+//! Every D1 statement the Worker runs, one module per table group; no SQL
 //! leaves this folder.
+//!
+//! * [`questions`]: a question's life (open, supersede, close, notify,
+//!   delete): every statement that changes one.
+//! * [`reports`]: the report's one atomic batch, built from those statements.
+//! * [`accounts`]: owners and tasks.
+//! * [`channels`], [`deliveries`]: where owners are notified, and every attempt.
+//!
+//! Each statement is one complete constant, with the parameters it binds named
+//! in its doc comment. Numbers are bound as f64 (D1 rejects BigInt;
+//! milliseconds and `seq` stay exact up to 2^53) and read back as i64.
 
 mod accounts;
 mod channels;
@@ -17,7 +24,7 @@ pub use questions::*;
 pub use reports::*;
 
 use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, Env, Result};
+use worker::{D1Database, D1PreparedStatement, D1Result, Env, Result};
 
 pub(super) fn db(env: &Env) -> Result<D1Database> {
     env.d1("DB")
@@ -37,4 +44,32 @@ pub(super) fn opt_n(v: Option<f64>) -> JsValue {
 
 pub(super) fn stmt(db: &D1Database, sql: &str, args: &[JsValue]) -> Result<D1PreparedStatement> {
     db.prepare(sql).bind(args)
+}
+
+/// Rows a statement changed.
+pub(super) fn changes(r: &D1Result) -> Result<usize> {
+    Ok(r.meta()?.and_then(|m| m.changes).unwrap_or(0))
+}
+
+/// The four values that every statement of a report's batch binds first:
+/// ?1 the credential's hash, ?2 the session, ?3 this request's id, ?4 now.
+pub struct ReportKeys<'a> {
+    pub credential_hash: &'a str,
+    pub session: &'a str,
+    pub request_id: &'a str,
+    pub now: f64,
+}
+
+impl ReportKeys<'_> {
+    /// ?1 to ?4, then `extra` from ?5 on.
+    pub(super) fn bind(&self, extra: &[JsValue]) -> Vec<JsValue> {
+        let mut args = vec![
+            s(self.credential_hash),
+            s(self.session),
+            s(self.request_id),
+            n(self.now),
+        ];
+        args.extend_from_slice(extra);
+        args
+    }
 }

@@ -1,106 +1,257 @@
-//! The "Needs you" list, and the clean-up of old closed questions.
+//! A question's life: opened by a report, superseded by the next one, closed
+//! (answered, revoked with its task, expired, dismissed), marked notified, and
+//! deleted 30 days after it closed. Every statement that changes a question is
+//! here. Each close returns the questions it closed as [`ClosedQuestion`]s,
+//! which the caller hands to `notifier::closed`, whatever closed them.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use worker::{Env, Result};
+use needs_you_core::{CloseReason, Kind};
+use serde::Deserialize;
+use worker::{D1Database, D1PreparedStatement, D1Result, Env, Result};
 
-use super::{db, n, s, stmt};
+use super::{changes, db, n, s, stmt, ReportKeys};
+use crate::question::{ClosedQuestion, Question};
 
-#[derive(Deserialize)]
-struct QuestionRow {
-    question_id: String,
-    task_id: String,
-    task_name: String,
-    session: String,
-    cli: String,
-    kind: String,
-    text: String,
-    options: String,
-    opened_at: i64,
-    notified_at: Option<i64>,
+// ---- open and supersede: statements of the report's batch ----------------------
+
+/// Opens a question for the session, unless one is already open there (the
+/// same question again), and only while this request holds the session's claim.
+/// Binds the [`ReportKeys`], then ?5 the new question's id, ?6 cli, ?7 kind,
+/// ?8 text, ?9 options (JSON), ?10 seq.
+const OPEN: &str = "
+INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10 FROM tasks t
+WHERE t.credential_hash = ?1
+  AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
+  AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
+RETURNING id";
+
+/// Closes the session's open question when a different one opens (same kind
+/// and text is the same question: left open), while this request holds the
+/// claim. Binds the [`ReportKeys`], then ?5 the close reason, ?6 the new
+/// kind, ?7 the new text.
+const SUPERSEDE: &str = "
+UPDATE questions SET closed_at = ?4, close_reason = ?5
+WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
+  AND NOT (kind = ?6 AND text = ?7)
+  AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
+RETURNING id, kind, notified_at";
+
+/// Closes the session's open question, while this request holds the claim.
+/// Binds the [`ReportKeys`], then ?5 the close reason.
+const CLOSE_IN_SESSION: &str = "
+UPDATE questions SET closed_at = ?4, close_reason = ?5
+WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
+  AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
+RETURNING id, kind, notified_at";
+
+/// The open question's new row: what [`open`] binds.
+pub struct NewQuestion<'a> {
+    pub id: &'a str,
+    pub cli: &'a str,
+    pub kind: Kind,
+    pub text: &'a str,
+    pub options_json: &'a str,
+    pub seq: u64,
 }
 
-#[derive(Serialize)]
-pub struct QuestionView {
-    pub question_id: String,
-    pub task_id: String,
-    pub task_name: String,
-    pub session: String,
-    pub cli: String,
-    pub kind: String,
-    pub text: String,
-    pub options: Value,
-    pub opened_at: i64,
-    pub notified_at: Option<i64>,
+pub(super) fn open(
+    db: &D1Database,
+    keys: &ReportKeys,
+    q: &NewQuestion,
+) -> Result<D1PreparedStatement> {
+    let extra = [
+        s(q.id),
+        s(q.cli),
+        s(q.kind.as_str()),
+        s(q.text),
+        s(q.options_json),
+        n(q.seq as f64),
+    ];
+    stmt(db, OPEN, &keys.bind(&extra))
 }
 
-/// The owner's open questions, newest first. Reads only the partial index of
-/// open questions.
-pub async fn needs_you(env: &Env, owner_id: &str, now: f64) -> Result<Vec<QuestionView>> {
+pub(super) fn supersede(
+    db: &D1Database,
+    keys: &ReportKeys,
+    kind: Kind,
+    text: &str,
+) -> Result<D1PreparedStatement> {
+    let extra = [
+        s(CloseReason::Superseded.as_str()),
+        s(kind.as_str()),
+        s(text),
+    ];
+    stmt(db, SUPERSEDE, &keys.bind(&extra))
+}
+
+pub(super) fn close_in_session(
+    db: &D1Database,
+    keys: &ReportKeys,
+    reason: CloseReason,
+) -> Result<D1PreparedStatement> {
+    stmt(db, CLOSE_IN_SESSION, &keys.bind(&[s(reason.as_str())]))
+}
+
+/// The questions that a close statement of a batch returned.
+pub(super) fn closed_by(result: &D1Result) -> Result<Vec<ClosedQuestion>> {
+    result.results()
+}
+
+/// The id of the question that [`open`] inserted, if it did.
+pub(super) fn opened_by(result: &D1Result) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Inserted {
+        id: String,
+    }
+    Ok(result
+        .results::<Inserted>()?
+        .into_iter()
+        .next()
+        .map(|r| r.id))
+}
+
+// ---- close: with a task, on expiry -------------------------------------------------
+
+/// Closes every open question of the owner's task.
+/// Binds ?1 the task id, ?2 the owner id, ?3 now, ?4 the close reason.
+const CLOSE_FOR_TASK: &str = "
+UPDATE questions SET closed_at = ?3, close_reason = ?4
+WHERE task_id = ?1 AND owner_id = ?2 AND closed_at IS NULL
+RETURNING id, kind, notified_at";
+
+pub(super) fn close_for_task(
+    db: &D1Database,
+    task_id: &str,
+    owner_id: &str,
+    reason: CloseReason,
+    now: f64,
+) -> Result<D1PreparedStatement> {
+    stmt(
+        db,
+        CLOSE_FOR_TASK,
+        &[s(task_id), s(owner_id), n(now), s(reason.as_str())],
+    )
+}
+
+/// Closes the open questions of every expired task: such a task can no longer
+/// report, so nothing else would ever close them.
+/// Binds ?1 now, ?2 the close reason.
+const CLOSE_EXPIRED: &str = "
+UPDATE questions SET closed_at = ?1, close_reason = ?2
+WHERE closed_at IS NULL AND task_id IN (SELECT id FROM tasks WHERE expires_at <= ?1)
+RETURNING id, kind, notified_at";
+
+pub async fn close_expired(env: &Env, now: f64) -> Result<Vec<ClosedQuestion>> {
     let db = db(env)?;
-    let rows: Vec<QuestionRow> = stmt(&db,
-        "SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
-                q.options, q.opened_at, q.notified_at
-         FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
-         WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
-         ORDER BY q.opened_at DESC",
-        &[s(owner_id), n(now)])?
+    let reason = CloseReason::SessionEnd.as_str();
+    stmt(&db, CLOSE_EXPIRED, &[n(now), s(reason)])?
         .all()
         .await?
-        .results()?;
-    Ok(rows
-        .into_iter()
-        .map(|r| QuestionView {
-            options: serde_json::from_str(&r.options).unwrap_or(Value::Array(Vec::new())),
-            question_id: r.question_id,
-            task_id: r.task_id,
-            task_name: r.task_name,
-            session: r.session,
-            cli: r.cli,
-            kind: r.kind,
-            text: r.text,
-            opened_at: r.opened_at,
-            notified_at: r.notified_at,
-        })
-        .collect())
+        .results()
 }
+
+// ---- notify ------------------------------------------------------------------------
+
+/// Records the first notification. Binds ?1 the question id, ?2 now.
+const MARK_NOTIFIED: &str =
+    "UPDATE questions SET notified_at = ?2 WHERE id = ?1 AND notified_at IS NULL";
+
+/// When the question closed, if it has. Binds ?1 the question id.
+const CLOSED_AT: &str = "SELECT closed_at FROM questions WHERE id = ?1";
+
+#[derive(Deserialize)]
+struct ClosedAt {
+    closed_at: Option<i64>,
+}
+
+/// Records the first notification; returns when the question closed, if it
+/// closed meanwhile (the alarm then follows with the close at once).
+pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<Option<i64>> {
+    let db = db(env)?;
+    let results = db
+        .batch(vec![
+            stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now)])?,
+            stmt(&db, CLOSED_AT, &[s(question_id)])?,
+        ])
+        .await?;
+    Ok(results[1]
+        .results::<ClosedAt>()?
+        .into_iter()
+        .next()
+        .and_then(|r| r.closed_at))
+}
+
+/// When the question closed: `Some` if it has closed or is gone.
+pub async fn closed_at(env: &Env, question_id: &str, now: f64) -> Result<Option<i64>> {
+    let db = db(env)?;
+    let row: Option<ClosedAt> = stmt(&db, CLOSED_AT, &[s(question_id)])?.first(None).await?;
+    Ok(match row {
+        Some(r) => r.closed_at,
+        None => Some(now as i64),
+    })
+}
+
+// ---- read --------------------------------------------------------------------------
+
+/// The owner's open questions of live tasks, newest first, from the partial
+/// index of open questions only. Binds ?1 the owner id, ?2 now.
+const NEEDS_YOU: &str = "
+SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
+       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at
+FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
+WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
+ORDER BY q.opened_at DESC";
+
+pub async fn needs_you(env: &Env, owner_id: &str, now: f64) -> Result<Vec<Question>> {
+    let db = db(env)?;
+    stmt(&db, NEEDS_YOU, &[s(owner_id), n(now)])?
+        .all()
+        .await?
+        .results()
+}
+
+/// One question, open or closed, with its task. Binds ?1 the question id.
+const BY_ID: &str = "
+SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
+       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at
+FROM questions q JOIN tasks t ON t.id = q.task_id
+WHERE q.id = ?1";
+
+pub(super) fn by_id(db: &D1Database, question_id: &str) -> Result<D1PreparedStatement> {
+    stmt(db, BY_ID, &[s(question_id)])
+}
+
+// ---- delete ------------------------------------------------------------------------
 
 /// Closed questions are kept this long, then deleted by the cron.
 pub const KEEP_CLOSED_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
 
-pub async fn delete_old_questions(env: &Env, now: f64) -> Result<usize> {
+/// Delivery records of questions closed before ?1.
+const DELETE_OLD_DELIVERIES: &str = "
+DELETE FROM deliveries WHERE question_id IN
+  (SELECT id FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1)";
+
+/// Questions closed before ?1.
+const DELETE_OLD_QUESTIONS: &str =
+    "DELETE FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1";
+
+/// Sessions idle since before ?1 with nothing open.
+const DELETE_IDLE_SESSIONS: &str = "
+DELETE FROM sessions WHERE updated_at < ?1 AND NOT EXISTS
+  (SELECT 1 FROM questions q WHERE q.task_id = sessions.task_id
+     AND q.session = sessions.session AND q.closed_at IS NULL)";
+
+/// Deletes questions closed more than [`KEEP_CLOSED_MS`] ago with their
+/// delivery records, and sessions as idle; returns how many questions went.
+pub async fn delete_old(env: &Env, now: f64) -> Result<usize> {
     let db = db(env)?;
-    let cutoff = n(now - KEEP_CLOSED_MS);
+    let cutoff = [n(now - KEEP_CLOSED_MS)];
     let results = db
         .batch(vec![
-            // An expired task can no longer report, so nothing would ever close
-            // its questions: close them, like a revoke does.
-            stmt(
-                &db,
-                "UPDATE questions SET closed_at = ?1, close_reason = 'session_end'
-                 WHERE closed_at IS NULL AND task_id IN (SELECT id FROM tasks WHERE expires_at <= ?1)",
-                &[n(now)],
-            )?,
-            stmt(
-                &db,
-                "DELETE FROM deliveries WHERE question_id IN
-                         (SELECT id FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1)",
-                std::slice::from_ref(&cutoff),
-            )?,
-            stmt(
-                &db,
-                "DELETE FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1",
-                std::slice::from_ref(&cutoff),
-            )?,
-            // Sessions idle as long, with nothing open, are forgotten too.
-            stmt(
-                &db,
-                "DELETE FROM sessions WHERE updated_at < ?1 AND NOT EXISTS
-                         (SELECT 1 FROM questions q WHERE q.task_id = sessions.task_id
-                            AND q.session = sessions.session AND q.closed_at IS NULL)",
-                &[cutoff],
-            )?,
+            stmt(&db, DELETE_OLD_DELIVERIES, &cutoff)?,
+            stmt(&db, DELETE_OLD_QUESTIONS, &cutoff)?,
+            stmt(&db, DELETE_IDLE_SESSIONS, &cutoff)?,
         ])
         .await?;
-    Ok(results[2].meta()?.and_then(|m| m.changes).unwrap_or(0))
+    changes(&results[1])
 }

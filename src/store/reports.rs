@@ -3,28 +3,40 @@
 //! Its first statement claims the session's newest `seq` with a per-request id,
 //! and every later statement only acts while that claim holds. A stale or
 //! duplicate report therefore changes nothing, even when two reports of one
-//! session race; and only a live credential's claim can write at all.
+//! session race; and only a live credential's claim can write at all. The
+//! statements that open, supersede and close questions are [`super::questions`]'s.
 
 use serde::Deserialize;
-use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
 use needs_you_core::Report;
 
-use super::{db, n, s, stmt};
+use super::{db, n, questions, s, stmt, ReportKeys};
+use crate::question::ClosedQuestion;
 
-/// A question that a statement closed, and whether its owner had been notified.
-#[derive(Deserialize)]
-pub struct Closed {
-    pub id: String,
-    pub kind: String,
-    pub notified_at: Option<i64>,
-}
+/// Claims the session for this request if its `seq` is the newest, and only
+/// for a live credential. Binds the [`ReportKeys`], then ?5 seq, ?6 cli.
+const CLAIM: &str = "
+INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
+SELECT id, ?2, ?5, ?3, ?6, ?4 FROM tasks
+WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)
+ON CONFLICT (task_id, session) DO UPDATE SET
+  last_seq = excluded.last_seq, applied_id = excluded.applied_id,
+  cli = excluded.cli, updated_at = excluded.updated_at
+WHERE excluded.last_seq > sessions.last_seq";
 
-#[derive(Deserialize)]
-struct Inserted {
-    id: String,
-}
+/// Records when a live task last reported. Binds the [`ReportKeys`].
+const TOUCH_TASK: &str = "
+UPDATE tasks SET last_report_at = ?4
+WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)";
+
+/// What the batch did: the credential's task, whether this request's claim
+/// held, and whether the task still waits. Binds ?1 to ?3 of the [`ReportKeys`].
+const OUTCOME: &str = "
+SELECT t.revoked_at, t.expires_at,
+       coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
+       EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting
+FROM tasks t WHERE t.credential_hash = ?1";
 
 /// The task behind a credential, as the report's batch found it.
 #[derive(Deserialize)]
@@ -42,7 +54,7 @@ pub struct ReportOutcome {
     /// The question this report opened, if it opened a new one.
     pub opened: Option<String>,
     /// Questions this report closed (by `close`, or superseded by an `open`).
-    pub closed: Vec<Closed>,
+    pub closed: Vec<ClosedQuestion>,
 }
 
 impl ReportOutcome {
@@ -57,55 +69,18 @@ impl ReportOutcome {
     }
 }
 
-/// The credential's task, in every statement of the report's batch. Checking
-/// the credential inside the batch saves a D1 round trip on the hottest path.
-const TASK: &str = "(SELECT id FROM tasks WHERE credential_hash = ?1)";
-/// The credential is live: only then does the claim (and so anything) write.
-const LIVE: &str =
-    "credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)";
-
 /// Applies one validated report for the task whose credential hashes to
-/// `credential_hash`, atomically; see the module doc. Binds ?1 the hash,
-/// ?2 the session, ?3 this request's id, ?4 now, and from ?5 what each
-/// statement needs.
+/// `keys.credential_hash`, atomically; see the module doc. `question_id` is
+/// the id a question it opens gets.
 pub async fn apply_report(
     env: &Env,
-    credential_hash: &str,
+    keys: &ReportKeys<'_>,
     report: &Report,
-    request_id: &str,
     question_id: &str,
-    now: f64,
 ) -> Result<ReportOutcome> {
     let db = db(env)?;
-    let common = [
-        s(credential_hash),
-        s(report.session()),
-        s(request_id),
-        n(now),
-    ];
-    let with = |extra: &[JsValue]| -> Vec<JsValue> {
-        common
-            .iter()
-            .cloned()
-            .chain(extra.iter().cloned())
-            .collect()
-    };
-    let applied = format!(
-        "EXISTS (SELECT 1 FROM sessions WHERE task_id = {TASK} AND session = ?2 AND applied_id = ?3)"
-    );
-    let claim = stmt(
-        &db,
-        &format!(
-            "INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
-         SELECT id, ?2, ?5, ?3, ?6, ?4 FROM tasks WHERE {LIVE}
-         ON CONFLICT (task_id, session) DO UPDATE SET
-           last_seq = excluded.last_seq, applied_id = excluded.applied_id,
-           cli = excluded.cli, updated_at = excluded.updated_at
-         WHERE excluded.last_seq > sessions.last_seq"
-        ),
-        &with(&[n(report.seq() as f64), s(report.cli().as_str())]),
-    )?;
-    let mut batch = vec![claim];
+    let claim = keys.bind(&[n(report.seq() as f64), s(report.cli().as_str())]);
+    let mut batch = vec![stmt(&db, CLAIM, &claim)?];
     match report {
         Report::Open {
             cli,
@@ -115,59 +90,33 @@ pub async fn apply_report(
             options,
             ..
         } => {
-            // An open replaces a different open question; the same one again is a no-op.
-            batch.push(stmt(
-                &db,
-                &format!(
-                    "UPDATE questions SET closed_at = ?4, close_reason = 'superseded'
-                 WHERE task_id = {TASK} AND session = ?2 AND closed_at IS NULL
-                   AND NOT (kind = ?5 AND text = ?6) AND {applied}
-                 RETURNING id, kind, notified_at"
-                ),
-                &with(&[s(kind.as_str()), s(text)]),
-            )?);
-            let options = serde_json::to_string(options)
+            let options_json = serde_json::to_string(options)
                 .map_err(|e| worker::Error::RustError(e.to_string()))?;
-            batch.push(stmt(&db, &format!(
-                "INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq)
-                 SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10 FROM tasks t
-                 WHERE t.credential_hash = ?1 AND {applied} AND NOT EXISTS
-                   (SELECT 1 FROM questions WHERE task_id = t.id AND session = ?2 AND closed_at IS NULL)
-                 RETURNING id"),
-                &with(&[s(question_id), s(cli.as_str()), s(kind.as_str()), s(text), s(&options), n(*seq as f64)]))?);
+            batch.push(questions::supersede(&db, keys, *kind, text)?);
+            batch.push(questions::open(
+                &db,
+                keys,
+                &questions::NewQuestion {
+                    id: question_id,
+                    cli: cli.as_str(),
+                    kind: *kind,
+                    text,
+                    options_json: &options_json,
+                    seq: *seq,
+                },
+            )?);
         }
         Report::Close { reason, .. } => {
-            batch.push(stmt(
-                &db,
-                &format!(
-                    "UPDATE questions SET closed_at = ?4, close_reason = ?5
-                 WHERE task_id = {TASK} AND session = ?2 AND closed_at IS NULL AND {applied}
-                 RETURNING id, kind, notified_at"
-                ),
-                &with(&[s(reason.as_str())]),
-            )?);
+            batch.push(questions::close_in_session(&db, keys, *reason)?);
         }
     }
-    batch.push(stmt(
-        &db,
-        &format!("UPDATE tasks SET last_report_at = ?4 WHERE {LIVE}"),
-        &common,
-    )?);
-    batch.push(stmt(&db,
-        "SELECT t.revoked_at, t.expires_at,
-                coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
-                EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting
-         FROM tasks t WHERE t.credential_hash = ?1",
-        &common[..3])?);
+    batch.push(stmt(&db, TOUCH_TASK, &keys.bind(&[]))?);
+    batch.push(stmt(&db, OUTCOME, &keys.bind(&[])[..3])?);
 
     let results = db.batch(batch).await?;
-    let closed: Vec<Closed> = results[1].results()?;
+    let closed = questions::closed_by(&results[1])?;
     let opened = match report {
-        Report::Open { .. } => results[2]
-            .results::<Inserted>()?
-            .into_iter()
-            .next()
-            .map(|r| r.id),
+        Report::Open { .. } => questions::opened_by(&results[2])?,
         Report::Close { .. } => None,
     };
     let task = match results.last() {
