@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-python3 bench/sink.py --record "$WORK/record.jsonl" > "$WORK/port" &
+python3 tests/support/sink.py --record "$WORK/record.jsonl" > "$WORK/port" &
 PIDS+=($!)
 start_needs_you 8787
 while [ ! -s "$WORK/port" ]; do sleep 0.05; done

@@ -13,7 +13,7 @@ cargo build --quiet --release -p report-prompt
 BIN=$PWD/target/release/report-prompt
 WORK=$(mktemp -d)
 mkdir -p bench/results
-python3 bench/sink.py > "$WORK/port" &
+python3 tests/support/sink.py > "$WORK/port" &
 SINK=$!
 trap 'kill $SINK 2>/dev/null; rm -rf "$WORK"' EXIT
 while [ ! -s "$WORK/port" ]; do sleep 0.05; done

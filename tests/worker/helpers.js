@@ -1,8 +1,8 @@
 // Shared set-up for the Worker's integration tests: the built Worker (build/)
 // in Miniflare with a real local D1 (our migrations applied) and the real
-// Durable Object, plus a real HTTP sink on 127.0.0.1 for the channels.
+// Durable Object, plus a real HTTP sink on 127.0.0.1 for the channels
+// (tests/support/sink.js).
 import { Miniflare } from "miniflare";
-import { createServer } from "node:http";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -11,10 +11,15 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ADMIN = "test-admin-token-0123456789";
 
-/** Starts the Worker. `vars` override wrangler.toml's [vars]. */
+/**
+ * Starts the Worker. `vars` override the settings' defaults (the code's own,
+ * as in a deploy that sets none). `restart()` disposes of the Miniflare
+ * instance and starts a new one on the same persisted D1 and Durable Object
+ * storage, as a restart of the runtime would.
+ */
 export async function startWorker(vars = {}) {
   const state = mkdtempSync(join(tmpdir(), "needs-you-test-"));
-  const mf = new Miniflare({
+  const options = {
     scriptPath: join(ROOT, "build", "index.js"),
     modules: true,
     modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"], fallthrough: true }],
@@ -23,21 +28,24 @@ export async function startWorker(vars = {}) {
     d1Persist: join(state, "d1"),
     durableObjects: { NOTIFIER: "Notifier" },
     durableObjectsPersist: join(state, "do"),
-    bindings: { ADMIN_TOKEN: ADMIN, NOTIFY_DELAY_MS: "15000", NOTIFY_RETRY_MS: "2000", ...vars },
-  });
-  await mf.ready;
-  const db = await mf.getD1Database("DB");
-  await applyMigrations(db);
-  const url = (await mf.ready).toString().replace(/\/$/, "");
-  return {
-    mf,
-    db,
-    url,
-    async stop() {
-      await mf.dispose();
-      rmSync(state, { recursive: true, force: true });
-    },
+    bindings: { ADMIN_TOKEN: ADMIN, ...vars },
   };
+  const w = { mf: new Miniflare(options) };
+  await w.mf.ready;
+  w.db = await w.mf.getD1Database("DB");
+  await applyMigrations(w.db);
+  w.url = (await w.mf.ready).toString().replace(/\/$/, "");
+  w.restart = async () => {
+    await w.mf.dispose();
+    w.mf = new Miniflare(options);
+    await w.mf.ready;
+    w.db = await w.mf.getD1Database("DB");
+  };
+  w.stop = async () => {
+    await w.mf.dispose();
+    rmSync(state, { recursive: true, force: true });
+  };
+  return w;
 }
 
 /** Applies migrations/*.sql in order, as `wrangler d1 migrations apply` would. */
@@ -101,35 +109,7 @@ export async function count(w, table, where = "1=1") {
   return row.n;
 }
 
-/** A real HTTP server on 127.0.0.1 that records what it receives. */
-export async function startSink() {
-  const received = [];
-  let failures = 0;
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      received.push({ method: req.method, url: req.url, headers: req.headers, body, at: Date.now() });
-      if (failures > 0) {
-        failures -= 1;
-        res.writeHead(503, { "content-type": "text/plain" }).end("down");
-      } else {
-        res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      }
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    /** The next `n` requests get 503. */
-    failNext(n) {
-      failures = n;
-    },
-    stop: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
+export { startSink } from "../support/sink.js";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

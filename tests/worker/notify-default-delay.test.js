@@ -1,11 +1,12 @@
 // The real 15-second default: a dialog is notified once, not before 15 s.
+// NOTIFY_DELAY_MS is left unset, as in a deploy that sets no delay.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { call, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
 
 let w, sink;
 before(async () => {
-  w = await startWorker({ NOTIFY_DELAY_MS: "15000" });
+  w = await startWorker();
   sink = await startSink();
 });
 after(async () => {

@@ -11,10 +11,12 @@ import tempfile
 import threading
 import time
 import unittest
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from sink import start_sink  # noqa: E402 - after the path it lives on
+
 PLUGIN_DIR = ROOT / "plugins" / "hermes" / "needs-you"
 REPORTER = os.environ.get("NEEDS_YOU_TEST_REPORTER") or str(ROOT / "target" / "release" / "report-prompt")
 
@@ -31,21 +33,13 @@ def load_plugin_module():
 
 
 needs_you = load_plugin_module()
-RECEIVED = []
+SINK = None
 
 
-class Sink(BaseHTTPRequestHandler):
-    def do_POST(self):  # noqa: N802 - the http.server name
-        body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        RECEIVED.append({"path": self.path, "auth": self.headers.get("authorization"), "body": json.loads(body)})
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    def log_message(self, *args):
-        pass
+def received():
+    """What reached the sink: the path, the authorization and the parsed report."""
+    return [{"path": r["path"], "auth": r["headers"].get("authorization"), "body": json.loads(r["body"])}
+            for r in SINK.received]
 
 
 class FakeContext:
@@ -65,20 +59,20 @@ TELEMETRY = {"telemetry_schema_version": "hermes.observer.v1", "task_id": "3f0c"
 class PluginTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
-        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        global SINK
+        SINK = start_sink()
         cls.state_root = tempfile.mkdtemp(prefix="needs-you-hermes-")
-        os.environ["NEEDS_YOU_URL"] = f"http://127.0.0.1:{cls.server.server_address[1]}"
+        os.environ["NEEDS_YOU_URL"] = SINK.url
         os.environ["NEEDS_YOU_TOKEN"] = "nyt_hermes_test"
         os.environ["NEEDS_YOU_REPORTER"] = REPORTER
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.shutdown()
+        SINK.stop()
         shutil.rmtree(cls.state_root, ignore_errors=True)
 
     def setUp(self):
-        RECEIVED.clear()
+        SINK.received.clear()
         os.environ["NEEDS_YOU_STATE_DIR"] = os.path.join(self.state_root, self.id().rsplit(".", 1)[-1])
         self.ctx = FakeContext()
         self.plugin = needs_you.register(self.ctx)
@@ -88,10 +82,10 @@ class PluginTest(unittest.TestCase):
         """Waits for `n` reports (and a little longer, for extras); in seq order."""
         self.assertTrue(self.plugin.reporter.flush(10))
         end = time.time() + 5
-        while len(RECEIVED) < n and time.time() < end:
+        while len(SINK.received) < n and time.time() < end:
             time.sleep(0.02)
         time.sleep(0.3)
-        return [r["body"] for r in sorted(RECEIVED, key=lambda r: r["body"]["seq"])]
+        return [r["body"] for r in sorted(received(), key=lambda r: r["body"]["seq"])]
 
     def clarify(self, args):
         self.assertIsNone(self.hook["pre_tool_call"](tool_name="clarify", args=args, session_id=SESSION,
@@ -117,7 +111,7 @@ class PluginTest(unittest.TestCase):
         self.assertEqual(got[0]["text"], "Which auth strategy should I implement?")
         self.assertEqual(got[0]["options"], [{"label": "OAuth (GitHub)"}, {"label": "Email + password"}])
         self.assertEqual(got[1]["reason"], "answered")
-        self.assertEqual(RECEIVED[0]["auth"], "Bearer nyt_hermes_test")
+        self.assertEqual(received()[0]["auth"], "Bearer nyt_hermes_test")
 
     def test_the_batch_clarify_form(self):
         self.clarify({"question": "Setup", "questions": [
@@ -220,7 +214,7 @@ class PluginTest(unittest.TestCase):
         finally:
             os.environ["NEEDS_YOU_REPORTER"] = REPORTER
         time.sleep(0.2)
-        self.assertEqual(RECEIVED, [])
+        self.assertEqual(received(), [])
 
 
 if __name__ == "__main__":

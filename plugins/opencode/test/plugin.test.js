@@ -2,38 +2,32 @@
 // real HTTP sink on 127.0.0.1 through the real report-prompt of this repository.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NeedsYou } from "../needs-you.js";
+import { startSink } from "../../../tests/support/sink.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 
-let server, received, stateRoot;
+let sink, stateRoot;
+// What reached the sink: the authorization, the path and the parsed report.
+const received = () =>
+  sink.received.map((r) => ({ auth: r.headers.authorization, path: r.url, body: JSON.parse(r.body) }));
 before(async () => {
-  received = [];
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      received.push({ auth: req.headers.authorization, path: req.url, body: JSON.parse(body) });
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  sink = await startSink();
   stateRoot = mkdtempSync(join(tmpdir(), "needs-you-opencode-"));
-  process.env.NEEDS_YOU_URL = `http://127.0.0.1:${server.address().port}`;
+  process.env.NEEDS_YOU_URL = sink.url;
   process.env.NEEDS_YOU_TOKEN = "nyt_opencode_test";
 });
 after(async () => {
-  await new Promise((r) => server.close(r));
+  await sink.stop();
   rmSync(stateRoot, { recursive: true, force: true });
 });
 beforeEach((t) => {
-  received.length = 0;
+  sink.received.length = 0;
   process.env.NEEDS_YOU_STATE_DIR = join(stateRoot, t.name.replace(/\W+/g, "-"));
 });
 
@@ -47,9 +41,9 @@ async function plugin() {
 /** Waits for `n` reports, then a little longer to catch any extra; returns them in seq order. */
 async function reports(n) {
   const end = Date.now() + 5000;
-  while (received.length < n && Date.now() < end) await sleep(20);
+  while (sink.received.length < n && Date.now() < end) await sleep(20);
   await sleep(300);
-  return [...received].sort((a, b) => a.body.seq - b.body.seq).map((r) => r.body);
+  return received().sort((a, b) => a.body.seq - b.body.seq).map((r) => r.body);
 }
 
 const S = "ses_main";
@@ -73,8 +67,8 @@ test("a dialog opened and answered", async () => {
   );
   assert.deepEqual(got[0].options, [{ label: "bun", description: "fast" }, { label: "npm", description: "default" }]);
   assert.deepEqual([got[1].action, got[1].reason], ["close", "answered"]);
-  assert.equal(received[0].auth, "Bearer nyt_opencode_test");
-  assert.equal(received[0].path, "/v1/reports");
+  assert.equal(received()[0].auth, "Bearer nyt_opencode_test");
+  assert.equal(received()[0].path, "/v1/reports");
 });
 
 test("a permission granted, then one rejected", async () => {
@@ -190,5 +184,5 @@ test("a broken event never throws into OpenCode", async () => {
   await hooks.event({ event: { type: "question.asked", properties: asked() } });
   await hooks.event({});
   await sleep(100);
-  assert.deepEqual(received, []);
+  assert.deepEqual(received(), []);
 });

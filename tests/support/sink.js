@@ -1,0 +1,62 @@
+// The one local HTTP sink of the JavaScript tests: a real server on 127.0.0.1
+// that records every request and answers as told (200 by default; a number of
+// 503s, a delay, or no answer at all), so channels and reporters are checked
+// against real HTTP.
+import { createServer } from "node:http";
+
+export async function startSink() {
+  const received = [];
+  let failures = 0;
+  let delayMs = 0;
+  let hanging = 0;
+  const held = new Set();
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      received.push({ method: req.method, url: req.url, headers: req.headers, body, at: Date.now() });
+      if (hanging > 0) {
+        hanging -= 1;
+        held.add(res); // never answered; closed when the sink stops
+        return;
+      }
+      const answer = () => {
+        if (failures > 0) {
+          failures -= 1;
+          res.writeHead(503, { "content-type": "text/plain" }).end("down");
+        } else {
+          res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        }
+      };
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    received,
+    /** Request bodies parsed as JSON, in arrival order. */
+    json: () => received.map((r) => JSON.parse(r.body)),
+    /** The next `n` requests get 503. */
+    failNext(n) {
+      failures = n;
+    },
+    /** The next `n` requests are never answered. */
+    hangNext(n) {
+      hanging = n;
+    },
+    /** Every answer from now on waits `ms`. */
+    delay(ms) {
+      delayMs = ms;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections?.();
+        server.close(resolve);
+      }),
+  };
+}

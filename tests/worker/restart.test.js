@@ -1,0 +1,46 @@
+// An armed alarm survives a restart of the runtime: dialogs are armed, the
+// Miniflare instance is disposed of before their alarms are due, and a new
+// one is started on the same persisted D1 and Durable Object storage. Each
+// dialog is then notified exactly once.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { call, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
+
+const DELAY = 3000;
+const DIALOGS = 12;
+let w, sink;
+
+before(async () => {
+  w = await startWorker({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
+  sink = await startSink();
+});
+after(async () => {
+  await w?.stop();
+  await sink?.stop();
+});
+
+test("dialogs armed before a restart are each notified once after it", async () => {
+  const owner = await newOwner(w);
+  await call(w, "PUT", "/v1/channels/webhook", {
+    token: owner.token,
+    body: { url: `${sink.url}/hook`, secret: "0123456789abcdef" },
+  });
+  const task = await newTask(w, owner.token);
+  const ids = [];
+  for (let i = 0; i < DIALOGS; i++) {
+    const r = await post(w, task.credential, report({ session: `r${i}`, action: "open", kind: "dialog", text: `Q${i}?` }));
+    ids.push(r.body.question_id);
+  }
+  // Let the notifier calls that follow each response land, then restart
+  // well before the first alarm is due.
+  await sleep(500);
+  assert.equal(sink.received.length, 0, "nothing sent before the restart");
+  await w.restart();
+
+  await waitFor(() => sink.received.length >= DIALOGS, DELAY + 10_000);
+  await sleep(1500); // room for a second delivery of any of them
+  const notified = sink.received.map((r) => JSON.parse(r.body).question.question_id);
+  assert.deepEqual([...notified].sort(), [...ids].sort(), "each armed dialog notified exactly once");
+  const rows = await w.db.prepare("SELECT COUNT(*) AS n FROM questions WHERE notified_at IS NOT NULL").first();
+  assert.equal(rows.n, DIALOGS);
+});
