@@ -1,4 +1,4 @@
-// POST /v1/reports: the report semantics of the design, and the Needs-you list.
+// POST /v1/reports: the report semantics (docs/api.md), and the Needs-you list.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { call, newOwner, newTask, post, report, startWorker } from "./helpers.js";

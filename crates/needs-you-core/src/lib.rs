@@ -7,7 +7,7 @@
 //! * [`question`]: "does this reply end with a question", and the tail of a reply
 //!   that is worth showing on a phone.
 //! * [`classify`]: which hook event of which CLI opens a question, closes it, or
-//!   means nothing, following the hook table of the design.
+//!   means nothing, following the hook table in `docs/hooks.md`.
 
 pub mod classify;
 pub mod question;
