@@ -17,3 +17,7 @@ export WASM_OPT_BIN="$NEEDS_YOU_ROOT/node_modules/.bin/wasm-opt"
 export WRANGLER_SEND_METRICS=false
 export WRANGLER_SEND_ERROR_REPORTS=false
 export CI_NO_UPDATE_CHECK=1
+# wrangler dev would fetch the `Request.cf` object from Cloudflare at start and
+# print a stack trace when it cannot: a newcomer's first screen should hold no
+# error that is not one.
+export CLOUDFLARE_CF_FETCH_ENABLED=false

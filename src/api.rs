@@ -1,6 +1,7 @@
 //! JSON in and out: the error type that every route returns, and body reading
 //! with the 32 KiB limit.
 
+use futures_util::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
 use worker::{Request, Response};
@@ -64,20 +65,30 @@ pub fn ok<T: Serialize>(status: u16, body: &T) -> ApiResult {
     Ok(json_response(status, body)?)
 }
 
-/// Reads the body, refusing more than 32 KiB (by its declared length first).
+/// Reads the body, refusing more than 32 KiB: by its declared length before
+/// reading anything, else as soon as the chunks read pass the limit, so a
+/// huge or endless body is never read in full.
 pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
     let declared = req
         .headers()
         .get("content-length")
         .ok()
         .flatten()
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
         return Err(too_large());
     }
-    let bytes = req.bytes().await?;
-    if bytes.len() > MAX_BODY_BYTES {
-        return Err(too_large());
+    // No body at all reads as an empty one.
+    let Ok(mut stream) = req.stream() else {
+        return Ok(Vec::new());
+    };
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(too_large());
+        }
+        bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
 }

@@ -88,12 +88,29 @@ impl Channel {
     }
 }
 
-/// An `http://` or `https://` URL with a host: what every channel sends to.
+/// An `http://` or `https://` URL with a host and no user name or password:
+/// what every channel sends to. Credentials belong in a channel's own token
+/// or secret field, which is never shown back; in a URL they would be.
 pub fn is_http_url(u: &str) -> bool {
-    let rest = u
-        .strip_prefix("https://")
-        .or_else(|| u.strip_prefix("http://"));
-    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.contains(char::is_whitespace))
+    match worker::Url::parse(u) {
+        Ok(url) => {
+            matches!(url.scheme(), "http" | "https")
+                && url.host_str().is_some_and(|h| !h.is_empty())
+                && url.username().is_empty()
+                && url.password().is_none()
+                && !u.contains(char::is_whitespace)
+                // The parser would read `https:///x` as host `x`: not what was meant.
+                && u.split_once("://").is_some_and(|(_, rest)| !rest.starts_with('/'))
+        }
+        Err(_) => false,
+    }
+}
+
+/// A value that can go into an HTTP header as it is: visible ASCII and inner
+/// spaces. A token with a line break or a non-ASCII character would make every
+/// delivery fail, so it is refused when it is set.
+pub fn is_header_value(v: &str) -> bool {
+    !v.is_empty() && v.trim() == v && v.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// Option labels as a short list for a notification body.
@@ -113,9 +130,10 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 pub async fn send(out: &Outgoing) -> Result<u16, String> {
     let headers = Headers::new();
     for (name, value) in &out.headers {
+        // The error would quote the value, which may be a token: name only the header.
         headers
             .set(name, value)
-            .map_err(|e| format!("bad header {name}: {e}"))?;
+            .map_err(|_| format!("header {name} has a value that HTTP does not allow"))?;
     }
     let method = match out.method {
         "PUT" => Method::Put,
@@ -141,4 +159,71 @@ pub async fn send(out: &Outgoing) -> Result<u16, String> {
         .await
         .map_err(|e| format!("no answer: {e}"))?;
     Ok(resp.status_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn urls_must_be_http_with_a_host_and_no_credentials() {
+        assert!(is_http_url("https://ntfy.sh/topic"));
+        assert!(is_http_url("http://127.0.0.1:8080/hook"));
+        for bad in [
+            "ftp://x.example/a",
+            "https://",
+            "https:///path",
+            "not a url",
+            "https://user:pass@ntfy.sh/topic",
+            "https://user@ntfy.sh/topic",
+            "https://ntfy.sh/a b",
+            "https://exa mple.com",
+        ] {
+            assert!(!is_http_url(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn header_values_are_printable_ascii() {
+        assert!(is_header_value("tk_0123 abc"));
+        for bad in ["", " tk", "tk\r\nX-Evil: 1", "tk\t", "tökén"] {
+            assert!(!is_header_value(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn settings_that_could_never_work_are_refused() {
+        let cfg = |v: serde_json::Value| v.as_object().unwrap().clone();
+        let refused = [
+            ("ntfy", json!({"url": "https://u:p@ntfy.sh/topic"})),
+            (
+                "ntfy",
+                json!({"url": "https://ntfy.sh/topic", "token": "tk\r\nX: y"}),
+            ),
+            (
+                "ntfy",
+                json!({"url": "https://ntfy.sh/topic", "click": "javascript:alert(1)"}),
+            ),
+            (
+                "webhook",
+                json!({"url": "https://u:p@example.com/h", "secret": "0123456789abcdef"}),
+            ),
+            (
+                "webhook",
+                json!({"url": "::", "secret": "0123456789abcdef"}),
+            ),
+        ];
+        for (kind, c) in refused {
+            assert!(
+                Channel::from_config(kind, &cfg(c.clone())).is_err(),
+                "{kind} {c}"
+            );
+        }
+        let ok = Channel::from_config(
+            "ntfy",
+            &cfg(json!({"url": "https://ntfy.sh/topic", "token": "tk_1"})),
+        );
+        assert!(ok.is_ok());
+    }
 }

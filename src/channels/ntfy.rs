@@ -36,6 +36,9 @@ impl Ntfy {
         };
         split_topic(&url)?;
         let token = optional_str(c, "token")?;
+        if token.as_deref().is_some_and(|t| !super::is_header_value(t)) {
+            return Err("`token` must be printable ASCII without line breaks".into());
+        }
         let click = optional_str(c, "click")?;
         if click.as_deref().is_some_and(|u| !is_http_url(u)) {
             return Err("`click` must be an http(s) URL".into());
@@ -109,7 +112,10 @@ fn optional_str(c: &Map<String, Value>, field: &str) -> Result<Option<String>, S
 
 /// Splits a topic URL into the server base and the topic name.
 fn split_topic(url: &str) -> Result<(&str, &str), String> {
-    let bad = || "`url` must be an http(s) topic URL, e.g. https://ntfy.sh/my-topic".to_owned();
+    let bad = || {
+        "`url` must be an http(s) topic URL without a user or password, e.g. https://ntfy.sh/my-topic"
+            .to_owned()
+    };
     if !is_http_url(url) {
         return Err(bad());
     }

@@ -27,7 +27,7 @@ impl Webhook {
     pub fn from_config(c: &Map<String, Value>) -> Result<Webhook, String> {
         let url = match c.get("url") {
             Some(Value::String(u)) if is_http_url(u.trim()) => u.trim().to_owned(),
-            _ => return Err("`url` must be an http(s) URL".into()),
+            _ => return Err("`url` must be an http(s) URL without a user or password".into()),
         };
         let secret = match c.get("secret") {
             Some(Value::String(s)) if s.chars().count() >= MIN_SECRET_CHARS => s.clone(),

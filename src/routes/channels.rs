@@ -43,9 +43,15 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
         .await?
         .iter()
         .filter_map(|row| {
-            Channel::from_stored(&row.kind, &row.config)
-                .ok()
-                .map(|c| c.public(&row.kind))
+            let mut public = Channel::from_stored(&row.kind, &row.config)
+                .ok()?
+                .public(&row.kind);
+            // Why a phone stopped ringing: the last delivery that worked and
+            // the last that did not, with its error.
+            public["last_success_at"] = json!(row.last_success_at);
+            public["last_failure_at"] = json!(row.last_failure_at);
+            public["last_error"] = json!(row.last_error);
+            Some(public)
         })
         .collect();
     ok(200, &json!({"channels": channels}))

@@ -12,11 +12,15 @@ use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{ok, ApiError, ApiResult};
 
+/// Answers one request. Every answer says `Cache-Control: no-store`: it may
+/// carry a credential or a person's questions, which no cache should keep.
 pub async fn handle(req: Request, env: &Env, ctx: &Context) -> Response {
-    match route(req, env, ctx).await {
+    let resp = match route(req, env, ctx).await {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
-    }
+    };
+    let _ = resp.headers().set("cache-control", "no-store");
+    resp
 }
 
 async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
@@ -32,6 +36,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         (Method::Get, ["v1", "task"]) => tasks::whoami(req, env).await,
         (Method::Post, ["v1", "reports"]) => reports::post(req, env, ctx).await,
         (Method::Get, ["v1", "needs-you"]) => needs_you::list(req, env).await,
+        (Method::Get, ["v1", "questions", id, "deliveries"]) => {
+            needs_you::deliveries(req, env, id).await
+        }
         (Method::Get, ["v1", "channels"]) => channels::list(req, env).await,
         (Method::Put, ["v1", "channels", kind]) => channels::put(req, env, kind).await,
         (Method::Delete, ["v1", "channels", kind]) => channels::delete(req, env, kind).await,
@@ -39,7 +46,8 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             _,
             ["v1", "health" | "owners" | "tasks" | "task" | "reports" | "needs-you" | "channels"],
         )
-        | (_, ["v1", "tasks" | "channels", _]) => Err(ApiError::new(
+        | (_, ["v1", "tasks" | "channels", _])
+        | (_, ["v1", "questions", _, "deliveries"]) => Err(ApiError::new(
             405,
             "method_not_allowed",
             format!("{} is not allowed on {path}", method.as_ref()),

@@ -37,16 +37,20 @@ pub async fn delete_channel(env: &Env, owner_id: &str, kind: &str) -> Result<boo
 pub struct ChannelRow {
     pub kind: String,
     pub config: String,
+    #[serde(default)]
+    pub last_success_at: Option<i64>,
+    #[serde(default)]
+    pub last_failure_at: Option<i64>,
+    #[serde(default)]
+    pub last_error: Option<String>,
 }
+
+/// The owner's channels with their last delivery outcome. Binds ?1 the owner id.
+const CHANNELS: &str = "
+SELECT kind, config, last_success_at, last_failure_at, last_error
+FROM channels WHERE owner_id = ?1 ORDER BY kind";
 
 pub async fn channels(env: &Env, owner_id: &str) -> Result<Vec<ChannelRow>> {
     let db = db(env)?;
-    stmt(
-        &db,
-        "SELECT kind, config FROM channels WHERE owner_id = ?1 ORDER BY kind",
-        &[s(owner_id)],
-    )?
-    .all()
-    .await?
-    .results()
+    stmt(&db, CHANNELS, &[s(owner_id)])?.all().await?.results()
 }

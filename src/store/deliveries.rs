@@ -2,7 +2,7 @@
 //! channels and every past delivery attempt, read in one batch, and the
 //! record of each new attempt.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
@@ -25,6 +25,83 @@ FROM deliveries WHERE question_id = ?1 GROUP BY channel, event";
 const RECORD_ATTEMPT: &str = "
 INSERT INTO deliveries (question_id, channel, event, attempt, at, ok, status, error)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
+/// Keeps the channel's last outcome on its row. Binds ?1 question id,
+/// ?2 channel, ?3 now, ?4 ok (0 or 1), ?5 error.
+const RECORD_OUTCOME: &str = "
+UPDATE channels SET
+  last_success_at = CASE WHEN ?4 = 1 THEN ?3 ELSE last_success_at END,
+  last_failure_at = CASE WHEN ?4 = 1 THEN last_failure_at ELSE ?3 END,
+  last_error = CASE WHEN ?4 = 1 THEN last_error ELSE ?5 END
+WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) AND kind = ?2";
+
+/// A question's attempts, oldest first, if the question is the owner's.
+/// Binds ?1 the question id, ?2 the owner id.
+const LOG_OF_QUESTION: &str = "
+SELECT d.channel, d.event, d.attempt, d.at, d.ok, d.status, d.error
+FROM deliveries d JOIN questions q ON q.id = d.question_id
+WHERE d.question_id = ?1 AND q.owner_id = ?2
+ORDER BY d.id";
+
+/// Whether the question is the owner's. Binds ?1 the question id, ?2 the owner id.
+const QUESTION_OF_OWNER: &str = "SELECT id FROM questions WHERE id = ?1 AND owner_id = ?2";
+
+/// One attempt, as the delivery log shows it.
+#[derive(Deserialize, Serialize)]
+pub struct LoggedAttempt {
+    pub channel: String,
+    pub event: String,
+    pub attempt: i64,
+    pub at: i64,
+    pub ok: bool,
+    pub status: Option<i64>,
+    pub error: Option<String>,
+}
+
+/// The delivery log of one of the owner's questions; `None` when the
+/// question is not the owner's (or does not exist).
+pub async fn delivery_log(
+    env: &Env,
+    owner_id: &str,
+    question_id: &str,
+) -> Result<Option<Vec<LoggedAttempt>>> {
+    let db = db(env)?;
+    let args = [s(question_id), s(owner_id)];
+    let results = db
+        .batch(vec![
+            stmt(&db, QUESTION_OF_OWNER, &args)?,
+            stmt(&db, LOG_OF_QUESTION, &args)?,
+        ])
+        .await?;
+    if results[0].results::<serde_json::Value>()?.is_empty() {
+        return Ok(None);
+    }
+    #[derive(Deserialize)]
+    struct Row {
+        channel: String,
+        event: String,
+        attempt: i64,
+        at: i64,
+        ok: i64,
+        status: Option<i64>,
+        error: Option<String>,
+    }
+    Ok(Some(
+        results[1]
+            .results::<Row>()?
+            .into_iter()
+            .map(|r| LoggedAttempt {
+                channel: r.channel,
+                event: r.event,
+                attempt: r.attempt,
+                at: r.at,
+                ok: r.ok != 0,
+                status: r.status,
+                error: r.error,
+            })
+            .collect(),
+    ))
+}
 
 #[derive(Deserialize)]
 struct AttemptRow {
@@ -96,6 +173,17 @@ pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> 
         opt_n(a.status.map(f64::from)),
         a.error.map_or(JsValue::NULL, s),
     ];
-    stmt(&db, RECORD_ATTEMPT, &args)?.run().await?;
+    let outcome = [
+        args[0].clone(),
+        args[1].clone(),
+        args[4].clone(),
+        args[5].clone(),
+        args[7].clone(),
+    ];
+    db.batch(vec![
+        stmt(&db, RECORD_ATTEMPT, &args)?,
+        stmt(&db, RECORD_OUTCOME, &outcome)?,
+    ])
+    .await?;
     Ok(())
 }
