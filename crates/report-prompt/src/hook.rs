@@ -52,29 +52,40 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
         .session
         .ok_or_else(|| format!("the {cli} event has no session id"))?;
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
-    let seq = match &classified.decision {
+    // The report is queued while the state is locked, so reports are queued
+    // in the order of their `seq` even when hooks of one session race.
+    let queue = |target: &send::Target, seq: u64| {
+        let report = Report::from_decision(cli, session.clone(), seq, classified.decision.clone())
+            .expect("an ignored event was returned above");
+        send::queue(&report, dir.path(), target)
+    };
+    let target = match &classified.decision {
         Decision::Open { .. } => {
             // Check the set-up before marking anything open: a marker with no
             // server behind it would only make every closing hook slower.
-            send::Target::from_env()?;
-            dir.record_open(&session).map_err(state_error)?
+            let target = send::Target::from_env()?;
+            dir.record_open(&session, |seq| queue(&target, seq))
+                .map_err(state_error)??;
+            target
         }
-        Decision::Close { .. } => match dir.record_close(&session).map_err(state_error)? {
-            // Nothing open here for this session: nothing to tell the server.
-            None => return Ok(()),
-            Some(seq) => {
-                send::Target::from_env()?;
-                seq
+        Decision::Close { .. } => {
+            let queued = dir
+                .record_close(&session, |seq| {
+                    let target = send::Target::from_env()?;
+                    queue(&target, seq).map(|()| target)
+                })
+                .map_err(state_error)?;
+            match queued {
+                // Nothing open here for this session: nothing to tell the server.
+                None => return Ok(()),
+                Some(target) => target?,
             }
-        },
+        }
         Decision::Ignore { .. } => return Ok(()),
     };
-    let Some(report) = Report::from_decision(cli, session, seq, classified.decision) else {
-        return Ok(());
-    };
-    // The detached child reads the environment again; the checks above keep
-    // a set-up error on the hook's stderr, where a person can see it.
-    send::hand_off(&report, dir.path())
+    // The sender reads the environment again; the checks above keep a set-up
+    // error on the hook's stderr, where a person can see it.
+    send::ensure_sender(dir.path(), &target)
 }
 
 fn state_error(e: std::io::Error) -> String {

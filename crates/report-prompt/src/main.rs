@@ -10,6 +10,7 @@
 //! * [`args`]: the command line.
 //! * [`hook`]: hook mode: read an event, decide, record, hand off.
 //! * [`state`]: the per-user state directory: markers and `seq`.
+//! * [`outbox`]: the reports waiting to be sent, in order, one sender at a time.
 //! * [`send`]: the detached sender and the HTTP client.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
 //! * [`doctor`]: a check of the whole set-up, for a person.
@@ -18,6 +19,7 @@ mod args;
 mod doctor;
 mod hook;
 mod install;
+mod outbox;
 mod send;
 mod state;
 
@@ -54,7 +56,7 @@ fn run() -> i32 {
             0
         }
         Command::Classify { cli } => hook::classify_stdin(cli),
-        Command::Send { state_dir } => send::run_detached_child(state_dir),
+        Command::Send { state_dir } => send::run_sender(state_dir),
         Command::Doctor { state_dir } => doctor::run(state_dir),
         Command::Install(opts) => install::run(&opts),
         Command::Help => {

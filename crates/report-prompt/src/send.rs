@@ -1,7 +1,9 @@
-//! Sending a report: the foreground hands it to a detached copy of this binary
-//! and returns; that copy makes the request, with 3 seconds to do it.
+//! Sending a report: the foreground adds it to the outbox ([`crate::outbox`])
+//! and returns; one detached sender per outbox sends the reports in the order
+//! they were made, retrying a server that is down or failing for a while.
 
-use std::io::{Read, Write};
+use std::fs::File;
+use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -9,12 +11,18 @@ use std::time::Duration;
 
 use needs_you_core::Report;
 
-use crate::state::{self, StateDir};
+use crate::outbox::{Outbox, Queued};
+use crate::state::{self, now_micros, StateDir};
 
-/// The request's whole budget.
+/// One request's whole budget.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
-/// The detached sender exits on its own this long after it started.
-const CHILD_DEADLINE: Duration = Duration::from_millis(3500);
+/// A report that could not be sent (the server down, or answering 5xx) is
+/// tried again until it is this old, then given up with a line in the log.
+const SEND_FOR: Duration = Duration::from_secs(60);
+/// The first wait before trying a failed report again; it doubles up to
+/// [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
 /// Where reports go, from `NEEDS_YOU_URL` and `NEEDS_YOU_TOKEN`.
 pub struct Target {
@@ -64,59 +72,126 @@ pub fn check_base_url(url: &str) -> Result<String, String> {
     Err(format!("NEEDS_YOU_URL must start with https:// : {base}"))
 }
 
-/// Starts the detached sender with the report on its stdin, and returns
-/// without waiting. The child gets no stdout or stderr of ours: a CLI waits for
-/// its hook's pipes to close, and must not wait for the network.
-pub fn hand_off(report: &Report, state_dir: &Path) -> Result<(), String> {
+/// Adds the report to the outbox of its server and credential.
+pub fn queue(report: &Report, state_dir: &Path, target: &Target) -> Result<(), String> {
     let body = serde_json::to_vec(report).map_err(|e| format!("cannot encode the report: {e}"))?;
+    Outbox::new(state_dir, &target.base, &target.token)
+        .add(report.seq(), report.session(), &body)
+        .map_err(|e| format!("cannot queue the report: {e}"))
+}
+
+/// Starts a sender for the outbox unless one is already draining it, handing
+/// it the outbox's lock as its stdin. Returns without waiting for anything:
+/// the sender has no stdout or stderr of ours either, since a CLI waits for
+/// its hook's pipes to close.
+pub fn ensure_sender(state_dir: &Path, target: &Target) -> Result<(), String> {
+    let outbox = Outbox::new(state_dir, &target.base, &target.token);
+    let lock = match outbox.try_lock() {
+        Ok(Some(lock)) => lock,
+        // A sender is draining this outbox: it sends this report too.
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(format!("cannot lock the outbox: {e}")),
+    };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find myself: {e}"))?;
-    let mut child = Command::new(exe)
+    Command::new(exe)
         .arg("__send")
         .arg("--state-dir")
         .arg(state_dir)
-        .stdin(Stdio::piped())
+        .stdin(Stdio::from(lock))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0)
         .spawn()
         .map_err(|e| format!("cannot start the sender: {e}"))?;
-    let mut stdin = child.stdin.take().expect("stdin was piped");
-    stdin
-        .write_all(&body)
-        .map_err(|e| format!("cannot hand the report over: {e}"))?;
     Ok(())
 }
 
-/// `report-prompt __send`: the detached child. Its failures go to the state
+/// `report-prompt __send`: the detached sender. Its stdin is the outbox's
+/// lock, taken by the hook that started it. Its failures go to the state
 /// directory's log, since nobody reads its stderr.
-pub fn run_detached_child(state_dir: Option<PathBuf>) -> i32 {
-    std::thread::spawn(|| {
-        std::thread::sleep(CHILD_DEADLINE);
-        std::process::exit(0);
-    });
-    let dir = StateDir::open(state::resolve(state_dir)).ok();
-    let log = |line: String| match &dir {
-        Some(d) => d.log(&line),
-        None => eprintln!("report-prompt: {line}"),
-    };
-    let mut body = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut body) {
-        log(format!("cannot read the report: {e}"));
+pub fn run_sender(state_dir: Option<PathBuf>) -> i32 {
+    let Ok(dir) = StateDir::open(state::resolve(state_dir)) else {
         return 0;
-    }
+    };
     let target = match Target::from_env() {
         Ok(t) => t,
         Err(e) => {
-            log(e);
+            dir.log(&e);
             return 0;
         }
     };
-    match post_report(&target, &body) {
-        Ok(status) if (200..300).contains(&status) => {}
-        Ok(status) => log(format!("the server refused a report: HTTP {status}")),
-        Err(e) => log(format!("could not reach {}: {e}", target.base)),
+    let outbox = Outbox::new(dir.path(), &target.base, &target.token);
+    let Ok(lock) = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from)
+    else {
+        return 0;
+    };
+    let window = send_window();
+    let agent = agent();
+    // Holding the lock already (it came from the hook), this only confirms it.
+    while lock.try_lock().is_ok() {
+        while let Ok(Some(q)) = outbox.first() {
+            send_one(&agent, &target, &q, &dir, window);
+            q.remove();
+        }
+        let _ = lock.unlock();
+        // A report added after the last look but before the unlock found the
+        // lock taken and left: look once more.
+        if outbox.is_empty() {
+            break;
+        }
     }
     0
+}
+
+/// How long a report is retried: `NEEDS_YOU_SEND_FOR_S` seconds (1 to 3600),
+/// else [`SEND_FOR`].
+fn send_window() -> Duration {
+    std::env::var("NEEDS_YOU_SEND_FOR_S")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| (1..=3600).contains(s))
+        .map_or(SEND_FOR, Duration::from_secs)
+}
+
+/// Sends one queued report: done on a 2xx, dropped (and logged) on a 4xx,
+/// which would only be refused again, and retried with backoff on a 5xx or
+/// no answer until it is `window` old.
+fn send_one(agent: &ureq::Agent, target: &Target, q: &Queued, dir: &StateDir, window: Duration) {
+    let body = match q.read() {
+        Ok(b) => b,
+        Err(e) => return dir.log(&format!("cannot read a queued report: {e}")),
+    };
+    let mut backoff = FIRST_BACKOFF;
+    let mut logged = false;
+    loop {
+        let failure = match post_report(agent, target, &body) {
+            Ok(status) if (200..300).contains(&status) => return,
+            Ok(status) if status < 500 => {
+                return dir.log(&format!("the server refused a report: HTTP {status}"));
+            }
+            Ok(status) => format!("the server failed a report: HTTP {status}"),
+            Err(e) => format!("could not reach {}: {e}", target.base),
+        };
+        let age = Duration::from_micros(now_micros().saturating_sub(q.made_micros));
+        if age + backoff > window {
+            return dir.log(&format!(
+                "{failure}; gave up on the report after {} s",
+                age.as_secs()
+            ));
+        }
+        if !logged {
+            dir.log(&format!(
+                "{failure}; trying again for up to {} s",
+                window.as_secs()
+            ));
+            logged = true;
+        }
+        std::thread::sleep(backoff);
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
 }
 
 fn agent() -> ureq::Agent {
@@ -128,8 +203,8 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-pub fn post_report(target: &Target, body: &[u8]) -> Result<u16, String> {
-    let resp = agent()
+pub fn post_report(agent: &ureq::Agent, target: &Target, body: &[u8]) -> Result<u16, String> {
+    let resp = agent
         .post(format!("{}/v1/reports", target.base))
         .header("authorization", format!("Bearer {}", target.token))
         .header("content-type", "application/json")

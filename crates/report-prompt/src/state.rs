@@ -98,19 +98,26 @@ impl StateDir {
         Ok(f)
     }
 
-    /// Records that `session` now has an open question; returns its next `seq`.
-    pub fn record_open(&self, session: &str) -> io::Result<u64> {
+    /// Records that `session` now has an open question, and calls `then`
+    /// with its next `seq` while still holding the lock, so that whatever
+    /// `then` queues is queued in `seq` order.
+    pub fn record_open<T>(&self, session: &str, then: impl FnOnce(u64) -> T) -> io::Result<T> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let seq = self.bump_seq(&key)?;
         touch(&self.path.join(format!("open-{key}")))?;
         touch(&self.marker())?;
-        Ok(seq)
+        Ok(then(seq))
     }
 
-    /// Records that `session`'s question closed; returns its next `seq`, or
-    /// `None` when nothing was open for it here, and so nothing to send.
-    pub fn record_close(&self, session: &str) -> io::Result<Option<u64>> {
+    /// Records that `session`'s question closed, and calls `then` with its
+    /// next `seq` under the lock, like [`StateDir::record_open`]; `None` when
+    /// nothing was open for it here, and so nothing to send.
+    pub fn record_close<T>(
+        &self,
+        session: &str,
+        then: impl FnOnce(u64) -> T,
+    ) -> io::Result<Option<T>> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let open = self.path.join(format!("open-{key}"));
@@ -125,7 +132,7 @@ impl StateDir {
                 _ => {}
             }
         }
-        Ok(Some(seq))
+        Ok(Some(then(seq)))
     }
 
     /// Sessions with an open question, for `doctor`.
@@ -219,9 +226,9 @@ mod tests {
         assert_eq!(next_seq(100, 100), 101);
         assert_eq!(next_seq(500, 100), 501);
         let (_t, s) = dir();
-        let a = s.record_open("s").unwrap();
-        let b = s.record_open("s").unwrap();
-        let c = s.record_close("s").unwrap().unwrap();
+        let a = s.record_open("s", |seq| seq).unwrap();
+        let b = s.record_open("s", |seq| seq).unwrap();
+        let c = s.record_close("s", |seq| seq).unwrap().unwrap();
         assert!(a < b && b < c, "{a} {b} {c}");
     }
 
@@ -229,15 +236,15 @@ mod tests {
     fn marker_follows_the_open_sessions() {
         let (_t, s) = dir();
         assert!(!s.marker().exists());
-        s.record_open("a").unwrap();
-        s.record_open("b").unwrap();
+        s.record_open("a", drop).unwrap();
+        s.record_open("b", drop).unwrap();
         assert!(s.marker().exists());
-        assert!(s.record_close("a").unwrap().is_some());
+        assert!(s.record_close("a", drop).unwrap().is_some());
         assert!(s.marker().exists(), "b is still open");
-        assert!(s.record_close("b").unwrap().is_some());
+        assert!(s.record_close("b", drop).unwrap().is_some());
         assert!(!s.marker().exists());
         assert_eq!(
-            s.record_close("b").unwrap(),
+            s.record_close("b", drop).unwrap(),
             None,
             "nothing open: nothing to send"
         );

@@ -19,6 +19,8 @@ pub struct Received {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: serde_json::Value,
+    /// The status the sink answered with.
+    pub status: u16,
 }
 
 impl Received {
@@ -31,7 +33,8 @@ impl Received {
 }
 
 /// A real HTTP server on 127.0.0.1 that records every request and answers
-/// 200, after `delay` if one is set.
+/// 200, after `delay` if one is set; [`Sink::start_with`] scripts the first
+/// answers' statuses and adds a varying delay.
 pub struct Sink {
     pub url: String,
     received: Arc<Mutex<Vec<Received>>>,
@@ -44,16 +47,24 @@ impl Sink {
     }
 
     pub fn start_with_delay(delay: Duration) -> Sink {
+        Sink::start_with(delay, Duration::ZERO, Vec::new())
+    }
+
+    /// Answers the first requests with `statuses` in turn, then 200; each
+    /// answer waits `delay` plus a varying part of `jitter`.
+    pub fn start_with(delay: Duration, jitter: Duration, statuses: Vec<u16>) -> Sink {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let received = Arc::new(Mutex::new(Vec::new()));
         let answered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (log, done) = (received.clone(), answered.clone());
+        let script = Arc::new(Mutex::new(std::collections::VecDeque::from(statuses)));
         std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (log, done) = (log.clone(), done.clone());
+            for (i, stream) in listener.incoming().flatten().enumerate() {
+                let (log, done, script) = (log.clone(), done.clone(), script.clone());
+                let wait = delay + jitter.mul_f64(((i as u64 * 7919) % 101) as f64 / 100.0);
                 std::thread::spawn(move || {
-                    serve(stream, &log, delay);
+                    serve(stream, &log, wait, &script);
                     done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 });
             }
@@ -84,7 +95,12 @@ impl Sink {
     }
 }
 
-fn serve(stream: TcpStream, log: &Mutex<Vec<Received>>, delay: Duration) {
+fn serve(
+    stream: TcpStream,
+    log: &Mutex<Vec<Received>>,
+    delay: Duration,
+    script: &Mutex<std::collections::VecDeque<u16>>,
+) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -114,15 +130,20 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Received>>, delay: Duration) {
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
     let body = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+    let status = script.lock().unwrap().pop_front().unwrap_or(200);
     log.lock().unwrap().push(Received {
         method,
         path,
         headers,
         body,
+        status,
     });
     std::thread::sleep(delay);
     let mut stream = stream;
-    let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{{}}"
+    );
 }
 
 /// Runs the binary with `args`, `stdin`, and the environment given (nothing
