@@ -15,8 +15,12 @@
 //   session.status busy                 -> {event: "close", reason: "prompt_submitted"}
 //
 // While a question or permission dialog is open, status changes are ignored:
-// the agent going busy or idle around the dialog does not close it. Events of
-// child (subagent) sessions, which carry a parentID, are ignored.
+// the agent going busy or idle around the dialog does not close it. A child
+// (subagent) session is known from its parentID, in `session.created` or
+// `session.updated`, or, for one that existed before the plugin loaded, from
+// OpenCode's own client. A child's permission is shown to the person in the
+// main interface, so it is reported under its top-level session; every other
+// event of a child is ignored.
 //
 // It never throws into OpenCode and never writes to its output. Reports run
 // one at a time, in event order, each in a `report-prompt` process that
@@ -28,8 +32,9 @@ import { spawn } from "node:child_process";
 // The installer replaces this with report-prompt's absolute path.
 const DEFAULT_REPORTER = "report-prompt";
 
-function createTracker(send) {
-  const children = new Set(); // session ids of subagent sessions
+function createTracker(send, parentOf) {
+  const parents = new Map(); // child session id -> its parent's id
+  const topLevel = new Set(); // session ids known to have no parent
   const openDialogs = new Map(); // session id -> Set of the request ids of its open dialogs
   const lastStatus = new Map(); // session id -> "busy" | "idle"
   const lastAssistant = new Map(); // session id -> the id of its newest assistant message
@@ -40,7 +45,40 @@ function createTracker(send) {
   const sessionOf = (p) => p?.sessionID ?? p?.info?.sessionID ?? p?.part?.sessionID;
 
   function noteSession(info) {
-    if (info?.id && info.parentID) children.add(info.id);
+    if (!info?.id) return;
+    if (info.parentID) parents.set(info.id, info.parentID);
+    else topLevel.add(info.id);
+  }
+
+  // A session seen for the first time without its creation event: ask
+  // OpenCode once whether it has a parent; without an answer, it is taken
+  // for a top-level session.
+  async function learn(session) {
+    if (parents.has(session) || topLevel.has(session)) return;
+    let parent;
+    try {
+      parent = await parentOf?.(session);
+    } catch {
+      parent = undefined;
+    }
+    if (parent) parents.set(session, parent);
+    else topLevel.add(session);
+  }
+
+  function topOf(session) {
+    let s = session;
+    for (let i = 0; i < 16 && parents.has(s); i++) s = parents.get(s);
+    return s;
+  }
+
+  // A subagent's permission dialog waits for the person like any other.
+  function child(session, type, p) {
+    const top = topOf(session);
+    if (type === "permission.asked" || type === "permission.updated") {
+      return openDialogFor(top, p.id, { event: "permission", request: p });
+    }
+    if (type === "permission.replied") return closeDialogFor(top, p.requestID ?? p.permissionID);
+    return undefined;
   }
 
   // Only the newest message of each session and its newest assistant message
@@ -106,12 +144,14 @@ function createTracker(send) {
     else if (type === "idle") send({ event: "turn_end", session, text: lastReply(session) });
   }
 
-  return function handle(event) {
+  return async function handle(event) {
     const type = event?.type;
     const p = event?.properties ?? {};
     if (type === "session.created" || type === "session.updated") return noteSession(p.info);
     const session = sessionOf(p);
-    if (!session || children.has(session)) return;
+    if (!session) return;
+    await learn(session);
+    if (parents.has(session)) return child(session, type, p);
     switch (type) {
       case "message.updated":
         return noteMessage(p.info);
@@ -161,16 +201,25 @@ function createQueue(reporter) {
   };
 }
 
-export const NeedsYou = async (_input, options) => {
+// OpenCode's client answers `session.get` with `{ data: Session }`, whose
+// `parentID` is set for a subagent's session.
+function parentLookup(client) {
+  if (typeof client?.session?.get !== "function") return undefined;
+  return async (id) => (await client.session.get({ path: { id } }))?.data?.parentID;
+}
+
+export const NeedsYou = async (input, options) => {
   const reporter = options?.reporter || process.env.NEEDS_YOU_REPORTER || DEFAULT_REPORTER;
-  const handle = createTracker(createQueue(reporter));
+  const handle = createTracker(createQueue(reporter), parentLookup(input?.client));
+  // Events are handled one at a time, in the order OpenCode sent them, even
+  // when one waits for a session look-up.
+  let chain = Promise.resolve();
   return {
-    event: async ({ event }) => {
-      try {
-        handle(event);
-      } catch {
+    event: ({ event }) => {
+      chain = chain.then(() => handle(event)).catch(() => {
         // Never into OpenCode: a broken report must not break the agent.
-      }
+      });
+      return chain;
     },
   };
 };

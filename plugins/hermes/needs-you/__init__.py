@@ -21,7 +21,14 @@ on_session_end, interrupted only      ``close`` (interrupted)
 
 ``on_session_end`` fires after every turn, right after the reply: treating it
 as a close withdrew the question the turn had just asked, so only an
-interrupted one closes. Approvals decided by Hermes's own model
+interrupted one closes.
+
+Every hook reports under one key per conversation. Hermes hands the approval
+hooks a ``session_key`` and every other hook a ``session_id``. In the classic
+CLI the two are the same string; in gateway mode (a messaging platform) the
+key is the conversation's (``agent:main:telegram:dm:…``) while the id is the
+stored transcript's, so the plugin reads the gateway's key from the session
+context that Hermes sets for the turn, and uses it for every hook. Approvals decided by Hermes's own model
 (``surface="smart"``) asked nobody and are skipped.
 
 Hooks fire from several threads (tool workers, gateway sessions), so reports
@@ -88,6 +95,24 @@ class Reporter:
                 self._queue.task_done()
 
 
+def _gateway_session_key():
+    """The gateway's conversation key for the current turn, or "" outside the
+    gateway (the classic CLI) or when Hermes has none to give."""
+    try:
+        from gateway.session_context import get_session_env  # noqa: PLC0415 - Hermes's own, when present
+
+        return get_session_env("HERMES_SESSION_KEY") or ""
+    except Exception:  # noqa: BLE001 - not in the gateway, or another Hermes
+        return ""
+
+
+def session_of(session_id="", session_key="", **_):
+    """The one key every hook reports under: the gateway's conversation key
+    when there is one, else the CLI's session id (which is also the key the
+    CLI gives its approval hooks)."""
+    return session_key or _gateway_session_key() or session_id
+
+
 class NeedsYou:
     """The hook callbacks. Each is safe: it never raises and returns None."""
 
@@ -98,58 +123,58 @@ class NeedsYou:
         if session:
             self.reporter.send(dict(event, session=str(session)))
 
-    def pre_tool_call(self, tool_name="", args=None, session_id="", **kwargs):
+    def pre_tool_call(self, tool_name="", args=None, **kwargs):
         try:
             if tool_name == "clarify":
-                self._send(session_id, event="dialog", clarify=args if isinstance(args, dict) else {})
+                self._send(session_of(**kwargs), event="dialog", clarify=args if isinstance(args, dict) else {})
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def post_tool_call(self, tool_name="", session_id="", **kwargs):
+    def post_tool_call(self, tool_name="", **kwargs):
         try:
             if tool_name == "clarify":
-                self._send(session_id, event="close", reason="answered")
+                self._send(session_of(**kwargs), event="close", reason="answered")
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def pre_approval_request(self, command="", description="", surface="", session_key="", **kwargs):
+    def pre_approval_request(self, command="", description="", surface="", **kwargs):
         try:
             if surface != "smart":
                 approval = {"command": str(command or ""), "description": str(description or "")}
-                self._send(kwargs.get("session_id") or session_key, event="permission", approval=approval)
+                self._send(session_of(**kwargs), event="permission", approval=approval)
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def post_approval_response(self, surface="", session_key="", **kwargs):
+    def post_approval_response(self, surface="", **kwargs):
         try:
             if surface != "smart":
-                self._send(kwargs.get("session_id") or session_key, event="close", reason="answered")
+                self._send(session_of(**kwargs), event="close", reason="answered")
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def pre_llm_call(self, session_id="", **kwargs):
+    def pre_llm_call(self, **kwargs):
         try:
-            self._send(session_id, event="close", reason="prompt_submitted")
+            self._send(session_of(**kwargs), event="close", reason="prompt_submitted")
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def post_llm_call(self, session_id="", assistant_response="", **kwargs):
+    def post_llm_call(self, assistant_response="", **kwargs):
         try:
             text = assistant_response if isinstance(assistant_response, str) else ""
-            self._send(session_id, event="turn_end", text=text)
+            self._send(session_of(**kwargs), event="turn_end", text=text)
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def on_session_end(self, session_id="", interrupted=False, **kwargs):
+    def on_session_end(self, interrupted=False, **kwargs):
         try:
             if interrupted is True:
-                self._send(session_id, event="close", reason="interrupted")
+                self._send(session_of(**kwargs), event="close", reason="interrupted")
         except Exception:  # noqa: BLE001
             pass
         return None

@@ -10,7 +10,9 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import unittest
+from unittest import mock
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -157,6 +159,28 @@ class PluginTest(unittest.TestCase):
         self.hook["on_session_end"](session_id=SESSION, completed=False, interrupted=True, reason="shutdown")
         got = self.reports(2)
         self.assertEqual([(r["action"], r.get("reason")) for r in got], [("open", None), ("close", "interrupted")])
+
+    def test_gateway_mode_reports_every_hook_under_the_conversation_key(self):
+        # In the gateway, Hermes gives approval hooks the conversation's key and
+        # other hooks the transcript's id; the key is in the turn's session
+        # context (gateway.session_context), which this stands for.
+        key = "agent:main:telegram:dm:4242"
+        gateway = types.ModuleType("gateway")
+        context = types.ModuleType("gateway.session_context")
+        context.get_session_env = lambda name, default="": key if name == "HERMES_SESSION_KEY" else default
+        gateway.session_context = context
+        with mock.patch.dict(sys.modules, {"gateway": gateway, "gateway.session_context": context}):
+            self.hook["pre_llm_call"](session_id=SESSION, user_message="deploy", platform="telegram", **TELEMETRY)
+            self.hook["pre_approval_request"](command="kubectl apply -f prod.yaml", description="deploy",
+                                              session_key=key, surface="gateway", **TELEMETRY)
+            self.hook["post_approval_response"](command="kubectl apply -f prod.yaml", session_key=key,
+                                                surface="gateway", choice="once", **TELEMETRY)
+            self.hook["post_llm_call"](session_id=SESSION, assistant_response="Deployed. Tag the release?",
+                                       platform="telegram", **TELEMETRY)
+            got = self.reports(3)
+        self.assertEqual([(r["action"], r.get("kind") or r.get("reason")) for r in got],
+                         [("open", "permission"), ("close", "answered"), ("open", "reply")])
+        self.assertEqual({r["session"] for r in got}, {key}, "one conversation, one session")
 
     def test_a_reply_without_a_question_sends_nothing(self):
         self.hook["post_llm_call"](session_id=SESSION, assistant_response="Deployed.", **TELEMETRY)

@@ -33,8 +33,9 @@ beforeEach((t) => {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function plugin() {
-  const hooks = await NeedsYou({ directory: "/repo" }, { reporter: REPORTER });
+/** The plugin as OpenCode loads it; `client` stands for OpenCode's SDK client when given. */
+async function plugin(client) {
+  const hooks = await NeedsYou({ directory: "/repo", client }, { reporter: REPORTER });
   return async (type, properties) => hooks.event({ event: { id: `evt_${Math.random()}`, type, properties } });
 }
 
@@ -134,6 +135,52 @@ test("a child (subagent) session asking is ignored", async () => {
   await emit("session.status", { sessionID: "ses_child", status: { type: "idle" } });
   const got = await reports(0);
   assert.deepEqual(got, []);
+});
+
+// OpenCode's client as the plugin uses it: `session.get` answers `{ data }`.
+const clientWith = (sessions) => ({
+  session: {
+    get: async ({ path }) => ({ data: sessions[path.id] }),
+  },
+});
+
+const perm = (id, session, command = "npm test") => ({
+  id, sessionID: session, permission: "bash", patterns: [command], metadata: { command },
+});
+
+test("a subagent's permission is reported under its top-level session; its other events are not", async () => {
+  const emit = await plugin();
+  await emit("session.created", { sessionID: "ses_child", info: { id: "ses_child", parentID: S, title: "explore" } });
+  await emit("session.created", { sessionID: "ses_grandchild", info: { id: "ses_grandchild", parentID: "ses_child" } });
+  await emit("permission.asked", perm("per_c", "ses_grandchild", "rm -rf dist"));
+  await emit("session.status", { sessionID: "ses_grandchild", status: { type: "busy" } });
+  await emit("permission.replied", { sessionID: "ses_grandchild", requestID: "per_c", reply: "once" });
+  const got = await reports(2);
+  assert.deepEqual(got.map((r) => [r.action, r.session, r.kind ?? r.reason]), [
+    ["open", S, "permission"],
+    ["close", S, "answered"],
+  ]);
+  assert.equal(got[0].text, "bash: rm -rf dist");
+});
+
+test("a subagent session that existed before the plugin loaded is known from OpenCode's client", async () => {
+  const emit = await plugin(clientWith({ ses_old: { id: "ses_old", parentID: S }, [S]: { id: S } }));
+  // No session.created for ses_old: it was created before the plugin loaded.
+  await emit("message.updated", { info: { id: "msg_o", sessionID: "ses_old", role: "assistant" } });
+  await emit("message.part.updated", { part: { id: "po", messageID: "msg_o", sessionID: "ses_old", type: "text", text: "Shall I?" } });
+  await emit("session.status", { sessionID: "ses_old", status: { type: "idle" } });
+  await emit("permission.asked", perm("per_o", "ses_old"));
+  const got = await reports(1);
+  assert.deepEqual(got.map((r) => [r.action, r.session, r.kind]), [["open", S, "permission"]],
+    "the subagent's reply is not the person's question; its permission is");
+});
+
+test("a session the client cannot tell about is taken for the person's", async () => {
+  const failing = { session: { get: async () => { throw new Error("offline"); } } };
+  const emit = await plugin(failing);
+  await emit("question.asked", asked("que_u", "ses_unknown"));
+  const got = await reports(1);
+  assert.deepEqual(got.map((r) => [r.action, r.session]), [["open", "ses_unknown"]]);
 });
 
 test("a reply ending in ？ opens a reply; the next prompt closes it", async () => {
