@@ -17,6 +17,12 @@ pub fn notify_delay_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_DELAY_MS", 15_000.0)
 }
 
+/// How long a channel gets to answer one delivery: `NOTIFY_TIMEOUT_MS`,
+/// 10 s by default.
+pub fn send_timeout(env: &Env) -> std::time::Duration {
+    std::time::Duration::from_millis(number_var(env, "NOTIFY_TIMEOUT_MS", 10_000.0) as u64)
+}
+
 /// First retry delay of a failed delivery; doubles with each attempt.
 pub fn retry_base_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_RETRY_MS", 2_000.0)

@@ -19,7 +19,7 @@ use worker::{
 };
 
 use crate::channels::{send, Channel};
-use crate::config::{notify_delay_ms, timing};
+use crate::config::{notify_delay_ms, send_timeout, timing};
 use crate::delivery::{next_step, Event, Snapshot, Step};
 use crate::ids::now_ms;
 use crate::question::ClosedQuestion;
@@ -212,7 +212,7 @@ async fn attempt(
 ) -> bool {
     let q = &snap.question;
     let result = match Channel::from_stored(kind, config) {
-        Ok(channel) => send(&channel.request(event, q, now)).await,
+        Ok(channel) => send(&channel.request(event, q, now), send_timeout(env)).await,
         Err(e) => Err(format!("bad configuration: {e}")),
     };
     let (ok, status, error) = match &result {

@@ -122,12 +122,9 @@ pub fn option_lines(options: &[QuestionOption]) -> String {
         .join("\n")
 }
 
-/// How long a channel gets to answer before the attempt counts as failed.
-const SEND_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// Sends one request; `Ok(status)` for any HTTP answer, `Err` when none came
-/// within [`SEND_TIMEOUT`].
-pub async fn send(out: &Outgoing) -> Result<u16, String> {
+/// within `timeout` (the attempt then counts as failed).
+pub async fn send(out: &Outgoing, timeout: Duration) -> Result<u16, String> {
     let headers = Headers::new();
     for (name, value) in &out.headers {
         // The error would quote the value, which may be a token: name only the header.
@@ -151,7 +148,7 @@ pub async fn send(out: &Outgoing) -> Result<u16, String> {
     let controller = AbortController::default();
     let signal = controller.signal();
     wasm_bindgen_futures::spawn_local(async move {
-        Delay::from(SEND_TIMEOUT).await;
+        Delay::from(timeout).await;
         controller.abort();
     });
     let resp = Fetch::Request(req)

@@ -4,7 +4,7 @@
 // against real HTTP.
 import { createServer } from "node:http";
 
-export async function startSink() {
+export async function startSink({ port = 0 } = {}) {
   const received = [];
   let failures = 0;
   let delayMs = 0;
@@ -14,7 +14,9 @@ export async function startSink() {
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
-      received.push({ method: req.method, url: req.url, headers: req.headers, body, at: Date.now() });
+      // `status` is what the sink answered: null while (or if never) answered.
+      const entry = { method: req.method, url: req.url, headers: req.headers, body, at: Date.now(), status: null };
+      received.push(entry);
       if (hanging > 0) {
         hanging -= 1;
         held.add(res); // never answered; closed when the sink stops
@@ -23,8 +25,10 @@ export async function startSink() {
       const answer = () => {
         if (failures > 0) {
           failures -= 1;
+          entry.status = 503;
           res.writeHead(503, { "content-type": "text/plain" }).end("down");
         } else {
+          entry.status = 200;
           res.writeHead(200, { "content-type": "application/json" }).end("{}");
         }
       };
@@ -32,11 +36,11 @@ export async function startSink() {
       else answer();
     });
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const bound = server.address().port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
     received,
     /** Request bodies parsed as JSON, in arrival order. */
     json: () => received.map((r) => JSON.parse(r.body)),

@@ -44,3 +44,33 @@ test("dialogs armed before a restart are each notified once after it", async () 
   const rows = await w.db.prepare("SELECT COUNT(*) AS n FROM questions WHERE notified_at IS NOT NULL").first();
   assert.equal(rows.n, DIALOGS);
 });
+
+test("dialogs armed for a long delay, their objects idle all the while, are each notified once", async () => {
+  // An idle object is evicted from memory long before this delay; when its
+  // alarm wakes it, it must still know its question.
+  const LONG = 80_000;
+  const idle = await startWorker({ NOTIFY_DELAY_MS: String(LONG), NOTIFY_RETRY_MS: "300" });
+  const idleSink = await startSink();
+  try {
+    const owner = await newOwner(idle);
+    await call(idle, "PUT", "/v1/channels/webhook", {
+      token: owner.token,
+      body: { url: `${idleSink.url}/hook`, secret: "0123456789abcdef" },
+    });
+    const task = await newTask(idle, owner.token);
+    const ids = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await post(idle, task.credential, report({ session: `idle${i}`, action: "open", kind: "dialog", text: `L${i}?` }));
+      ids.push(r.body.question_id);
+    }
+    await sleep(LONG - 5000);
+    assert.equal(idleSink.received.length, 0, "nothing before the delay");
+    await waitFor(() => idleSink.received.length >= ids.length, 20_000);
+    await sleep(1500);
+    const notified = idleSink.received.map((r) => JSON.parse(r.body).question.question_id);
+    assert.deepEqual([...notified].sort(), [...ids].sort(), "each idle dialog notified exactly once");
+  } finally {
+    await idle.stop();
+    await idleSink.stop();
+  }
+});
