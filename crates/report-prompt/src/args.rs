@@ -20,6 +20,7 @@ ENVIRONMENT:
   NEEDS_YOU_URL         the server, e.g. https://needs-you.example.workers.dev
   NEEDS_YOU_TOKEN       this task's credential (nyt_...); never put it on a command line
   NEEDS_YOU_STATE_DIR   where markers live (default $XDG_RUNTIME_DIR/needs-you, else ~/.cache/needs-you)
+  NEEDS_YOU_SEND_FOR_S  how long a report is retried while the server is down (default 60)
 ";
 
 pub enum Command {

@@ -14,6 +14,9 @@
 //! microseconds, strictly growing per session), so names sort in the order
 //! each session made its reports.
 //!
+//! Reports of one session are sent one after the other, in order; reports of
+//! different sessions may be sent side by side ([`Outbox::next_free`]).
+//!
 //! A hook adds its report (written aside, then renamed in, so a sender never
 //! reads half a file) and tries the lock. If nobody holds it, it starts a
 //! sender and hands it the locked file as its stdin: the lock then belongs to
@@ -22,6 +25,7 @@
 //! a report added in between is either seen then or finds the lock free and
 //! starts a sender of its own.
 
+use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -39,6 +43,8 @@ pub struct Queued {
     pub path: PathBuf,
     /// When it was made: its `seq`, in microseconds since the epoch.
     pub made_micros: u64,
+    /// Its session's key: reports of one session go out one at a time.
+    pub session: String,
 }
 
 impl Outbox {
@@ -84,31 +90,44 @@ impl Outbox {
         }
     }
 
-    /// The oldest queued report, if any.
-    pub fn first(&self) -> io::Result<Option<Queued>> {
-        let entries = match fs::read_dir(&self.dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let first = entries
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| !n.starts_with('.'))
-            .min();
-        Ok(first.map(|name| Queued {
-            made_micros: name
-                .split('-')
-                .next()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0),
-            path: self.dir.join(name),
-        }))
+    /// The oldest report of a session that is not in `busy`, and that no
+    /// older report of its session waits before.
+    pub fn next_free(&self, busy: &HashSet<String>) -> io::Result<Option<Queued>> {
+        let mut names = self.names()?;
+        names.sort_unstable();
+        let mut seen = HashSet::new();
+        for name in names {
+            let Some((seq, session)) = name.split_once('-') else {
+                continue;
+            };
+            if seen.insert(session.to_owned()) && !busy.contains(session) {
+                return Ok(Some(Queued {
+                    made_micros: seq.parse().unwrap_or(0),
+                    session: session.to_owned(),
+                    path: self.dir.join(&name),
+                }));
+            }
+        }
+        Ok(None)
     }
 
     /// Whether any report waits.
     pub fn is_empty(&self) -> bool {
-        !matches!(self.first(), Ok(Some(_)))
+        self.names().map_or(true, |n| n.is_empty())
+    }
+
+    /// The names of the queued reports, in no order.
+    fn names(&self) -> io::Result<Vec<String>> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        Ok(entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.'))
+            .collect())
     }
 }
 
@@ -132,16 +151,43 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let a = Outbox::new(t.path(), "http://127.0.0.1:1", "nyt_a");
         let b = Outbox::new(t.path(), "http://127.0.0.1:1", "nyt_b");
+        let none = HashSet::new();
         assert!(a.is_empty());
         a.add(1_764_460_800_000_002, "s", b"second").unwrap();
         a.add(1_764_460_800_000_001, "s", b"first").unwrap();
         b.add(5, "s", b"other").unwrap();
-        let q = a.first().unwrap().unwrap();
+        let q = a.next_free(&none).unwrap().unwrap();
         assert_eq!(q.made_micros, 1_764_460_800_000_001);
         assert_eq!(q.read().unwrap(), b"first");
         q.remove();
-        assert_eq!(a.first().unwrap().unwrap().read().unwrap(), b"second");
-        assert_eq!(b.first().unwrap().unwrap().read().unwrap(), b"other");
+        assert_eq!(
+            a.next_free(&none).unwrap().unwrap().read().unwrap(),
+            b"second"
+        );
+        assert_eq!(
+            b.next_free(&none).unwrap().unwrap().read().unwrap(),
+            b"other"
+        );
+    }
+
+    #[test]
+    fn a_busy_session_holds_its_later_reports_but_not_other_sessions() {
+        let t = tempfile::tempdir().unwrap();
+        let o = Outbox::new(t.path(), "u", "k");
+        o.add(1, "a", b"a1").unwrap();
+        o.add(2, "a", b"a2").unwrap();
+        o.add(3, "b", b"b1").unwrap();
+        let first = o.next_free(&HashSet::new()).unwrap().unwrap();
+        assert_eq!(first.read().unwrap(), b"a1");
+        let busy = HashSet::from([first.session.clone()]);
+        let next = o.next_free(&busy).unwrap().unwrap();
+        assert_eq!(
+            next.read().unwrap(),
+            b"b1",
+            "a2 waits behind a1, b1 does not"
+        );
+        let both = HashSet::from([first.session.clone(), next.session.clone()]);
+        assert!(o.next_free(&both).unwrap().is_none());
     }
 
     #[test]

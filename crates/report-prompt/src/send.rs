@@ -2,11 +2,13 @@
 //! and returns; one detached sender per outbox sends the reports in the order
 //! they were made, retrying a server that is down or failing for a while.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use needs_you_core::Report;
@@ -23,6 +25,8 @@ const SEND_FOR: Duration = Duration::from_secs(60);
 /// [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
+/// How many sessions' reports are sent side by side.
+const LANES: usize = 8;
 
 /// Where reports go, from `NEEDS_YOU_URL` and `NEEDS_YOU_TOKEN`.
 pub struct Target {
@@ -132,10 +136,7 @@ pub fn run_sender(state_dir: Option<PathBuf>) -> i32 {
     let agent = agent();
     // Holding the lock already (it came from the hook), this only confirms it.
     while lock.try_lock().is_ok() {
-        while let Ok(Some(q)) = outbox.first() {
-            send_one(&agent, &target, &q, &dir, window);
-            q.remove();
-        }
+        drain(&outbox, &agent, &target, &dir, window);
         let _ = lock.unlock();
         // A report added after the last look but before the unlock found the
         // lock taken and left: look once more.
@@ -144,6 +145,44 @@ pub fn run_sender(state_dir: Option<PathBuf>) -> i32 {
         }
     }
     0
+}
+
+/// Sends every queued report with [`LANES`] threads: each takes the oldest
+/// report of a session that no other lane is sending, so a session's reports
+/// go out in order while a slow answer for one session holds up no other.
+fn drain(outbox: &Outbox, agent: &ureq::Agent, target: &Target, dir: &StateDir, window: Duration) {
+    let busy = Mutex::new(HashSet::new());
+    // Signalled when a lane finishes a report, which may free the next one.
+    let freed = Condvar::new();
+    std::thread::scope(|scope| {
+        for _ in 0..LANES {
+            scope.spawn(|| loop {
+                let mut sessions = busy.lock().unwrap_or_else(|e| e.into_inner());
+                let next = loop {
+                    match outbox.next_free(&sessions) {
+                        Ok(Some(q)) => break q,
+                        // What waits, waits behind busy lanes: wait for one to
+                        // finish (or, now and then, for a new report).
+                        Ok(None) if !sessions.is_empty() => {
+                            sessions = freed
+                                .wait_timeout(sessions, Duration::from_millis(100))
+                                .unwrap_or_else(|e| e.into_inner())
+                                .0;
+                        }
+                        _ => return,
+                    }
+                };
+                sessions.insert(next.session.clone());
+                drop(sessions);
+                send_one(agent, target, &next, dir, window);
+                next.remove();
+                busy.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&next.session);
+                freed.notify_all();
+            });
+        }
+    });
 }
 
 /// How long a report is retried: `NEEDS_YOU_SEND_FOR_S` seconds (1 to 3600),

@@ -8,6 +8,7 @@
 //! $DIR/seq-<key>       the last seq sent for this session
 //! $DIR/lock            flock'd around every change, so concurrent hooks agree
 //! $DIR/report-prompt.log   one line per failed delivery (the detached sender has no stderr)
+//! $DIR/outbox-<key>/   reports waiting to be sent (see the `outbox` module)
 //! ```
 //!
 //! `<key>` is a hash of the session id, so a hostile id cannot name a path.
