@@ -9,6 +9,10 @@ use needs_you_core::CloseReason;
 use super::{db, n, opt_n, questions, s, stmt};
 use crate::question::ClosedQuestion;
 
+/// Binds ?1 id, ?2 name, ?3 the token's hash, ?4 now.
+const CREATE_OWNER: &str =
+    "INSERT INTO owners (id, name, token_hash, created_at) VALUES (?1, ?2, ?3, ?4)";
+
 pub async fn create_owner(
     env: &Env,
     id: &str,
@@ -17,25 +21,20 @@ pub async fn create_owner(
     now: f64,
 ) -> Result<()> {
     let db = db(env)?;
-    stmt(
-        &db,
-        "INSERT INTO owners (id, name, token_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
-        &[s(id), s(name), s(token_hash), n(now)],
-    )?
-    .run()
-    .await?;
+    stmt(&db, CREATE_OWNER, &[s(id), s(name), s(token_hash), n(now)])?
+        .run()
+        .await?;
     Ok(())
 }
 
+/// Binds ?1 the token's hash.
+const OWNER_BY_TOKEN_HASH: &str = "SELECT id FROM owners WHERE token_hash = ?1";
+
 pub async fn owner_by_token_hash(env: &Env, hash: &str) -> Result<Option<String>> {
     let db = db(env)?;
-    stmt(
-        &db,
-        "SELECT id FROM owners WHERE token_hash = ?1",
-        &[s(hash)],
-    )?
-    .first::<String>(Some("id"))
-    .await
+    stmt(&db, OWNER_BY_TOKEN_HASH, &[s(hash)])?
+        .first::<String>(Some("id"))
+        .await
 }
 
 #[derive(Deserialize)]
@@ -46,15 +45,15 @@ pub struct TaskAuthRow {
     pub revoked_at: Option<i64>,
 }
 
+/// Binds ?1 the credential's hash.
+const TASK_BY_CREDENTIAL_HASH: &str =
+    "SELECT id, name, expires_at, revoked_at FROM tasks WHERE credential_hash = ?1";
+
 pub async fn task_by_credential_hash(env: &Env, hash: &str) -> Result<Option<TaskAuthRow>> {
     let db = db(env)?;
-    stmt(
-        &db,
-        "SELECT id, name, expires_at, revoked_at FROM tasks WHERE credential_hash = ?1",
-        &[s(hash)],
-    )?
-    .first(None)
-    .await
+    stmt(&db, TASK_BY_CREDENTIAL_HASH, &[s(hash)])?
+        .first(None)
+        .await
 }
 
 pub struct NewTask<'a> {
@@ -65,12 +64,23 @@ pub struct NewTask<'a> {
     pub expires_at: Option<f64>,
 }
 
+/// Binds ?1 id, ?2 owner id, ?3 name, ?4 the credential's hash, ?5 now,
+/// ?6 when it expires (or null).
+const CREATE_TASK: &str = "
+INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
 pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
     let db = db(env)?;
-    stmt(&db, "INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        &[s(t.id), s(t.owner_id), s(t.name), s(t.credential_hash), n(now), opt_n(t.expires_at)])?
-        .run()
-        .await?;
+    let args = [
+        s(t.id),
+        s(t.owner_id),
+        s(t.name),
+        s(t.credential_hash),
+        n(now),
+        opt_n(t.expires_at),
+    ];
+    stmt(&db, CREATE_TASK, &args)?.run().await?;
     Ok(())
 }
 
@@ -85,15 +95,18 @@ pub struct TaskView {
 }
 
 /// The owner's live tasks (neither revoked nor expired), newest first.
+/// Binds ?1 the owner id, ?2 now.
+const LIST_TASKS: &str = "
+SELECT t.id AS task_id, t.name, t.created_at, t.expires_at, t.last_report_at,
+       CASE WHEN EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.closed_at IS NULL)
+            THEN 'waiting' ELSE 'running' END AS state
+FROM tasks t
+WHERE t.owner_id = ?1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
+ORDER BY t.created_at DESC";
+
 pub async fn list_tasks(env: &Env, owner_id: &str, now: f64) -> Result<Vec<TaskView>> {
     let db = db(env)?;
-    stmt(&db, "SELECT t.id AS task_id, t.name, t.created_at, t.expires_at, t.last_report_at,
-                 CASE WHEN EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.closed_at IS NULL)
-                      THEN 'waiting' ELSE 'running' END AS state
-               FROM tasks t
-               WHERE t.owner_id = ?1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
-               ORDER BY t.created_at DESC",
-        &[s(owner_id), n(now)])?
+    stmt(&db, LIST_TASKS, &[s(owner_id), n(now)])?
         .all()
         .await?
         .results()

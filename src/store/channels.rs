@@ -3,7 +3,13 @@
 use serde::Deserialize;
 use worker::{Env, Result};
 
-use super::{db, n, s, stmt};
+use super::{changes, db, n, s, stmt};
+
+/// Sets the owner's channel of a kind. Binds ?1 owner id, ?2 kind,
+/// ?3 config (JSON), ?4 now.
+const PUT_CHANNEL: &str = "
+INSERT INTO channels (owner_id, kind, config, updated_at) VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (owner_id, kind) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at";
 
 pub async fn put_channel(
     env: &Env,
@@ -13,24 +19,20 @@ pub async fn put_channel(
     now: f64,
 ) -> Result<()> {
     let db = db(env)?;
-    stmt(&db, "INSERT INTO channels (owner_id, kind, config, updated_at) VALUES (?1, ?2, ?3, ?4)
-               ON CONFLICT (owner_id, kind) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at",
-        &[s(owner_id), s(kind), s(config), n(now)])?
-        .run()
-        .await?;
+    let args = [s(owner_id), s(kind), s(config), n(now)];
+    stmt(&db, PUT_CHANNEL, &args)?.run().await?;
     Ok(())
 }
 
+/// Binds ?1 owner id, ?2 kind.
+const DELETE_CHANNEL: &str = "DELETE FROM channels WHERE owner_id = ?1 AND kind = ?2";
+
 pub async fn delete_channel(env: &Env, owner_id: &str, kind: &str) -> Result<bool> {
     let db = db(env)?;
-    let r = stmt(
-        &db,
-        "DELETE FROM channels WHERE owner_id = ?1 AND kind = ?2",
-        &[s(owner_id), s(kind)],
-    )?
-    .run()
-    .await?;
-    Ok(r.meta()?.and_then(|m| m.changes).unwrap_or(0) > 0)
+    let r = stmt(&db, DELETE_CHANNEL, &[s(owner_id), s(kind)])?
+        .run()
+        .await?;
+    Ok(changes(&r)? > 0)
 }
 
 #[derive(Deserialize)]

@@ -2,21 +2,13 @@
 // close report, a different question superseding it, its task revoked, its
 // task expired (closed by the daily cron). Real D1, real Durable Objects, a
 // real sink on 127.0.0.1.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { call, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
+import { call, newOwner, newTask, post, report, sleep, startSink, waitFor, withWorkerAndSink } from "./helpers.js";
 
 const DELAY = 300;
 let w, sink;
-
-before(async () => {
-  w = await startWorker({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
-  sink = await startSink();
-});
-after(async () => {
-  await w?.stop();
-  await sink?.stop();
-});
+withWorkerAndSink({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" }, (ww, ss) => ([w, sink] = [ww, ss]));
 
 /** An owner with both channels on the sink, a task, and one notified dialog. */
 async function notifiedDialog(taskBody = { name: "closer" }) {

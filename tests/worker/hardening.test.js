@@ -1,20 +1,13 @@
 // Hardening of the API: bodies refused while they are read, channel settings
 // that could never work refused when set, no caching of any answer, and the
 // delivery log an owner can read to see why a phone stopped ringing.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ADMIN, call, count, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
+import { ADMIN, call, count, newOwner, newTask, post, report, sleep, startSink, waitFor, withWorkerAndSink } from "./helpers.js";
 
 const DELAY = 300;
 let w, sink;
-before(async () => {
-  w = await startWorker({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
-  sink = await startSink();
-});
-after(async () => {
-  await w?.stop();
-  await sink?.stop();
-});
+withWorkerAndSink({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" }, (ww, ss) => ([w, sink] = [ww, ss]));
 
 /**
  * A body stream of `total` bytes in 64 KiB chunks, one a millisecond at most
@@ -51,10 +44,13 @@ test("a huge chunked report body is refused before it is read in full, even with
   // reset the connection under the client before it reads the answer. Both
   // are a refusal; what matters is that the body was not read in full.
   if (outcome instanceof Error) {
-    assert.match(String(outcome.message), /terminated|reset|closed/i, String(outcome));
+    // fetch rejects with a TypeError for a network error, and only for one.
+    assert.ok(outcome instanceof TypeError, String(outcome));
   } else {
     assert.equal(outcome.status, 413);
-    assert.equal((await outcome.json()).error, "too_large");
+    // The reset can also cut the answer's body short, after its status.
+    const text = await outcome.text().catch(() => null);
+    if (text) assert.equal(JSON.parse(text).error, "too_large");
   }
   // Buffers between the test and the Worker may take some megabytes; a Worker
   // that read the body in full would have taken all of it.

@@ -2,6 +2,7 @@
 // in Miniflare with a real local D1 (our migrations applied) and the real
 // Durable Object, plus a real HTTP sink on 127.0.0.1 for the channels
 // (tests/support/sink.js).
+import { after, before } from "node:test";
 import { Miniflare } from "miniflare";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,6 +47,23 @@ export async function startWorker(vars = {}) {
     rmSync(state, { recursive: true, force: true });
   };
   return w;
+}
+
+/**
+ * For a test file: starts the Worker with `vars` and a sink before its tests,
+ * hands both to `use`, and stops them after its tests.
+ */
+export function withWorkerAndSink(vars, use) {
+  let w, sink;
+  before(async () => {
+    w = await startWorker(vars);
+    sink = await startSink();
+    use(w, sink);
+  });
+  after(async () => {
+    await w?.stop();
+    await sink?.stop();
+  });
 }
 
 /** Applies migrations/*.sql in order, as `wrangler d1 migrations apply` would. */
@@ -109,7 +127,9 @@ export async function count(w, table, where = "1=1") {
   return row.n;
 }
 
-export { startSink } from "../support/sink.js";
+import { startSink } from "../support/sink.js";
+
+export { startSink };
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,23 +1,15 @@
 // The notification: one Durable Object alarm per dialog, real deliveries to a
 // real HTTP sink on 127.0.0.1, with a short delay (the 15 s default has its
 // own test file).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { call, count, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
+import { call, count, newOwner, newTask, post, report, sleep, startSink, waitFor, withWorkerAndSink } from "./helpers.js";
 
 const DELAY = 400;
 const SECRET = "whsec-0123456789abcdef";
 let w, sink;
-
-before(async () => {
-  w = await startWorker({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
-  sink = await startSink();
-});
-after(async () => {
-  await w?.stop();
-  await sink?.stop();
-});
+withWorkerAndSink({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" }, (ww, ss) => ([w, sink] = [ww, ss]));
 
 /** A fresh owner with both channels pointing at the sink, and a task. */
 async function setup() {

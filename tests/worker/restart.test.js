@@ -2,22 +2,14 @@
 // Miniflare instance is disposed of before their alarms are due, and a new
 // one is started on the same persisted D1 and Durable Object storage. Each
 // dialog is then notified exactly once.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { call, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
+import { call, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor, withWorkerAndSink } from "./helpers.js";
 
 const DELAY = 3000;
 const DIALOGS = 12;
 let w, sink;
-
-before(async () => {
-  w = await startWorker({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
-  sink = await startSink();
-});
-after(async () => {
-  await w?.stop();
-  await sink?.stop();
-});
+withWorkerAndSink({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" }, (ww, ss) => ([w, sink] = [ww, ss]));
 
 test("dialogs armed before a restart are each notified once after it", async () => {
   const owner = await newOwner(w);
