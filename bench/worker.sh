@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Report throughput and latency of the Worker under `wrangler dev`, side by side
-# in one run with the floor (bench/floor: a JavaScript Worker doing one D1
-# insert per report), both loaded from a second process (bench/load.mjs) with
-# open+close pairs in alternating rounds.
+# in one run with two floors, all loaded from a second process (bench/load.mjs)
+# with open+close pairs in alternating rounds:
+#   fair     bench/fair: a JavaScript Worker doing exactly what ours does (the
+#            same D1 batch, the same notifier object storing its question)
+#   insert   bench/floor: one D1 insert per report, the cost of any design
 #
 #   bash bench/worker.sh        # writes bench/results/worker.json
 #   KIND=reply PAIRS=3000 CONCURRENCY=16 bash bench/worker.sh
@@ -13,10 +15,17 @@ source "$(dirname "$0")/lib.sh"
   && exec wrangler dev --ip 127.0.0.1 --port 8788 --persist-to "$WORK/floor" --show-interactive-dev-session=false) \
   > "$WORK/floor.log" 2>&1 &
 PIDS+=($!)
+(cd bench/fair && wrangler d1 migrations apply DB --local --persist-to "$WORK/fair" < /dev/null > /dev/null \
+  && exec wrangler dev --ip 127.0.0.1 --port 8789 --persist-to "$WORK/fair" --show-interactive-dev-session=false) \
+  > "$WORK/fair.log" 2>&1 &
+PIDS+=($!)
 start_needs_you 8787
 wait_up http://127.0.0.1:8788
+wait_up http://127.0.0.1:8789
+FAIR=$(curl -fs -X POST http://127.0.0.1:8789/setup)
 
-node bench/load.mjs "needs-you=$URL=$TASK" "floor=http://127.0.0.1:8788=none" \
+node bench/load.mjs "needs-you=$URL=$TASK" "fair=http://127.0.0.1:8789=$FAIR" "insert=http://127.0.0.1:8788=none" \
   --pairs "${PAIRS:-2000}" --concurrency "${CONCURRENCY:-8}" --rounds "${ROUNDS:-4}" --kind "${KIND:-dialog}" \
   | tee bench/results/worker.json
-node -e 'const [a, b] = require("./bench/results/worker.json"); console.log(`ratio of the floor: ${(a.pairs_per_s / b.pairs_per_s).toFixed(2)}`)'
+node -e 'const [a, f, i] = require("./bench/results/worker.json");
+  console.log(`needs-you / fair floor: ${(a.pairs_per_s / f.pairs_per_s).toFixed(2)}; needs-you / one-insert floor: ${(a.pairs_per_s / i.pairs_per_s).toFixed(2)}`)'

@@ -5,7 +5,8 @@ server on 127.0.0.1 that answers 200 to every request and records it.
 From Python: ``start_sink()`` returns a running sink whose ``received`` list
 holds one dict per request (``at`` in ms, ``method``, ``path``, ``headers``,
 ``body`` as text). From the shell (the benchmarks): prints its port on stdout,
-then serves until killed; ``--record FILE`` appends one JSON line per request.
+then serves until killed; ``--record FILE`` appends one JSON line per request,
+``--delay-ms N`` makes it a slow server.
 """
 
 import argparse
@@ -19,8 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Sink(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, port=0, record=None):
+    def __init__(self, port=0, record=None, delay_ms=0):
         self.received = []
+        self.delay_s = delay_ms / 1000
         self._lock = threading.Lock()
         self._record = record
         super().__init__(("127.0.0.1", port), _Handler)
@@ -53,6 +55,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.keep({"at": time.time() * 1000, "method": self.command, "path": self.path,
                           "headers": {k.lower(): v for k, v in self.headers.items()},
                           "body": body.decode("utf-8", "replace")})
+        if self.server.delay_s:
+            time.sleep(self.server.delay_s)
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", "2")
@@ -65,9 +69,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-def start_sink(record=None):
+def start_sink(record=None, delay_ms=0):
     """A sink serving on a background thread; call ``stop()`` when done."""
-    sink = Sink(record=record)
+    sink = Sink(record=record, delay_ms=delay_ms)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     return sink
 
@@ -76,9 +80,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--record")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--delay-ms", type=int, default=0, help="answer each request this late")
     args = parser.parse_args()
     record = open(args.record, "a", encoding="utf-8") if args.record else None
-    sink = Sink(port=args.port, record=record)
+    sink = Sink(port=args.port, record=record, delay_ms=args.delay_ms)
     print(sink.server_address[1], flush=True)
     try:
         sink.serve_forever()

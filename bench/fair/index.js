@@ -1,0 +1,119 @@
+// The fair floor: what needs-you does for a report, in plain JavaScript. The
+// statements are those of src/store/reports.rs and src/store/questions.rs (the
+// same SQL, the same parameters); the notifier object stores its question's id
+// and sets or deletes its alarm, as src/notifier.rs does. `POST /setup` makes
+// one owner and task and answers the task's credential.
+const CLAIM = `
+INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
+SELECT id, ?2, ?5, ?3, ?6, ?4 FROM tasks
+WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)
+ON CONFLICT (task_id, session) DO UPDATE SET
+  last_seq = excluded.last_seq, applied_id = excluded.applied_id,
+  cli = excluded.cli, updated_at = excluded.updated_at
+WHERE excluded.last_seq > sessions.last_seq`;
+const SUPERSEDE = `
+UPDATE questions SET closed_at = ?4, close_reason = ?5
+WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
+  AND NOT (kind = ?6 AND text = ?7)
+  AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
+RETURNING id, kind, notified_at`;
+const OPEN = `
+INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10 FROM tasks t
+WHERE t.credential_hash = ?1
+  AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
+  AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
+RETURNING id`;
+const CLOSE_IN_SESSION = `
+UPDATE questions SET closed_at = ?4, close_reason = ?5
+WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
+  AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
+RETURNING id, kind, notified_at`;
+const TOUCH_TASK = `
+UPDATE tasks SET last_report_at = ?4
+WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)`;
+const OUTCOME = `
+SELECT t.revoked_at, t.expires_at,
+       coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
+       EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting
+FROM tasks t WHERE t.credential_hash = ?1`;
+
+const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const id = (prefix) => prefix + hex(crypto.getRandomValues(new Uint8Array(16)));
+const sha256 = async (s) => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
+const DELAY = 15000;
+
+async function report(request, env, ctx) {
+  const credential = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "");
+  const hash = await sha256(credential);
+  const r = JSON.parse(await request.text());
+  const now = Date.now();
+  const keys = [hash, r.session, id("r_"), now];
+  const stmt = (sql, extra) => env.DB.prepare(sql).bind(...keys, ...extra);
+  const batch = [stmt(CLAIM, [r.seq, r.cli])];
+  const qid = id("q_");
+  if (r.action === "open") {
+    batch.push(stmt(SUPERSEDE, ["superseded", r.kind, r.text]));
+    batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq]));
+  } else {
+    batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));
+  }
+  batch.push(stmt(TOUCH_TASK, []));
+  batch.push(env.DB.prepare(OUTCOME).bind(...keys.slice(0, 3)));
+  const results = await env.DB.batch(batch);
+  const closed = results[1].results;
+  const opened = r.action === "open" ? results[2].results[0]?.id ?? null : null;
+  const task = results.at(-1).results[0];
+  ctx.waitUntil((async () => {
+    for (const q of closed) {
+      if (q.kind !== "reply") await notifier(env, q.id, q.notified_at ? { op: "closed", question_id: q.id } : { op: "disarm" });
+    }
+    if (opened && r.kind !== "reply") await notifier(env, opened, { op: "arm", question_id: opened, due_at: now + DELAY });
+  })());
+  return Response.json({ applied: !!task?.applied, question_id: opened, state: task?.waiting ? "waiting" : "running" });
+}
+
+async function notifier(env, questionId, cmd) {
+  const stub = env.NOTIFIER.get(env.NOTIFIER.idFromName(questionId));
+  await stub.fetch("https://notifier/", { method: "POST", body: JSON.stringify(cmd) });
+}
+
+export class Notifier {
+  constructor(state) {
+    this.storage = state.storage;
+  }
+  async fetch(request) {
+    const cmd = await request.json();
+    if (cmd.op === "arm") {
+      await this.storage.put("question", cmd.question_id);
+      await this.storage.setAlarm(cmd.due_at);
+    } else if (cmd.op === "closed") {
+      await this.storage.put("question", cmd.question_id);
+      await this.storage.setAlarm(Date.now());
+    } else {
+      await this.storage.deleteAlarm();
+      await this.storage.deleteAll();
+    }
+    return new Response(null, { status: 204 });
+  }
+  async alarm() {
+    await this.storage.deleteAll();
+  }
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const path = new URL(request.url).pathname;
+    if (path === "/v1/reports" && request.method === "POST") return report(request, env, ctx);
+    if (path === "/setup" && request.method === "POST") {
+      const credential = `nyt_${hex(crypto.getRandomValues(new Uint8Array(32)))}`;
+      const owner = id("own_"), task = id("tsk_"), now = Date.now();
+      await env.DB.batch([
+        env.DB.prepare("INSERT INTO owners (id, name, token_hash, created_at) VALUES (?1, 'bench', ?2, ?3)").bind(owner, await sha256(owner), now),
+        env.DB.prepare("INSERT INTO tasks (id, owner_id, name, credential_hash, created_at) VALUES (?1, ?2, 'bench', ?3, ?4)").bind(task, owner, await sha256(credential), now),
+      ]);
+      return new Response(credential);
+    }
+    return Response.json({ ok: true });
+  },
+};
