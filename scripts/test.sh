@@ -2,7 +2,9 @@
 # Runs every test: formatting and lints, the Rust unit and integration tests
 # (the reporter's run the built binary against a real HTTP sink), the Worker's
 # integration tests in Miniflare (real D1, real Durable Object, real sink),
-# and the plugins' tests. Installs what is missing first (scripts/setup.sh).
+# the plugins' tests, and the live suite (the real agent CLIs in tmux against
+# a mock model). Installs what is missing first (scripts/setup.sh,
+# scripts/setup-live.sh).
 # Ends with one line counting every test that ran.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -35,6 +37,10 @@ run node --test plugins/opencode/test/
 
 step "Hermes plugin tests"
 run python3 -m unittest discover -s plugins/hermes/tests -p 'test_*.py' -v
+
+step "The live suite: real agent CLIs in tmux against a mock model"
+bash scripts/setup-live.sh
+run node --test --test-concurrency=1 tests/live/
 
 # Reached only when every step passed (set -e, pipefail). cargo: "test result:
 # ok. N passed; M failed"; node: "# pass N", "# fail M"; unittest: "Ran N tests".

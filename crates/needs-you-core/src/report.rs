@@ -237,7 +237,7 @@ impl Report {
     }
 
     /// The report that a classifier's decision makes, numbered `seq`; `None`
-    /// for an ignored event, which is never reported.
+    /// for an ignored or expected event, which is never reported.
     pub fn from_decision(
         cli: Cli,
         session: String,
@@ -263,7 +263,7 @@ impl Report {
                 seq,
                 reason,
             }),
-            Decision::Ignore { .. } => None,
+            Decision::Expect { .. } | Decision::Ignore { .. } => None,
         }
     }
 

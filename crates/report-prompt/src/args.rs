@@ -34,6 +34,11 @@ pub enum Command {
     Send {
         state_dir: Option<PathBuf>,
     },
+    Watch {
+        state_dir: Option<PathBuf>,
+        session: String,
+        transcript: PathBuf,
+    },
     Doctor {
         state_dir: Option<PathBuf>,
     },
@@ -53,7 +58,9 @@ pub struct InstallOptions {
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let args: Vec<String> = args.collect();
     let (verb, rest) = match args.first().map(String::as_str) {
-        Some(v @ ("classify" | "doctor" | "install" | "uninstall" | "__send")) => (v, &args[1..]),
+        Some(v @ ("classify" | "doctor" | "install" | "uninstall" | "__send" | "__watch")) => {
+            (v, &args[1..])
+        }
         Some("--help" | "-h" | "help") => return Ok(Command::Help),
         Some("--version" | "-V") => return Ok(Command::Version),
         _ => ("hook", &args[..]),
@@ -62,6 +69,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut state_dir = None;
     let mut path = None;
     let mut dry_run = false;
+    let (mut session, mut transcript) = (None, None);
     let mut it = rest.iter();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
@@ -82,6 +90,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
                 path = Some(PathBuf::from(value("--path")?))
             }
             "--dry-run" if matches!(verb, "install" | "uninstall") => dry_run = true,
+            "--session" if verb == "__watch" => session = Some(value("--session")?),
+            "--transcript" if verb == "__watch" => {
+                transcript = Some(PathBuf::from(value("--transcript")?))
+            }
             other => return Err(format!("unexpected argument {other:?}")),
         }
     }
@@ -93,6 +105,11 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         },
         "classify" => Command::Classify { cli: need_cli()? },
         "__send" => Command::Send { state_dir },
+        "__watch" => Command::Watch {
+            state_dir,
+            session: session.ok_or("--session is required")?,
+            transcript: transcript.ok_or("--transcript is required")?,
+        },
         "doctor" => Command::Doctor { state_dir },
         _ => Command::Install(InstallOptions {
             cli: need_cli()?,

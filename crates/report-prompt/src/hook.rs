@@ -8,11 +8,13 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use needs_you_core::{classify, Cli, Decision, Report};
+use needs_you_core::classify::settle;
+use needs_you_core::{classify, Cli, CloseReason, Decision, Report};
 use serde_json::Value;
 
 use crate::send;
 use crate::state::{self, StateDir};
+use crate::watch;
 
 /// The most of stdin we read: hook payloads can carry whole tool outputs.
 const MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
@@ -52,43 +54,69 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
         .session
         .ok_or_else(|| format!("the {cli} event has no session id"))?;
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
-    // The report is queued while the state is locked, so reports are queued
-    // in the order of their `seq` even when hooks of one session race.
-    let queue = |target: &send::Target, seq: u64| {
-        let report = Report::from_decision(cli, session.clone(), seq, classified.decision.clone())
-            .expect("an ignored event was returned above");
-        send::queue(&report, dir.path(), target)
+    let decision = match classified.decision {
+        Decision::Expect { text, .. } => {
+            return dir.record_expect(&session, &text).map_err(state_error);
+        }
+        // Only an open can depend on what is already open here.
+        open @ Decision::Open { .. } => {
+            settle(open, &dir.session_state(&session).map_err(state_error)?)
+        }
+        other => other,
     };
-    let target = match &classified.decision {
-        Decision::Open { .. } => {
+    match decision {
+        Decision::Open { kind, .. } => {
             // Check the set-up before marking anything open: a marker with no
             // server behind it would only make every closing hook slower.
             let target = send::Target::from_env()?;
-            dir.record_open(&session, |seq| queue(&target, seq))
-                .map_err(state_error)??;
-            target
-        }
-        Decision::Close { .. } => {
-            let queued = dir
-                .record_close(&session, |seq| {
-                    let target = send::Target::from_env()?;
-                    queue(&target, seq).map(|()| target)
-                })
-                .map_err(state_error)?;
-            match queued {
-                // Nothing open here for this session: nothing to tell the server.
-                None => return Ok(()),
-                Some(target) => target?,
+            let report = |seq| Report::from_decision(cli, session.clone(), seq, decision.clone());
+            // A dialog that can end without a hook is watched in its transcript.
+            let transcript = kind
+                .notifies()
+                .then(|| watch::transcript_of(cli, &event))
+                .flatten();
+            let at = transcript.as_ref().map(|(_, len)| *len);
+            dir.record_open(&session, kind, at, |seq| {
+                send::queue(&report(seq).expect("an open"), dir.path(), &target)
+            })
+            .map_err(state_error)??;
+            // The sender reads the environment again; the check above keeps a
+            // set-up error on the hook's stderr, where a person can see it.
+            send::ensure_sender(dir.path(), &target)?;
+            if let Some((path, _)) = transcript {
+                watch::start(&dir, &session, &path);
             }
+            Ok(())
         }
-        Decision::Ignore { .. } => return Ok(()),
-    };
-    // The sender reads the environment again; the checks above keep a set-up
-    // error on the hook's stderr, where a person can see it.
-    send::ensure_sender(dir.path(), &target)
+        Decision::Close { reason } => close(&dir, cli, &session, reason),
+        Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+    }
 }
 
-fn state_error(e: std::io::Error) -> String {
+/// Closes `session`'s open question here and tells the server, if one is
+/// open; nothing at all (not even an environment check) when none is. The
+/// report is queued while the state is locked, so reports are queued in the
+/// order of their `seq` even when hooks of one session race.
+pub fn close(dir: &StateDir, cli: Cli, session: &str, reason: CloseReason) -> Result<(), String> {
+    let queued = dir
+        .record_close(session, |seq| {
+            let target = send::Target::from_env()?;
+            let report = Report::Close {
+                cli,
+                session: session.to_owned(),
+                seq,
+                reason,
+            };
+            send::queue(&report, dir.path(), &target).map(|()| target)
+        })
+        .map_err(state_error)?;
+    match queued {
+        None => Ok(()),
+        Some(target) => send::ensure_sender(dir.path(), &target?),
+    }
+}
+
+pub fn state_error(e: std::io::Error) -> String {
     format!("state directory: {e}")
 }
 

@@ -12,6 +12,7 @@
 //! * [`state`]: the per-user state directory: markers and `seq`.
 //! * [`outbox`]: the reports waiting to be sent, in order, one sender at a time.
 //! * [`send`]: the detached sender and the HTTP client.
+//! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
 //! * [`doctor`]: a check of the whole set-up, for a person.
 
@@ -22,6 +23,7 @@ mod install;
 mod outbox;
 mod send;
 mod state;
+mod watch;
 
 use args::Command;
 
@@ -57,6 +59,11 @@ fn run() -> i32 {
         }
         Command::Classify { cli } => hook::classify_stdin(cli),
         Command::Send { state_dir } => send::run_sender(state_dir),
+        Command::Watch {
+            state_dir,
+            session,
+            transcript,
+        } => watch::run(state_dir, &session, &transcript),
         Command::Doctor { state_dir } => doctor::run(state_dir),
         Command::Install(opts) => install::run(&opts),
         Command::Help => {

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! $DIR/open            exists while any session has an open question (the guard's test -e)
-//! $DIR/open-<key>      this session has an open question
+//! $DIR/open-<key>      this session has an open question: "<kind> <seq> [<transcript offset>]"
+//! $DIR/expect-<key>    what the session's announced dialog asks, and when (see `Decision::Expect`)
 //! $DIR/seq-<key>       the last seq sent for this session
 //! $DIR/lock            flock'd around every change, so concurrent hooks agree
 //! $DIR/report-prompt.log   one line per failed delivery (the detached sender has no stderr)
@@ -18,6 +19,9 @@ use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use needs_you_core::classify::SessionState;
+use needs_you_core::Kind;
 
 /// The file the shell guard tests.
 pub const MARKER: &str = "open";
@@ -54,6 +58,16 @@ pub fn uid() -> u32 {
 
 pub struct StateDir {
     path: PathBuf,
+}
+
+/// A session's open question, as recorded here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenQuestion {
+    pub kind: Kind,
+    /// The `seq` of the report that opened it: a new open has a new one.
+    pub seq: u64,
+    /// How long the session's transcript was when it opened.
+    pub transcript_at: Option<u64>,
 }
 
 impl StateDir {
@@ -99,16 +113,67 @@ impl StateDir {
         Ok(f)
     }
 
-    /// Records that `session` now has an open question, and calls `then`
-    /// with its next `seq` while still holding the lock, so that whatever
-    /// `then` queues is queued in `seq` order.
-    pub fn record_open<T>(&self, session: &str, then: impl FnOnce(u64) -> T) -> io::Result<T> {
+    /// Records that `session` now has an open question of `kind` (and, for a
+    /// CLI with a transcript, how long its transcript was then), and calls
+    /// `then` with its next `seq` while still holding the lock, so that
+    /// whatever `then` queues is queued in `seq` order.
+    pub fn record_open<T>(
+        &self,
+        session: &str,
+        kind: Kind,
+        transcript_at: Option<u64>,
+        then: impl FnOnce(u64) -> T,
+    ) -> io::Result<T> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let seq = self.bump_seq(&key)?;
-        touch(&self.path.join(format!("open-{key}")))?;
+        let mut line = format!("{kind} {seq}");
+        if let Some(at) = transcript_at {
+            line.push_str(&format!(" {at}"));
+        }
+        write_private(&self.path.join(format!("open-{key}")), &line)?;
         touch(&self.marker())?;
         Ok(then(seq))
+    }
+
+    /// The session's open question here, if any.
+    pub fn open_question(&self, session: &str) -> io::Result<Option<OpenQuestion>> {
+        let _lock = self.lock()?;
+        Ok(self.read_open(&session_key(session)))
+    }
+
+    fn read_open(&self, key: &str) -> Option<OpenQuestion> {
+        let text = fs::read_to_string(self.path.join(format!("open-{key}"))).ok()?;
+        let mut words = text.split_whitespace();
+        Some(OpenQuestion {
+            kind: Kind::parse(words.next()?)?,
+            seq: words.next().and_then(|w| w.parse().ok()).unwrap_or(0),
+            transcript_at: words.next().and_then(|w| w.parse().ok()),
+        })
+    }
+
+    /// What is known here of `session`: the kind of its open question, and
+    /// what its last announced dialog asks, if that was announced lately.
+    pub fn session_state(&self, session: &str) -> io::Result<SessionState> {
+        let _lock = self.lock()?;
+        let key = session_key(session);
+        let open = self.read_open(&key).map(|q| q.kind);
+        let expected = fs::read_to_string(self.path.join(format!("expect-{key}")))
+            .ok()
+            .and_then(|text| {
+                let (at, text) = text.split_once('\n')?;
+                let age = now_micros().saturating_sub(at.parse().ok()?);
+                (age <= EXPECT_FOR.as_micros() as u64).then(|| text.to_owned())
+            });
+        Ok(SessionState { open, expected })
+    }
+
+    /// Remembers what the dialog that `session` just announced asks.
+    pub fn record_expect(&self, session: &str, text: &str) -> io::Result<()> {
+        let _lock = self.lock()?;
+        let key = session_key(session);
+        let path = self.path.join(format!("expect-{key}"));
+        write_private(&path, &format!("{}\n{text}", now_micros()))
     }
 
     /// Records that `session`'s question closed, and calls `then` with its
@@ -127,6 +192,7 @@ impl StateDir {
         }
         let seq = self.bump_seq(&key)?;
         fs::remove_file(&open)?;
+        let _ = fs::remove_file(self.path.join(format!("expect-{key}")));
         if !self.any_open()? {
             match fs::remove_file(self.marker()) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
@@ -178,6 +244,24 @@ impl StateDir {
     }
 }
 
+/// An announced dialog is confirmed within seconds (Claude Code's
+/// `permission_prompt` comes about 6 s after its `PermissionRequest`); an
+/// older announcement belongs to some other dialog.
+const EXPECT_FOR: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Writes a small file only this user can read, through a rename.
+fn write_private(path: &Path, text: &str) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))?;
+    fs::rename(&tmp, path)
+}
+
 fn touch(path: &Path) -> io::Result<()> {
     OpenOptions::new()
         .create(true)
@@ -227,8 +311,8 @@ mod tests {
         assert_eq!(next_seq(100, 100), 101);
         assert_eq!(next_seq(500, 100), 501);
         let (_t, s) = dir();
-        let a = s.record_open("s", |seq| seq).unwrap();
-        let b = s.record_open("s", |seq| seq).unwrap();
+        let a = s.record_open("s", Kind::Dialog, None, |seq| seq).unwrap();
+        let b = s.record_open("s", Kind::Dialog, None, |seq| seq).unwrap();
         let c = s.record_close("s", |seq| seq).unwrap().unwrap();
         assert!(a < b && b < c, "{a} {b} {c}");
     }
@@ -237,8 +321,8 @@ mod tests {
     fn marker_follows_the_open_sessions() {
         let (_t, s) = dir();
         assert!(!s.marker().exists());
-        s.record_open("a", drop).unwrap();
-        s.record_open("b", drop).unwrap();
+        s.record_open("a", Kind::Reply, None, drop).unwrap();
+        s.record_open("b", Kind::Reply, None, drop).unwrap();
         assert!(s.marker().exists());
         assert!(s.record_close("a", drop).unwrap().is_some());
         assert!(s.marker().exists(), "b is still open");
@@ -249,6 +333,34 @@ mod tests {
             None,
             "nothing open: nothing to send"
         );
+    }
+
+    #[test]
+    fn the_open_kind_and_a_recent_announcement_are_remembered_until_the_close() {
+        let (_t, s) = dir();
+        assert_eq!(s.session_state("s").unwrap(), SessionState::default());
+        s.record_expect("s", "Remove the build folder\n$ rm -rf build")
+            .unwrap();
+        let seq = s
+            .record_open("s", Kind::Permission, Some(4096), |seq| seq)
+            .unwrap();
+        assert_eq!(
+            s.open_question("s").unwrap(),
+            Some(OpenQuestion {
+                kind: Kind::Permission,
+                seq,
+                transcript_at: Some(4096)
+            })
+        );
+        let state = s.session_state("s").unwrap();
+        assert_eq!(state.open, Some(Kind::Permission));
+        assert_eq!(
+            state.expected.as_deref(),
+            Some("Remove the build folder\n$ rm -rf build"),
+            "a text of several lines survives"
+        );
+        s.record_close("s", drop).unwrap();
+        assert_eq!(s.session_state("s").unwrap(), SessionState::default());
     }
 
     #[test]

@@ -3,7 +3,10 @@
 
 use serde_json::Value;
 
-use super::{close, dialog, hook, ignore, is_subagent, round_end, str_field, Decision, HookSpec};
+use super::{
+    close, command_with_description, dialog, hook, ignore, is_subagent, round_end, str_field,
+    Decision, HookSpec,
+};
 use crate::report::{CloseReason, Kind};
 
 const ASK_TOOL: &str = "AskUserQuestion";
@@ -12,6 +15,8 @@ const ASK_TOOL: &str = "AskUserQuestion";
 pub const HOOKS: &[HookSpec] = &[
     // The question dialog is about to open; its questions are in `tool_input`.
     hook("PreToolUse", Some(ASK_TOOL), false),
+    // A permission dialog opened: what it asks, kept until it is confirmed.
+    hook("PermissionRequest", None, false),
     // A permission dialog has been open for about six seconds.
     hook("Notification", Some("permission_prompt"), false),
     // A round ended: a question if the reply ends with one, else a close.
@@ -48,6 +53,13 @@ pub(super) fn classify(event: &Value) -> Decision {
             Some(other) => ignore(format!("notification type {other} is not a question")),
             None => ignore("notification without notification_type"),
         },
+        // Fires 0.2 s after PreToolUse, for every tool that asks (Bash, Edit,
+        // AskUserQuestion alike); the permission_prompt six seconds later says
+        // the dialog is still up, and only then is it worth a report.
+        "PermissionRequest" => Decision::Expect {
+            kind: Kind::Permission,
+            text: permission_text(tool.unwrap_or("a tool"), event.get("tool_input")),
+        },
         "Stop" => round_end(str_field(event, "last_assistant_message")),
         "UserPromptSubmit" => close(CloseReason::PromptSubmitted),
         "PostToolUse" | "PostToolUseFailure" if tool == Some(ASK_TOOL) => {
@@ -59,6 +71,46 @@ pub(super) fn classify(event: &Value) -> Decision {
         "" => ignore("no hook_event_name"),
         other => ignore(format!("{other} is not a question event")),
     }
+}
+
+/// What a permission dialog asks: the command and why (Bash), the file
+/// (Edit, Write, Read), else the tool's name.
+fn permission_text(tool: &str, input: Option<&Value>) -> String {
+    let field = |name: &str| input.and_then(|i| str_field(i, name));
+    command_with_description(field("command"), field("description"))
+        .or_else(|| field("command").map(|c| format!("Claude Code wants to run: {c}")))
+        .or_else(|| field("file_path").map(|f| format!("Claude Code wants to use {tool} on {f}")))
+        .or_else(|| field("url").map(|u| format!("Claude Code wants to use {tool} on {u}")))
+        .unwrap_or_else(|| format!("Claude Code needs your permission to use {tool}"))
+}
+
+/// Whether a line that Claude Code appended to a session's transcript means
+/// that an open dialog is gone. A denied permission and a question dismissed
+/// with Esc fire no hook at all, but each leaves a `user` entry saying
+/// "[Request interrupted by user for tool use]" (after the tool's rejected
+/// result). Nothing else counts: Claude Code writes its transcript with some
+/// delay, so the entry of the prompt that led to the dialog, or the result of
+/// the tool before it, can still arrive after the dialog opened.
+pub fn transcript_line_ends_dialog(line: &str) -> bool {
+    let Ok(entry) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    if str_field(&entry, "type") != Some("user") || is_subagent_entry(&entry) {
+        return false;
+    }
+    let content = entry.get("message").and_then(|m| m.get("content"));
+    content.and_then(Value::as_array).is_some_and(|items| {
+        items.iter().any(|i| {
+            str_field(i, "type") == Some("text")
+                && str_field(i, "text")
+                    .is_some_and(|t| t.starts_with("[Request interrupted by user"))
+        })
+    })
+}
+
+/// A subagent's entries are marked as sidechain ones.
+fn is_subagent_entry(entry: &Value) -> bool {
+    entry.get("isSidechain").and_then(Value::as_bool) == Some(true)
 }
 
 #[cfg(test)]
@@ -120,6 +172,55 @@ mod tests {
                 ],
             }
         );
+    }
+
+    #[test]
+    fn permission_request_is_expected_with_what_it_asks() {
+        let bash = with(
+            "PermissionRequest",
+            json!({"tool_name": "Bash", "tool_use_id": "toolu_1",
+                "tool_input": {"command": "rm -rf build", "description": "Remove the build folder"}}),
+        );
+        assert_eq!(
+            decide(&bash),
+            Decision::Expect {
+                kind: Kind::Permission,
+                text: "Remove the build folder\n$ rm -rf build".into()
+            }
+        );
+        let edit = with(
+            "PermissionRequest",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": "/w/src/main.rs"}}),
+        );
+        assert_eq!(
+            decide(&edit),
+            Decision::Expect {
+                kind: Kind::Permission,
+                text: "Claude Code wants to use Edit on /w/src/main.rs".into()
+            }
+        );
+    }
+
+    #[test]
+    fn transcript_entries_that_end_a_dialog() {
+        use super::transcript_line_ends_dialog as ends;
+        // As Claude Code 2.1.332 wrote them after Esc on a Bash permission.
+        let rejected = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"The user doesn't want to proceed with this tool use.","is_error":true,"tool_use_id":"toolu_1"}]},"timestamp":"2026-11-30T08:33:09.099Z"}"#;
+        let interrupted = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}"#;
+        assert!(ends(interrupted));
+        // Written late, these may follow the dialog's open: they say nothing of it.
+        let typed = r#"{"type":"user","message":{"role":"user","content":"deploy"}}"#;
+        assert!(!ends(rejected) && !ends(typed));
+        let assistant =
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_1"}]}}"#;
+        let sidechain =
+            r#"{"type":"user","isSidechain":true,"message":{"content":[{"type":"tool_result"}]}}"#;
+        let attachment = r#"{"type":"attachment","attachment":{}}"#;
+        let own_text =
+            r#"{"type":"user","message":{"content":[{"type":"text","text":"<system-reminder>"}]}}"#;
+        for line in [assistant, sidechain, attachment, own_text, "not json", ""] {
+            assert!(!ends(line), "{line}");
+        }
     }
 
     #[test]

@@ -33,6 +33,11 @@ pub enum Decision {
     },
     /// The person answered, or the question went away.
     Close { reason: CloseReason },
+    /// A dialog is up, but the CLI will say later whether it stays up long
+    /// enough to matter (Claude Code's `PermissionRequest`, confirmed by its
+    /// `permission_prompt` six seconds on): remember what it asks, report
+    /// nothing yet.
+    Expect { kind: Kind, text: String },
     /// Nothing to report; `why` says which rule decided, for `classify`.
     Ignore { why: String },
 }
@@ -88,6 +93,7 @@ pub(crate) const fn hook(
     }
 }
 
+pub use claude_code::transcript_line_ends_dialog;
 pub use claude_code::HOOKS as CLAUDE_CODE_HOOKS;
 pub use codex::HOOKS as CODEX_HOOKS;
 
@@ -97,6 +103,42 @@ pub fn hooks(cli: Cli) -> &'static [HookSpec] {
         Cli::ClaudeCode => CLAUDE_CODE_HOOKS,
         Cli::Codex => CODEX_HOOKS,
         Cli::Opencode | Cli::Hermes => &[],
+    }
+}
+
+/// What this machine knows of a session when an event arrives: the kind of
+/// its open question, and what the last [`Decision::Expect`] said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionState {
+    pub open: Option<Kind>,
+    pub expected: Option<String>,
+}
+
+/// A decision in the light of what is already known of the session:
+///
+/// * a permission prompt while a question dialog is open is that dialog's own
+///   (Claude Code fires `permission_prompt` for an `AskUserQuestion` left
+///   open): the dialog stays, with its question and options;
+/// * a permission prompt that an expectation announced says what it asks,
+///   where the prompt itself only says that permission is needed.
+pub fn settle(decision: Decision, state: &SessionState) -> Decision {
+    match decision {
+        Decision::Open {
+            kind: Kind::Permission,
+            ..
+        } if state.open == Some(Kind::Dialog) => {
+            ignore("a question dialog is open: the permission prompt is its own")
+        }
+        Decision::Open {
+            kind: Kind::Permission,
+            text,
+            options,
+        } => Decision::Open {
+            kind: Kind::Permission,
+            text: state.expected.clone().unwrap_or(text),
+            options,
+        },
+        other => other,
     }
 }
 
@@ -261,6 +303,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_permission_prompt_never_replaces_an_open_dialog() {
+        let prompt = Decision::Open {
+            kind: Kind::Permission,
+            text: "Claude needs your permission".into(),
+            options: vec![],
+        };
+        let dialog_open = SessionState {
+            open: Some(Kind::Dialog),
+            expected: Some("AskUserQuestion".into()),
+        };
+        assert!(matches!(
+            settle(prompt.clone(), &dialog_open),
+            Decision::Ignore { .. }
+        ));
+        let expected = SessionState {
+            open: None,
+            expected: Some("Remove the build folder\n$ rm -rf build".into()),
+        };
+        assert_eq!(
+            settle(prompt.clone(), &expected),
+            Decision::Open {
+                kind: Kind::Permission,
+                text: "Remove the build folder\n$ rm -rf build".into(),
+                options: vec![]
+            }
+        );
+        assert_eq!(settle(prompt.clone(), &SessionState::default()), prompt);
+        let close = Decision::Close {
+            reason: CloseReason::ToolRan,
+        };
+        assert_eq!(settle(close.clone(), &dialog_open), close);
     }
 
     #[test]

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the live suite (tests/live/) needs, once per machine, at pinned
+# versions, skipping what is already there: tmux from Debian's packages, and the
+# agent CLIs it drives, from npm, into ~/.cache/needs-you/live (not the repo).
+# Claude Code's package asks for Node 22 in its `engines`; its native binary
+# runs the same on Node 20's machines, so the exact pin is installed as it is.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+
+CLAUDE_CODE_VERSION=2.1.332
+LIVE=${NEEDS_YOU_LIVE_DIR:-$HOME/.cache/needs-you/live}
+say() { printf 'setup-live: %s\n' "$*" >&2; }
+
+if ! command -v tmux > /dev/null; then
+  say "installing tmux"
+  apt-get install -y -qq tmux > /dev/null 2>&1 || { apt-get update -qq > /dev/null && apt-get install -y -qq tmux > /dev/null; }
+fi
+
+# npm_version PACKAGE: the installed version in the live folder, or nothing.
+npm_version() {
+  node -e 'try { console.log(require(process.argv[1] + "/package.json").version) } catch {}' \
+    "$LIVE/npm/node_modules/$1"
+}
+mkdir -p "$LIVE/npm"
+if [ "$(npm_version @anthropic-ai/claude-code)" != "$CLAUDE_CODE_VERSION" ]; then
+  say "installing Claude Code $CLAUDE_CODE_VERSION"
+  [ -f "$LIVE/npm/package.json" ] || echo '{"private": true}' > "$LIVE/npm/package.json"
+  (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error --engine-strict=false \
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" > /dev/null)
+fi

@@ -1,0 +1,9 @@
+// Where the pinned agent CLIs live (installed by scripts/setup-live.sh), and
+// whether they are there.
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export const LIVE = process.env.NEEDS_YOU_LIVE_DIR || join(homedir(), ".cache", "needs-you", "live");
+export const CLAUDE = join(LIVE, "npm", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
+export const has = (path) => existsSync(path);
