@@ -13,6 +13,11 @@
 //   question.replied / .rejected,
 //   permission.replied                  -> {event: "close", reason: "answered"}
 //   session.status busy                 -> {event: "close", reason: "prompt_submitted"}
+//   the plugin disposed (OpenCode quits) -> {event: "close", reason: "session_end"}, each session
+//
+// A reply's text is followed through `message.part.updated` (the whole text
+// so far) and `message.part.delta` (what was added): a reply interrupted
+// mid-stream reaches the idle with its deltas only.
 //
 // While a question or permission dialog is open, status changes are ignored:
 // the agent going busy or idle around the dialog does not close it. A child
@@ -103,6 +108,14 @@ function createTracker(send, parentOf) {
     forget(previousMessage, session);
   }
 
+  function noteDelta(p) {
+    if (p.field !== "text" || typeof p.delta !== "string" || !p.messageID || !p.partID) return;
+    if (roles.get(p.messageID) === "user") return;
+    if (!partTexts.has(p.messageID)) partTexts.set(p.messageID, new Map());
+    const parts = partTexts.get(p.messageID);
+    parts.set(p.partID, (parts.get(p.partID) ?? "") + p.delta);
+  }
+
   function notePart(part) {
     if (!part || part.type !== "text" || part.synthetic || part.ignored) return;
     if (roles.get(part.messageID) === "user") return;
@@ -144,7 +157,15 @@ function createTracker(send, parentOf) {
     else if (type === "idle") send({ event: "turn_end", session, text: lastReply(session) });
   }
 
-  return async function handle(event) {
+  const seen = new Set(); // top-level sessions this plugin has heard of
+
+  // OpenCode is quitting: whatever is open in its sessions closes.
+  function closeAll() {
+    for (const session of seen) send({ event: "close", session, reason: "session_end" });
+    seen.clear();
+  }
+
+  async function handle(event) {
     const type = event?.type;
     const p = event?.properties ?? {};
     if (type === "session.created" || type === "session.updated") return noteSession(p.info);
@@ -152,11 +173,14 @@ function createTracker(send, parentOf) {
     if (!session) return;
     await learn(session);
     if (parents.has(session)) return child(session, type, p);
+    seen.add(session);
     switch (type) {
       case "message.updated":
         return noteMessage(p.info);
       case "message.part.updated":
         return notePart(p.part);
+      case "message.part.delta":
+        return noteDelta(p);
       case "question.asked":
         return openDialogFor(session, p.id, { event: "dialog", questions: p.questions ?? [] });
       case "permission.asked":
@@ -173,14 +197,16 @@ function createTracker(send, parentOf) {
       default:
         return undefined;
     }
-  };
+  }
+
+  return { handle, closeAll };
 }
 
 // Runs report-prompt once per report, the next only after the previous one
 // exited, so the reports keep their order (report-prompt numbers them).
 function createQueue(reporter) {
   let chain = Promise.resolve();
-  return function send(normalized) {
+  const send = function send(normalized) {
     const line = JSON.stringify({ v: 1, ...normalized });
     chain = chain.then(
       () =>
@@ -199,6 +225,9 @@ function createQueue(reporter) {
     );
     return chain;
   };
+  /** Resolves once every report so far was handed to report-prompt. */
+  send.drained = () => chain;
+  return send;
 }
 
 // OpenCode's client answers `session.get` with `{ data: Session }`, whose
@@ -210,16 +239,21 @@ function parentLookup(client) {
 
 export const NeedsYou = async (input, options) => {
   const reporter = options?.reporter || process.env.NEEDS_YOU_REPORTER || DEFAULT_REPORTER;
-  const handle = createTracker(createQueue(reporter), parentLookup(input?.client));
+  const send = createQueue(reporter);
+  const tracker = createTracker(send, parentLookup(input?.client));
   // Events are handled one at a time, in the order OpenCode sent them, even
   // when one waits for a session look-up.
   let chain = Promise.resolve();
+  const then = (work) => {
+    chain = chain.then(work).catch(() => {
+      // Never into OpenCode: a broken report must not break the agent.
+    });
+    return chain;
+  };
   return {
-    event: ({ event }) => {
-      chain = chain.then(() => handle(event)).catch(() => {
-        // Never into OpenCode: a broken report must not break the agent.
-      });
-      return chain;
-    },
+    event: ({ event }) => then(() => tracker.handle(event)),
+    // OpenCode gives plugins no session-end event; it disposes of them when it
+    // quits (/exit), and waits a few seconds for this to finish.
+    dispose: () => then(() => tracker.closeAll()).then(() => send.drained()),
   };
 };

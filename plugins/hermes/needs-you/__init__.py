@@ -13,10 +13,11 @@ Hermes hook                           normalized event
 pre_tool_call for ``clarify``         ``dialog`` with clarify's own arguments
 pre_approval_request (cli, gateway)   ``permission`` with the command and description
 post_llm_call                         ``turn_end`` with ``assistant_response``
-post_tool_call for ``clarify``,       ``close`` (answered)
-post_approval_response
+post_tool_call for ``clarify``        ``close`` with clarify's result
+post_approval_response                ``close`` with the approval's choice
 pre_llm_call                          ``close`` (prompt_submitted)
 on_session_end, interrupted only      ``close`` (interrupted)
+on_session_finalize                   ``close`` (session_end): the CLI quit, or /new
 ====================================  =========================================
 
 ``on_session_end`` fires after every turn, right after the reply: treating it
@@ -118,6 +119,16 @@ class NeedsYou:
 
     def __init__(self, reporter):
         self.reporter = reporter
+        # session id -> the key its reports went under; the session-finalize
+        # hook only names the session id.
+        self._keys = {}
+
+    def _key(self, **kwargs):
+        key = session_of(**kwargs)
+        session_id = kwargs.get("session_id")
+        if session_id and key:
+            self._keys[str(session_id)] = key
+        return key
 
     def _send(self, session, **event):
         if session:
@@ -126,15 +137,17 @@ class NeedsYou:
     def pre_tool_call(self, tool_name="", args=None, **kwargs):
         try:
             if tool_name == "clarify":
-                self._send(session_of(**kwargs), event="dialog", clarify=args if isinstance(args, dict) else {})
+                self._send(self._key(**kwargs), event="dialog", clarify=args if isinstance(args, dict) else {})
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def post_tool_call(self, tool_name="", **kwargs):
+    def post_tool_call(self, tool_name="", result="", **kwargs):
         try:
             if tool_name == "clarify":
-                self._send(session_of(**kwargs), event="close", reason="answered")
+                # Its result tells an answer from a cancel or a time-out.
+                outcome = result if isinstance(result, str) else ""
+                self._send(self._key(**kwargs), event="close", clarify_result=outcome)
         except Exception:  # noqa: BLE001
             pass
         return None
@@ -143,22 +156,22 @@ class NeedsYou:
         try:
             if surface != "smart":
                 approval = {"command": str(command or ""), "description": str(description or "")}
-                self._send(session_of(**kwargs), event="permission", approval=approval)
+                self._send(self._key(**kwargs), event="permission", approval=approval)
         except Exception:  # noqa: BLE001
             pass
         return None
 
-    def post_approval_response(self, surface="", **kwargs):
+    def post_approval_response(self, surface="", choice="", **kwargs):
         try:
             if surface != "smart":
-                self._send(session_of(**kwargs), event="close", reason="answered")
+                self._send(self._key(**kwargs), event="close", approval_choice=str(choice or ""))
         except Exception:  # noqa: BLE001
             pass
         return None
 
     def pre_llm_call(self, **kwargs):
         try:
-            self._send(session_of(**kwargs), event="close", reason="prompt_submitted")
+            self._send(self._key(**kwargs), event="close", reason="prompt_submitted")
         except Exception:  # noqa: BLE001
             pass
         return None
@@ -166,7 +179,7 @@ class NeedsYou:
     def post_llm_call(self, assistant_response="", **kwargs):
         try:
             text = assistant_response if isinstance(assistant_response, str) else ""
-            self._send(session_of(**kwargs), event="turn_end", text=text)
+            self._send(self._key(**kwargs), event="turn_end", text=text)
         except Exception:  # noqa: BLE001
             pass
         return None
@@ -174,7 +187,16 @@ class NeedsYou:
     def on_session_end(self, interrupted=False, **kwargs):
         try:
             if interrupted is True:
-                self._send(session_of(**kwargs), event="close", reason="interrupted")
+                self._send(self._key(**kwargs), event="close", reason="interrupted")
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
+
+    def on_session_finalize(self, session_id="", **kwargs):
+        try:
+            session = self._keys.pop(str(session_id), None) or self._key(session_id=session_id, **kwargs)
+            self._send(session, event="close", reason="session_end")
         except Exception:  # noqa: BLE001
             pass
         return None
@@ -188,6 +210,7 @@ HOOKS = (
     "pre_llm_call",
     "post_llm_call",
     "on_session_end",
+    "on_session_finalize",
 )
 
 

@@ -181,6 +181,28 @@ class PluginTest(unittest.TestCase):
         self.assertEqual([(r["action"], r.get("kind") or r.get("reason")) for r in got],
                          [("open", "permission"), ("close", "answered"), ("open", "reply")])
         self.assertEqual({r["session"] for r in got}, {key}, "one conversation, one session")
+        # The gateway's /new finalizes the old session by its id only, outside the turn.
+        self.hook["on_session_finalize"](session_id=SESSION, platform="telegram", reason="new_session")
+        got = self.reports(4)
+        self.assertEqual((got[3]["action"], got[3]["reason"], got[3]["session"]), ("close", "session_end", key))
+
+    def test_quitting_or_starting_anew_closes_a_reply_left_open(self):
+        for reason in ("shutdown", "session_boundary"):
+            self.hook["post_llm_call"](session_id=SESSION, assistant_response="Shall I push?", **TELEMETRY)
+            self.hook["on_session_finalize"](session_id=SESSION, platform="cli", reason=reason)
+        got = self.reports(4)
+        self.assertEqual([(r["action"], r.get("kind") or r.get("reason")) for r in got],
+                         [("open", "reply"), ("close", "session_end")] * 2)
+
+    def test_a_cancelled_clarify_and_a_timed_out_approval_are_not_answers(self):
+        self.clarify({"question": "Proceed?"})
+        self.clarified("The user cancelled. Use your best judgement to proceed.")
+        self.hook["pre_approval_request"](command="rm -rf /", session_key=SESSION, surface="gateway", **TELEMETRY)
+        self.hook["post_approval_response"](command="rm -rf /", session_key=SESSION, surface="gateway",
+                                            choice="timeout", **TELEMETRY)
+        got = self.reports(4)
+        self.assertEqual([(r["action"], r.get("reason")) for r in got],
+                         [("open", None), ("close", "interrupted"), ("open", None), ("close", "interrupted")])
 
     def test_a_reply_without_a_question_sends_nothing(self):
         self.hook["post_llm_call"](session_id=SESSION, assistant_response="Deployed.", **TELEMETRY)

@@ -202,6 +202,31 @@ test("a reply ending in ？ opens a reply; the next prompt closes it", async () 
   assert.deepEqual([got[1].action, got[1].reason], ["close", "prompt_submitted"]);
 });
 
+test("a reply interrupted mid-stream is judged by the text it streamed", async () => {
+  const emit = await plugin();
+  await emit("session.status", { sessionID: S, status: { type: "busy" } });
+  await emit("message.updated", { info: { id: "msg_i", sessionID: S, role: "assistant" } });
+  await emit("message.part.updated", { part: { id: "pi", messageID: "msg_i", sessionID: S, type: "text", text: "" } });
+  for (const delta of ["I found the bug. ", "Shall I ", "fix it?"]) {
+    await emit("message.part.delta", { sessionID: S, messageID: "msg_i", partID: "pi", field: "text", delta });
+  }
+  // Esc Esc: the idle comes before any full update of the part.
+  await emit("session.status", { sessionID: S, status: { type: "idle" } });
+  const got = await reports(1);
+  assert.deepEqual(got.map((r) => [r.action, r.kind, r.text]), [["open", "reply", "I found the bug. Shall I fix it?"]]);
+});
+
+test("quitting OpenCode closes what is open in its sessions", async () => {
+  const hooks = await NeedsYou({ directory: "/repo" }, { reporter: REPORTER });
+  const emit = (type, properties) => hooks.event({ event: { type, properties } });
+  await emit("message.updated", { info: { id: "msg_q", sessionID: S, role: "assistant" } });
+  await emit("message.part.updated", { part: { id: "pq", messageID: "msg_q", sessionID: S, type: "text", text: "Deploy now?" } });
+  await emit("session.status", { sessionID: S, status: { type: "idle" } });
+  await hooks.dispose();
+  const got = await reports(2);
+  assert.deepEqual(got.map((r) => [r.action, r.kind ?? r.reason]), [["open", "reply"], ["close", "session_end"]]);
+});
+
 test("a turn that ends without a question sends nothing", async () => {
   const emit = await plugin();
   await emit("session.status", { sessionID: S, status: { type: "busy" } });

@@ -12,7 +12,7 @@
 //! | `dialog`     | `questions`: OpenCode's `question.asked` list `[{question, header?, options?: [{label, description?}]}]`, or `clarify`: Hermes's clarify arguments as the tool got them (`{question, choices}` or `{questions: [...]}`) | a question dialog opened |
 //! | `permission` | `request`: OpenCode's `permission.asked` (or older `permission.updated`) properties, or `approval`: Hermes's `{command, description}`; older plugins send `text` | an approval dialog opened |
 //! | `turn_end`   | `text`: the agent's last reply                 | a reply ended: a question opens, anything else closes (`round_end`) |
-//! | `close`      | `reason`: one of the report's close reasons    | the person answered         |
+//! | `close`      | `reason`: one of the report's close reasons; or `clarify_result`: Hermes's clarify result, or `approval_choice`: Hermes's approval choice | the dialog closed |
 //!
 //! Every event also has `session` (the CLI's session id) and may have `v` (1).
 
@@ -47,14 +47,47 @@ pub(super) fn classify(cli: Cli, event: &Value) -> Decision {
         },
         "turn_end" => round_end(str_field(event, "text")),
         "close" => match str_field(event, "reason") {
-            None => close(CloseReason::Answered),
             Some(r) => match CloseReason::parse(r) {
                 Some(reason) => close(reason),
                 None => ignore(format!("unknown close reason {r:?}")),
             },
+            None => close(hermes_close_reason(event)),
         },
         "" => ignore("no `event` field"),
         other => ignore(format!("unknown normalized event {other:?}")),
+    }
+}
+
+/// Why a Hermes dialog closed: Hermes reports a cancelled or timed-out
+/// clarify as a result whose answer is its own sentence, and an approval that
+/// timed out as the choice `timeout`. Ctrl-C on an approval reads as `deny`,
+/// like a real denial, and so counts as an answer.
+fn hermes_close_reason(event: &Value) -> CloseReason {
+    const NOT_ANSWERED: &[&str] = &[
+        "The user cancelled",
+        "The user did not provide a response",
+        "[user did not respond",
+        "[clarify prompt could not be delivered",
+    ];
+    if let Some(result) = str_field(event, "clarify_result") {
+        let answer = serde_json::from_str::<Value>(result)
+            .ok()
+            .and_then(|r| {
+                r.get("user_response")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        if NOT_ANSWERED
+            .iter()
+            .any(|p| answer.trim_start().starts_with(p))
+        {
+            return CloseReason::Interrupted;
+        }
+    }
+    match str_field(event, "approval_choice") {
+        Some("timeout") => CloseReason::Interrupted,
+        _ => CloseReason::Answered,
     }
 }
 
@@ -349,6 +382,54 @@ mod tests {
             )
         );
         assert_eq!(clarify(json!("garbage")).0, "Hermes is asking a question");
+    }
+
+    #[test]
+    fn hermes_closes_tell_an_answer_from_a_cancel_or_a_time_out() {
+        let reason = |fields: serde_json::Value| {
+            let mut v = json!({"session": "ses_1", "event": "close"});
+            v.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            match run(Cli::Hermes, &v).decision {
+                Decision::Close { reason } => reason,
+                d => panic!("{d:?}"),
+            }
+        };
+        let result = |answer: &str| json!({"clarify_result": json!({"question": "q", "choices_offered": [], "user_response": answer}).to_string()});
+        assert_eq!(reason(result("OAuth")), CloseReason::Answered);
+        assert_eq!(
+            reason(result(
+                "The user cancelled. Use your best judgement to proceed."
+            )),
+            CloseReason::Interrupted
+        );
+        assert_eq!(
+            reason(result(
+                "The user did not provide a response within the time limit."
+            )),
+            CloseReason::Interrupted
+        );
+        assert_eq!(
+            reason(result("[user did not respond within 5m]")),
+            CloseReason::Interrupted
+        );
+        assert_eq!(
+            reason(json!({"clarify_result": "not json"})),
+            CloseReason::Answered
+        );
+        assert_eq!(
+            reason(json!({"approval_choice": "timeout"})),
+            CloseReason::Interrupted
+        );
+        assert_eq!(
+            reason(json!({"approval_choice": "deny"})),
+            CloseReason::Answered
+        );
+        assert_eq!(
+            reason(json!({"approval_choice": "once"})),
+            CloseReason::Answered
+        );
     }
 
     #[test]
