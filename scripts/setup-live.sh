@@ -8,6 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 
 CLAUDE_CODE_VERSION=2.1.332
+CODEX_VERSION=0.171.0
 LIVE=${NEEDS_YOU_LIVE_DIR:-$HOME/.cache/needs-you/live}
 say() { printf 'setup-live: %s\n' "$*" >&2; }
 
@@ -27,4 +28,8 @@ if [ "$(npm_version @anthropic-ai/claude-code)" != "$CLAUDE_CODE_VERSION" ]; the
   [ -f "$LIVE/npm/package.json" ] || echo '{"private": true}' > "$LIVE/npm/package.json"
   (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error --engine-strict=false \
     "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" > /dev/null)
+fi
+if [ "$(npm_version @openai/codex)" != "$CODEX_VERSION" ]; then
+  say "installing Codex $CODEX_VERSION"
+  (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error "@openai/codex@$CODEX_VERSION" > /dev/null)
 fi

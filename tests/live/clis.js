@@ -7,3 +7,4 @@ import { join } from "node:path";
 export const LIVE = process.env.NEEDS_YOU_LIVE_DIR || join(homedir(), ".cache", "needs-you", "live");
 export const CLAUDE = join(LIVE, "npm", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
 export const has = (path) => existsSync(path);
+export const CODEX = join(LIVE, "npm", "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex");

@@ -12,6 +12,7 @@ use needs_you_core::classify::settle;
 use needs_you_core::{classify, Cli, CloseReason, Decision, Report};
 use serde_json::Value;
 
+use crate::parent;
 use crate::send;
 use crate::state::{self, StateDir};
 use crate::watch;
@@ -53,6 +54,13 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     let session = classified
         .session
         .ok_or_else(|| format!("the {cli} event has no session id"))?;
+    if cli == Cli::Codex && parent::under_shared_codex_server() {
+        return Err(
+            "Codex ran this hook in its shared background server, whose credential is \
+                    another terminal's: start Codex with `codex --no-daemon`"
+                .into(),
+        );
+    }
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
     let decision = match classified.decision {
         Decision::Expect { text, .. } => {

@@ -11,6 +11,7 @@
 //! * [`hook`]: hook mode: read an event, decide, record, hand off.
 //! * [`state`]: the per-user state directory: markers and `seq`.
 //! * [`outbox`]: the reports waiting to be sent, in order, one sender at a time.
+//! * [`parent`]: whether Codex runs this hook in its shared background server.
 //! * [`send`]: the detached sender and the HTTP client.
 //! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
@@ -21,6 +22,7 @@ mod doctor;
 mod hook;
 mod install;
 mod outbox;
+mod parent;
 mod send;
 mod state;
 mod watch;

@@ -19,6 +19,16 @@ pub use needs_you_core::classify::HookSpec;
 /// Seconds a CLI gives each hook; ours return in milliseconds.
 pub const TIMEOUT_S: u64 = 10;
 
+/// The timeout written for `cli`'s hooks: Codex clamps `SessionEnd` and
+/// `Interrupt` hooks to 3 s and shows a warning for every longer one, and our
+/// hooks return in milliseconds anyway.
+pub fn timeout_for(cli: Cli) -> u64 {
+    match cli {
+        Cli::Codex => 3,
+        _ => TIMEOUT_S,
+    }
+}
+
 /// Single-quotes `s` for `sh`.
 pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -126,6 +136,7 @@ pub fn add(
     let mut changes = Vec::new();
     for spec in specs {
         let wanted = command(exe, cli, state_dir, spec.guarded);
+        let timeout = timeout_for(cli);
         let groups = hooks
             .entry(spec.event)
             .or_insert_with(|| Value::Array(Vec::new()))
@@ -141,7 +152,7 @@ pub fn add(
                 .filter(|h| hook_command(h).is_some_and(|c| is_ours(c, cli)))
             {
                 found = true;
-                let fresh = json!({"type": "command", "command": wanted, "timeout": TIMEOUT_S});
+                let fresh = json!({"type": "command", "command": wanted, "timeout": timeout});
                 if *h != fresh {
                     *h = fresh;
                     changes.push(format!("update {}: {wanted}", describe(spec)));
@@ -155,7 +166,7 @@ pub fn add(
             }
             group.insert(
                 "hooks".into(),
-                json!([{"type": "command", "command": wanted, "timeout": TIMEOUT_S}]),
+                json!([{"type": "command", "command": wanted, "timeout": timeout}]),
             );
             groups.push(Value::Object(group));
             changes.push(format!("add {}: {wanted}", describe(spec)));

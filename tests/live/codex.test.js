@@ -1,0 +1,182 @@
+// The real Codex (npm, pinned; scripts/setup-live.sh) in real tmux terminals,
+// against a mock of its model on 127.0.0.1, with our hooks installed by the
+// real report-prompt, reporting to the Worker in Miniflare.
+//
+// Codex runs hooks inside the process that serves its session. With
+// `--no-daemon` that is the terminal's own, with the terminal's environment;
+// by default it is one background server per CODEX_HOME, shared by every
+// terminal, with the environment of the one that started it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { startResponsesMock } from "./mock-openai.js";
+import { CODEX, has } from "./clis.js";
+import { tmux } from "./tmux.js";
+
+const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
+const skip = !has(CODEX) && "Codex is not installed (bash scripts/setup-live.sh)";
+
+let w, model, owner, home, codexHome, cwd;
+const terms = [];
+
+before(async () => {
+  if (skip) return;
+  w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
+  owner = await newOwner(w);
+  model = await startResponsesMock();
+  home = mkdtempSync(join(tmpdir(), "needs-you-live-codex-"));
+  codexHome = join(home, ".codex");
+  cwd = join(home, "work");
+  mkdirSync(codexHome);
+  mkdirSync(cwd);
+  writeFileSync(join(codexHome, "config.toml"), `model = "gpt-mock"
+model_provider = "mock"
+approval_policy = "on-request"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "${model.url}"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[otel]
+exporter = "none"
+
+[projects."${cwd}"]
+trust_level = "trusted"
+`);
+  // Our hooks in the user's hooks.json, as a person without root installs them.
+  execFileSync(REPORTER, ["install", "--cli", "codex", "--path", join(codexHome, "hooks.json")]);
+});
+
+after(async () => {
+  for (const t of terms) t.stop();
+  stopSharedServer();
+  await model?.stop();
+  await w?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** Ends the shared background server of this test's CODEX_HOME, if one started. */
+function stopSharedServer() {
+  if (!codexHome) return;
+  try {
+    execFileSync("pkill", ["-f", `${codexHome}/packages/app-server-daemon`]);
+  } catch {
+    // none running
+  }
+}
+
+/** A Codex terminal for `task`: started, its new hooks trusted, at its prompt. */
+async function terminal(task, flags = "--no-daemon") {
+  const vars = {
+    HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, `state-${task.task_id}`),
+  };
+  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
+  const t = tmux(`needs-you-live-codex-${process.pid}-${terms.length}`);
+  terms.push(t);
+  t.start("codex", cwd, `env -i ${assignments} ${CODEX} ${flags}`);
+  // New hooks are reviewed at start ("Hooks need review", then the list of
+  // hooks): "t" trusts them all, stored in config.toml for later terminals.
+  // The review pops up a moment after the prompt first shows.
+  const end = Date.now() + 30_000;
+  let promptSince = 0;
+  for (;;) {
+    const s = t.screen();
+    if (!/Ask Codex to do anything/.test(s)) promptSince = 0;
+    if (/t trust all/.test(s)) {
+      t.key("t");
+      await sleep(700);
+    } else if (/need review|enter confirm/.test(s)) {
+      t.key("Enter");
+      await sleep(700);
+    } else if (/enter details · esc close/.test(s)) {
+      t.key("Escape");
+      await sleep(700);
+    } else if (/Ask Codex to do anything/.test(s)) {
+      promptSince ||= Date.now();
+      if (Date.now() - promptSince > 2500) return t;
+      await sleep(200);
+      continue;
+    } else if (Date.now() > end) {
+      throw new Error(`Codex never reached its prompt:\n${s}`);
+    } else {
+      await sleep(200);
+    }
+  }
+}
+
+const list = async () => (await call(w, "GET", "/v1/needs-you", { token: owner.token })).body.questions;
+async function listUntil(check, ms = 15_000) {
+  let last;
+  const ok = await waitFor(async () => check((last = await list())), ms, 100);
+  assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
+  return last;
+}
+
+test("two Codex terminals of two tasks: each permission is reported with its own task's credential", { skip }, async () => {
+  const alpha = await newTask(w, owner.token, { name: "alpha" });
+  const beta = await newTask(w, owner.token, { name: "beta" });
+  const a = await terminal(alpha);
+  const b = await terminal(beta);
+  model.next({ shell: "rm -rf build" });
+  await a.type("clean the build");
+  await a.waitFor(/Would you like to run the following command/);
+  await listUntil((l) => l.length === 1);
+  model.next({ shell: "rm -rf dist" });
+  await b.type("clean dist");
+  await b.waitFor(/Would you like to run the following command/);
+  const both = await listUntil((l) => l.length === 2);
+  const byTask = Object.fromEntries(both.map((q) => [q.task_name, q]));
+  assert.equal(byTask.alpha?.kind, "permission");
+  assert.match(byTask.alpha.text, /rm -rf build/);
+  assert.equal(byTask.beta?.kind, "permission");
+  assert.match(byTask.beta.text, /rm -rf dist/);
+  // Esc on each: Codex's Interrupt hook closes them.
+  a.key("Escape");
+  b.key("Escape");
+  await listUntil((l) => l.length === 0);
+});
+
+test("a reply left open at /quit closes", { skip }, async () => {
+  const gamma = await newTask(w, owner.token, { name: "gamma" });
+  const t = await terminal(gamma);
+  model.next({ text: "I updated the code. Shall I also update the docs?" });
+  await t.type("update the code");
+  const [q] = await listUntil((l) => l.length === 1 && l[0].kind === "reply");
+  assert.equal(q.task_name, "gamma");
+  await t.type("/quit");
+  await listUntil((l) => l.length === 0);
+  const row = await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(q.question_id).first();
+  assert.equal(row.close_reason, "session_end");
+});
+
+test("in Codex's shared background server, the reporter refuses to report under another terminal's credential", { skip }, async () => {
+  // The first terminal starts the shared server with its environment; the
+  // second attaches to it, and its hooks run there.
+  const first = await newTask(w, owner.token, { name: "starts the server" });
+  const second = await newTask(w, owner.token, { name: "attaches" });
+  await terminal(first, "");
+  const t = await terminal(second, "");
+  model.next({ shell: "rm -rf out" });
+  await t.type("clean out");
+  await t.waitFor(/Would you like to run the following command/);
+  await sleep(3000);
+  assert.deepEqual(await list(), [], "nothing reported under the first terminal's task");
+  t.key("Escape");
+  stopSharedServer();
+});
