@@ -320,3 +320,52 @@ fn a_symlinked_settings_file_stays_a_link() {
         "the file behind the link changed"
     );
 }
+
+#[test]
+fn the_installer_makes_a_state_directory_that_others_can_read_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let settings = t.path().join("settings.json");
+    let state = t.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = run(
+        &[
+            "install",
+            "--cli",
+            "claude-code",
+            "--path",
+            settings.to_str().unwrap(),
+        ],
+        "",
+        &[
+            ("HOME", "/nonexistent"),
+            ("NEEDS_YOU_STATE_DIR", state.to_str().unwrap()),
+        ],
+    );
+    assert_success(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("private now"));
+    let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+
+    // One that others may write to is named, not touched.
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = run(
+        &[
+            "install",
+            "--cli",
+            "claude-code",
+            "--path",
+            settings.to_str().unwrap(),
+        ],
+        "",
+        &[
+            ("HOME", "/nonexistent"),
+            ("NEEDS_YOU_STATE_DIR", state.to_str().unwrap()),
+        ],
+    );
+    assert_success(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot use the state directory"));
+    let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o777);
+}

@@ -24,12 +24,49 @@ pub fn run(opts: &InstallOptions) -> i32 {
         Cli::Opencode | Cli::Hermes => plugins::run(opts),
     };
     match result {
-        Ok(()) => 0,
+        Ok(()) => {
+            if !opts.uninstall && !opts.dry_run {
+                fix_state_dir(opts.state_dir.clone());
+            }
+            0
+        }
         Err(msg) => {
             eprintln!("report-prompt: {msg}");
             1
         }
     }
+}
+
+/// The hooks cannot use a state directory that others can enter, and their
+/// one line on stderr ends where nobody reads it (a CLI's transcript). So
+/// the installer looks at it as the hooks will find it: one of this user's
+/// that others may read but not write is made private; any other problem is
+/// named, with the fix.
+fn fix_state_dir(explicit: Option<PathBuf>) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let path = crate::state::resolve(explicit);
+    let Ok(meta) = fs::symlink_metadata(&path) else {
+        return; // the first hook creates it, private
+    };
+    let mine = meta.is_dir() && meta.uid() == crate::state::uid();
+    if mine && meta.mode() & 0o077 == 0 {
+        return;
+    }
+    if mine && meta.mode() & 0o022 == 0 {
+        match fs::set_permissions(&path, fs::Permissions::from_mode(0o700)) {
+            Ok(()) => println!(
+                "state directory {}: others could read it; it is private now (0700)",
+                path.display()
+            ),
+            Err(e) => eprintln!("report-prompt: cannot make {} private: {e}", path.display()),
+        }
+        return;
+    }
+    eprintln!(
+        "report-prompt: the hooks cannot use the state directory {} (it must be a folder of \
+         yours that only you can enter): remove it, or set NEEDS_YOU_STATE_DIR to one",
+        path.display()
+    );
 }
 
 /// Claude Code's user-level settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
