@@ -9,6 +9,7 @@ source "$(dirname "$0")/env.sh"
 
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
+OPENCODE_VERSION=1.18.33
 LIVE=${NEEDS_YOU_LIVE_DIR:-$HOME/.cache/needs-you/live}
 say() { printf 'setup-live: %s\n' "$*" >&2; }
 
@@ -32,4 +33,18 @@ fi
 if [ "$(npm_version @openai/codex)" != "$CODEX_VERSION" ]; then
   say "installing Codex $CODEX_VERSION"
   (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error "@openai/codex@$CODEX_VERSION" > /dev/null)
+fi
+if [ "$(npm_version opencode-ai)" != "$OPENCODE_VERSION" ]; then
+  say "installing OpenCode $OPENCODE_VERSION"
+  (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error "opencode-ai@$OPENCODE_VERSION" > /dev/null)
+fi
+# OpenCode installs @opencode-ai/plugin into its config folder at start, and
+# hangs offline doing so unless it is there: keep a copy to lay in place.
+plugin_version=$(node -e 'try { console.log(require(process.argv[1]).version) } catch {}' \
+  "$LIVE/opencode-plugin/node_modules/@opencode-ai/plugin/package.json")
+if [ "$plugin_version" != "$OPENCODE_VERSION" ]; then
+  say "installing @opencode-ai/plugin $OPENCODE_VERSION"
+  rm -rf "$LIVE/opencode-plugin" && mkdir -p "$LIVE/opencode-plugin"
+  (cd "$LIVE/opencode-plugin" && npm install --no-audit --no-fund --loglevel=error \
+    "@opencode-ai/plugin@$OPENCODE_VERSION" > /dev/null)
 fi

@@ -8,3 +8,6 @@ export const LIVE = process.env.NEEDS_YOU_LIVE_DIR || join(homedir(), ".cache", 
 export const CLAUDE = join(LIVE, "npm", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
 export const has = (path) => existsSync(path);
 export const CODEX = join(LIVE, "npm", "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex");
+export const OPENCODE = join(LIVE, "npm", "node_modules", "opencode-linux-x64", "bin", "opencode");
+/** A folder holding @opencode-ai/plugin installed by npm, to copy into OpenCode's config folder. */
+export const OPENCODE_PLUGIN_DIR = join(LIVE, "opencode-plugin");

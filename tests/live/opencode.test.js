@@ -1,0 +1,122 @@
+// The real OpenCode (npm, pinned; scripts/setup-live.sh) in a real tmux,
+// against a mock OpenAI-compatible model on 127.0.0.1, with our plugin
+// installed by the real report-prompt, reporting to the Worker in Miniflare.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { startChatMock } from "./mock-chat.js";
+import { OPENCODE, OPENCODE_PLUGIN_DIR, has } from "./clis.js";
+import { tmux } from "./tmux.js";
+
+const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
+const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
+
+let w, model, owner, task, home, term;
+
+before(async () => {
+  if (skip) return;
+  w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
+  owner = await newOwner(w);
+  task = await newTask(w, owner.token, { name: "live opencode" });
+  model = await startChatMock();
+  home = mkdtempSync(join(tmpdir(), "needs-you-live-opencode-"));
+  const config = join(home, ".config");
+  const cwd = join(home, "work");
+  mkdirSync(join(config, "opencode"), { recursive: true });
+  mkdirSync(cwd);
+  writeFileSync(join(config, "opencode", "opencode.json"), JSON.stringify({
+    provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "Mock",
+      options: { baseURL: model.url, apiKey: "mock" }, models: { "mock-model": { name: "Mock" } } } },
+    model: "mock/mock-model", permission: { bash: "ask" }, autoupdate: false, share: "disabled",
+  }));
+  // OpenCode installs @opencode-ai/plugin into its config folder at start and
+  // hangs offline doing so, unless it is there already (setup-live.sh keeps a
+  // copy): what a person offline does once, as docs/hooks.md says.
+  execFileSync("cp", ["-r", `${OPENCODE_PLUGIN_DIR}/.`, join(config, "opencode")]);
+  execFileSync(REPORTER, ["install", "--cli", "opencode"], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
+  const vars = {
+    HOME: home, XDG_CONFIG_HOME: config, TERM: "xterm-256color", PATH: process.env.PATH,
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+  };
+  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
+  term = tmux(`needs-you-live-opencode-${process.pid}`);
+  term.start("opencode", cwd, `env -i ${assignments} ${OPENCODE}`);
+  await term.waitFor(/Ask anything/, 60_000);
+});
+
+after(async () => {
+  term?.stop();
+  await model?.stop();
+  await w?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const list = async () => (await call(w, "GET", "/v1/needs-you", { token: owner.token })).body.questions;
+async function listUntil(check, ms = 15_000) {
+  let last;
+  const ok = await waitFor(async () => check((last = await list())), ms, 100);
+  assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
+  return last;
+}
+const reason = async (qid) =>
+  (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(qid).first())?.close_reason;
+
+let mainSession;
+
+test("a permission is listed with its command, and closes when allowed", { skip }, async () => {
+  model.next({ tool: "bash", input: { command: "rm -rf build", description: "Remove the build folder" } });
+  model.next({ text: "Removed." });
+  await term.type("clean the build");
+  await term.waitFor(/Permission required/);
+  const [q] = await listUntil((l) => l.length === 1);
+  mainSession = q.session;
+  assert.deepEqual([q.kind, q.cli, q.text], ["permission", "opencode", "bash: rm -rf build"]);
+  term.key("Enter"); // Allow once
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "answered");
+  await term.waitFor(/Removed\./);
+});
+
+test("a question dialog is listed with its options, and closes when answered", { skip }, async () => {
+  model.next({ tool: "question", input: { questions: [{ question: "Which package manager?", header: "Pkg",
+    options: [{ label: "bun", description: "fast" }, { label: "npm", description: "default" }] }] } });
+  model.next({ text: "Using bun." });
+  await term.type("set up the project");
+  await term.waitFor(/Which package manager/);
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.deepEqual([q.kind, q.text, q.options.map((o) => o.label)], ["dialog", "Which package manager?", ["bun", "npm"]]);
+  term.key("Enter");
+  await sleep(500);
+  if (/Which package manager/.test(term.screen())) term.key("Enter"); // a confirm step, if shown
+  await listUntil((l) => l.length === 0);
+  await term.waitFor(/Using bun/);
+});
+
+test("a subagent's permission is listed under the person's session", { skip }, async () => {
+  model.next({ tool: "task", input: { description: "Clean up", prompt: "Remove the dist folder", subagent_type: "general" } });
+  model.next({ tool: "bash", input: { command: "rm -rf dist", description: "Remove dist" } }); // the subagent's turn
+  model.next({ text: "Removed dist." }); // the subagent ends
+  model.next({ text: "The subagent cleaned up." }); // the person's session goes on
+  await term.type("delegate the clean-up");
+  await term.waitFor(/Permission required/);
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.deepEqual([q.kind, q.text], ["permission", "bash: rm -rf dist"]);
+  assert.equal(q.session, mainSession, "under the session the person is in");
+  term.key("Enter");
+  await listUntil((l) => l.length === 0);
+  await term.waitFor(/The subagent cleaned up/, 20_000);
+});
+
+test("a reply ending with a question is listed; quitting OpenCode closes it", { skip }, async () => {
+  model.next({ text: "I updated the code. Shall I also update the docs?" });
+  await term.type("update the code");
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.deepEqual([q.kind, q.text], ["reply", "I updated the code. Shall I also update the docs?"]);
+  await term.type("/exit");
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "session_end");
+});
