@@ -10,6 +10,7 @@ source "$(dirname "$0")/env.sh"
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 OPENCODE_VERSION=1.18.33
+HERMES_VERSION=0.19.0
 LIVE=${NEEDS_YOU_LIVE_DIR:-$HOME/.cache/needs-you/live}
 say() { printf 'setup-live: %s\n' "$*" >&2; }
 
@@ -47,4 +48,10 @@ if [ "$plugin_version" != "$OPENCODE_VERSION" ]; then
   rm -rf "$LIVE/opencode-plugin" && mkdir -p "$LIVE/opencode-plugin"
   (cd "$LIVE/opencode-plugin" && npm install --no-audit --no-fund --loglevel=error \
     "@opencode-ai/plugin@$OPENCODE_VERSION" > /dev/null)
+fi
+# Hermes from PyPI, in a virtualenv of its own.
+if [ "$("$LIVE/hermes-venv/bin/python" -c 'import importlib.metadata as m; print(m.version("hermes-agent"))' 2>/dev/null)" != "$HERMES_VERSION" ]; then
+  say "installing Hermes $HERMES_VERSION"
+  python3 -m venv "$LIVE/hermes-venv"
+  "$LIVE/hermes-venv/bin/pip" install --quiet --disable-pip-version-check "hermes-agent==$HERMES_VERSION"
 fi

@@ -15,6 +15,7 @@ import { call, newOwner, newTask, ROOT, sleep, startSink, startWorker, waitFor }
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
 import { tmux } from "./tmux.js";
+import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const DELAY = 4000; // the phone rings a dialog this long after it was reported
@@ -58,6 +59,7 @@ before(async () => {
     DISABLE_TELEMETRY: 1, DISABLE_AUTOUPDATER: 1, DISABLE_ERROR_REPORTING: 1, DISABLE_BUG_COMMAND: 1,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1, CLAUDE_CODE_DISABLE_FEATURE_FLAGS: 1, CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: 1,
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    NEEDS_YOU_RECORD_DIR: recorded(home),
   };
   // A pane gets the tmux server's environment: set ours in the pane's command.
   const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
@@ -69,6 +71,7 @@ before(async () => {
 
 after(async () => {
   term?.stop();
+  keepFixtures(home, "claude-code");
   await model?.stop();
   await sink?.stop();
   await w?.stop();

@@ -11,3 +11,4 @@ export const CODEX = join(LIVE, "npm", "node_modules", "@openai", "codex-linux-x
 export const OPENCODE = join(LIVE, "npm", "node_modules", "opencode-linux-x64", "bin", "opencode");
 /** A folder holding @opencode-ai/plugin installed by npm, to copy into OpenCode's config folder. */
 export const OPENCODE_PLUGIN_DIR = join(LIVE, "opencode-plugin");
+export const HERMES = join(LIVE, "hermes-venv", "bin", "hermes");

@@ -16,6 +16,7 @@ import { call, newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../w
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
 import { tmux } from "./tmux.js";
+import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(CODEX) && "Codex is not installed (bash scripts/setup-live.sh)";
@@ -65,6 +66,7 @@ trust_level = "trusted"
 after(async () => {
   for (const t of terms) t.stop();
   stopSharedServer();
+  keepFixtures(home, "codex");
   await model?.stop();
   await w?.stop();
   if (home) rmSync(home, { recursive: true, force: true });
@@ -85,6 +87,7 @@ async function terminal(task, flags = "--no-daemon") {
   const vars = {
     HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, `state-${task.task_id}`),
+    NEEDS_YOU_RECORD_DIR: recorded(home),
   };
   const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
   const t = tmux(`needs-you-live-codex-${process.pid}-${terms.length}`);

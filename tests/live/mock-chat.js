@@ -19,8 +19,14 @@ export async function startChatMock() {
     req.on("end", async () => {
       const path = req.url.split("?")[0];
       if (!path.endsWith("/chat/completions")) {
-        res.writeHead(200, { "content-type": "application/json" })
-          .end(JSON.stringify(path.endsWith("/models") ? { object: "list", data: [{ id: "mock-model", object: "model" }] } : {}));
+        // Only an OpenAI-compatible server's model list: Hermes takes a server
+        // that answers its other probes for LM Studio or Ollama.
+        if (path === "/v1/models") {
+          res.writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ object: "list", data: [{ id: "mock-model", object: "model" }] }));
+        } else {
+          res.writeHead(404, { "content-type": "application/json" }).end("{}");
+        }
         return;
       }
       let json = {};
@@ -61,6 +67,10 @@ export async function startChatMock() {
   return {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     requests,
+    /** How many of the agent's requests wait for a step. */
+    waiting: () => waiting.length,
+    /** Steps queued and not yet taken. */
+    queued: () => steps.length,
     /** The tool names the agent offered in its last request. */
     tools: () => (requests.at(-1)?.tools ?? []).map((t) => t.function?.name ?? t.name),
     next(step) {

@@ -21,6 +21,7 @@ ENVIRONMENT:
   NEEDS_YOU_TOKEN       this task's credential (nyt_...); never put it on a command line
   NEEDS_YOU_STATE_DIR   where markers live (default $XDG_RUNTIME_DIR/needs-you, else ~/.cache/needs-you)
   NEEDS_YOU_SEND_FOR_S  how long a report is retried while the server is down (default 60)
+  NEEDS_YOU_RECORD_DIR  keep the last payload of each hook event there (<cli>.<event>.json), to see what a CLI sends
 ";
 
 pub enum Command {

@@ -1,0 +1,92 @@
+//! The payloads that the real Claude Code and Codex sent to our hooks in a
+//! live run (`tests/live/`, recorded with `NEEDS_YOU_RECORD_FIXTURES=1`),
+//! classified as the reporter classifies them. A CLI version that changes a
+//! shape we rely on fails here.
+
+use std::path::Path;
+
+use needs_you_core::classify::{classify, Decision};
+use needs_you_core::{Cli, CloseReason, Kind};
+use serde_json::Value;
+
+fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn decide(cli: Cli, name: &str) -> Decision {
+    let c = classify(cli, &fixture(name));
+    assert!(c.session.is_some(), "{name}: no session id");
+    c.decision
+}
+
+fn opens(d: &Decision) -> Option<Kind> {
+    match d {
+        Decision::Open { kind, .. } => Some(*kind),
+        _ => None,
+    }
+}
+
+fn closes(d: &Decision) -> Option<CloseReason> {
+    match d {
+        Decision::Close { reason } => Some(*reason),
+        _ => None,
+    }
+}
+
+#[test]
+fn claude_code_as_it_really_is() {
+    let cli = Cli::ClaudeCode;
+    let ask = decide(cli, "claude-code.PreToolUse.json");
+    assert_eq!(opens(&ask), Some(Kind::Dialog));
+    let Decision::Open { options, .. } = &ask else {
+        unreachable!()
+    };
+    assert!(!options.is_empty(), "AskUserQuestion's options: {ask:?}");
+    assert!(matches!(
+        decide(cli, "claude-code.PermissionRequest.json"),
+        Decision::Expect {
+            kind: Kind::Permission,
+            ..
+        }
+    ));
+    assert_eq!(
+        opens(&decide(cli, "claude-code.Notification.json")),
+        Some(Kind::Permission)
+    );
+    assert!(closes(&decide(cli, "claude-code.PostToolUse.json")).is_some());
+    assert_eq!(
+        closes(&decide(cli, "claude-code.UserPromptSubmit.json")),
+        Some(CloseReason::PromptSubmitted)
+    );
+    assert_eq!(
+        closes(&decide(cli, "claude-code.SessionEnd.json")),
+        Some(CloseReason::SessionEnd)
+    );
+    let stop = decide(cli, "claude-code.Stop.json");
+    assert!(opens(&stop) == Some(Kind::Reply) || closes(&stop) == Some(CloseReason::RoundEnd));
+}
+
+#[test]
+fn codex_as_it_really_is() {
+    let cli = Cli::Codex;
+    let permission = decide(cli, "codex.PermissionRequest.json");
+    assert_eq!(opens(&permission), Some(Kind::Permission));
+    let Decision::Open { text, .. } = &permission else {
+        unreachable!()
+    };
+    assert!(text.contains("rm -rf"), "the command: {text}");
+    assert_eq!(
+        closes(&decide(cli, "codex.Interrupt.json")),
+        Some(CloseReason::Interrupted)
+    );
+    assert_eq!(
+        closes(&decide(cli, "codex.SessionEnd.json")),
+        Some(CloseReason::SessionEnd)
+    );
+    let stop = decide(cli, "codex.Stop.json");
+    assert!(opens(&stop) == Some(Kind::Reply) || closes(&stop) == Some(CloseReason::RoundEnd));
+}

@@ -1,0 +1,142 @@
+// The real Hermes (PyPI, pinned; scripts/setup-live.sh), its classic CLI in a
+// real tmux, against a mock OpenAI-compatible model on 127.0.0.1, with our
+// plugin installed by the real report-prompt, reporting to the Worker in
+// Miniflare.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { startChatMock } from "./mock-chat.js";
+import { HERMES, has } from "./clis.js";
+import { tmux } from "./tmux.js";
+
+const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
+const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.sh)";
+const PROMPT = /^\s*❯ *$/m; // the empty prompt line; choice panels have "❯ 1. …"
+
+let w, model, owner, task, home, term;
+
+before(async () => {
+  if (skip) return;
+  w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
+  owner = await newOwner(w);
+  task = await newTask(w, owner.token, { name: "live hermes" });
+  model = await startChatMock();
+  home = mkdtempSync(join(tmpdir(), "needs-you-live-hermes-"));
+  const hermesHome = join(home, ".hermes");
+  const cwd = join(home, "work");
+  mkdirSync(hermesHome);
+  mkdirSync(cwd);
+  // The mock as a custom endpoint, approvals asked of the person (not of a
+  // model), and everything that would reach the network turned off.
+  writeFileSync(join(hermesHome, "config.yaml"), `model:
+  provider: custom
+  base_url: ${model.url}
+  default: mock-model
+  api_key: mock-key
+  context_length: 131072
+approvals:
+  mode: manual
+  timeout: 300
+clarify:
+  timeout: 300
+security:
+  tirith_enabled: false
+  allow_lazy_installs: false
+model_catalog:
+  enabled: false
+auxiliary:
+  title_generation:
+    enabled: false
+curator:
+  enabled: false
+lsp:
+  enabled: false
+memory:
+  nudge_interval: 0
+skills:
+  creation_nudge_interval: 0
+`);
+  // Hermes checks PyPI and models.dev at start unless these are fresh.
+  writeFileSync(join(hermesHome, ".update_check"), JSON.stringify({ ts: Date.now() / 1000, behind: 0, rev: null, ver: "0.19.0" }));
+  writeFileSync(join(hermesHome, "models_dev_cache.json"), JSON.stringify({ custom: { id: "custom", name: "offline", models: {} } }));
+  execFileSync(REPORTER, ["install", "--cli", "hermes"], { env: { ...process.env, HOME: home, HERMES_HOME: hermesHome } });
+  const vars = {
+    HOME: home, HERMES_HOME: hermesHome, TERM: "xterm-256color", PATH: process.env.PATH,
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+  };
+  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
+  term = tmux(`needs-you-live-hermes-${process.pid}`);
+  term.start("hermes", cwd, `env -i ${assignments} ${HERMES} --cli`);
+  await term.waitFor(PROMPT, 60_000);
+});
+
+after(async () => {
+  term?.stop();
+  await model?.stop();
+  await w?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const list = async () => (await call(w, "GET", "/v1/needs-you", { token: owner.token })).body.questions;
+async function listUntil(check, ms = 15_000) {
+  let last;
+  const ok = await waitFor(async () => check((last = await list())), ms, 100);
+  assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
+  return last;
+}
+const reason = async (qid) =>
+  (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(qid).first())?.close_reason;
+
+test("a clarify with choices is listed with them, and closes when answered", { skip }, async () => {
+  model.next({ tool: "clarify", input: { question: "Which color do you want?", choices: ["red", "blue"] } });
+  model.next({ text: "Blue it is." });
+  await term.type("paint it");
+  await term.waitFor(/Hermes needs your input/);
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.deepEqual([q.kind, q.cli, q.text, q.options.map((o) => o.label)], ["dialog", "hermes", "Which color do you want?", ["red", "blue"]]);
+  term.key("2");
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "answered");
+  await term.waitFor(/Blue it is/);
+});
+
+test("a dangerous command's approval is listed with what it does, and closes when denied", { skip }, async () => {
+  model.next({ tool: "terminal", input: { command: "rm -rf build" } });
+  model.next({ text: "I left the build folder alone." });
+  await term.type("clean the build");
+  await term.waitFor(/Dangerous Command/);
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.deepEqual([q.kind, q.text], ["permission", "recursive delete\n$ rm -rf build"]);
+  term.key("4"); // Deny
+  await listUntil((l) => l.length === 0);
+  await term.waitFor(/left the build folder alone/);
+});
+
+test("Ctrl-C on a clarify closes it as interrupted, not answered", { skip }, async () => {
+  model.next({ tool: "clarify", input: { question: "Which region?", choices: ["eu", "us"] } });
+  await term.type("deploy");
+  await term.waitFor(/Hermes needs your input/);
+  const [q] = await listUntil((l) => l.length === 1);
+  term.key("C-c");
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "interrupted");
+  // The interrupted turn may or may not ask the model once more.
+  await sleep(1500);
+  if (model.waiting() > 0) model.next({ text: "Stopping here." });
+  await term.waitFor(PROMPT);
+  assert.equal(model.queued(), 0);
+});
+
+test("a reply ending with a question is listed; /quit closes it", { skip }, async () => {
+  model.next({ text: "I updated the code. Shall I also update the docs?" });
+  await term.type("update the code");
+  const [q] = await listUntil((l) => l.length === 1, 20_000);
+  assert.deepEqual([q.kind, q.text], ["reply", "I updated the code. Shall I also update the docs?"]);
+  await term.type("/quit");
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "session_end");
+});
