@@ -23,6 +23,7 @@ const skip = !has(CODEX) && "Codex is not installed (bash scripts/setup-live.sh)
 
 let w, model, owner, home, codexHome, cwd;
 const terms = [];
+const figures = {};
 
 before(async () => {
   if (skip) return;
@@ -64,6 +65,7 @@ trust_level = "trusted"
 });
 
 after(async () => {
+  if (Object.keys(figures).length) console.log(`# figures ${JSON.stringify(figures)}`);
   for (const t of terms) t.stop();
   stopSharedServer();
   keepFixtures(home, "codex");
@@ -139,7 +141,9 @@ test("two Codex terminals of two tasks: each permission is reported with its own
   model.next({ shell: "rm -rf build" });
   await a.type("clean the build");
   await a.waitFor(/Would you like to run the following command/);
+  const shown = Date.now();
   await listUntil((l) => l.length === 1);
+  figures.codex_permission_listed_ms = Date.now() - shown;
   model.next({ shell: "rm -rf dist" });
   await b.type("clean dist");
   await b.waitFor(/Would you like to run the following command/);

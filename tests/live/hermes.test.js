@@ -18,6 +18,7 @@ const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.s
 const PROMPT = /^\s*❯ *$/m; // the empty prompt line; choice panels have "❯ 1. …"
 
 let w, model, owner, task, home, term;
+const figures = {};
 
 before(async () => {
   if (skip) return;
@@ -75,6 +76,7 @@ skills:
 });
 
 after(async () => {
+  if (Object.keys(figures).length) console.log(`# figures ${JSON.stringify(figures)}`);
   term?.stop();
   await model?.stop();
   await w?.stop();
@@ -96,7 +98,9 @@ test("a clarify with choices is listed with them, and closes when answered", { s
   model.next({ text: "Blue it is." });
   await term.type("paint it");
   await term.waitFor(/Hermes needs your input/);
+  const shown = Date.now();
   const [q] = await listUntil((l) => l.length === 1);
+  figures.hermes_clarify_listed_ms = Date.now() - shown;
   assert.deepEqual([q.kind, q.cli, q.text, q.options.map((o) => o.label)], ["dialog", "hermes", "Which color do you want?", ["red", "blue"]]);
   term.key("2");
   await listUntil((l) => l.length === 0);
@@ -109,7 +113,9 @@ test("a dangerous command's approval is listed with what it does, and closes whe
   model.next({ text: "I left the build folder alone." });
   await term.type("clean the build");
   await term.waitFor(/Dangerous Command/);
+  const shown = Date.now();
   const [q] = await listUntil((l) => l.length === 1);
+  figures.hermes_approval_listed_ms = Date.now() - shown;
   assert.deepEqual([q.kind, q.text], ["permission", "recursive delete\n$ rm -rf build"]);
   term.key("4"); // Deny
   await listUntil((l) => l.length === 0);

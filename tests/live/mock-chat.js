@@ -1,7 +1,9 @@
 // A small mock of the OpenAI chat-completions API on 127.0.0.1, for running
 // OpenCode and Hermes offline (both take an OpenAI-compatible server). Each
 // request that offers tools is answered, streaming or not, with the next
-// scripted step: `{text}`, or `{tool: "name", input: {...}}`; such a request
+// scripted step: `{text}`, `{tool: "name", input: {...}}`, or `{partial: [..]}`,
+// which streams those pieces of text and then never finishes (a reply for
+// the person to interrupt); such a request
 // waits for a step when none is queued yet. Other requests (titles) get a
 // short text at once.
 import { createServer } from "node:http";
@@ -56,6 +58,13 @@ export async function startChatMock() {
       const chunk = (delta, finish_reason = null, extra = {}) =>
         res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
       chunk({ role: "assistant", content: "" });
+      if (step.partial) {
+        for (const piece of step.partial) {
+          chunk({ content: piece });
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        return; // left open: the client gives up on it
+      }
       if (call) chunk({ tool_calls: [call] });
       else chunk({ content: step.text });
       chunk({}, finish, { usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });

@@ -16,6 +16,7 @@ const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "re
 const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
 
 let w, model, owner, task, home, term;
+const figures = {};
 
 before(async () => {
   if (skip) return;
@@ -49,6 +50,7 @@ before(async () => {
 });
 
 after(async () => {
+  if (Object.keys(figures).length) console.log(`# figures ${JSON.stringify(figures)}`);
   term?.stop();
   await model?.stop();
   await w?.stop();
@@ -72,7 +74,9 @@ test("a permission is listed with its command, and closes when allowed", { skip 
   model.next({ text: "Removed." });
   await term.type("clean the build");
   await term.waitFor(/Permission required/);
+  const shown = Date.now();
   const [q] = await listUntil((l) => l.length === 1);
+  figures.opencode_permission_listed_ms = Date.now() - shown;
   mainSession = q.session;
   assert.deepEqual([q.kind, q.cli, q.text], ["permission", "opencode", "bash: rm -rf build"]);
   term.key("Enter"); // Allow once
@@ -109,6 +113,22 @@ test("a subagent's permission is listed under the person's session", { skip }, a
   term.key("Enter");
   await listUntil((l) => l.length === 0);
   await term.waitFor(/The subagent cleaned up/, 20_000);
+});
+
+test("a reply interrupted mid-stream is judged by the text it streamed", { skip }, async () => {
+  model.next({ partial: ["I found the bug. ", "Shall I fix it?"] });
+  await term.type("look for the bug");
+  await term.waitFor(/Shall I fix it\?/);
+  term.key("Escape");
+  await sleep(300);
+  term.key("Escape");
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.deepEqual([q.kind, q.text], ["reply", "I found the bug. Shall I fix it?"]);
+  model.next({ text: "Fixed." });
+  await term.type("yes");
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "prompt_submitted");
+  await term.waitFor(/Fixed\./);
 });
 
 test("a reply ending with a question is listed; quitting OpenCode closes it", { skip }, async () => {
