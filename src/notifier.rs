@@ -27,6 +27,10 @@ use crate::store::{self, Attempt};
 
 /// The storage key of the question id.
 const QUESTION_KEY: &str = "question";
+/// The storage key of a counter that every arm and close command raises: an
+/// alarm that finds it changed after its run knows that a command came while
+/// it was sending, and runs again rather than undo it.
+const GENERATION_KEY: &str = "generation";
 
 /// What the Worker asks of a question's object.
 #[derive(Serialize, Deserialize)]
@@ -54,39 +58,49 @@ impl DurableObject for Notifier {
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         crate::panic::install_hook();
         let storage = self.state.storage();
-        match req.json::<Command>().await? {
+        let (question_id, due_at) = match req.json::<Command>().await? {
             Command::Arm {
                 question_id,
                 due_at,
-            } => {
-                storage.put(QUESTION_KEY, question_id).await?;
-                storage.set_alarm(at(due_at)).await?;
-            }
-            Command::Closed { question_id } => {
-                storage.put(QUESTION_KEY, question_id).await?;
-                storage.set_alarm(at(now_ms())).await?;
-            }
+            } => (question_id, due_at),
+            Command::Closed { question_id } => (question_id, now_ms()),
             Command::Disarm => {
                 storage.delete_alarm().await?;
                 storage.delete_all().await?;
+                return Response::empty();
             }
-        }
+        };
+        let generation = storage.get::<f64>(GENERATION_KEY).await?.unwrap_or(0.0) + 1.0;
+        storage.put(QUESTION_KEY, question_id).await?;
+        storage.put(GENERATION_KEY, generation).await?;
+        storage.set_alarm(at(due_at)).await?;
         Response::empty()
     }
 
+    /// A storage error is returned, so that the runtime tries the alarm again.
     async fn alarm(&self) -> Result<Response> {
         crate::panic::install_hook();
         let storage = self.state.storage();
-        let stored = storage.get::<String>(QUESTION_KEY).await.ok().flatten();
+        let before = storage.get::<f64>(GENERATION_KEY).await?;
+        let stored = storage.get::<String>(QUESTION_KEY).await?;
         // Objects armed before the id was stored only have their name, and
         // only while they were not evicted.
         let Some(question_id) = stored.or_else(|| self.state.id().name()) else {
             worker::console_error!("a notifier alarm fired without its question's id");
             return Response::empty();
         };
-        match deliver(&self.env, &question_id).await? {
-            Some(next) => storage.set_alarm(at(next)).await?,
-            None => storage.delete_all().await?,
+        let next = deliver(&self.env, &question_id).await?;
+        // The object takes commands while its alarm waits on the network. One
+        // that came meanwhile (a close, or a disarm that wiped the storage) may
+        // need what this run did not do: run again now, rather than let the
+        // result of this run replace its alarm or delete its storage.
+        if storage.get::<f64>(GENERATION_KEY).await? != before {
+            storage.put(QUESTION_KEY, &question_id).await?;
+            storage.set_alarm(at(now_ms())).await?;
+        } else if let Some(next) = next {
+            storage.set_alarm(at(next)).await?;
+        } else {
+            storage.delete_all().await?;
         }
         Response::empty()
     }
@@ -173,30 +187,24 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
         channels: configs.iter().map(|c| c.kind.clone()).collect(),
         attempts: read.attempts,
     };
-    // The first send follows the fresh read; before each later open, the
-    // question's state is read again, since a slow channel before it gave the
-    // question time to close: nothing is sent for a question after its close.
-    let mut fresh = true;
     loop {
         let now = now_ms();
         match next_step(&snap, &timing, now) {
             Step::Done => return Ok(None),
             Step::WakeAt(t) => return Ok(Some(t)),
-            Step::MarkNotified => {
-                snap.question.notified_at = Some(now as i64);
-                snap.question.closed_at = store::mark_notified(env, question_id, now).await?;
-                fresh = true;
-            }
-            Step::Send { event, .. } if event == Event::Open && !fresh => {
-                snap.question.closed_at = store::closed_at(env, question_id, now).await?;
-                fresh = true;
-            }
+            Step::MarkNotified => store::mark_notified(env, question_id, now).await?,
             Step::Send { channel, event } => {
                 let row = &configs[channel];
                 let ok = attempt(env, &snap, &row.kind, &row.config, event, now).await;
                 snap.record(&row.kind, event, ok, now_ms());
-                fresh = false;
             }
+        }
+        // The question is read again after every step: a send can take
+        // seconds, and the question may have closed meanwhile. Nothing is then
+        // sent for it but its close, which carries why it closed.
+        match store::question(env, question_id).await? {
+            Some(q) => snap.question = q,
+            None => return Ok(None),
         }
     }
 }

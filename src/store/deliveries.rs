@@ -180,10 +180,19 @@ pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> 
         args[5].clone(),
         args[7].clone(),
     ];
-    db.batch(vec![
+    let mut batch = vec![
         stmt(&db, RECORD_ATTEMPT, &args)?,
         stmt(&db, RECORD_OUTCOME, &outcome)?,
-    ])
-    .await?;
+    ];
+    // A delivered open marks the question notified in the same transaction:
+    // a close is then always sent to a channel that had the open.
+    if a.ok && a.event == Event::Open {
+        batch.push(stmt(
+            &db,
+            questions::MARK_NOTIFIED,
+            &[s(a.question_id), n(now)],
+        )?);
+    }
+    db.batch(batch).await?;
     Ok(())
 }

@@ -153,42 +153,16 @@ pub async fn close_expired(env: &Env, now: f64) -> Result<Vec<ClosedQuestion>> {
 // ---- notify ------------------------------------------------------------------------
 
 /// Records the first notification. Binds ?1 the question id, ?2 now.
-const MARK_NOTIFIED: &str =
+pub(super) const MARK_NOTIFIED: &str =
     "UPDATE questions SET notified_at = ?2 WHERE id = ?1 AND notified_at IS NULL";
 
-/// When the question closed, if it has. Binds ?1 the question id.
-const CLOSED_AT: &str = "SELECT closed_at FROM questions WHERE id = ?1";
-
-#[derive(Deserialize)]
-struct ClosedAt {
-    closed_at: Option<i64>,
-}
-
-/// Records the first notification; returns when the question closed, if it
-/// closed meanwhile (the alarm then follows with the close at once).
-pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<Option<i64>> {
+/// Records the first notification.
+pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()> {
     let db = db(env)?;
-    let results = db
-        .batch(vec![
-            stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now)])?,
-            stmt(&db, CLOSED_AT, &[s(question_id)])?,
-        ])
+    stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now)])?
+        .run()
         .await?;
-    Ok(results[1]
-        .results::<ClosedAt>()?
-        .into_iter()
-        .next()
-        .and_then(|r| r.closed_at))
-}
-
-/// When the question closed: `Some` if it has closed or is gone.
-pub async fn closed_at(env: &Env, question_id: &str, now: f64) -> Result<Option<i64>> {
-    let db = db(env)?;
-    let row: Option<ClosedAt> = stmt(&db, CLOSED_AT, &[s(question_id)])?.first(None).await?;
-    Ok(match row {
-        Some(r) => r.closed_at,
-        None => Some(now as i64),
-    })
+    Ok(())
 }
 
 // ---- read --------------------------------------------------------------------------
@@ -219,6 +193,12 @@ WHERE q.id = ?1";
 
 pub(super) fn by_id(db: &D1Database, question_id: &str) -> Result<D1PreparedStatement> {
     stmt(db, BY_ID, &[s(question_id)])
+}
+
+/// One question, open or closed, with its task; `None` once it is deleted.
+pub async fn question(env: &Env, question_id: &str) -> Result<Option<Question>> {
+    let db = db(env)?;
+    by_id(&db, question_id)?.first(None).await
 }
 
 // ---- delete ------------------------------------------------------------------------

@@ -79,3 +79,29 @@ test("the daily cron closing an expired task's question tells the channels", asy
   assert.equal(e.clear, 1);
   assert.deepEqual(e.hooks.map((h) => [h.event, h.question.close_reason]), [["question.closed", "session_end"]]);
 });
+
+test("a close that comes while an open is still being sent reaches every channel that had the open", async () => {
+  // ntfy answers at once, the webhook slowly: the question closes while the
+  // notifier still waits on the webhook.
+  const slow = await startSink();
+  slow.delay(1500);
+  try {
+    const owner = await newOwner(w);
+    const topic = `race-${owner.owner_id.slice(4, 16)}`;
+    await call(w, "PUT", "/v1/channels/ntfy", { token: owner.token, body: { url: `${sink.url}/${topic}` } });
+    await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${slow.url}/hook`, secret: "0123456789abcdef" } });
+    const task = await newTask(w, owner.token, { name: "racer" });
+    const r = await post(w, task.credential, report({ session: "race", action: "open", kind: "dialog", text: "Now?" }));
+    const qid = r.body.question_id;
+    const mine = (s) => s.received.filter((g) => g.url.includes(topic) || g.body.includes(qid));
+    await waitFor(() => mine(slow).length === 1, 5000); // the webhook's open is under way
+    await post(w, task.credential, report({ session: "race", action: "close", reason: "answered" }));
+    await waitFor(() => mine(sink).some((g) => g.method === "PUT") && mine(slow).length >= 2, 10_000);
+    await sleep(2000);
+    assert.deepEqual(mine(sink).map((g) => g.method), ["POST", "PUT"], "ntfy: the open, then its clear");
+    const hook = mine(slow).map((g) => JSON.parse(g.body));
+    assert.deepEqual(hook.map((e) => [e.event, e.question.close_reason]), [["question.open", null], ["question.closed", "answered"]]);
+  } finally {
+    await slow.stop();
+  }
+});
