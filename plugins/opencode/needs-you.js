@@ -36,6 +36,9 @@ import { spawn } from "node:child_process";
 
 // The installer replaces this with report-prompt's absolute path.
 const DEFAULT_REPORTER = "report-prompt";
+// How long a session look-up may take before the session is taken for a
+// top-level one.
+const LOOKUP_MS = 2000;
 
 function createTracker(send, parentOf) {
   const parents = new Map(); // child session id -> its parent's id
@@ -62,7 +65,9 @@ function createTracker(send, parentOf) {
     if (parents.has(session) || topLevel.has(session)) return;
     let parent;
     try {
-      parent = await parentOf?.(session);
+      // Never wait long: every later event waits behind this one.
+      const timeout = new Promise((r) => setTimeout(r, LOOKUP_MS).unref?.());
+      parent = await Promise.race([parentOf?.(session), timeout]);
     } catch {
       parent = undefined;
     }

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { call, newOwner, newTask, ROOT, sleep, startSink, startWorker, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
-import { tmux } from "./tmux.js";
+import { inTmux, needsYou } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -23,12 +23,14 @@ const skip = !has(CLAUDE) && `Claude Code is not installed (bash scripts/setup-l
 const figures = {};
 
 let w, sink, model, term, owner, task, home;
+let list, listUntil, reason;
 
 before(async () => {
   if (skip) return;
   w = await startWorker({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
   sink = await startSink();
   owner = await newOwner(w);
+  ({ list, listUntil, reason } = needsYou(w, owner.token));
   await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${sink.url}/hook`, secret: "0123456789abcdef" } });
   task = await newTask(w, owner.token, { name: "live claude" });
   model = await startAnthropicMock();
@@ -62,9 +64,7 @@ before(async () => {
     NEEDS_YOU_RECORD_DIR: recorded(home),
   };
   // A pane gets the tmux server's environment: set ours in the pane's command.
-  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
-  term = tmux(`needs-you-live-${process.pid}`);
-  term.start("claude", cwd, `env -i ${assignments} ${CLAUDE}`);
+  term = inTmux(`needs-you-live-${process.pid}`, cwd, vars, `${CLAUDE}`);
   await term.waitFor(/❯/, 60_000);
   await sleep(1500);
 });
@@ -80,17 +80,7 @@ after(async () => {
   if (Object.keys(figures).length) console.log(`# figures ${JSON.stringify(figures)}`);
 });
 
-const list = async () => (await call(w, "GET", "/v1/needs-you", { token: owner.token })).body.questions;
-/** Waits until the list satisfies `check`; returns the list. */
-async function listUntil(check, ms = 15_000) {
-  let last;
-  const ok = await waitFor(async () => check((last = await list())), ms, 100);
-  assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
-  return last;
-}
 const rung = (qid) => sink.received.filter((r) => JSON.parse(r.body).question.question_id === qid);
-const closeReason = async (qid) =>
-  (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(qid).first())?.close_reason;
 
 const REGION = {
   tool: "AskUserQuestion",
@@ -123,7 +113,7 @@ test("a question dialog left open stays a dialog, with its options, and rings th
   await sleep(500);
   if (/Submit|Review your answers/i.test(term.screen())) term.key("Enter");
   await listUntil((l) => l.length === 0);
-  assert.equal(await closeReason(q.question_id), "answered");
+  assert.equal(await reason(q.question_id), "answered");
   await term.waitFor(/Deploying to the region you chose/);
 });
 
@@ -139,7 +129,7 @@ test("a permission left open says what it asks, and closes when approved", { ski
   assert.equal(q.text, "Remove the build folder\n$ rm -rf build", "the command, not the generic sentence");
   term.key("Enter"); // 1. Yes
   await listUntil((l) => l.length === 0);
-  assert.equal(await closeReason(q.question_id), "tool_ran");
+  assert.equal(await reason(q.question_id), "tool_ran");
   await term.waitFor(/Removed the build folder/);
 });
 
@@ -154,7 +144,7 @@ test("a permission denied with Esc after it was listed leaves the list at once a
   await listUntil((l) => l.length === 0, 5000);
   figures.claude_denied_left_list_ms = Date.now() - denied;
   assert.ok(figures.claude_denied_left_list_ms < 2000, `${figures.claude_denied_left_list_ms} ms`);
-  assert.equal(await closeReason(q.question_id), "interrupted");
+  assert.equal(await reason(q.question_id), "interrupted");
   await sleep(DELAY + 1000);
   assert.deepEqual(rung(q.question_id), [], "the phone never rang");
 });
@@ -167,7 +157,7 @@ test("a question dismissed with Esc leaves the list and never rings", { skip }, 
   await sleep(1000);
   term.key("Escape");
   await listUntil((l) => l.length === 0, 5000);
-  assert.equal(await closeReason(q.question_id), "interrupted");
+  assert.equal(await reason(q.question_id), "interrupted");
   await sleep(DELAY + 1000);
   assert.deepEqual(rung(q.question_id), [], "the phone never rang");
 });
@@ -180,7 +170,7 @@ test("a reply ending with a question is listed, never rung, and closes with the 
   model.next({ text: "Docs updated." });
   await term.type("yes");
   await listUntil((l) => l.length === 0);
-  assert.equal(await closeReason(q.question_id), "prompt_submitted");
+  assert.equal(await reason(q.question_id), "prompt_submitted");
   await term.waitFor(/Docs updated/);
   model.next({ text: "All done." });
   await term.type("thanks");
@@ -196,5 +186,5 @@ test("/exit closes a reply left open", { skip }, async () => {
   const [q] = await listUntil((l) => l.length === 1);
   await term.type("/exit");
   await listUntil((l) => l.length === 0);
-  assert.equal(await closeReason(q.question_id), "session_end");
+  assert.equal(await reason(q.question_id), "session_end");
 });

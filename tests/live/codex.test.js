@@ -12,16 +12,17 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
-import { tmux } from "./tmux.js";
+import { inTmux, needsYou } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(CODEX) && "Codex is not installed (bash scripts/setup-live.sh)";
 
 let w, model, owner, home, codexHome, cwd;
+let list, listUntil, reason;
 const terms = [];
 const figures = {};
 
@@ -29,6 +30,7 @@ before(async () => {
   if (skip) return;
   w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
   owner = await newOwner(w);
+  ({ list, listUntil, reason } = needsYou(w, owner.token));
   model = await startResponsesMock();
   home = mkdtempSync(join(tmpdir(), "needs-you-live-codex-"));
   codexHome = join(home, ".codex");
@@ -91,10 +93,8 @@ async function terminal(task, flags = "--no-daemon") {
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, `state-${task.task_id}`),
     NEEDS_YOU_RECORD_DIR: recorded(home),
   };
-  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
-  const t = tmux(`needs-you-live-codex-${process.pid}-${terms.length}`);
+  const t = inTmux(`needs-you-live-codex-${process.pid}-${terms.length}`, cwd, vars, `${CODEX} ${flags}`);
   terms.push(t);
-  t.start("codex", cwd, `env -i ${assignments} ${CODEX} ${flags}`);
   // New hooks are reviewed at start ("Hooks need review", then the list of
   // hooks): "t" trusts them all, stored in config.toml for later terminals.
   // The review pops up a moment after the prompt first shows.
@@ -125,13 +125,6 @@ async function terminal(task, flags = "--no-daemon") {
   }
 }
 
-const list = async () => (await call(w, "GET", "/v1/needs-you", { token: owner.token })).body.questions;
-async function listUntil(check, ms = 15_000) {
-  let last;
-  const ok = await waitFor(async () => check((last = await list())), ms, 100);
-  assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
-  return last;
-}
 
 test("two Codex terminals of two tasks: each permission is reported with its own task's credential", { skip }, async () => {
   const alpha = await newTask(w, owner.token, { name: "alpha" });
@@ -168,8 +161,7 @@ test("a reply left open at /quit closes", { skip }, async () => {
   assert.equal(q.task_name, "gamma");
   await t.type("/quit");
   await listUntil((l) => l.length === 0);
-  const row = await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(q.question_id).first();
-  assert.equal(row.close_reason, "session_end");
+  assert.equal(await reason(q.question_id), "session_end");
 });
 
 test("in Codex's shared background server, the reporter refuses to report under another terminal's credential", { skip }, async () => {

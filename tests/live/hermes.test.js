@@ -8,22 +8,24 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { HERMES, has } from "./clis.js";
-import { tmux } from "./tmux.js";
+import { inTmux, needsYou } from "./harness.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.sh)";
 const PROMPT = /^\s*❯ *$/m; // the empty prompt line; choice panels have "❯ 1. …"
 
 let w, model, owner, task, home, term;
+let list, listUntil, reason;
 const figures = {};
 
 before(async () => {
   if (skip) return;
   w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
   owner = await newOwner(w);
+  ({ list, listUntil, reason } = needsYou(w, owner.token));
   task = await newTask(w, owner.token, { name: "live hermes" });
   model = await startChatMock();
   home = mkdtempSync(join(tmpdir(), "needs-you-live-hermes-"));
@@ -69,9 +71,7 @@ skills:
     HOME: home, HERMES_HOME: hermesHome, TERM: "xterm-256color", PATH: process.env.PATH,
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
   };
-  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
-  term = tmux(`needs-you-live-hermes-${process.pid}`);
-  term.start("hermes", cwd, `env -i ${assignments} ${HERMES} --cli`);
+  term = inTmux(`needs-you-live-hermes-${process.pid}`, cwd, vars, `${HERMES} --cli`);
   await term.waitFor(PROMPT, 60_000);
 });
 
@@ -83,15 +83,6 @@ after(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const list = async () => (await call(w, "GET", "/v1/needs-you", { token: owner.token })).body.questions;
-async function listUntil(check, ms = 15_000) {
-  let last;
-  const ok = await waitFor(async () => check((last = await list())), ms, 100);
-  assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
-  return last;
-}
-const reason = async (qid) =>
-  (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(qid).first())?.close_reason;
 
 test("a clarify with choices is listed with them, and closes when answered", { skip }, async () => {
   model.next({ tool: "clarify", input: { question: "Which color do you want?", choices: ["red", "blue"] } });

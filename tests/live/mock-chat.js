@@ -7,14 +7,12 @@
 // waits for a step when none is queued yet. Other requests (titles) get a
 // short text at once.
 import { createServer } from "node:http";
+import { stepQueue } from "./steps.js";
 
 export async function startChatMock() {
-  const steps = [];
-  const waiting = [];
+  const steps = stepQueue();
   const requests = [];
   let ids = 0;
-  const nextStep = () =>
-    steps.length ? Promise.resolve(steps.shift()) : new Promise((resolve) => waiting.push(resolve));
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -39,7 +37,7 @@ export async function startChatMock() {
       }
       const main = (json.tools ?? []).length > 0;
       if (main) requests.push(json);
-      const step = main ? await nextStep() : { text: "Title" };
+      const step = main ? await steps.take() : { text: "Title" };
       const id = `chatcmpl-${++ids}`;
       const call = step.tool
         ? { index: 0, id: `call_${ids}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.input ?? {}) } }
@@ -77,16 +75,12 @@ export async function startChatMock() {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     requests,
     /** How many of the agent's requests wait for a step. */
-    waiting: () => waiting.length,
+    waiting: steps.waiting,
     /** Steps queued and not yet taken. */
-    queued: () => steps.length,
+    queued: steps.queued,
     /** The tool names the agent offered in its last request. */
     tools: () => (requests.at(-1)?.tools ?? []).map((t) => t.function?.name ?? t.name),
-    next(step) {
-      const w = waiting.shift();
-      if (w) w(step);
-      else steps.push(step);
-    },
+    next: steps.next,
     stop: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   };
 }

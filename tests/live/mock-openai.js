@@ -6,14 +6,12 @@
 // script each turn as it goes. Other requests (a session's title) get a
 // short text at once.
 import { createServer } from "node:http";
+import { stepQueue } from "./steps.js";
 
 export async function startResponsesMock() {
-  const steps = [];
-  const waiting = [];
+  const steps = stepQueue();
   const requests = [];
   let ids = 0;
-  const nextStep = () =>
-    steps.length ? Promise.resolve(steps.shift()) : new Promise((resolve) => waiting.push(resolve));
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -31,7 +29,7 @@ export async function startResponsesMock() {
       }
       const main = (json.tools ?? []).length > 0;
       if (main) requests.push(json);
-      const step = main ? await nextStep() : { text: "Title" };
+      const step = main ? await steps.take() : { text: "Title" };
       const rid = `resp_${++ids}`;
       let item;
       if (step.shell) {
@@ -62,11 +60,7 @@ export async function startResponsesMock() {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     requests,
     /** Queues the model's next answer: `{text}` or `{shell: "command"}`. */
-    next(step) {
-      const w = waiting.shift();
-      if (w) w(step);
-      else steps.push(step);
-    },
+    next: steps.next,
     stop: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   };
 }

@@ -7,21 +7,23 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, OPENCODE_PLUGIN_DIR, has } from "./clis.js";
-import { tmux } from "./tmux.js";
+import { inTmux, needsYou } from "./harness.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
 
 let w, model, owner, task, home, term;
+let list, listUntil, reason;
 const figures = {};
 
 before(async () => {
   if (skip) return;
   w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
   owner = await newOwner(w);
+  ({ list, listUntil, reason } = needsYou(w, owner.token));
   task = await newTask(w, owner.token, { name: "live opencode" });
   model = await startChatMock();
   home = mkdtempSync(join(tmpdir(), "needs-you-live-opencode-"));
@@ -43,9 +45,7 @@ before(async () => {
     HOME: home, XDG_CONFIG_HOME: config, TERM: "xterm-256color", PATH: process.env.PATH,
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
   };
-  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
-  term = tmux(`needs-you-live-opencode-${process.pid}`);
-  term.start("opencode", cwd, `env -i ${assignments} ${OPENCODE}`);
+  term = inTmux(`needs-you-live-opencode-${process.pid}`, cwd, vars, `${OPENCODE}`);
   await term.waitFor(/Ask anything/, 60_000);
 });
 
@@ -57,15 +57,6 @@ after(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const list = async () => (await call(w, "GET", "/v1/needs-you", { token: owner.token })).body.questions;
-async function listUntil(check, ms = 15_000) {
-  let last;
-  const ok = await waitFor(async () => check((last = await list())), ms, 100);
-  assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
-  return last;
-}
-const reason = async (qid) =>
-  (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(qid).first())?.close_reason;
 
 let mainSession;
 

@@ -117,18 +117,25 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             }
             Ok(())
         }
-        Decision::Close { reason } => close(&dir, cli, &session, reason),
+        Decision::Close { reason } => close(&dir, cli, &session, reason, None),
         Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
     }
 }
 
-/// Closes `session`'s open question here and tells the server, if one is
-/// open; nothing at all (not even an environment check) when none is. The
-/// report is queued while the state is locked, so reports are queued in the
-/// order of their `seq` even when hooks of one session race.
-pub fn close(dir: &StateDir, cli: Cli, session: &str, reason: CloseReason) -> Result<(), String> {
+/// Closes `session`'s open question here (with `opened`, only the one that
+/// report opened) and tells the server, if one is open; nothing at all (not
+/// even an environment check) when none is. The report is queued while the
+/// state is locked, so reports are queued in the order of their `seq` even
+/// when hooks of one session race.
+pub fn close(
+    dir: &StateDir,
+    cli: Cli,
+    session: &str,
+    reason: CloseReason,
+    opened: Option<u64>,
+) -> Result<(), String> {
     let queued = dir
-        .record_close(session, |seq| {
+        .record_close(session, opened, |seq| {
             let target = send::Target::from_env()?;
             let report = Report::Close {
                 cli,

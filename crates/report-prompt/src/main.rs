@@ -10,6 +10,7 @@
 //! * [`args`]: the command line.
 //! * [`hook`]: hook mode: read an event, decide, record, hand off.
 //! * [`state`]: the per-user state directory: markers and `seq`.
+//! * [`detach`]: starting a detached helper that owns a lock (sender, watcher).
 //! * [`outbox`]: the reports waiting to be sent, in order, one sender at a time.
 //! * [`parent`]: whether Codex runs this hook in its shared background server.
 //! * [`send`]: the detached sender and the HTTP client.
@@ -18,6 +19,7 @@
 //! * [`doctor`]: a check of the whole set-up, for a person.
 
 mod args;
+mod detach;
 mod doctor;
 mod hook;
 mod install;

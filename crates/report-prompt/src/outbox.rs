@@ -26,12 +26,13 @@
 //! starts a sender of its own.
 
 use std::collections::HashSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
-use crate::state::session_key;
+use crate::detach;
+use crate::state::{session_key, write_private};
 
 pub struct Outbox {
     dir: PathBuf,
@@ -64,30 +65,13 @@ impl Outbox {
             _ => {}
         }
         let name = format!("{seq:020}-{}", session_key(session));
-        let tmp = self.dir.join(format!(".{name}.tmp"));
-        OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .mode(0o600)
-            .open(&tmp)
-            .and_then(|mut f| io::Write::write_all(&mut f, body))?;
-        fs::rename(&tmp, self.dir.join(name))
+        // Written aside (a dot name, which no sender reads), then renamed in.
+        write_private(&self.dir.join(name), body)
     }
 
     /// The lock file, locked, if no sender holds it.
     pub fn try_lock(&self) -> io::Result<Option<File>> {
-        let f = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&self.lock)?;
-        match f.try_lock() {
-            Ok(()) => Ok(Some(f)),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(e),
-        }
+        detach::try_lock(&self.lock)
     }
 
     /// The oldest report of a session that is not in `busy`, and that no

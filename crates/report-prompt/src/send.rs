@@ -3,16 +3,14 @@
 //! they were made, retrying a server that is down or failing for a while.
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::os::fd::AsFd;
-use std::os::unix::process::CommandExt;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use needs_you_core::Report;
 
+use crate::detach;
 use crate::outbox::{Outbox, Queued};
 use crate::state::{self, now_micros, StateDir};
 
@@ -51,9 +49,14 @@ impl Target {
     }
 }
 
-/// HTTPS anywhere; plain HTTP only to this machine (tests, `wrangler dev`).
+/// HTTPS anywhere; plain HTTP only to this machine (tests, `wrangler dev`);
+/// never a user or password in it, since the URL is written to the log.
 pub fn check_base_url(url: &str) -> Result<String, String> {
     let base = url.trim().trim_end_matches('/');
+    let authority = base.split_once("://").map_or("", |(_, rest)| rest);
+    if authority.split('/').next().unwrap_or("").contains('@') {
+        return Err("NEEDS_YOU_URL must not hold a user or password".into());
+    }
     if base.starts_with("https://") {
         return Ok(base.to_owned());
     }
@@ -96,18 +99,12 @@ pub fn ensure_sender(state_dir: &Path, target: &Target) -> Result<(), String> {
         Ok(None) => return Ok(()),
         Err(e) => return Err(format!("cannot lock the outbox: {e}")),
     };
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find myself: {e}"))?;
-    Command::new(exe)
-        .arg("__send")
-        .arg("--state-dir")
-        .arg(state_dir)
-        .stdin(Stdio::from(lock))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot start the sender: {e}"))?;
-    Ok(())
+    let args = [
+        OsStr::new("__send"),
+        OsStr::new("--state-dir"),
+        state_dir.as_os_str(),
+    ];
+    detach::spawn(args, lock).map_err(|e| format!("cannot start the sender: {e}"))
 }
 
 /// `report-prompt __send`: the detached sender. Its stdin is the outbox's
@@ -125,22 +122,17 @@ pub fn run_sender(state_dir: Option<PathBuf>) -> i32 {
         }
     };
     let outbox = Outbox::new(dir.path(), &target.base, &target.token);
-    let Ok(lock) = std::io::stdin()
-        .as_fd()
-        .try_clone_to_owned()
-        .map(File::from)
-    else {
+    let Some(lock) = detach::inherited_lock() else {
         return 0;
     };
     let window = send_window();
     let agent = agent();
-    // Holding the lock already (it came from the hook), this only confirms it.
-    while lock.try_lock().is_ok() {
+    loop {
         drain(&outbox, &agent, &target, &dir, window);
         let _ = lock.unlock();
         // A report added after the last look but before the unlock found the
         // lock taken and left: look once more.
-        if outbox.is_empty() {
+        if outbox.is_empty() || lock.try_lock().is_err() {
             break;
         }
     }
@@ -196,8 +188,10 @@ fn send_window() -> Duration {
 }
 
 /// Sends one queued report: done on a 2xx, dropped (and logged) on a 4xx,
-/// which would only be refused again, and retried with backoff on a 5xx or
-/// no answer until it is `window` old.
+/// which would only be refused again, and retried with backoff on a 5xx, a
+/// "try later" (408, 425, 429) or no answer until it is `window` old, or this
+/// sender has tried it for `window` (the report's age comes from its `seq`,
+/// which a clock set back could put in the future).
 fn send_one(agent: &ureq::Agent, target: &Target, q: &Queued, dir: &StateDir, window: Duration) {
     let body = match q.read() {
         Ok(b) => b,
@@ -205,16 +199,18 @@ fn send_one(agent: &ureq::Agent, target: &Target, q: &Queued, dir: &StateDir, wi
     };
     let mut backoff = FIRST_BACKOFF;
     let mut logged = false;
+    let first_try = std::time::Instant::now();
     loop {
         let failure = match post_report(agent, target, &body) {
             Ok(status) if (200..300).contains(&status) => return,
-            Ok(status) if status < 500 => {
+            Ok(status) if status < 500 && !matches!(status, 408 | 425 | 429) => {
                 return dir.log(&format!("the server refused a report: HTTP {status}"));
             }
             Ok(status) => format!("the server failed a report: HTTP {status}"),
             Err(e) => format!("could not reach {}: {e}", target.base),
         };
-        let age = Duration::from_micros(now_micros().saturating_sub(q.made_micros));
+        let age = Duration::from_micros(now_micros().saturating_sub(q.made_micros))
+            .max(first_try.elapsed());
         if age + backoff > window {
             return dir.log(&format!(
                 "{failure}; gave up on the report after {} s",
@@ -280,5 +276,7 @@ mod tests {
         assert!(check_base_url("http://example.com").is_err());
         assert!(check_base_url("http://127.0.0.1.evil.com").is_err());
         assert!(check_base_url("ftp://x").is_err());
+        assert!(check_base_url("https://u:secret@x.example").is_err());
+        assert!(check_base_url("https://x.example/a@b").is_ok());
     }
 }

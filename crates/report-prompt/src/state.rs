@@ -173,21 +173,26 @@ impl StateDir {
         let _lock = self.lock()?;
         let key = session_key(session);
         let path = self.path.join(format!("expect-{key}"));
-        write_private(&path, &format!("{}\n{text}", now_micros()))
+        write_private(&path, format!("{}\n{text}", now_micros()))
     }
 
     /// Records that `session`'s question closed, and calls `then` with its
     /// next `seq` under the lock, like [`StateDir::record_open`]; `None` when
-    /// nothing was open for it here, and so nothing to send.
+    /// nothing was open for it here, and so nothing to send. With `opened`,
+    /// only the question opened by that `seq` is closed, not a newer one.
     pub fn record_close<T>(
         &self,
         session: &str,
+        opened: Option<u64>,
         then: impl FnOnce(u64) -> T,
     ) -> io::Result<Option<T>> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let open = self.path.join(format!("open-{key}"));
-        if !open.exists() {
+        let Some(current) = self.read_open(&key) else {
+            return Ok(None);
+        };
+        if opened.is_some_and(|seq| seq != current.seq) {
             return Ok(None);
         }
         let seq = self.bump_seq(&key)?;
@@ -249,16 +254,18 @@ impl StateDir {
 /// older announcement belongs to some other dialog.
 const EXPECT_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Writes a small file only this user can read, through a rename.
-fn write_private(path: &Path, text: &str) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
+/// Writes a small file only this user can read, through a rename from a
+/// dot-named file beside it, so a reader never sees half of it.
+pub fn write_private(path: &Path, data: impl AsRef<[u8]>) -> io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
     OpenOptions::new()
         .create(true)
         .truncate(true)
         .write(true)
         .mode(0o600)
         .open(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()))?;
+        .and_then(|mut f| f.write_all(data.as_ref()))?;
     fs::rename(&tmp, path)
 }
 
@@ -313,7 +320,7 @@ mod tests {
         let (_t, s) = dir();
         let a = s.record_open("s", Kind::Dialog, None, |seq| seq).unwrap();
         let b = s.record_open("s", Kind::Dialog, None, |seq| seq).unwrap();
-        let c = s.record_close("s", |seq| seq).unwrap().unwrap();
+        let c = s.record_close("s", None, |seq| seq).unwrap().unwrap();
         assert!(a < b && b < c, "{a} {b} {c}");
     }
 
@@ -324,12 +331,12 @@ mod tests {
         s.record_open("a", Kind::Reply, None, drop).unwrap();
         s.record_open("b", Kind::Reply, None, drop).unwrap();
         assert!(s.marker().exists());
-        assert!(s.record_close("a", drop).unwrap().is_some());
+        assert!(s.record_close("a", None, drop).unwrap().is_some());
         assert!(s.marker().exists(), "b is still open");
-        assert!(s.record_close("b", drop).unwrap().is_some());
+        assert!(s.record_close("b", None, drop).unwrap().is_some());
         assert!(!s.marker().exists());
         assert_eq!(
-            s.record_close("b", drop).unwrap(),
+            s.record_close("b", None, drop).unwrap(),
             None,
             "nothing open: nothing to send"
         );
@@ -359,7 +366,12 @@ mod tests {
             Some("Remove the build folder\n$ rm -rf build"),
             "a text of several lines survives"
         );
-        s.record_close("s", drop).unwrap();
+        s.record_close("s", Some(seq + 1), drop).unwrap();
+        assert!(
+            s.open_question("s").unwrap().is_some(),
+            "a newer question stays"
+        );
+        s.record_close("s", Some(seq), drop).unwrap();
         assert_eq!(s.session_state("s").unwrap(), SessionState::default());
     }
 

@@ -16,19 +16,17 @@
 //! a new one opens, it goes on from the transcript position recorded with it;
 //! when none is open, or a reply is, it exits; after [`WATCH_FOR`] it gives up.
 
-use std::fs::{self, File, OpenOptions};
+use std::ffi::OsStr;
+use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
-use std::os::fd::AsFd;
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use needs_you_core::classify::transcript_line_ends_dialog;
 use needs_you_core::{Cli, CloseReason};
 use serde_json::Value;
 
+use crate::detach;
 use crate::hook;
 use crate::state::{self, session_key, StateDir};
 
@@ -53,41 +51,24 @@ pub fn transcript_of(cli: Cli, event: &Value) -> Option<(PathBuf, u64)> {
 /// Starts the session's watcher unless one is running. A failure only costs
 /// the watching: the question itself was reported.
 pub fn start(dir: &StateDir, session: &str, transcript: &Path) {
-    let lock = match lock_file(dir, session).map(|f| f.try_lock().map(|()| f)) {
-        Ok(Ok(lock)) => lock,
-        _ => return, // a watcher holds it, or the lock cannot be had
+    let lock_path = dir
+        .path()
+        .join(format!("watch-{}.lock", session_key(session)));
+    let Ok(Some(lock)) = detach::try_lock(&lock_path) else {
+        return; // a watcher holds it, or the lock cannot be had
     };
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    let spawned = Command::new(exe)
-        .arg("__watch")
-        .arg("--state-dir")
-        .arg(dir.path())
-        .arg("--session")
-        .arg(session)
-        .arg("--transcript")
-        .arg(transcript)
-        .stdin(Stdio::from(lock))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn();
-    if let Err(e) = spawned {
+    let args = [
+        OsStr::new("__watch"),
+        OsStr::new("--state-dir"),
+        dir.path().as_os_str(),
+        OsStr::new("--session"),
+        OsStr::new(session),
+        OsStr::new("--transcript"),
+        transcript.as_os_str(),
+    ];
+    if let Err(e) = detach::spawn(args, lock) {
         dir.log(&format!("cannot start the transcript watcher: {e}"));
     }
-}
-
-fn lock_file(dir: &StateDir, session: &str) -> std::io::Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(
-            dir.path()
-                .join(format!("watch-{}.lock", session_key(session))),
-        )
 }
 
 /// `report-prompt __watch`: the watcher. Its stdin is the session's watch
@@ -96,16 +77,9 @@ pub fn run(state_dir: Option<PathBuf>, session: &str, transcript: &Path) -> i32 
     let Ok(dir) = StateDir::open(state::resolve(state_dir)) else {
         return 0;
     };
-    let Ok(lock) = std::io::stdin()
-        .as_fd()
-        .try_clone_to_owned()
-        .map(File::from)
-    else {
+    let Some(lock) = detach::inherited_lock() else {
         return 0;
     };
-    if lock.try_lock().is_err() {
-        return 0;
-    }
     let started = Instant::now();
     let mut watching: Option<(u64, u64)> = None; // (the open's seq, transcript position)
     let mut partial = Vec::new();
@@ -125,9 +99,12 @@ pub fn run(state_dir: Option<PathBuf>, session: &str, transcript: &Path) -> i32 
         match read_from(transcript, position, &mut partial) {
             Ok((lines, next)) => {
                 if lines.iter().any(|l| transcript_line_ends_dialog(l)) {
-                    if let Err(e) =
-                        hook::close(&dir, Cli::ClaudeCode, session, CloseReason::Interrupted)
-                    {
+                    // Only the question being watched: a newer one may have
+                    // opened since the last look.
+                    let reason = CloseReason::Interrupted;
+                    let closed =
+                        hook::close(&dir, Cli::ClaudeCode, session, reason, Some(open.seq));
+                    if let Err(e) = closed {
                         dir.log(&format!("the transcript watcher could not close: {e}"));
                     }
                     break;
@@ -186,7 +163,7 @@ mod tests {
         let (lines, at) = read_from(&path, start, &mut partial).unwrap();
         assert!(lines.is_empty());
         assert_eq!(at, start);
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"first\nsecond, half").unwrap();
         let (lines, at) = read_from(&path, at, &mut partial).unwrap();
         assert_eq!(lines, ["first"]);

@@ -1,0 +1,31 @@
+// What every live suite shares: the owner's "Needs you" list, read and
+// waited on, and an agent CLI started in its own tmux with only the
+// environment given (a pane gets the tmux server's environment otherwise).
+import assert from "node:assert/strict";
+import { call, waitFor } from "../worker/helpers.js";
+import { tmux } from "./tmux.js";
+
+/** The owner's list: `list()`, `listUntil(check)`, and `reason(questionId)` once closed. */
+export function needsYou(w, ownerToken) {
+  const list = async () => (await call(w, "GET", "/v1/needs-you", { token: ownerToken })).body.questions;
+  return {
+    list,
+    /** Waits until the list satisfies `check`; returns the list. */
+    async listUntil(check, ms = 15_000) {
+      let last;
+      const ok = await waitFor(async () => check((last = await list())), ms, 100);
+      assert.ok(ok, `the list never got there: ${JSON.stringify(last)}`);
+      return last;
+    },
+    reason: async (qid) =>
+      (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(qid).first())?.close_reason,
+  };
+}
+
+/** Starts `command` in `cwd` in a new tmux of its own, with exactly `vars` as its environment. */
+export function inTmux(socket, cwd, vars, command) {
+  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
+  const term = tmux(socket);
+  term.start("agent", cwd, `env -i ${assignments} ${command}`);
+  return term;
+}
