@@ -1,15 +1,24 @@
-//! Who is calling: the admin (the `ADMIN_TOKEN` secret), an owner (`nyo_…`) or a
-//! task (`nyt_…`). Each route asks for the one kind it serves; any other
-//! credential is refused as if it were wrong.
+//! Who is calling: the admin (the `ADMIN_TOKEN` secret), an owner (`nyo_…`), a
+//! device the owner paired (`nyd_…`) or a task (`nyt_…`). Each route asks for
+//! the kind it serves (a [`Person`] is an owner or one of their devices); any
+//! other credential is refused as if it were wrong.
 
 use worker::{Env, Request};
 
 use crate::api::ApiError;
-use crate::ids::{sha256_hex, OWNER_PREFIX, TASK_PREFIX};
+use crate::ids::{sha256_hex, DEVICE_PREFIX, OWNER_PREFIX, TASK_PREFIX};
 use crate::store;
 
 pub struct Owner {
     pub id: String,
+}
+
+/// A person: an owner with their own token, or a device they paired, which
+/// acts for them on the page's routes.
+pub struct Person {
+    pub owner_id: String,
+    /// The device, when a device is calling.
+    pub device_id: Option<String>,
 }
 
 pub struct Task {
@@ -62,6 +71,33 @@ pub async fn owner(req: &Request, env: &Env) -> Result<Owner, ApiError> {
         .await?
         .ok_or_else(|| ApiError::unauthorized("unknown owner token"))?;
     Ok(Owner { id })
+}
+
+/// An owner or a live device of theirs. A revoked device is refused at once.
+pub async fn person(req: &Request, env: &Env) -> Result<Person, ApiError> {
+    let token = bearer(req)?;
+    let hash = sha256_hex(token.as_bytes());
+    if token.starts_with(OWNER_PREFIX) {
+        let owner_id = store::owner_by_token_hash(env, &hash)
+            .await?
+            .ok_or_else(|| ApiError::unauthorized("unknown owner token"))?;
+        return Ok(Person {
+            owner_id,
+            device_id: None,
+        });
+    }
+    if token.starts_with(DEVICE_PREFIX) {
+        let device = store::device_by_token_hash(env, &hash)
+            .await?
+            .ok_or_else(|| ApiError::unauthorized("unknown or revoked device credential"))?;
+        return Ok(Person {
+            owner_id: device.owner_id,
+            device_id: Some(device.id),
+        });
+    }
+    Err(ApiError::unauthorized(
+        "this route needs an owner token (nyo_…) or a device credential (nyd_…)",
+    ))
 }
 
 /// The SHA-256 of the request's task credential, after checking its form only.

@@ -23,6 +23,11 @@ pub fn send_timeout(env: &Env) -> std::time::Duration {
     std::time::Duration::from_millis(number_var(env, "NOTIFY_TIMEOUT_MS", 10_000.0) as u64)
 }
 
+/// How long a pairing code works: `PAIRING_TTL_S`, 10 minutes by default.
+pub fn pairing_ttl_ms(env: &Env) -> f64 {
+    number_var(env, "PAIRING_TTL_S", 600.0) * 1000.0
+}
+
 /// First retry delay of a failed delivery; doubles with each attempt.
 pub fn retry_base_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_RETRY_MS", 2_000.0)

@@ -2,6 +2,7 @@
 //! Every answer is JSON; every refusal is `{"error", "message"}` with a 4xx.
 
 mod channels;
+mod devices;
 mod needs_you;
 mod owners;
 mod reports;
@@ -39,15 +40,23 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         (Method::Get, ["v1", "questions", id, "deliveries"]) => {
             needs_you::deliveries(req, env, id).await
         }
+        (Method::Post, ["v1", "questions", id, "dismiss"]) => {
+            needs_you::dismiss(req, env, id).await
+        }
+        (Method::Post, ["v1", "pairings"]) => devices::create(req, env).await,
+        (Method::Post, ["v1", "devices"]) => devices::redeem(req, env).await,
+        (Method::Get, ["v1", "devices"]) => devices::list(req, env).await,
+        (Method::Delete, ["v1", "devices", id]) => devices::revoke(req, env, id).await,
         (Method::Get, ["v1", "channels"]) => channels::list(req, env).await,
         (Method::Put, ["v1", "channels", kind]) => channels::put(req, env, kind).await,
         (Method::Delete, ["v1", "channels", kind]) => channels::delete(req, env, kind).await,
         (
             _,
-            ["v1", "health" | "owners" | "tasks" | "task" | "reports" | "needs-you" | "channels"],
+            ["v1", "health" | "owners" | "tasks" | "task" | "reports" | "needs-you" | "channels"
+            | "pairings" | "devices"],
         )
-        | (_, ["v1", "tasks" | "channels", _])
-        | (_, ["v1", "questions", _, "deliveries"]) => Err(ApiError::new(
+        | (_, ["v1", "tasks" | "channels" | "devices", _])
+        | (_, ["v1", "questions", _, "deliveries" | "dismiss"]) => Err(ApiError::new(
             405,
             "method_not_allowed",
             format!("{} is not allowed on {path}", method.as_ref()),

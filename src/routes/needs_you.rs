@@ -1,16 +1,17 @@
-//! `GET /v1/needs-you`: the owner's open questions, newest first; and one
-//! question's delivery log.
+//! `GET /v1/needs-you`: the owner's open questions, newest first; one
+//! question's delivery log; and dismissing a question from the page.
 
 use serde_json::json;
 use worker::{Env, Request};
 
 use crate::api::{ok, ApiError, ApiResult};
 use crate::ids::now_ms;
-use crate::{auth, store};
+use crate::store::Dismissed;
+use crate::{auth, notifier, store};
 
 pub async fn list(req: Request, env: &Env) -> ApiResult {
-    let owner = auth::owner(&req, env).await?;
-    let questions = store::needs_you(env, &owner.id, now_ms()).await?;
+    let person = auth::person(&req, env).await?;
+    let questions = store::needs_you(env, &person.owner_id, now_ms()).await?;
     ok(200, &json!({"questions": questions}))
 }
 
@@ -22,4 +23,23 @@ pub async fn deliveries(req: Request, env: &Env, question_id: &str) -> ApiResult
         .await?
         .ok_or_else(ApiError::not_found)?;
     ok(200, &json!({"question_id": question_id, "deliveries": log}))
+}
+
+/// `POST /v1/questions/{id}/dismiss`: "not needed" from the page. The question
+/// closes with the reason `dismissed`, and its channels hear of it like after
+/// any close.
+pub async fn dismiss(req: Request, env: &Env, question_id: &str) -> ApiResult {
+    let person = auth::person(&req, env).await?;
+    match store::dismiss(env, &person.owner_id, question_id, now_ms()).await? {
+        Dismissed::Closed(closed) => {
+            notifier::closed(env, &closed).await;
+            ok(200, &json!({"question_id": question_id, "closed": true}))
+        }
+        Dismissed::AlreadyClosed => Err(ApiError::new(
+            409,
+            "closed",
+            "that question is closed already",
+        )),
+        Dismissed::NotFound => Err(ApiError::not_found()),
+    }
 }

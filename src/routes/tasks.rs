@@ -1,4 +1,5 @@
-//! Tasks: an owner creates, lists and revokes them; a task asks who it is.
+//! Tasks: an owner (or a device of theirs, such as the `needs-you` command
+//! line) creates, lists and revokes them; a task asks who it is.
 
 use serde_json::{json, Value};
 use worker::{Env, Request};
@@ -14,7 +15,7 @@ pub const MAX_EXPIRES_IN_S: u64 = 365 * 24 * 3600;
 
 /// `POST /v1/tasks {name, expires_in_s?}`: the credential is shown once.
 pub async fn create(mut req: Request, env: &Env) -> ApiResult {
-    let owner = auth::owner(&req, env).await?;
+    let person = auth::person(&req, env).await?;
     let body = read_object(&mut req).await?;
     let name = name_field(&body, "name", MAX_NAME_CHARS)?;
     let now = now_ms();
@@ -38,7 +39,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
         env,
         &NewTask {
             id: &id,
-            owner_id: &owner.id,
+            owner_id: &person.owner_id,
             name: &name,
             credential_hash: &hash,
             expires_at,
@@ -54,16 +55,16 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
 
 /// `GET /v1/tasks`: the owner's live tasks with their state.
 pub async fn list(req: Request, env: &Env) -> ApiResult {
-    let owner = auth::owner(&req, env).await?;
-    let tasks = store::list_tasks(env, &owner.id, now_ms()).await?;
+    let person = auth::person(&req, env).await?;
+    let tasks = store::list_tasks(env, &person.owner_id, now_ms()).await?;
     ok(200, &json!({"tasks": tasks}))
 }
 
 /// `DELETE /v1/tasks/{id}`: the credential stops working at once, and the
 /// task's open questions close.
 pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
-    let owner = auth::owner(&req, env).await?;
-    let closed = store::revoke_task(env, &owner.id, task_id, now_ms())
+    let person = auth::person(&req, env).await?;
+    let closed = store::revoke_task(env, &person.owner_id, task_id, now_ms())
         .await?
         .ok_or_else(ApiError::not_found)?;
     notifier::closed(env, &closed).await;

@@ -5,6 +5,7 @@
 //!   delete): every statement that changes one.
 //! * [`reports`]: the report's one atomic batch, built from those statements.
 //! * [`accounts`]: owners and tasks.
+//! * [`devices`]: paired devices and their pairing codes.
 //! * [`channels`], [`deliveries`]: where owners are notified, and every attempt.
 //!
 //! Each statement is one complete constant, with the parameters it binds named
@@ -14,12 +15,14 @@
 mod accounts;
 mod channels;
 mod deliveries;
+mod devices;
 mod questions;
 mod reports;
 
 pub use accounts::*;
 pub use channels::*;
 pub use deliveries::*;
+pub use devices::*;
 pub use questions::*;
 pub use reports::*;
 

@@ -150,6 +150,49 @@ pub async fn close_expired(env: &Env, now: f64) -> Result<Vec<ClosedQuestion>> {
         .results()
 }
 
+/// Closes the owner's open question from the page. Binds ?1 the question id,
+/// ?2 the owner id, ?3 now, ?4 the close reason.
+const DISMISS: &str = "
+UPDATE questions SET closed_at = ?3, close_reason = ?4
+WHERE id = ?1 AND owner_id = ?2 AND closed_at IS NULL
+RETURNING id, kind, notified_at";
+
+/// Whether the question is the owner's, and if so whether it is closed.
+/// Binds ?1 the question id, ?2 the owner id.
+const OWNERS_QUESTION: &str = "SELECT closed_at FROM questions WHERE id = ?1 AND owner_id = ?2";
+
+/// What dismissing did.
+pub enum Dismissed {
+    Closed(Vec<ClosedQuestion>),
+    AlreadyClosed,
+    NotFound,
+}
+
+/// Closes the owner's question with the reason `dismissed`.
+pub async fn dismiss(env: &Env, owner_id: &str, question_id: &str, now: f64) -> Result<Dismissed> {
+    let db = db(env)?;
+    let reason = CloseReason::Dismissed.as_str();
+    let results = db
+        .batch(vec![
+            stmt(
+                &db,
+                DISMISS,
+                &[s(question_id), s(owner_id), n(now), s(reason)],
+            )?,
+            stmt(&db, OWNERS_QUESTION, &[s(question_id), s(owner_id)])?,
+        ])
+        .await?;
+    let closed = closed_by(&results[0])?;
+    if !closed.is_empty() {
+        return Ok(Dismissed::Closed(closed));
+    }
+    Ok(if results[1].results::<serde_json::Value>()?.is_empty() {
+        Dismissed::NotFound
+    } else {
+        Dismissed::AlreadyClosed
+    })
+}
+
 // ---- notify ------------------------------------------------------------------------
 
 /// Records the first notification. Binds ?1 the question id, ?2 now.

@@ -102,6 +102,7 @@ wire_enum! {
         Interrupted = "interrupted",
         SessionEnd = "session_end",
         Superseded = "superseded",
+        Dismissed = "dismissed",
     }
 }
 

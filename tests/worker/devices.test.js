@@ -1,0 +1,142 @@
+// Pairing devices, device credentials, and dismissing a question: the routes
+// the "Needs you" page and the command line stand on (docs/api.md).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ADMIN, call, count, newOwner, newTask, post, report, sleep, waitFor, withWorkerAndSink } from "./helpers.js";
+
+let w, sink;
+// Codes live 2 s here, so that one can expire within a test.
+withWorkerAndSink({ PAIRING_TTL_S: "2", NOTIFY_DELAY_MS: "300", NOTIFY_RETRY_MS: "300" }, (ww, ss) => ([w, sink] = [ww, ss]));
+
+async function pairing(token) {
+  const r = await call(w, "POST", "/v1/pairings", { token });
+  assert.equal(r.status, 201, r.text);
+  return r.body;
+}
+
+async function redeem(code, name = "phone") {
+  return call(w, "POST", "/v1/devices", { body: { code, name } });
+}
+
+test("an owner pairs a device with a one-time code; the device reads the owner's list and tasks", async () => {
+  const ana = await newOwner(w);
+  const p = await pairing(ana.token);
+  assert.match(p.code, /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+  assert.equal(p.url, `http://localhost/pair#${p.code}`);
+  assert.ok(p.expires_at > Date.now() && p.expires_at <= Date.now() + 2000);
+
+  const d = await redeem(p.code.toLowerCase().replace("-", " "));
+  assert.equal(d.status, 201, d.text);
+  assert.match(d.body.token, /^nyd_[0-9a-f]{64}$/);
+  const stored = await w.db.prepare("SELECT token_hash FROM devices WHERE id = ?").bind(d.body.device_id).first();
+  assert.notEqual(stored.token_hash, d.body.token, "stored hashed");
+
+  const task = await newTask(w, ana.token);
+  await post(w, task.credential, report({ session: "dv", action: "open", kind: "reply", text: "Go on?" }));
+  const list = await call(w, "GET", "/v1/needs-you", { token: d.body.token });
+  assert.equal(list.status, 200);
+  assert.deepEqual(list.body.questions.map((q) => q.text), ["Go on?"]);
+  const tasks = await call(w, "GET", "/v1/tasks", { token: d.body.token });
+  assert.deepEqual(tasks.body.tasks.map((t) => t.task_id), [task.task_id]);
+  // A device creates and revokes tasks of its owner (the command line's `run`).
+  const mine = await call(w, "POST", "/v1/tasks", { token: d.body.token, body: { name: "from the phone" } });
+  assert.equal(mine.status, 201);
+  assert.equal((await call(w, "DELETE", `/v1/tasks/${mine.body.task_id}`, { token: d.body.token })).status, 200);
+});
+
+test("a code works once, within its tries and its time; a refused one writes nothing", async () => {
+  const ana = await newOwner(w);
+  const devices = () => count(w, "devices", `owner_id = '${ana.owner_id}'`);
+
+  const used = await pairing(ana.token);
+  assert.equal((await redeem(used.code)).status, 201);
+  const again = await redeem(used.code);
+  assert.deepEqual([again.status, again.body.error], [400, "invalid_code"], "used");
+
+  const tried = await pairing(ana.token);
+  const [id, secret] = tried.code.split("-");
+  const wrong = `${id}-${secret === "0000" ? "1111" : "0000"}`;
+  for (let i = 0; i < 5; i++) assert.equal((await redeem(wrong)).status, 400);
+  assert.equal((await redeem(tried.code)).status, 400, "no tries left, even for the right code");
+
+  const late = await pairing(ana.token);
+  await sleep(2100);
+  assert.equal((await redeem(late.code)).status, 400, "expired");
+
+  for (const code of ["", "ABCD", "not a code at all", 12345678]) {
+    const r = await call(w, "POST", "/v1/devices", { body: { code, name: "x" } });
+    assert.deepEqual([r.status, r.body.error], [400, "invalid_code"], JSON.stringify(code));
+  }
+  const noName = await call(w, "POST", "/v1/devices", { body: { code: (await pairing(ana.token)).code } });
+  assert.equal(noName.status, 400);
+  assert.equal(await devices(), 1, "only the one good redemption");
+});
+
+test("a device pairs another, sees and revokes only itself, and never manages channels", async () => {
+  const ana = await newOwner(w);
+  const laptop = (await redeem((await pairing(ana.token)).code, "laptop")).body;
+  const phone = (await redeem((await pairing(laptop.token)).code, "phone")).body;
+  assert.match(phone.token, /^nyd_/, "the laptop paired the phone");
+
+  const seen = await call(w, "GET", "/v1/devices", { token: phone.token });
+  assert.deepEqual(seen.body.devices.map((d) => d.name), ["phone"]);
+  const all = await call(w, "GET", "/v1/devices", { token: ana.token });
+  assert.deepEqual(all.body.devices.map((d) => d.name).sort(), ["laptop", "phone"]);
+
+  assert.equal((await call(w, "DELETE", `/v1/devices/${laptop.device_id}`, { token: phone.token })).status, 404);
+  assert.equal((await call(w, "GET", "/v1/channels", { token: phone.token })).status, 401);
+  const put = await call(w, "PUT", "/v1/channels/webhook", { token: phone.token, body: { url: `${sink.url}/x`, secret: "0123456789abcdef" } });
+  assert.equal(put.status, 401);
+  assert.equal(await count(w, "channels", `owner_id = '${ana.owner_id}'`), 0);
+
+  assert.equal((await call(w, "DELETE", `/v1/devices/${phone.device_id}`, { token: phone.token })).status, 200);
+  assert.equal((await call(w, "GET", "/v1/needs-you", { token: phone.token })).status, 401, "revoked at once");
+});
+
+test("revocation by the owner works at once; another owner's device is a stranger", async () => {
+  const ana = await newOwner(w);
+  const bea = await newOwner(w);
+  const phone = (await redeem((await pairing(ana.token)).code)).body;
+  const beas = (await redeem((await pairing(bea.token)).code)).body;
+  const task = await newTask(w, ana.token);
+  const q = await post(w, task.credential, report({ session: "st", action: "open", kind: "reply", text: "Mine?" }));
+
+  // Bea's device sees nothing of Ana's: her list, her tasks, her devices, her question.
+  assert.deepEqual((await call(w, "GET", "/v1/needs-you", { token: beas.token })).body.questions, []);
+  assert.deepEqual((await call(w, "GET", "/v1/tasks", { token: beas.token })).body.tasks, []);
+  assert.equal((await call(w, "DELETE", `/v1/devices/${phone.device_id}`, { token: bea.token })).status, 404);
+  assert.equal((await call(w, "DELETE", `/v1/tasks/${task.task_id}`, { token: beas.token })).status, 404);
+  assert.equal((await call(w, "POST", `/v1/questions/${q.body.question_id}/dismiss`, { token: beas.token })).status, 404);
+
+  // Other credentials are not persons.
+  for (const token of [task.credential, ADMIN, "nyd_" + "0".repeat(64), undefined]) {
+    assert.equal((await call(w, "POST", "/v1/pairings", { token })).status, 401, String(token));
+    assert.equal((await call(w, "GET", "/v1/devices", { token })).status, 401, String(token));
+  }
+
+  assert.equal((await call(w, "DELETE", `/v1/devices/${phone.device_id}`, { token: ana.token })).status, 200);
+  assert.equal((await call(w, "GET", "/v1/needs-you", { token: phone.token })).status, 401);
+  assert.equal((await call(w, "DELETE", `/v1/devices/${phone.device_id}`, { token: ana.token })).status, 404, "once");
+});
+
+test("dismissing closes the question as not needed, tells its channels, and only once", async () => {
+  const ana = await newOwner(w);
+  await call(w, "PUT", "/v1/channels/webhook", { token: ana.token, body: { url: `${sink.url}/dismiss`, secret: "0123456789abcdef" } });
+  const phone = (await redeem((await pairing(ana.token)).code)).body;
+  const task = await newTask(w, ana.token);
+  const r = await post(w, task.credential, report({ session: "ds", action: "open", kind: "dialog", text: "Stale?" }));
+  const qid = r.body.question_id;
+  const mine = () => sink.received.filter((g) => g.body.includes(qid)).map((g) => JSON.parse(g.body));
+  await waitFor(() => mine().length === 1, 5000); // notified
+
+  const d = await call(w, "POST", `/v1/questions/${qid}/dismiss`, { token: phone.token });
+  assert.deepEqual([d.status, d.body.closed], [200, true]);
+  assert.deepEqual((await call(w, "GET", "/v1/needs-you", { token: ana.token })).body.questions, []);
+  await waitFor(() => mine().length === 2, 5000);
+  assert.deepEqual(mine().map((e) => [e.event, e.question.close_reason]), [["question.open", null], ["question.closed", "dismissed"]]);
+
+  const again = await call(w, "POST", `/v1/questions/${qid}/dismiss`, { token: ana.token });
+  assert.deepEqual([again.status, again.body.error], [409, "closed"]);
+  assert.equal((await call(w, "POST", "/v1/questions/q_nope/dismiss", { token: ana.token })).status, 404);
+  assert.equal((await call(w, "GET", `/v1/questions/${qid}/dismiss`, { token: ana.token })).status, 405);
+});
