@@ -100,6 +100,11 @@ impl Snapshot {
             .find(|a| a.channel == channel && a.event == event)
     }
 
+    /// How many times `event` was tried on `channel`.
+    pub fn tried(&self, channel: &str, event: Event) -> u32 {
+        self.attempts(channel, event).map_or(0, |a| a.tried)
+    }
+
     fn delivered(&self, channel: &str, event: Event) -> bool {
         self.attempts(channel, event).is_some_and(|a| a.ok)
     }

@@ -228,11 +228,7 @@ async fn attempt(
         Ok(code) => (false, Some(*code), Some(format!("HTTP {code}"))),
         Err(e) => (false, None, Some(e.clone())),
     };
-    let tried = snap
-        .attempts
-        .iter()
-        .find(|a| a.channel == kind && a.event == event)
-        .map_or(0, |a| a.tried);
+    let tried = snap.tried(kind, event);
     let record = Attempt {
         question_id: &q.id,
         channel: kind,

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use needs_you_core::classify::settle;
-use needs_you_core::{classify, Cli, CloseReason, Decision, Report};
+use needs_you_core::{classify, Cli, CloseReason, Decision, Kind, Report};
 use serde_json::Value;
 
 use crate::parent;
@@ -87,10 +87,12 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
         Decision::Expect { text, .. } => {
             return dir.record_expect(&session, &text).map_err(state_error);
         }
-        // Only an open can depend on what is already open here.
-        open @ Decision::Open { .. } => {
-            settle(open, &dir.session_state(&session).map_err(state_error)?)
-        }
+        // Only a permission depends on what is known here of its session; a
+        // reply, which opens at the end of every round that asks, reads nothing.
+        open @ Decision::Open {
+            kind: Kind::Permission,
+            ..
+        } => settle(open, &dir.session_state(&session).map_err(state_error)?),
         other => other,
     };
     match decision {
