@@ -8,13 +8,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { call, newOwner, newTask, ROOT, sleep, startSink, startWorker, waitFor } from "../worker/helpers.js";
+import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
-import { inTmux, needsYou } from "./harness.js";
+import { inTmux, startLive } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -22,22 +21,18 @@ const DELAY = 4000; // the phone rings a dialog this long after it was reported
 const skip = !has(CLAUDE) && `Claude Code is not installed (bash scripts/setup-live.sh)`;
 const figures = {};
 
-let w, sink, model, term, owner, task, home;
+let live, w, sink, model, term, owner, task, home;
 let list, listUntil, reason;
 
 before(async () => {
   if (skip) return;
-  w = await startWorker({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
+  live = await startLive("claude", { NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
+  ({ w, owner, home, list, listUntil, reason } = live);
   sink = await startSink();
-  owner = await newOwner(w);
-  ({ list, listUntil, reason } = needsYou(w, owner.token));
   await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${sink.url}/hook`, secret: "0123456789abcdef" } });
   task = await newTask(w, owner.token, { name: "live claude" });
   model = await startAnthropicMock();
-
-  home = mkdtempSync(join(tmpdir(), "needs-you-live-claude-"));
-  const cwd = join(home, "work");
-  mkdirSync(cwd);
+  const cwd = live.cwd;
   const key = `sk-ant-api03-${"k".repeat(80)}`;
   // Straight to the prompt: onboarding done, the key approved, the folder trusted.
   writeFileSync(join(home, ".claude.json"), JSON.stringify({
@@ -74,9 +69,7 @@ after(async () => {
   keepFixtures(home, "claude-code");
   await model?.stop();
   await sink?.stop();
-  await w?.stop();
-  if (home && !process.env.NEEDS_YOU_LIVE_KEEP) rmSync(home, { recursive: true, force: true });
-  else if (home) console.log(`# kept ${home}`);
+  await live?.stop();
   if (Object.keys(figures).length) console.log(`# figures ${JSON.stringify(figures)}`);
 });
 

@@ -9,34 +9,30 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
-import { inTmux, needsYou } from "./harness.js";
+import { inTmux, startLive } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(CODEX) && "Codex is not installed (bash scripts/setup-live.sh)";
 
-let w, model, owner, home, codexHome, cwd;
+let live, w, model, owner, home, codexHome, cwd;
 let list, listUntil, reason;
 const terms = [];
 const figures = {};
 
 before(async () => {
   if (skip) return;
-  w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
-  owner = await newOwner(w);
-  ({ list, listUntil, reason } = needsYou(w, owner.token));
+  live = await startLive("codex", { NOTIFY_DELAY_MS: "60000" });
+  ({ w, owner, home, list, listUntil, reason } = live);
   model = await startResponsesMock();
-  home = mkdtempSync(join(tmpdir(), "needs-you-live-codex-"));
   codexHome = join(home, ".codex");
-  cwd = join(home, "work");
+  cwd = live.cwd;
   mkdirSync(codexHome);
-  mkdirSync(cwd);
   writeFileSync(join(codexHome, "config.toml"), `model = "gpt-mock"
 model_provider = "mock"
 approval_policy = "on-request"
@@ -72,8 +68,7 @@ after(async () => {
   stopSharedServer();
   keepFixtures(home, "codex");
   await model?.stop();
-  await w?.stop();
-  if (home) rmSync(home, { recursive: true, force: true });
+  await live?.stop();
 });
 
 /** Ends the shared background server of this test's CODEX_HOME, if one started. */

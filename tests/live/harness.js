@@ -2,8 +2,32 @@
 // waited on, and an agent CLI started in its own tmux with only the
 // environment given (a pane gets the tmux server's environment otherwise).
 import assert from "node:assert/strict";
-import { call, waitFor } from "../worker/helpers.js";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, newOwner, startWorker, waitFor } from "../worker/helpers.js";
 import { tmux } from "./tmux.js";
+
+/**
+ * The Worker in Miniflare (with `vars`) and one owner, the owner's list
+ * helpers, and a scratch `home` with a `work` folder (`cwd`) for the agent.
+ * `stop()` stops the Worker and removes `home` (kept with NEEDS_YOU_LIVE_KEEP).
+ */
+export async function startLive(name, vars) {
+  const w = await startWorker(vars);
+  const owner = await newOwner(w);
+  const home = mkdtempSync(join(tmpdir(), `needs-you-live-${name}-`));
+  const cwd = join(home, "work");
+  mkdirSync(cwd);
+  return {
+    w, owner, home, cwd, ...needsYou(w, owner.token),
+    async stop() {
+      await w.stop();
+      if (process.env.NEEDS_YOU_LIVE_KEEP) console.log(`# kept ${home}`);
+      else rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
 
 /** The owner's list: `list()`, `listUntil(check)`, and `reason(questionId)` once closed. */
 export function needsYou(w, ownerToken) {

@@ -5,34 +5,30 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { HERMES, has } from "./clis.js";
-import { inTmux, needsYou } from "./harness.js";
+import { inTmux, startLive } from "./harness.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.sh)";
 const PROMPT = /^\s*❯ *$/m; // the empty prompt line; choice panels have "❯ 1. …"
 
-let w, model, owner, task, home, term;
+let live, w, model, owner, task, home, term;
 let list, listUntil, reason;
 const figures = {};
 
 before(async () => {
   if (skip) return;
-  w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
-  owner = await newOwner(w);
-  ({ list, listUntil, reason } = needsYou(w, owner.token));
+  live = await startLive("hermes", { NOTIFY_DELAY_MS: "60000" });
+  ({ w, owner, home, list, listUntil, reason } = live);
   task = await newTask(w, owner.token, { name: "live hermes" });
   model = await startChatMock();
-  home = mkdtempSync(join(tmpdir(), "needs-you-live-hermes-"));
   const hermesHome = join(home, ".hermes");
-  const cwd = join(home, "work");
+  const cwd = live.cwd;
   mkdirSync(hermesHome);
-  mkdirSync(cwd);
   // The mock as a custom endpoint, approvals asked of the person (not of a
   // model), and everything that would reach the network turned off.
   writeFileSync(join(hermesHome, "config.yaml"), `model:
@@ -79,8 +75,7 @@ after(async () => {
   if (Object.keys(figures).length) console.log(`# figures ${JSON.stringify(figures)}`);
   term?.stop();
   await model?.stop();
-  await w?.stop();
-  if (home) rmSync(home, { recursive: true, force: true });
+  await live?.stop();
 });
 
 

@@ -6,53 +6,42 @@
 //   const model = await startAnthropicMock();
 //   model.next({ tool: "Bash", input: { command: "ls", description: "List" } });
 //   model.next({ text: "Shall I go on?" });
-import { createServer } from "node:http";
+import { jsonServer } from "./steps.js";
 
 export async function startAnthropicMock() {
   const steps = [];
   const requests = [];
   let ids = 0;
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      const path = req.url.split("?")[0];
-      let json = {};
-      try {
-        json = JSON.parse(body || "{}");
-      } catch {
-        json = {};
-      }
-      if (path.endsWith("/count_tokens")) return send(res, 200, { input_tokens: 100 });
-      if (!path.endsWith("/v1/messages")) return send(res, 200, {});
-      const main = Array.isArray(json.tools) && json.tools.length > 0;
-      if (main) requests.push(json);
-      const step = main ? steps.shift() ?? { text: "Done." } : { text: "Title" };
-      const content = step.tool
-        ? [{ type: "tool_use", id: `toolu_${++ids}`, name: step.tool, input: step.input ?? {} }]
-        : [{ type: "text", text: step.text }];
-      const message = {
-        id: `msg_${++ids}`, type: "message", role: "assistant", model: json.model ?? "claude-mock",
-        content, stop_reason: step.tool ? "tool_use" : "end_turn", stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 10 },
-      };
-      if (!json.stream) return send(res, 200, message);
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-      event("message_start", { message: { ...message, content: [], stop_reason: null } });
-      const block = content[0];
-      if (block.type === "text") {
-        event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-        event("content_block_delta", { index: 0, delta: { type: "text_delta", text: block.text } });
-      } else {
-        event("content_block_start", { index: 0, content_block: { ...block, input: {} } });
-        event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
-      }
-      event("content_block_stop", { index: 0 });
-      event("message_delta", { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: 10 } });
-      event("message_stop", {});
-      res.end();
-    });
+  const server = jsonServer((req, res, path, json) => {
+    if (path.endsWith("/count_tokens")) return send(res, 200, { input_tokens: 100 });
+    if (!path.endsWith("/v1/messages")) return send(res, 200, {});
+    const main = Array.isArray(json.tools) && json.tools.length > 0;
+    if (main) requests.push(json);
+    const step = main ? steps.shift() ?? { text: "Done." } : { text: "Title" };
+    const content = step.tool
+      ? [{ type: "tool_use", id: `toolu_${++ids}`, name: step.tool, input: step.input ?? {} }]
+      : [{ type: "text", text: step.text }];
+    const message = {
+      id: `msg_${++ids}`, type: "message", role: "assistant", model: json.model ?? "claude-mock",
+      content, stop_reason: step.tool ? "tool_use" : "end_turn", stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 10 },
+    };
+    if (!json.stream) return send(res, 200, message);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event("message_start", { message: { ...message, content: [], stop_reason: null } });
+    const block = content[0];
+    if (block.type === "text") {
+      event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text: block.text } });
+    } else {
+      event("content_block_start", { index: 0, content_block: { ...block, input: {} } });
+      event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+    }
+    event("content_block_stop", { index: 0 });
+    event("message_delta", { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: 10 } });
+    event("message_stop", {});
+    res.end();
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {

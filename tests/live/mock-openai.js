@@ -5,55 +5,43 @@
 // Such a request waits for a step when none is queued yet, so a test can
 // script each turn as it goes. Other requests (a session's title) get a
 // short text at once.
-import { createServer } from "node:http";
-import { stepQueue } from "./steps.js";
+import { jsonServer, stepQueue } from "./steps.js";
 
 export async function startResponsesMock() {
   const steps = stepQueue();
   const requests = [];
   let ids = 0;
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", async () => {
-      const path = req.url.split("?")[0];
-      if (!path.endsWith("/responses")) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(path.endsWith("/models") ? { data: [], models: [] } : {}));
-        return;
-      }
-      let json = {};
-      try {
-        json = JSON.parse(body || "{}");
-      } catch {
-        json = {};
-      }
-      const main = (json.tools ?? []).length > 0;
-      if (main) requests.push(json);
-      const step = main ? await steps.take() : { text: "Title" };
-      const rid = `resp_${++ids}`;
-      let item;
-      if (step.shell) {
-        const tools = (json.tools ?? []).map((t) => t.name ?? t.type);
-        const name = ["exec_command", "shell", "shell_command"].find((n) => tools.includes(n)) ?? "shell";
-        const args = name === "exec_command" ? { cmd: step.shell } : name === "shell_command" ? { command: step.shell } : { command: ["bash", "-lc", step.shell] };
-        item = { type: "function_call", id: `fc_${ids}`, call_id: `call_${ids}`, name, arguments: JSON.stringify(args), status: "completed" };
-      } else {
-        item = { type: "message", id: `msg_${ids}`, role: "assistant", status: "completed",
-          content: [{ type: "output_text", text: step.text, annotations: [] }] };
-      }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-      event("response.created", { response: { id: rid, object: "response", status: "in_progress", output: [] } });
-      event("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", ...(item.content ? { content: [] } : {}) } });
-      if (item.type === "message") {
-        event("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta: step.text });
-      }
-      event("response.output_item.done", { output_index: 0, item });
-      event("response.completed", { response: { id: rid, object: "response", status: "completed", output: [item],
-        usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10,
-          output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 } } });
-      res.end();
-    });
+  const server = jsonServer(async (req, res, path, json) => {
+    if (!path.endsWith("/responses")) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(path.endsWith("/models") ? { data: [], models: [] } : {}));
+      return;
+    }
+    const main = (json.tools ?? []).length > 0;
+    if (main) requests.push(json);
+    const step = main ? await steps.take() : { text: "Title" };
+    const rid = `resp_${++ids}`;
+    let item;
+    if (step.shell) {
+      const tools = (json.tools ?? []).map((t) => t.name ?? t.type);
+      const name = ["exec_command", "shell", "shell_command"].find((n) => tools.includes(n)) ?? "shell";
+      const args = name === "exec_command" ? { cmd: step.shell } : name === "shell_command" ? { command: step.shell } : { command: ["bash", "-lc", step.shell] };
+      item = { type: "function_call", id: `fc_${ids}`, call_id: `call_${ids}`, name, arguments: JSON.stringify(args), status: "completed" };
+    } else {
+      item = { type: "message", id: `msg_${ids}`, role: "assistant", status: "completed",
+        content: [{ type: "output_text", text: step.text, annotations: [] }] };
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event("response.created", { response: { id: rid, object: "response", status: "in_progress", output: [] } });
+    event("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", ...(item.content ? { content: [] } : {}) } });
+    if (item.type === "message") {
+      event("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta: step.text });
+    }
+    event("response.output_item.done", { output_index: 0, item });
+    event("response.completed", { response: { id: rid, object: "response", status: "completed", output: [item],
+      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10,
+        output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 } } });
+    res.end();
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {

@@ -4,33 +4,29 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newOwner, newTask, ROOT, sleep, startWorker, waitFor } from "../worker/helpers.js";
+import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, OPENCODE_PLUGIN_DIR, has } from "./clis.js";
-import { inTmux, needsYou } from "./harness.js";
+import { inTmux, startLive } from "./harness.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
 
-let w, model, owner, task, home, term;
+let live, w, model, owner, task, home, term;
 let list, listUntil, reason;
 const figures = {};
 
 before(async () => {
   if (skip) return;
-  w = await startWorker({ NOTIFY_DELAY_MS: "60000" });
-  owner = await newOwner(w);
-  ({ list, listUntil, reason } = needsYou(w, owner.token));
+  live = await startLive("opencode", { NOTIFY_DELAY_MS: "60000" });
+  ({ w, owner, home, list, listUntil, reason } = live);
   task = await newTask(w, owner.token, { name: "live opencode" });
   model = await startChatMock();
-  home = mkdtempSync(join(tmpdir(), "needs-you-live-opencode-"));
   const config = join(home, ".config");
-  const cwd = join(home, "work");
+  const cwd = live.cwd;
   mkdirSync(join(config, "opencode"), { recursive: true });
-  mkdirSync(cwd);
   writeFileSync(join(config, "opencode", "opencode.json"), JSON.stringify({
     provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "Mock",
       options: { baseURL: model.url, apiKey: "mock" }, models: { "mock-model": { name: "Mock" } } } },
@@ -53,8 +49,7 @@ after(async () => {
   if (Object.keys(figures).length) console.log(`# figures ${JSON.stringify(figures)}`);
   term?.stop();
   await model?.stop();
-  await w?.stop();
-  if (home) rmSync(home, { recursive: true, force: true });
+  await live?.stop();
 });
 
 

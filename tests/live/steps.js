@@ -1,5 +1,25 @@
-// The scripted answers of a mock model: queued by the test, taken by the
-// agent's requests in order; a request that finds none waits for the next.
+// What the mock models share: an HTTP server that hands each request over
+// with its JSON body read, and the scripted answers, queued by the test and
+// taken by the agent's requests in order (a request that finds none waits).
+import { createServer } from "node:http";
+
+/** A server calling `handle(req, res, path, json)`; a body that is not JSON reads as `{}`. */
+export function jsonServer(handle) {
+  return createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      let json = {};
+      try {
+        json = JSON.parse(body || "{}");
+      } catch {
+        json = {};
+      }
+      handle(req, res, req.url.split("?")[0], json);
+    });
+  });
+}
+
 export function stepQueue() {
   const steps = [];
   const waiting = [];
