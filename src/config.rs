@@ -2,6 +2,7 @@
 
 use worker::Env;
 
+use crate::channels::webpush::Vapid;
 use crate::delivery::Timing;
 
 /// The notifier's timings.
@@ -39,4 +40,29 @@ fn number_var(env: &Env, name: &str, default: f64) -> f64 {
         .and_then(|v| v.to_string().trim().parse::<f64>().ok())
         .filter(|n| n.is_finite() && *n >= 0.0)
         .unwrap_or(default)
+}
+
+/// A string setting, from the secrets or the vars (both are plain strings to
+/// the runtime); `None` when unset or blank.
+fn text(env: &Env, name: &str) -> Option<String> {
+    env.secret(name)
+        .map(|s| s.to_string())
+        .or_else(|_| env.var(name).map(|v| v.to_string()))
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// The Worker's Web Push identity, from the secrets `VAPID_PRIVATE_KEY` and
+/// `VAPID_SUBJECT`: `None` when Web Push is not set up, `Err` when a secret is
+/// malformed (the message names it, never its value).
+pub fn vapid(env: &Env) -> Option<Result<Vapid, String>> {
+    let key = text(env, "VAPID_PRIVATE_KEY")?;
+    let subject = text(env, "VAPID_SUBJECT").unwrap_or_default();
+    Some(Vapid::new(&key, &subject))
+}
+
+/// Whether push endpoints on `http://127.0.0.1` are accepted:
+/// `ALLOW_LOOPBACK_PUSH=true`, for local runs and tests only.
+pub fn allow_loopback_push(env: &Env) -> bool {
+    text(env, "ALLOW_LOOPBACK_PUSH").is_some_and(|v| v.trim() == "true")
 }

@@ -18,10 +18,10 @@ use worker::{
     ScheduledTime, State,
 };
 
-use crate::channels::{send, Channel};
-use crate::config::{notify_delay_ms, send_timeout, timing};
+use crate::channels::{send, webpush, Channel, Outgoing, WEBPUSH_PREFIX};
+use crate::config::{self, notify_delay_ms, send_timeout, timing};
 use crate::delivery::{next_step, Event, Snapshot, Step};
-use crate::ids::now_ms;
+use crate::ids::{self, now_ms};
 use crate::question::ClosedQuestion;
 use crate::store::{self, Attempt};
 
@@ -181,7 +181,7 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
         return Ok(None);
     };
     let timing = timing(env);
-    let configs = read.channels;
+    let mut configs = read.channels;
     let mut snap = Snapshot {
         question: read.question,
         channels: configs.iter().map(|c| c.kind.clone()).collect(),
@@ -195,8 +195,13 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
             Step::MarkNotified => store::mark_notified(env, question_id, now).await?,
             Step::Send { channel, event } => {
                 let row = &configs[channel];
-                let ok = attempt(env, &snap, &row.kind, &row.config, event, now).await;
-                snap.record(&row.kind, event, ok, now_ms());
+                let outcome = attempt(env, &snap, &row.kind, &row.config, event, now).await;
+                snap.record(&row.kind, event, outcome == Outcome::Delivered, now_ms());
+                if outcome == Outcome::Gone {
+                    // The subscription was dropped: it is no channel any more.
+                    configs.remove(channel);
+                    snap.channels.remove(channel);
+                }
             }
         }
         // The question is read again after every step: a send can take
@@ -209,7 +214,18 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
     }
 }
 
-/// Sends one event to one channel and records the attempt; true on success.
+/// How one attempt went.
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Delivered,
+    /// Failed; the rules may try again.
+    Failed,
+    /// The push service says the subscription is gone (404, 410): it was
+    /// dropped, and is never tried again.
+    Gone,
+}
+
+/// Sends one event to one channel and records the attempt.
 async fn attempt(
     env: &Env,
     snap: &Snapshot,
@@ -217,16 +233,26 @@ async fn attempt(
     config: &str,
     event: Event,
     now: f64,
-) -> bool {
+) -> Outcome {
     let q = &snap.question;
-    let result = match Channel::from_stored(kind, config) {
-        Ok(channel) => send(&channel.request(event, q, now), send_timeout(env)).await,
+    let channel = Channel::from_stored(kind, config);
+    let result = match &channel {
+        Ok(channel) => match request(env, channel, event, snap, now) {
+            Ok(out) => send(&out, send_timeout(env)).await,
+            Err(e) => Err(e),
+        },
         Err(e) => Err(format!("bad configuration: {e}")),
     };
-    let (ok, status, error) = match &result {
-        Ok(code) if (200..300).contains(code) => (true, Some(*code), None),
-        Ok(code) => (false, Some(*code), Some(format!("HTTP {code}"))),
-        Err(e) => (false, None, Some(e.clone())),
+    let push = matches!(channel, Ok(Channel::WebPush(_)));
+    let (outcome, status, error) = match &result {
+        Ok(code) if (200..300).contains(code) => (Outcome::Delivered, Some(*code), None),
+        Ok(code @ (404 | 410)) if push => (
+            Outcome::Gone,
+            Some(*code),
+            Some(format!("HTTP {code}: the subscription is gone; removed")),
+        ),
+        Ok(code) => (Outcome::Failed, Some(*code), Some(format!("HTTP {code}"))),
+        Err(e) => (Outcome::Failed, None, Some(e.clone())),
     };
     let tried = snap.tried(kind, event);
     let record = Attempt {
@@ -234,7 +260,7 @@ async fn attempt(
         channel: kind,
         event,
         attempt: tried + 1,
-        ok,
+        ok: outcome == Outcome::Delivered,
         status,
         error: error.as_deref(),
     };
@@ -243,5 +269,37 @@ async fn attempt(
     if let Err(e) = store::record_attempt(env, &record, now_ms()).await {
         worker::console_error!("could not record a delivery of {}: {e}", q.id);
     }
-    ok
+    if outcome == Outcome::Gone {
+        let device_id = kind.trim_start_matches(WEBPUSH_PREFIX);
+        if let Err(e) = store::drop_gone_push(env, device_id, config, now_ms()).await {
+            worker::console_error!("could not drop the push subscription of {device_id}: {e}");
+        }
+    }
+    outcome
+}
+
+/// The channel's request; for Web Push with the Worker's VAPID identity and a
+/// fresh ephemeral key and salt.
+fn request(
+    env: &Env,
+    channel: &Channel,
+    event: Event,
+    snap: &Snapshot,
+    now: f64,
+) -> std::result::Result<Outgoing, String> {
+    let Channel::WebPush(_) = channel else {
+        return channel.request(event, &snap.question, now, None);
+    };
+    let vapid = match config::vapid(env) {
+        Some(v) => v?,
+        None => return channel.request(event, &snap.question, now, None),
+    };
+    let ephemeral = ids::ephemeral_key();
+    let sender = webpush::Sender {
+        vapid: &vapid,
+        now_s: (now / 1000.0) as u64,
+        ephemeral: &ephemeral,
+        salt: ids::random_bytes(),
+    };
+    channel.request(event, &snap.question, now, Some(&sender))
 }

@@ -1,11 +1,16 @@
 //! Where an owner is notified, and how a delivery is sent.
 //!
 //! Each channel turns a question event into an [`Outgoing`] request with pure
-//! code ([`ntfy`], [`webhook`]), so what goes on the wire is decided in one
-//! place and tested without a network; [`send`] is the only I/O.
+//! code ([`ntfy`], [`webhook`], [`webpush`]), so what goes on the wire is
+//! decided in one place and tested without a network; [`send`] is the only I/O.
+//!
+//! ntfy and the webhook are set by the owner, one of each at most. Web Push is
+//! a channel per paired device that subscribed: its name is `webpush:<device
+//! id>`, and the alarm finds it beside the owner's other channels.
 
 pub mod ntfy;
 pub mod webhook;
+pub mod webpush;
 
 use std::time::Duration;
 
@@ -25,16 +30,20 @@ pub struct Outgoing {
     pub method: &'static str,
     pub url: String,
     pub headers: Vec<(&'static str, String)>,
-    pub body: Option<String>,
+    pub body: Option<Vec<u8>>,
 }
 
 /// The channel kinds `PUT /v1/channels/{kind}` accepts.
 pub const KINDS: &[&str] = &["ntfy", "webhook"];
 
+/// The name of a device's Web Push channel starts with this, then its id.
+pub const WEBPUSH_PREFIX: &str = "webpush:";
+
 /// A channel's stored configuration, parsed.
 pub enum Channel {
     Ntfy(ntfy::Ntfy),
     Webhook(webhook::Webhook),
+    WebPush(webpush::Subscription),
 }
 
 impl Channel {
@@ -50,8 +59,14 @@ impl Channel {
         }
     }
 
-    /// Parses a configuration stored by [`Channel::stored`].
+    /// Parses a configuration stored by [`Channel::stored`], or a device's
+    /// stored push subscription.
     pub fn from_stored(kind: &str, stored: &str) -> Result<Channel, String> {
+        if kind.starts_with(WEBPUSH_PREFIX) {
+            return serde_json::from_str(stored)
+                .map(Channel::WebPush)
+                .map_err(|e| format!("the stored subscription is unreadable: {e}"));
+        }
         match serde_json::from_str::<Value>(stored) {
             Ok(Value::Object(map)) => Channel::from_config(kind, &map),
             _ => Err("the stored configuration is not a JSON object".into()),
@@ -63,6 +78,7 @@ impl Channel {
         match self {
             Channel::Ntfy(c) => serde_json::to_value(c),
             Channel::Webhook(c) => serde_json::to_value(c),
+            Channel::WebPush(c) => serde_json::to_value(c),
         }
         .unwrap_or(Value::Null)
     }
@@ -77,13 +93,27 @@ impl Channel {
             Channel::Webhook(c) => {
                 serde_json::json!({"kind": kind, "url": c.url, "has_secret": true})
             }
+            Channel::WebPush(_) => serde_json::json!({"kind": kind}),
         }
     }
 
-    pub fn request(&self, event: Event, q: &Question, now: f64) -> Outgoing {
+    /// The request for `event` of `q` at `now` (ms). Web Push needs the
+    /// Worker's VAPID identity and fresh randomness in `push`; without them
+    /// (no `VAPID_PRIVATE_KEY`) its delivery fails with a reason.
+    pub fn request(
+        &self,
+        event: Event,
+        q: &Question,
+        now: f64,
+        push: Option<&webpush::Sender<'_>>,
+    ) -> Result<Outgoing, String> {
         match self {
-            Channel::Ntfy(c) => c.request(event, q),
-            Channel::Webhook(c) => c.request(event, q, now),
+            Channel::Ntfy(c) => Ok(c.request(event, q)),
+            Channel::Webhook(c) => Ok(c.request(event, q, now)),
+            Channel::WebPush(sub) => match push {
+                Some(sender) => webpush::request(sub, event, q, sender),
+                None => Err("Web Push is not configured: VAPID_PRIVATE_KEY is not set".into()),
+            },
         }
     }
 }
@@ -150,7 +180,9 @@ pub async fn send(out: &Outgoing, timeout: Duration) -> Result<u16, String> {
     let mut init = RequestInit::new();
     init.with_method(method).with_headers(headers);
     if let Some(body) = &out.body {
-        init.with_body(Some(body.as_str().into()));
+        init.with_body(Some(
+            worker::js_sys::Uint8Array::from(body.as_slice()).into(),
+        ));
     }
     let req = Request::new_with_init(&out.url, &init).map_err(|e| format!("bad request: {e}"))?;
     // A channel that never answers must not hold the alarm: abort it. Aborting

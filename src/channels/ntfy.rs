@@ -89,7 +89,7 @@ impl Ntfy {
                     method: "POST",
                     url: format!("{base}/"),
                     headers,
-                    body: Some(body.to_string()),
+                    body: Some(body.to_string().into_bytes()),
                 }
             }
             Event::Close => Outgoing {

@@ -58,7 +58,7 @@ impl Webhook {
                     format!("sha256={}", sign(&self.secret, body.as_bytes())),
                 ),
             ],
-            body: Some(body),
+            body: Some(body.into_bytes()),
         }
     }
 }

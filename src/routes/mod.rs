@@ -5,6 +5,8 @@ mod channels;
 mod devices;
 mod needs_you;
 mod owners;
+mod page;
+mod push;
 mod reports;
 mod tasks;
 
@@ -13,9 +15,16 @@ use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{ok, ApiError, ApiResult};
 
-/// Answers one request. Every answer says `Cache-Control: no-store`: it may
-/// carry a credential or a person's questions, which no cache should keep.
+/// Answers one request: the API under `/v1/`, the page's files elsewhere.
+/// Every API answer says `Cache-Control: no-store`: it may carry a credential
+/// or a person's questions, which no cache should keep.
 pub async fn handle(req: Request, env: &Env, ctx: &Context) -> Response {
+    if req.path() != "/v1" && !req.path().starts_with("/v1/") {
+        return match page::serve(req, env).await {
+            Ok(resp) => resp,
+            Err(e) => ApiError::from(e).into_response(),
+        };
+    }
     let resp = match route(req, env, ctx).await {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
@@ -46,7 +55,10 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         (Method::Post, ["v1", "pairings"]) => devices::create(req, env).await,
         (Method::Post, ["v1", "devices"]) => devices::redeem(req, env).await,
         (Method::Get, ["v1", "devices"]) => devices::list(req, env).await,
+        (Method::Put, ["v1", "devices", "me", "push"]) => push::subscribe(req, env).await,
+        (Method::Delete, ["v1", "devices", "me", "push"]) => push::unsubscribe(req, env).await,
         (Method::Delete, ["v1", "devices", id]) => devices::revoke(req, env, id).await,
+        (Method::Get, ["v1", "push", "key"]) => push::key(env),
         (Method::Get, ["v1", "channels"]) => channels::list(req, env).await,
         (Method::Put, ["v1", "channels", kind]) => channels::put(req, env, kind).await,
         (Method::Delete, ["v1", "channels", kind]) => channels::delete(req, env, kind).await,
@@ -56,7 +68,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             | "pairings" | "devices"],
         )
         | (_, ["v1", "tasks" | "channels" | "devices", _])
-        | (_, ["v1", "questions", _, "deliveries" | "dismiss"]) => Err(ApiError::new(
+        | (_, ["v1", "questions", _, "deliveries" | "dismiss"])
+        | (_, ["v1", "devices", "me", "push"])
+        | (_, ["v1", "push", "key"]) => Err(ApiError::new(
             405,
             "method_not_allowed",
             format!("{} is not allowed on {path}", method.as_ref()),

@@ -2,17 +2,38 @@
 //! question's delivery log; and dismissing a question from the page.
 
 use serde_json::json;
-use worker::{Env, Request};
+use worker::{Env, Request, Response};
 
-use crate::api::{ok, ApiError, ApiResult};
+use crate::api::{json_response, ok, ApiError, ApiResult};
 use crate::ids::now_ms;
 use crate::store::Dismissed;
 use crate::{auth, notifier, store};
 
+/// `GET /v1/needs-you`: `{questions, tasks}`, with an `ETag`. A page that
+/// sends its last ETag in `If-None-Match` gets `304` while nothing changed,
+/// after one read of the owner's revision. The ETag also carries the minute,
+/// so that ages and expiries move on even in a quiet list.
 pub async fn list(req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
-    let questions = store::needs_you(env, &person.owner_id, now_ms()).await?;
-    ok(200, &json!({"questions": questions}))
+    let now = now_ms();
+    let minute = (now / 60_000.0) as i64;
+    let etag = |revision: i64| format!("\"r{revision}-m{minute}\"");
+    let sent = req.headers().get("if-none-match").ok().flatten();
+    if let Some(sent) = sent {
+        let revision = store::list_revision(env, &person.owner_id).await?;
+        if sent == etag(revision) {
+            let resp = Response::empty()?.with_status(304);
+            resp.headers().set("etag", &sent)?;
+            return Ok(resp);
+        }
+    }
+    let page = store::list_page(env, &person.owner_id, now).await?;
+    let resp = json_response(
+        200,
+        &json!({"questions": page.questions, "tasks": page.tasks}),
+    )?;
+    resp.headers().set("etag", &etag(page.revision))?;
+    Ok(resp)
 }
 
 /// `GET /v1/questions/{id}/deliveries`: every delivery attempt for one of the

@@ -80,8 +80,37 @@ pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
         n(now),
         opt_n(t.expires_at),
     ];
-    stmt(&db, CREATE_TASK, &args)?.run().await?;
+    db.batch(vec![
+        stmt(&db, CREATE_TASK, &args)?,
+        stmt(&db, BUMP_REVISION, &[s(t.owner_id)])?,
+    ])
+    .await?;
     Ok(())
+}
+
+/// Raises the owner's list revision (the list's ETag): every statement batch
+/// that changes what `GET /v1/needs-you` shows ends with this one, or with
+/// [`BUMP_REVISION_OF_TASK`]. Binds ?1 the owner id.
+pub(super) const BUMP_REVISION: &str = "UPDATE owners SET revision = revision + 1 WHERE id = ?1";
+
+/// [`BUMP_REVISION`] for the owner of the task with a credential. Binds ?1 the
+/// credential's hash.
+pub(super) const BUMP_REVISION_OF_TASK: &str = "
+UPDATE owners SET revision = revision + 1
+WHERE id = (SELECT owner_id FROM tasks WHERE credential_hash = ?1)";
+
+/// The owner's list revision. Binds ?1 the owner id.
+pub(super) const REVISION: &str = "SELECT revision FROM owners WHERE id = ?1";
+
+#[derive(Deserialize)]
+pub(super) struct RevisionRow {
+    pub revision: i64,
+}
+
+pub async fn list_revision(env: &Env, owner_id: &str) -> Result<i64> {
+    let db = db(env)?;
+    let row: Option<RevisionRow> = stmt(&db, REVISION, &[s(owner_id)])?.first(None).await?;
+    Ok(row.map_or(0, |r| r.revision))
 }
 
 #[derive(Deserialize, Serialize)]
@@ -92,12 +121,15 @@ pub struct TaskView {
     pub created_at: i64,
     pub expires_at: Option<i64>,
     pub last_report_at: Option<i64>,
+    /// The agent that reported last, if any did.
+    pub cli: Option<String>,
 }
 
 /// The owner's live tasks (neither revoked nor expired), newest first.
 /// Binds ?1 the owner id, ?2 now.
-const LIST_TASKS: &str = "
+pub(super) const LIST_TASKS: &str = "
 SELECT t.id AS task_id, t.name, t.created_at, t.expires_at, t.last_report_at,
+       (SELECT cli FROM sessions WHERE task_id = t.id ORDER BY updated_at DESC LIMIT 1) AS cli,
        CASE WHEN EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.closed_at IS NULL)
             THEN 'waiting' ELSE 'running' END AS state
 FROM tasks t
@@ -133,6 +165,7 @@ pub async fn revoke_task(
             stmt(&db, REVOKE_TASK, &[s(task_id), s(owner_id), n(now)])?,
             questions::close_for_task(&db, task_id, owner_id, CloseReason::SessionEnd, now)?,
             stmt(&db, TASK_OF_OWNER, &[s(task_id), s(owner_id)])?,
+            stmt(&db, BUMP_REVISION, &[s(owner_id)])?,
         ])
         .await?;
     if results[2].results::<Value>()?.is_empty() {

@@ -10,10 +10,17 @@ use super::{db, n, opt_n, questions, s, stmt, ChannelRow};
 use crate::delivery::{Attempts, Event};
 use crate::question::Question;
 
-/// The channels of the question's owner. Binds ?1 the question id.
+/// The channels of the question's owner: the ones the owner set, and every
+/// live device's push subscription, named `webpush:<device id>`. Binds ?1 the
+/// question id.
 const CHANNELS_OF_QUESTION: &str = "
 SELECT kind, config FROM channels
-WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) ORDER BY kind";
+WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1)
+UNION ALL
+SELECT 'webpush:' || id AS kind, push AS config FROM devices
+WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1)
+  AND revoked_at IS NULL AND push IS NOT NULL
+ORDER BY kind";
 
 /// Past attempts per channel and event. Binds ?1 the question id.
 const ATTEMPTS: &str = "

@@ -121,7 +121,7 @@ pub async fn device_by_token_hash(env: &Env, hash: &str) -> Result<Option<Device
 /// The owner's live devices, newest first; with ?2, only that one. Binds ?1
 /// the owner id, ?2 a device id or null.
 const LIST_DEVICES: &str = "
-SELECT id AS device_id, name, created_at FROM devices
+SELECT id AS device_id, name, created_at, push IS NOT NULL AS push FROM devices
 WHERE owner_id = ?1 AND revoked_at IS NULL AND (?2 IS NULL OR id = ?2)
 ORDER BY created_at DESC";
 
@@ -130,6 +130,13 @@ pub struct DeviceView {
     pub device_id: String,
     pub name: String,
     pub created_at: i64,
+    /// Whether the device has a Web Push subscription.
+    #[serde(deserialize_with = "from_flag")]
+    pub push: bool,
+}
+
+fn from_flag<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error> {
+    Ok(i64::deserialize(d)? != 0)
 }
 
 pub async fn list_devices(
@@ -145,10 +152,11 @@ pub async fn list_devices(
         .results()
 }
 
-/// Revokes the owner's device at once. Binds ?1 the device id, ?2 the owner
-/// id, ?3 now.
-const REVOKE_DEVICE: &str =
-    "UPDATE devices SET revoked_at = ?3 WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL";
+/// Revokes the owner's device at once, and drops its push subscription.
+/// Binds ?1 the device id, ?2 the owner id, ?3 now.
+const REVOKE_DEVICE: &str = "
+UPDATE devices SET revoked_at = ?3, push = NULL, push_updated_at = ?3
+WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL";
 
 /// False when it is not the owner's live device.
 pub async fn revoke_device(env: &Env, owner_id: &str, device_id: &str, now: f64) -> Result<bool> {
@@ -157,4 +165,38 @@ pub async fn revoke_device(env: &Env, owner_id: &str, device_id: &str, now: f64)
         .run()
         .await?;
     Ok(changes(&r)? > 0)
+}
+
+/// Sets or clears a live device's push subscription. Binds ?1 the device id,
+/// ?2 the subscription (JSON) or null, ?3 now.
+const SET_PUSH: &str = "
+UPDATE devices SET push = ?2, push_updated_at = ?3 WHERE id = ?1 AND revoked_at IS NULL";
+
+/// `subscription` is the stored JSON, or `None` to unsubscribe.
+pub async fn set_push(
+    env: &Env,
+    device_id: &str,
+    subscription: Option<&str>,
+    now: f64,
+) -> Result<bool> {
+    let db = db(env)?;
+    let sub = subscription.map_or(wasm_bindgen::JsValue::NULL, s);
+    let r = stmt(&db, SET_PUSH, &[s(device_id), sub, n(now)])?
+        .run()
+        .await?;
+    Ok(changes(&r)? > 0)
+}
+
+/// Drops a subscription that its push service says is gone, unless the
+/// device subscribed again meanwhile. Binds ?1 the device id, ?2 the stored
+/// subscription that was sent to, ?3 now.
+const DROP_GONE_PUSH: &str = "
+UPDATE devices SET push = NULL, push_updated_at = ?3 WHERE id = ?1 AND push = ?2";
+
+pub async fn drop_gone_push(env: &Env, device_id: &str, stored: &str, now: f64) -> Result<()> {
+    let db = db(env)?;
+    stmt(&db, DROP_GONE_PUSH, &[s(device_id), s(stored), n(now)])?
+        .run()
+        .await?;
+    Ok(())
 }

@@ -180,6 +180,7 @@ pub async fn dismiss(env: &Env, owner_id: &str, question_id: &str, now: f64) -> 
                 &[s(question_id), s(owner_id), n(now), s(reason)],
             )?,
             stmt(&db, OWNERS_QUESTION, &[s(question_id), s(owner_id)])?,
+            stmt(&db, super::BUMP_REVISION, &[s(owner_id)])?,
         ])
         .await?;
     let closed = closed_by(&results[0])?;
@@ -219,12 +220,33 @@ FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.tas
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
 ORDER BY q.opened_at DESC";
 
-pub async fn needs_you(env: &Env, owner_id: &str, now: f64) -> Result<Vec<Question>> {
+/// What the page shows, read together so that it matches its revision.
+pub struct ListPage {
+    pub revision: i64,
+    pub questions: Vec<Question>,
+    pub tasks: Vec<super::TaskView>,
+}
+
+/// The owner's list revision, open questions and live tasks, in one batch.
+pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> {
     let db = db(env)?;
-    stmt(&db, NEEDS_YOU, &[s(owner_id), n(now)])?
-        .all()
-        .await?
-        .results()
+    let owner_now = [s(owner_id), n(now)];
+    let results = db
+        .batch(vec![
+            stmt(&db, super::accounts::REVISION, &[s(owner_id)])?,
+            stmt(&db, NEEDS_YOU, &owner_now)?,
+            stmt(&db, super::accounts::LIST_TASKS, &owner_now)?,
+        ])
+        .await?;
+    let revision = results[0]
+        .results::<super::accounts::RevisionRow>()?
+        .first()
+        .map_or(0, |r| r.revision);
+    Ok(ListPage {
+        revision,
+        questions: results[1].results()?,
+        tasks: results[2].results()?,
+    })
 }
 
 /// One question, open or closed, with its task. Binds ?1 the question id.

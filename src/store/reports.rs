@@ -111,6 +111,11 @@ pub async fn apply_report(
         }
     }
     batch.push(stmt(&db, TOUCH_TASK, &keys.bind(&[]))?);
+    batch.push(stmt(
+        &db,
+        super::BUMP_REVISION_OF_TASK,
+        &[s(keys.credential_hash)],
+    )?);
     batch.push(stmt(&db, OUTCOME, &keys.bind(&[])[..3])?);
 
     let results = db.batch(batch).await?;

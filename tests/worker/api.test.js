@@ -15,10 +15,14 @@ test("health answers without credentials", async () => {
   assert.deepEqual(r.body, { ok: true });
 });
 
-test("unknown routes and methods are JSON errors", async () => {
-  const r = await call(w, "GET", "/nope");
+test("unknown API routes and methods are JSON errors; other paths are the page", async () => {
+  const r = await call(w, "GET", "/v1/nope");
   assert.equal(r.status, 404);
   assert.equal(r.body.error, "not_found");
+  const page = await call(w, "GET", "/nope");
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-type"), /^text\/html/);
+  assert.match(page.text, /<title>Needs you<\/title>/);
   const m = await call(w, "PATCH", "/v1/reports");
   assert.equal(m.status, 405);
   assert.equal(m.body.error, "method_not_allowed");

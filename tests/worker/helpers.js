@@ -30,6 +30,13 @@ export async function startWorker(vars = {}) {
     durableObjects: { NOTIFIER: "Notifier" },
     durableObjectsPersist: join(state, "do"),
     bindings: { ADMIN_TOKEN: ADMIN, ...vars },
+    // As wrangler.toml's [assets]: the page's files, the Worker first.
+    assets: {
+      directory: join(ROOT, "public"),
+      binding: "ASSETS",
+      routerConfig: { invoke_user_worker_ahead_of_assets: true, has_user_worker: true },
+      assetConfig: { not_found_handling: "single-page-application" },
+    },
   };
   const w = { mf: new Miniflare(options) };
   await w.mf.ready;

@@ -14,4 +14,4 @@ pub mod question;
 pub mod report;
 
 pub use classify::{classify, Classified, Decision};
-pub use report::{Cli, CloseReason, Kind, QuestionOption, Report, ReportError};
+pub use report::{truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError};

@@ -79,6 +79,18 @@ wire_enum! {
     Cli { ClaudeCode = "claude-code", Codex = "codex", Opencode = "opencode", Hermes = "hermes" }
 }
 
+impl Cli {
+    /// The product's own name, as a person reads it ("Claude Code is asking").
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Cli::ClaudeCode => "Claude Code",
+            Cli::Codex => "Codex",
+            Cli::Opencode => "OpenCode",
+            Cli::Hermes => "Hermes",
+        }
+    }
+}
+
 wire_enum! {
     /// What kind of question is open.
     Kind { Dialog = "dialog", Permission = "permission", Reply = "reply" }

@@ -1,0 +1,66 @@
+//! Web Push set-up: the Worker's VAPID public key for the page, and a paired
+//! device's subscription. Sending is the notifier's (`channels::webpush`).
+
+use serde_json::{json, Value};
+use worker::{Env, Request};
+
+use crate::api::{ok, read_object, ApiError, ApiResult};
+use crate::channels::webpush::Subscription;
+use crate::config::{allow_loopback_push, vapid};
+use crate::ids::now_ms;
+use crate::{auth, store};
+
+/// `GET /v1/push/key`: `{public_key}`, the page's `applicationServerKey`.
+pub fn key(env: &Env) -> ApiResult {
+    match vapid(env) {
+        Some(Ok(v)) => ok(200, &json!({"public_key": v.public_key()})),
+        Some(Err(e)) => {
+            worker::console_error!("Web Push is misconfigured: {e}");
+            Err(not_configured())
+        }
+        None => Err(not_configured()),
+    }
+}
+
+fn not_configured() -> ApiError {
+    ApiError::new(
+        404,
+        "push_not_configured",
+        "this server has no Web Push key (VAPID_PRIVATE_KEY); ntfy and webhooks still work",
+    )
+}
+
+/// The calling device; the owner token has no push subscription of its own.
+async fn device(req: &Request, env: &Env) -> Result<String, ApiError> {
+    auth::person(req, env).await?.device_id.ok_or_else(|| {
+        ApiError::new(
+            403,
+            "device_only",
+            "only a paired device (nyd_…) has a push subscription",
+        )
+    })
+}
+
+/// `PUT /v1/devices/me/push`: the browser's `PushSubscription` JSON, as is.
+/// A new subscription replaces the old one.
+pub async fn subscribe(mut req: Request, env: &Env) -> ApiResult {
+    let device_id = device(&req, env).await?;
+    let body = Value::Object(read_object(&mut req).await?);
+    let sub = Subscription::from_browser(&body, allow_loopback_push(env))
+        .map_err(|e| ApiError::bad_request("invalid_subscription", e))?;
+    let stored =
+        serde_json::to_string(&sub).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    if !store::set_push(env, &device_id, Some(&stored), now_ms()).await? {
+        return Err(ApiError::unauthorized(
+            "unknown or revoked device credential",
+        ));
+    }
+    ok(200, &json!({"device_id": device_id, "push": true}))
+}
+
+/// `DELETE /v1/devices/me/push`: no more pushes to this device.
+pub async fn unsubscribe(req: Request, env: &Env) -> ApiResult {
+    let device_id = device(&req, env).await?;
+    store::set_push(env, &device_id, None, now_ms()).await?;
+    ok(200, &json!({"device_id": device_id, "push": false}))
+}
