@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs needs-you locally: installs what is missing (scripts/setup.sh), applies
 # the D1 migrations to the local database, and starts `wrangler dev` (which
-# builds the Worker) on 127.0.0.1:8787. Once it answers, prints an owner token,
-# a task credential and a curl line that opens a question. Ctrl-C stops it.
+# builds the Worker) on 127.0.0.1:8787. Once it answers, prints the page's
+# address with a pairing link for a browser, an owner token, a task credential
+# and a curl line that opens a question. Ctrl-C stops it.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
@@ -17,6 +18,11 @@ bash scripts/setup.sh
 if [ ! -f .dev.vars ]; then
   umask 077
   printf 'ADMIN_TOKEN=%s\n' "$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" > .dev.vars
+fi
+# Local Web Push keys, made once (a deploy sets its own secrets: README).
+if ! grep -q '^VAPID_PRIVATE_KEY=' .dev.vars; then
+  printf 'VAPID_PRIVATE_KEY=%s\nVAPID_SUBJECT=mailto:dev@localhost.invalid\n' \
+    "$(node scripts/vapid-keys.mjs --private)" >> .dev.vars
 fi
 ADMIN_TOKEN=$(sed -n 's/^ADMIN_TOKEN=//p' .dev.vars)
 
@@ -45,9 +51,14 @@ if [ -z "$TASK_CREDENTIAL" ] || ! curl -fs -H "authorization: Bearer $TASK_CREDE
   printf 'OWNER_TOKEN=%s\nTASK_CREDENTIAL=%s\n' "$OWNER_TOKEN" "$TASK_CREDENTIAL" > "$DEMO"
 fi
 
+PAIR_URL=$(curl -fs -X POST -H "authorization: Bearer $OWNER_TOKEN" "$URL/v1/pairings" | json_field url)
+
 cat <<MSG
 
 needs-you is running on $URL  (admin token: .dev.vars; these: $DEMO)
+
+The page: open this pairing link in a browser (it works once, for 10 minutes):
+  $PAIR_URL
 
   export NEEDS_YOU_URL=$URL
   export NEEDS_YOU_TOKEN=$TASK_CREDENTIAL     # the task credential, for report-prompt

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the project needs, at pinned versions, skipping what is already
 # there: the wasm32 target, worker-build and wasm-bindgen-cli (built from
-# crates.io into ~/.cache/needs-you/tools, shared by every clone), and the npm
-# packages (wrangler, Miniflare, esbuild, binaryen) from package-lock.json.
+# crates.io into ~/.cache/needs-you/tools, shared by every clone), the npm
+# packages (wrangler, Miniflare, esbuild, binaryen, playwright-core, http_ece)
+# from package-lock.json, and Debian's Chromium for the page's tests.
 # A fresh machine takes about 15 minutes (two cargo installs); after that, seconds.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -32,4 +33,10 @@ install_crate wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen "wasm-bindge
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages"
   npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# The page's tests drive Debian's Chromium (playwright-core downloads no browser).
+if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium > /dev/null; then
+  say "installing chromium (Debian package)"
+  apt-get install -y -qq chromium > /dev/null 2>&1 || { apt-get update -qq > /dev/null && apt-get install -y -qq chromium > /dev/null; }
 fi

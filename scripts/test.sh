@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the Rust unit and integration tests
 # (the reporter's run the built binary against a real HTTP sink), the Worker's
-# integration tests in Miniflare (real D1, real Durable Object, real sink),
+# integration tests in Miniflare (real D1, real Durable Object, real sink, a
+# mock push service), the page in headless Chromium against Miniflare,
 # the plugins' tests, and the live suite (the real agent CLIs in tmux against
 # a mock model). Installs what is missing first (scripts/setup.sh,
 # scripts/setup-live.sh).
@@ -31,6 +32,9 @@ cargo build --quiet --release -p report-prompt
 
 step "Worker integration tests (Miniflare)"
 run node --test --test-concurrency=1 tests/worker/
+
+step "The page in a real browser (Debian's Chromium, Miniflare)"
+run node --test --test-concurrency=1 tests/page/
 
 step "OpenCode plugin tests"
 run node --test plugins/opencode/test/

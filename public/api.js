@@ -1,0 +1,53 @@
+// The page's side of the API: the device credential kept in this browser, and
+// one fetch wrapper that turns every refusal into an Error with the server's
+// own message. A 401 means this device was revoked (or never paired): the
+// caller signs out.
+
+const KEY = "needs-you.device";
+
+/** The stored device: {device_id, name, token}, or null. */
+export function device() {
+  try {
+    return JSON.parse(localStorage.getItem(KEY));
+  } catch {
+    return null;
+  }
+}
+
+export function forget() {
+  localStorage.removeItem(KEY);
+}
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message || `the server answered ${status}`);
+    this.status = status;
+    this.code = body?.error;
+  }
+}
+
+/** Calls the API; resolves to {status, body, etag}. 304 has no body. */
+export async function call(method, path, { body, etag } = {}) {
+  const headers = {};
+  const me = device();
+  if (me) headers.authorization = `Bearer ${me.token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (etag) headers["if-none-match"] = etag;
+  const resp = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: "no-store",
+  });
+  if (resp.status === 304) return { status: 304, etag };
+  const json = await resp.json().catch(() => null);
+  if (!resp.ok) throw new ApiError(resp.status, json);
+  return { status: resp.status, body: json, etag: resp.headers.get("etag") };
+}
+
+/** Turns a pairing code into this browser's device credential. */
+export async function pair(code, name) {
+  const { body } = await call("POST", "/v1/devices", { body: { code, name } });
+  localStorage.setItem(KEY, JSON.stringify(body));
+  return body;
+}

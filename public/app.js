@@ -1,0 +1,220 @@
+// The "Needs you" page: pairing, the list of open questions and live tasks,
+// kept fresh by polling while the page is visible, and dismissing a card.
+// Every text from the server goes into the page with textContent, never as
+// HTML.
+
+import { call, device, forget, pair } from "./api.js";
+import { ago, cliName, deviceName, who } from "./words.js";
+
+/** How often a visible page asks for changes. An unchanged list costs the
+ *  Worker a 304 after two indexed reads (README: "Idle cost"). */
+const POLL_MS = 1500;
+
+const $ = (id) => document.getElementById(id);
+let etag = null;
+let timer = null;
+let list = { questions: [], tasks: [] };
+
+function status(text) {
+  $("status").textContent = text || "";
+  $("status").hidden = !text;
+}
+
+// ---- signed out: pairing ---------------------------------------------------
+
+function showSignedOut(message) {
+  stopPolling();
+  $("signed-in").hidden = true;
+  $("actions").hidden = true;
+  $("signed-out").hidden = false;
+  status(message);
+}
+
+async function redeem(code) {
+  $("pair-error").hidden = true;
+  try {
+    await pair(code.trim(), deviceName());
+    status("");
+    showSignedIn();
+  } catch (e) {
+    $("pair-error").textContent = e.message;
+    $("pair-error").hidden = false;
+  }
+}
+
+$("pair-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  redeem($("code").value);
+});
+
+// ---- signed in: the list ---------------------------------------------------
+
+function showSignedIn() {
+  $("signed-out").hidden = true;
+  $("signed-in").hidden = false;
+  $("actions").hidden = false;
+  import("./push.js").then((push) => push.offer($("notify")));
+  refresh();
+}
+
+async function refresh() {
+  clearTimeout(timer);
+  timer = null;
+  try {
+    const r = await call("GET", "/v1/needs-you", { etag });
+    if (r.status !== 304) {
+      list = r.body;
+      etag = r.etag;
+      render();
+    }
+    status("");
+  } catch (e) {
+    if (e.status === 401) {
+      forget();
+      etag = null;
+      showSignedOut("This device was signed out. Pair it again to see what needs you.");
+      return;
+    }
+    status(navigator.onLine ? `Could not refresh: ${e.message}` : "Offline: showing the last list.");
+  }
+  if (document.visibilityState === "visible" && !$("signed-in").hidden) {
+    timer = setTimeout(refresh, POLL_MS);
+  }
+}
+
+function stopPolling() {
+  clearTimeout(timer);
+  timer = null;
+}
+
+// Polling stops while the page is hidden, and catches up when it shows again.
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && device()) refresh();
+  else stopPolling();
+});
+
+function render() {
+  const now = Date.now();
+  const cards = list.questions.map((q) => card(q, now));
+  $("questions").replaceChildren(...cards);
+  $("quiet").hidden = cards.length > 0;
+  $("needs-count").textContent = cards.length ? `(${cards.length})` : "";
+  document.title = cards.length ? `(${cards.length}) Needs you` : "Needs you";
+  const rows = list.tasks.map((t) => taskRow(t, now));
+  $("tasks").replaceChildren(...rows);
+  $("no-tasks").hidden = rows.length > 0;
+  highlight();
+  import("./push.js").then((push) => push.tidy(list.questions));
+}
+
+function card(q, now) {
+  const el = $("card").content.firstElementChild.cloneNode(true);
+  el.id = `question-${q.question_id}`;
+  el.dataset.kind = q.kind;
+  el.querySelector(".who").textContent = who(q);
+  el.querySelector(".task").textContent = q.task_name;
+  const age = el.querySelector(".age");
+  age.dateTime = new Date(q.opened_at).toISOString();
+  age.dataset.at = q.opened_at;
+  age.textContent = ago(q.opened_at, now);
+  el.querySelector(".text").textContent = q.text;
+  const options = el.querySelector(".options");
+  for (const o of q.options || []) {
+    const li = document.createElement("li");
+    li.textContent = o.description ? `${o.label}: ${o.description}` : o.label;
+    options.append(li);
+  }
+  options.hidden = !options.children.length;
+  // A dialog waits on keys in its terminal; the page never guesses them. A
+  // reply is typed into its terminal too, until answering from afar arrives.
+  el.querySelector(".where").textContent =
+    q.kind === "reply" ? "Answer it in the agent's terminal." : "Answer this in the terminal.";
+  el.querySelector(".dismiss").addEventListener("click", () => dismiss(q, el));
+  return el;
+}
+
+function taskRow(t, now) {
+  const el = $("task").content.firstElementChild.cloneNode(true);
+  el.querySelector(".name").textContent = t.name;
+  const state = el.querySelector(".state");
+  const waiting = t.state === "waiting";
+  state.textContent = waiting ? "Waiting for your answer" : "Running";
+  state.classList.toggle("waiting", waiting);
+  const last = el.querySelector(".last");
+  const parts = [];
+  if (t.cli) parts.push(cliName(t.cli));
+  parts.push(t.last_report_at ? `last report ${ago(t.last_report_at, now)}` : "no report yet");
+  last.textContent = parts.join(" · ");
+  return el;
+}
+
+async function dismiss(q, el) {
+  el.querySelector(".dismiss").disabled = true;
+  try {
+    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/dismiss`, { body: {} });
+  } catch (e) {
+    if (e.status !== 409) status(`Could not dismiss: ${e.message}`);
+  }
+  refresh();
+}
+
+/** A tapped notification opens the page at `#question-<id>`. */
+function highlight() {
+  const id = location.hash.slice(1);
+  if (!id.startsWith("question-")) return;
+  const el = document.getElementById(id);
+  if (el && !el.classList.contains("highlight")) {
+    el.classList.add("highlight");
+    el.scrollIntoView({ block: "center" });
+  }
+}
+window.addEventListener("hashchange", highlight);
+
+// Ages move on between refreshes.
+setInterval(() => {
+  for (const t of document.querySelectorAll("time.age")) t.textContent = ago(Number(t.dataset.at));
+}, 15000);
+
+// ---- the bar ---------------------------------------------------------------
+
+$("pair-other").addEventListener("click", async () => {
+  const { showPairing } = await import("./pair.js");
+  showPairing().catch((e) => status(`Could not make a pairing code: ${e.message}`));
+});
+
+$("sign-out").addEventListener("click", async () => {
+  const me = device();
+  try {
+    const push = await import("./push.js");
+    await push.unsubscribeHere();
+    if (me) await call("DELETE", `/v1/devices/${encodeURIComponent(me.device_id)}`);
+  } catch {
+    // Signed out here whatever the server says.
+  }
+  forget();
+  etag = null;
+  showSignedOut("Signed out.");
+});
+
+// ---- start -----------------------------------------------------------------
+
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {});
+}
+
+const code = location.pathname === "/pair" ? decodeURIComponent(location.hash.slice(1)) : "";
+if (code) {
+  // The code came in the link's fragment, which no server saw; drop it from
+  // the address bar and the history once read.
+  history.replaceState(null, "", "/");
+  if (device()) showSignedIn();
+  else {
+    showSignedOut("");
+    $("code").value = code;
+    redeem(code);
+  }
+} else if (device()) {
+  showSignedIn();
+} else {
+  showSignedOut("");
+}

@@ -1,0 +1,286 @@
+// The "Needs you" page in a real browser (Debian's Chromium, playwright-core)
+// against the Worker in Miniflare with a real local D1: pairing, cards and
+// tasks as reports arrive, dismiss, text shown as text, the service worker
+// (offline shell, push handling through the DevTools protocol), Web Push
+// subscription end to end to a mock push service, and a revoked device.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { ADMIN, startWorker, waitFor, sleep } from "../worker/helpers.js";
+import { startPushService, vapidKeys } from "../support/push-service.js";
+import { deliverPush, launch, newPage, notifications, registrationId } from "./browser.js";
+
+let w, push, browser;
+before(async () => {
+  const keys = await vapidKeys();
+  w = await startWorker({
+    VAPID_PRIVATE_KEY: keys.privateKey,
+    VAPID_SUBJECT: "mailto:ops@example.com",
+    ALLOW_LOOPBACK_PUSH: "true",
+    NOTIFY_DELAY_MS: "300",
+    PAIRING_TTL_S: "3",
+  });
+  push = await startPushService({ vapidPublicKey: keys.publicKey });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await w?.stop();
+  await push?.stop();
+});
+
+/** The API over real HTTP, as the browser reaches it. */
+async function api(method, path, token, body) {
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  const resp = await fetch(w.url + path, { method, headers, body: body && JSON.stringify(body) });
+  const json = await resp.json().catch(() => null);
+  return { status: resp.status, body: json, headers: resp.headers };
+}
+
+let seq = 1;
+async function say(task, fields) {
+  const r = await api("POST", "/v1/reports", task.credential, { cli: "claude-code", session: "s", seq: seq++, ...fields });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body;
+}
+
+/** An owner, a task of theirs, and a page paired to them through a link. */
+async function pairedPage(options) {
+  const owner = (await api("POST", "/v1/owners", ADMIN, { name: "Ana" })).body;
+  const task = (await api("POST", "/v1/tasks", owner.token, { name: "api refactor" })).body;
+  const pairing = (await api("POST", "/v1/pairings", owner.token)).body;
+  const { context, page } = await newPage(browser, options);
+  await page.goto(pairing.url);
+  await page.locator("#signed-in").waitFor();
+  return { owner, task, context, page };
+}
+
+const cards = (page) => page.locator("#questions > li");
+
+test("pairing from a link: the code becomes a device credential, and the link leaves the address bar", async () => {
+  const { page, context } = await pairedPage();
+  assert.equal(new URL(page.url()).pathname, "/");
+  assert.equal(new URL(page.url()).hash, "");
+  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("needs-you.device")));
+  assert.match(stored.token, /^nyd_[0-9a-f]{64}$/);
+  assert.match(stored.name, /Chrome on Linux/);
+  await page.locator("#quiet").waitFor();
+  assert.equal(await page.locator("#quiet").textContent(), "All quiet. Nothing needs you.");
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("pairing from a typed code; a wrong, a used and an expired code are refused with a reason", async () => {
+  const owner = (await api("POST", "/v1/owners", ADMIN, { name: "Bo" })).body;
+  const { context, page } = await newPage(browser);
+  await page.goto(w.url + "/");
+  await page.locator("#signed-out").waitFor();
+  const tryCode = async (code) => {
+    await page.fill("#code", code);
+    await page.click("#pair-form button");
+  };
+  const refused = async () => {
+    await page.locator("#pair-error").waitFor();
+    return page.locator("#pair-error").textContent();
+  };
+
+  await tryCode("ZZZZ-ZZZZ");
+  assert.match(await refused(), /wrong, used, expired/);
+
+  const expired = (await api("POST", "/v1/pairings", owner.token)).body;
+  await sleep(3200);
+  await tryCode(expired.code);
+  assert.match(await refused(), /wrong, used, expired/);
+
+  const used = (await api("POST", "/v1/pairings", owner.token)).body;
+  assert.equal((await api("POST", "/v1/devices", null, { code: used.code, name: "other" })).status, 201);
+  await tryCode(used.code);
+  assert.match(await refused(), /wrong, used, expired/);
+  assert.ok(await page.locator("#signed-in").isHidden());
+
+  const good = (await api("POST", "/v1/pairings", owner.token)).body;
+  await tryCode(good.code.toLowerCase());
+  await page.locator("#signed-in").waitFor();
+  await context.close();
+});
+
+test("cards appear and leave as reports arrive, each kind in its own words; tasks show their state", async () => {
+  const { owner, task, context, page } = await pairedPage();
+  const other = (await api("POST", "/v1/tasks", owner.token, { name: "docs" })).body;
+  await say(other, { session: "idle", action: "close", reason: "round_end" });
+
+  await say(task, { session: "d", action: "open", kind: "dialog", text: "Which auth strategy?",
+    options: [{ label: "OAuth", description: "via GitHub" }, { label: "Email" }] });
+  await say(task, { session: "p", cli: "codex", action: "open", kind: "permission", text: "Run `cargo publish`?" });
+  await say(task, { session: "r", cli: "opencode", action: "open", kind: "reply", text: "Shall I also update the docs?" });
+  await waitFor(async () => (await cards(page).count()) === 3, 10000);
+
+  const shown = await cards(page).evaluateAll((els) => els.map((el) => ({
+    who: el.querySelector(".who").textContent,
+    task: el.querySelector(".task").textContent,
+    text: el.querySelector(".text").textContent,
+    options: [...el.querySelectorAll(".options li")].map((li) => li.textContent),
+    where: el.querySelector(".where").textContent,
+  })));
+  // Newest first.
+  assert.deepEqual(shown.map((c) => c.who), ["OpenCode asked in a reply", "Codex needs your permission", "Claude Code is asking"]);
+  assert.deepEqual(shown[2].options, ["OAuth: via GitHub", "Email"]);
+  assert.equal(shown[2].where, "Answer this in the terminal.");
+  assert.equal(shown[1].where, "Answer this in the terminal.");
+  assert.equal(shown[2].task, "api refactor");
+  assert.equal(await page.locator("#needs-count").textContent(), "(3)");
+
+  const states = await page.locator("#tasks > li").evaluateAll((els) => els.map((el) => [
+    el.querySelector(".name").textContent, el.querySelector(".state").textContent, el.querySelector(".last").textContent]));
+  assert.deepEqual(states.map((s) => s.slice(0, 2)), [["docs", "Running"], ["api refactor", "Waiting for your answer"]]);
+  assert.match(states[0][2], /^Claude Code · last report just now$/);
+
+  await say(task, { session: "d", action: "close", reason: "answered" });
+  await waitFor(async () => (await cards(page).count()) === 2, 10000);
+  await say(task, { session: "p", cli: "codex", action: "close", reason: "tool_ran" });
+  await say(task, { session: "r", cli: "opencode", action: "close", reason: "prompt_submitted" });
+  await page.locator("#quiet").waitFor();
+  assert.equal(await cards(page).count(), 0);
+  await waitFor(async () => (await page.locator("#tasks .state.waiting").count()) === 0, 10000);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("dismissing a stale card closes its question as not needed", async () => {
+  const { task, context, page } = await pairedPage();
+  const opened = await say(task, { session: "x", action: "open", kind: "dialog", text: "Still there?" });
+  await cards(page).first().waitFor();
+  await page.click("#questions .dismiss");
+  await page.locator("#quiet").waitFor();
+  const row = await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(opened.question_id).first();
+  assert.equal(row.close_reason, "dismissed");
+  await context.close();
+});
+
+test("a question full of HTML and script is shown as text, and nothing runs", async () => {
+  const { task, context, page } = await pairedPage();
+  const evil = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> & "quotes"`;
+  await say(task, { session: "e", action: "open", kind: "dialog", text: evil,
+    options: [{ label: "<b onmouseover=alert(1)>yes</b>" }] });
+  await cards(page).first().waitFor();
+  assert.equal(await page.locator("#questions .text").textContent(), evil);
+  assert.equal(await page.locator("#questions .options li").textContent(), "<b onmouseover=alert(1)>yes</b>");
+  assert.equal(await page.locator("#questions img, #questions script, #questions b").count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  await context.close();
+});
+
+test("the page is a PWA: a valid manifest with icons, a service worker, the shell offline, security headers", async () => {
+  const { context, page } = await pairedPage();
+  const manifest = await page.evaluate(async () => {
+    const href = document.querySelector('link[rel="manifest"]').href;
+    return (await fetch(href)).json();
+  });
+  assert.equal(manifest.start_url, "/");
+  assert.equal(manifest.display, "standalone");
+  const sizes = manifest.icons.map((i) => i.sizes);
+  assert.ok(sizes.includes("192x192") && sizes.includes("512x512"));
+  for (const icon of manifest.icons) {
+    const r = await fetch(w.url + icon.src);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("content-type"), "image/png");
+    const png = Buffer.from(await r.arrayBuffer());
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    assert.equal(`${width}x${height}`, icon.sizes);
+  }
+  const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+  assert.equal(scope, w.url + "/");
+  await waitFor(() => page.evaluate(() => !!navigator.serviceWorker.controller), 5000);
+
+  await context.setOffline(true);
+  await page.reload();
+  assert.equal(await page.title(), "Needs you");
+  await page.locator("#signed-in").waitFor();
+  await page.locator("#status").waitFor();
+  assert.match(await page.locator("#status").textContent(), /Offline|Could not refresh/);
+  await context.setOffline(false);
+
+  const r = await fetch(w.url + "/");
+  const csp = r.headers.get("content-security-policy");
+  assert.match(csp, /script-src 'self'/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.ok(!/unsafe-inline|unsafe-eval/.test(csp));
+  assert.equal(r.headers.get("x-content-type-options"), "nosniff");
+  const list = await fetch(w.url + "/v1/needs-you", { headers: { origin: "https://evil.example" } });
+  assert.equal(list.headers.get("access-control-allow-origin"), null, "no cross-origin reads");
+  await context.close();
+});
+
+test("a revoked device is signed out", async () => {
+  const { owner, context, page } = await pairedPage();
+  const me = await page.evaluate(() => JSON.parse(localStorage.getItem("needs-you.device")));
+  assert.equal((await api("DELETE", `/v1/devices/${me.device_id}`, owner.token)).status, 200);
+  await page.locator("#signed-out").waitFor({ timeout: 10000 });
+  assert.match(await page.locator("#status").textContent(), /signed out/);
+  assert.equal(await page.evaluate(() => localStorage.getItem("needs-you.device")), null);
+  await context.close();
+});
+
+test("turning on notifications subscribes this device: the Worker's push reaches the mock push service", async () => {
+  const sub = push.subscribe();
+  const { task, context, page } = await pairedPage();
+  await context.grantPermissions(["notifications"], { origin: w.url });
+  // The browser's push service is out of reach here: subscribe() hands back
+  // the mock push service's subscription, and notes what the page asked for.
+  await page.addInitScript((json) => {
+    PushManager.prototype.subscribe = async function (options) {
+      window.__askedKey = btoa(String.fromCharCode(...new Uint8Array(options.applicationServerKey)));
+      window.__visible = options.userVisibleOnly;
+      return { toJSON: () => json };
+    };
+  }, sub.json);
+  await page.reload();
+  await page.locator("#notify").waitFor();
+  await page.click("#notify");
+  await page.locator("#notify").waitFor({ state: "hidden" });
+  assert.equal(await page.evaluate(() => window.__visible), true);
+  const key = (await api("GET", "/v1/push/key")).body.public_key;
+  assert.equal(Buffer.from(await page.evaluate(() => window.__askedKey), "base64").toString("base64url"), key);
+
+  await say(task, { session: "n", action: "open", kind: "permission", text: "Delete the cache?" });
+  assert.ok(await waitFor(() => sub.received.length >= 1, 8000));
+  assert.deepEqual(sub.received[0].problems, []);
+  assert.equal(sub.received[0].message.title, "Claude Code needs your permission");
+  await context.close();
+});
+
+test("the service worker shows a push as a notification tagged by question, and its close takes it away", async () => {
+  const { context, page } = await pairedPage();
+  await context.grantPermissions(["notifications"], { origin: w.url });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const { cdp, id } = await registrationId(context, page, w.url);
+  const open = (q, text) => ({ event: "open", question_id: q, tag: `question-${q}`, title: "Claude Code is asking",
+    body: `api refactor: ${text}`, url: `/#question-${q}`, reason: null });
+  const close = (q) => ({ event: "close", question_id: q, tag: `question-${q}`, title: "Claude Code: answered",
+    body: "api refactor: no longer needs you", url: `/#question-${q}`, reason: "answered" });
+
+  await deliverPush(cdp, w.url, id, open("q_1", "Which region?"));
+  await deliverPush(cdp, w.url, id, open("q_2", "Run make?"));
+  await waitFor(async () => (await notifications(page)).length === 2, 5000);
+  const shown = await notifications(page);
+  assert.deepEqual(shown.map((n) => [n.tag, n.title, n.body]).sort(), [
+    ["question-q_1", "Claude Code is asking", "api refactor: Which region?"],
+    ["question-q_2", "Claude Code is asking", "api refactor: Run make?"],
+  ]);
+
+  // Another notification is still showing: the closed one goes entirely.
+  await deliverPush(cdp, w.url, id, close("q_1"));
+  await waitFor(async () => (await notifications(page)).every((n) => n.tag !== "question-q_1"), 5000);
+  assert.deepEqual((await notifications(page)).map((n) => n.tag), ["question-q_2"]);
+
+  // The last one is replaced in place by a quiet line: the question text is
+  // gone, and the browser still saw a notification for the push.
+  await deliverPush(cdp, w.url, id, close("q_2"));
+  await waitFor(async () => (await notifications(page))[0]?.title === "Claude Code: answered", 5000);
+  assert.deepEqual((await notifications(page)).map((n) => [n.tag, n.title]), [["question-q_2", "Claude Code: answered"]]);
+
+  // The next open clears the quiet line.
+  await deliverPush(cdp, w.url, id, open("q_3", "Deploy?"));
+  await waitFor(async () => (await notifications(page)).length === 1 && (await notifications(page))[0].tag === "question-q_3", 5000);
+  await context.close();
+});
