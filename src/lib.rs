@@ -25,6 +25,7 @@ mod panic;
 mod question;
 mod routes;
 mod store;
+mod urls;
 
 use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
 

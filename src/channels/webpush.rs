@@ -139,7 +139,7 @@ impl Vapid {
     pub fn authorization(&self, endpoint: &str, now_s: u64) -> String {
         let header = B64.encode(br#"{"typ":"JWT","alg":"ES256"}"#);
         let claims = json!({
-            "aud": origin(endpoint),
+            "aud": crate::urls::origin(endpoint),
             "exp": now_s + JWT_LIFETIME_S,
             "sub": self.subject,
         });
@@ -151,15 +151,6 @@ impl Vapid {
             B64.encode(sig.to_bytes()),
             self.public_key()
         )
-    }
-}
-
-/// `scheme://host[:port]` of a URL: the JWT's audience.
-fn origin(url: &str) -> &str {
-    let start = url.find("://").map_or(0, |i| i + 3);
-    match url[start..].find(['/', '?', '#']) {
-        Some(i) => &url[..start + i],
-        None => url,
     }
 }
 

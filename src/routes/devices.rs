@@ -33,7 +33,8 @@ pub async fn create(req: Request, env: &Env) -> ApiResult {
         };
         if store::create_pairing(env, &pairing, now).await? {
             let code = format!("{id}-{secret}");
-            let origin = req.url()?.origin().ascii_serialization();
+            let url = req.inner().url();
+            let origin = crate::urls::origin(&url);
             return ok(
                 201,
                 &json!({"code": code, "url": format!("{origin}/pair#{code}"), "expires_at": expires_at as i64}),
