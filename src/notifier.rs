@@ -22,7 +22,7 @@ use crate::channels::{send, webpush, Channel, Outgoing, WEBPUSH_PREFIX};
 use crate::config::{self, notify_delay_ms, send_timeout, timing};
 use crate::delivery::{next_step, Event, Snapshot, Step};
 use crate::ids::{self, now_ms};
-use crate::question::ClosedQuestion;
+use crate::question::{ClosedQuestion, Question};
 use crate::store::{self, Attempt};
 
 /// The storage key of the question id.
@@ -237,7 +237,7 @@ async fn attempt(
     let q = &snap.question;
     let channel = Channel::from_stored(kind, config);
     let result = match &channel {
-        Ok(channel) => match request(env, channel, event, snap, now) {
+        Ok(channel) => match request(env, channel, event, q, now) {
             Ok(out) => send(&out, send_timeout(env)).await,
             Err(e) => Err(e),
         },
@@ -280,19 +280,19 @@ async fn attempt(
 
 /// The channel's request; for Web Push with the Worker's VAPID identity and a
 /// fresh ephemeral key and salt.
-fn request(
+pub fn request(
     env: &Env,
     channel: &Channel,
     event: Event,
-    snap: &Snapshot,
+    q: &Question,
     now: f64,
 ) -> std::result::Result<Outgoing, String> {
     let Channel::WebPush(_) = channel else {
-        return channel.request(event, &snap.question, now, None);
+        return channel.request(event, q, now, None);
     };
     let vapid = match config::vapid(env) {
         Some(v) => v?,
-        None => return channel.request(event, &snap.question, now, None),
+        None => return channel.request(event, q, now, None),
     };
     let ephemeral = ids::ephemeral_key();
     let sender = webpush::Sender {
@@ -301,5 +301,5 @@ fn request(
         ephemeral: &ephemeral,
         salt: ids::random_bytes(),
     };
-    channel.request(event, &snap.question, now, Some(&sender))
+    channel.request(event, q, now, Some(&sender))
 }

@@ -1,12 +1,18 @@
-//! Notification channels: `PUT`, `GET` and `DELETE /v1/channels/{kind}`.
+//! Notification channels: `PUT`, `GET` and `DELETE /v1/channels/{kind}`, and
+//! `POST /v1/channels/test`.
 
 use serde_json::{json, Value};
 use worker::{Env, Request};
 
+use needs_you_core::{Cli, Kind};
+
 use crate::api::{ok, read_object, ApiError, ApiResult};
-use crate::channels::{Channel, KINDS};
+use crate::channels::{send, Channel, KINDS, WEBPUSH_PREFIX};
+use crate::config::send_timeout;
+use crate::delivery::Event;
 use crate::ids::now_ms;
-use crate::{auth, store};
+use crate::question::Question;
+use crate::{auth, notifier, store};
 
 fn known_kind(kind: &str) -> Result<(), ApiError> {
     if KINDS.contains(&kind) {
@@ -64,4 +70,56 @@ pub async fn delete(req: Request, env: &Env, kind: &str) -> ApiResult {
         return Err(ApiError::not_found());
     }
     ok(200, &json!({"kind": kind, "deleted": true}))
+}
+
+/// `POST /v1/channels/test`: a test notification through every channel that
+/// would hear of the owner's next question, each device's Web Push included,
+/// sent now; says which answered. Nothing is recorded: there is no question.
+pub async fn test(req: Request, env: &Env) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let now = now_ms();
+    let q = Question {
+        id: crate::ids::new_id("test_"),
+        task_id: String::new(),
+        task_name: "needs-you test".into(),
+        session: String::new(),
+        cli: Cli::ClaudeCode,
+        kind: Kind::Dialog,
+        text: "A test notification: this channel reaches you.".into(),
+        options: vec![],
+        opened_at: now as i64,
+        notified_at: None,
+        closed_at: None,
+        close_reason: None,
+        task_expires_at: None,
+    };
+    let mut results = Vec::new();
+    for row in store::channels_of_owner(env, &owner.id).await? {
+        let channel = Channel::from_stored(&row.kind, &row.config);
+        let sent = match &channel {
+            Ok(c) => match notifier::request(env, c, Event::Open, &q, now) {
+                Ok(out) => send(&out, send_timeout(env)).await,
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(format!("bad configuration: {e}")),
+        };
+        let (ok, status, error) = match sent {
+            Ok(code) if (200..300).contains(&code) => (true, Some(code), None),
+            Ok(code) => (false, Some(code), Some(format!("HTTP {code}"))),
+            Err(e) => (false, None, Some(e)),
+        };
+        if let (Ok(Channel::WebPush(_)), Some(404 | 410)) = (&channel, status) {
+            let device = row.kind.trim_start_matches(WEBPUSH_PREFIX);
+            store::drop_gone_push(env, device, &row.config, now).await?;
+        }
+        let name = if row.kind.starts_with(WEBPUSH_PREFIX) {
+            format!("browser: {}", row.name)
+        } else {
+            row.name.clone()
+        };
+        results.push(
+            json!({"channel": row.kind, "name": name, "ok": ok, "status": status, "error": error}),
+        );
+    }
+    ok(200, &json!({"results": results}))
 }

@@ -60,6 +60,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         (Method::Delete, ["v1", "devices", id]) => devices::revoke(req, env, id).await,
         (Method::Get, ["v1", "push", "key"]) => push::key(env),
         (Method::Get, ["v1", "channels"]) => channels::list(req, env).await,
+        (Method::Post, ["v1", "channels", "test"]) => channels::test(req, env).await,
         (Method::Put, ["v1", "channels", kind]) => channels::put(req, env, kind).await,
         (Method::Delete, ["v1", "channels", kind]) => channels::delete(req, env, kind).await,
         (

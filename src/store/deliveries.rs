@@ -22,6 +22,31 @@ WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1)
   AND revoked_at IS NULL AND push IS NOT NULL
 ORDER BY kind";
 
+/// The owner's channels as [`CHANNELS_OF_QUESTION`] finds them, with each
+/// device's name for a person. Binds ?1 the owner id.
+const CHANNELS_OF_OWNER: &str = "
+SELECT kind, config, kind AS name FROM channels WHERE owner_id = ?1
+UNION ALL
+SELECT 'webpush:' || id AS kind, push AS config, name FROM devices
+WHERE owner_id = ?1 AND revoked_at IS NULL AND push IS NOT NULL
+ORDER BY kind";
+
+#[derive(Deserialize)]
+pub struct NamedChannel {
+    pub kind: String,
+    pub config: String,
+    pub name: String,
+}
+
+/// Every channel that would hear of the owner's next question.
+pub async fn channels_of_owner(env: &Env, owner_id: &str) -> Result<Vec<NamedChannel>> {
+    let db = db(env)?;
+    stmt(&db, CHANNELS_OF_OWNER, &[s(owner_id)])?
+        .all()
+        .await?
+        .results()
+}
+
 /// Past attempts per channel and event. Binds ?1 the question id.
 const ATTEMPTS: &str = "
 SELECT channel, event, COUNT(*) AS tried, MAX(ok) AS ok, MAX(at) AS last_at

@@ -194,3 +194,27 @@ test("without VAPID keys the key route says so, and https endpoints are required
     await bare.stop();
   }
 });
+
+test("a test push goes to every channel of the owner, each device's browser too, and says which answered", async () => {
+  const { owner, device, sub } = await ownerWithDevice();
+  const gone = await ownerWithDevice();
+  sub.answer(201);
+  const r = await call(w, "POST", "/v1/channels/test", { token: owner.token });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body.results.map((x) => [x.channel, x.name, x.ok, x.status]),
+    [[`webpush:${device.device_id}`, "browser: phone", true, 201]]);
+  assert.equal(sub.received.length, 1);
+  assert.deepEqual(sub.received[0].problems, []);
+  assert.match(sub.received[0].message.body, /test notification/);
+  assert.equal(gone.sub.received.length, 0, "another owner's browser hears nothing");
+
+  gone.sub.answer(410);
+  const g = await call(w, "POST", "/v1/channels/test", { token: gone.owner.token });
+  assert.deepEqual(g.body.results.map((x) => [x.ok, x.status]), [[false, 410]]);
+  const devices = await call(w, "GET", "/v1/devices", { token: gone.owner.token });
+  assert.equal(devices.body.devices[0].push, false, "a gone subscription is dropped");
+
+  for (const token of [device.token, gone.task.credential, ADMIN, undefined]) {
+    assert.equal((await call(w, "POST", "/v1/channels/test", { token })).status, 401);
+  }
+});
