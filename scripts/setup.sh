@@ -35,6 +35,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
+# The command line's tests run real tmux.
+if ! command -v tmux > /dev/null; then
+  say "installing tmux (Debian package)"
+  apt-get install -y -qq tmux > /dev/null 2>&1 || { apt-get update -qq > /dev/null && apt-get install -y -qq tmux > /dev/null; }
+fi
+
 # The page's tests drive Debian's Chromium (playwright-core downloads no browser).
 if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium > /dev/null; then
   say "installing chromium (Debian package)"

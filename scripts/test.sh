@@ -2,7 +2,8 @@
 # Runs every test: formatting and lints, the Rust unit and integration tests
 # (the reporter's run the built binary against a real HTTP sink), the Worker's
 # integration tests in Miniflare (real D1, real Durable Object, real sink, a
-# mock push service), the page in headless Chromium against Miniflare,
+# mock push service), the page in headless Chromium against Miniflare, the
+# needs-you command line (real binaries, real tmux),
 # the plugins' tests, and the live suite (the real agent CLIs in tmux against
 # a mock model). Installs what is missing first (scripts/setup.sh,
 # scripts/setup-live.sh).
@@ -26,7 +27,7 @@ cargo clippy --quiet -p needs-you --target wasm32-unknown-unknown -- -D warnings
 step "Rust tests (core crate, reporter)"
 run cargo test --quiet
 
-step "build the Worker and the release reporter"
+step "build the Worker, the release reporter and needs-you"
 bash scripts/build.sh > /dev/null
 cargo build --quiet --release -p report-prompt
 
@@ -35,6 +36,9 @@ run node --test --test-concurrency=1 tests/worker/
 
 step "The page in a real browser (Debian's Chromium, Miniflare)"
 run node --test --test-concurrency=1 tests/page/
+
+step "The needs-you command line (release binaries, Miniflare, real tmux)"
+run node --test --test-concurrency=1 tests/cli/
 
 step "OpenCode plugin tests"
 run node --test plugins/opencode/test/

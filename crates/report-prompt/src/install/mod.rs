@@ -81,6 +81,32 @@ pub fn claude_settings_path() -> PathBuf {
 /// Codex's managed hooks: trusted by policy, so no review prompt in Codex.
 pub const CODEX_MANAGED_HOOKS: &str = "/etc/codex/hooks.json";
 
+/// Codex's per-user hooks file: `$CODEX_HOME/hooks.json`, else `~/.codex/hooks.json`.
+pub fn codex_user_hooks_path() -> PathBuf {
+    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        Some(h) => PathBuf::from(h).join("hooks.json"),
+        None => home().join(".codex").join("hooks.json"),
+    }
+}
+
+/// Whether our hooks (or plugin, enabled) are installed for `cli` where it
+/// reads them: what `doctor` reports and `needs-you run` warns about.
+pub fn is_installed(cli: Cli) -> bool {
+    let hooks_in = |path: PathBuf| {
+        read_json(&path)
+            .ok()
+            .is_some_and(|(_, v)| hooks_json::has_ours(&v, cli))
+    };
+    match cli {
+        Cli::ClaudeCode => hooks_in(claude_settings_path()),
+        Cli::Codex => {
+            hooks_in(PathBuf::from(CODEX_MANAGED_HOOKS)) || hooks_in(codex_user_hooks_path())
+        }
+        Cli::Opencode => plugins::opencode_plugin_path().exists(),
+        Cli::Hermes => plugins::hermes_enabled(&plugins::hermes_home()) == (true, true),
+    }
+}
+
 pub fn home() -> PathBuf {
     std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
 }

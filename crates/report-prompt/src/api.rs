@@ -1,0 +1,162 @@
+//! The Worker's JSON API, for the `needs-you` command line: one blocking
+//! request at a time, and every failure sorted into what a person (and a
+//! script's exit code) needs to know: the server is out of reach, the
+//! credential was refused, or the server refused the request and said why.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::send::check_base_url;
+
+/// A request that gets no answer in this time counts as "out of reach".
+const TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Why a request failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// No answer: down, wrong address, no network.
+    Unreachable,
+    /// 401: the credential is unknown, revoked or expired, or of the wrong kind.
+    Refused,
+    /// Any other 4xx: the server refused the request and said why.
+    Rejected,
+    /// 5xx: the server failed.
+    Server,
+}
+
+#[derive(Debug)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub status: Option<u16>,
+    /// The server's `error` code, when it sent one.
+    pub code: Option<String>,
+    /// For a person: the server's own message, or what went wrong.
+    pub message: String,
+}
+
+/// A client for one server, with or without a credential.
+pub struct Client {
+    base: String,
+    token: Option<String>,
+    agent: ureq::Agent,
+}
+
+/// A successful answer: the status, the JSON body (null for none), the ETag.
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub etag: Option<String>,
+}
+
+impl Client {
+    /// `base` must be https (or http to this machine), like the reporter's.
+    pub fn new(base: &str, token: Option<&str>) -> Result<Client, String> {
+        Ok(Client {
+            base: check_base_url(base).map_err(|e| e.replace("NEEDS_YOU_URL", "the URL"))?,
+            token: token.map(str::to_owned),
+            agent: ureq::Agent::config_builder()
+                .timeout_global(Some(TIMEOUT))
+                .http_status_as_error(false)
+                .user_agent(concat!("needs-you/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .into(),
+        })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub fn get(&self, path: &str) -> Result<Value, Failure> {
+        self.request("GET", path, None, None).map(|a| a.body)
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Result<Value, Failure> {
+        self.request("POST", path, Some(body), None).map(|a| a.body)
+    }
+
+    pub fn put(&self, path: &str, body: &Value) -> Result<Value, Failure> {
+        self.request("PUT", path, Some(body), None).map(|a| a.body)
+    }
+
+    pub fn delete(&self, path: &str) -> Result<Value, Failure> {
+        self.request("DELETE", path, None, None).map(|a| a.body)
+    }
+
+    /// One request; `etag` is sent as `If-None-Match` (a 304 is an answer
+    /// with a null body).
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        etag: Option<&str>,
+    ) -> Result<Answer, Failure> {
+        let url = format!("{}{path}", self.base);
+        let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
+        let result = match method {
+            "GET" | "DELETE" => {
+                let mut req = if method == "GET" {
+                    self.agent.get(&url)
+                } else {
+                    self.agent.delete(&url)
+                };
+                if let Some(a) = &auth {
+                    req = req.header("authorization", a);
+                }
+                if let Some(e) = etag {
+                    req = req.header("if-none-match", e);
+                }
+                req.call()
+            }
+            _ => {
+                let mut req = if method == "PUT" {
+                    self.agent.put(&url)
+                } else {
+                    self.agent.post(&url)
+                };
+                if let Some(a) = &auth {
+                    req = req.header("authorization", a);
+                }
+                let bytes = serde_json::to_vec(body.unwrap_or(&Value::Object(Default::default())))
+                    .unwrap_or_default();
+                req.header("content-type", "application/json")
+                    .send(&bytes[..])
+            }
+        };
+        let mut resp = result.map_err(|e| Failure {
+            kind: FailureKind::Unreachable,
+            status: None,
+            code: None,
+            message: format!("no answer from {}: {e}", self.base),
+        })?;
+        let status = resp.status().as_u16();
+        let etag = resp
+            .headers()
+            .get("etag")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        if status < 400 {
+            return Ok(Answer { status, body, etag });
+        }
+        let code = body["error"].as_str().map(str::to_owned);
+        let message = body["message"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("the server answered {status}"));
+        let kind = match status {
+            401 => FailureKind::Refused,
+            400..=499 => FailureKind::Rejected,
+            _ => FailureKind::Server,
+        };
+        Err(Failure {
+            kind,
+            status: Some(status),
+            code,
+            message,
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! Where `needs-you` keeps its login: `$XDG_CONFIG_HOME/needs-you/login.json`
+//! (else `~/.config/needs-you/`), the folder 0700 and the file 0600, written
+//! atomically. A file that others can read is refused, not used: the
+//! credential in it acts for its owner.
+
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::state::write_private;
+
+/// Who this machine is logged in as.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Login {
+    pub url: String,
+    /// `nyo_…` (after `setup`) or `nyd_…` (after `login`).
+    pub token: String,
+    /// The device id, for a device credential (so `logout` can revoke it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+}
+
+impl Login {
+    pub fn is_owner(&self) -> bool {
+        self.token.starts_with("nyo_")
+    }
+}
+
+pub fn dir() -> PathBuf {
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d).join("needs-you"),
+        None => crate::install::home().join(".config").join("needs-you"),
+    }
+}
+
+pub fn path() -> PathBuf {
+    dir().join("login.json")
+}
+
+/// The stored login: `Ok(None)` when there is none.
+pub fn load() -> Result<Option<Login>, String> {
+    let path = path();
+    let meta = match fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if meta.permissions().mode() & 0o077 != 0 {
+        return Err(format!(
+            "{} can be read by others; run `chmod 600 {}` (and consider `needs-you logout`)",
+            path.display(),
+            path.display()
+        ));
+    }
+    let text =
+        fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        format!(
+            "{} is not a needs-you login ({e}); log in again",
+            path.display()
+        )
+    })
+}
+
+pub fn save(login: &Login) -> Result<PathBuf, String> {
+    let dir = dir();
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = path();
+    let text = serde_json::to_string_pretty(login).unwrap_or_default();
+    write_private(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+pub fn forget() -> Result<(), String> {
+    match fs::remove_file(path()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot remove {}: {e}", path().display())),
+    }
+}

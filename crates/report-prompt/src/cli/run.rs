@@ -1,0 +1,412 @@
+//! `needs-you run -- COMMAND`: the command runs as a task of its own.
+//!
+//! A task is created (its credential goes into the command's environment,
+//! nowhere else), the command runs with the terminal as it is, and when it
+//! exits the task is revoked, which closes its open questions. The command's
+//! exit code is ours; a command killed by a signal kills us with the same
+//! signal, so a shell sees what it would have seen without us.
+//!
+//! Signals: a Ctrl-C or a hang-up from the terminal reaches the command by
+//! itself (it is in the terminal's foreground group with us), so we forward
+//! only what another process sent us (`kill`), told apart by `si_code`;
+//! forwarding the terminal's too would give the command every Ctrl-C twice,
+//! which an agent may read as "quit".
+//!
+//! With `--tmux`, outside tmux, the command runs in a new tmux session so that
+//! answers can be typed into it. The credential reaches it through a private
+//! file that the session's first process (`needs-you __exec`) reads and
+//! deletes, never through a command line that `ps` would show.
+
+use std::ffi::{OsStr, OsString};
+use std::io::IsTerminal;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+
+use needs_you_core::Cli;
+
+use super::args::RunOptions;
+use super::{exit, Fail, Result};
+use crate::api::Client;
+use crate::state::write_private;
+
+/// The process that signals are forwarded to (0: none yet).
+static CHILD: AtomicI32 = AtomicI32::new(0);
+
+const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP];
+
+extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
+    let code = unsafe { (*info).si_code };
+    // SI_USER (0) and SI_QUEUE (< 0): another process. The terminal's
+    // (SI_KERNEL, > 0) reached the command's group already.
+    let pid = CHILD.load(Ordering::SeqCst);
+    if code <= 0 && pid > 0 {
+        // SAFETY: kill is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
+fn install_forwarding() {
+    for sig in FORWARDED {
+        // SAFETY: a zeroed sigaction with a valid handler and an empty mask.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = forward as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Code(i32),
+    Signal(i32),
+}
+
+impl Ended {
+    fn of(status: ExitStatus) -> Ended {
+        match (status.code(), status.signal()) {
+            (Some(c), _) => Ended::Code(c),
+            (None, Some(s)) => Ended::Signal(s),
+            _ => Ended::Code(1),
+        }
+    }
+
+    fn to_line(self) -> String {
+        match self {
+            Ended::Code(c) => format!("code {c}"),
+            Ended::Signal(s) => format!("signal {s}"),
+        }
+    }
+
+    fn from_line(line: &str) -> Option<Ended> {
+        let (kind, n) = line.trim().split_once(' ')?;
+        let n = n.parse().ok()?;
+        match kind {
+            "code" => Some(Ended::Code(n)),
+            "signal" => Some(Ended::Signal(n)),
+            _ => None,
+        }
+    }
+}
+
+/// The agent CLI a command starts, by its program's name.
+pub fn known_agent(program: &OsStr) -> Option<Cli> {
+    let name = Path::new(program).file_name()?.to_str()?;
+    match name {
+        "claude" => Some(Cli::ClaudeCode),
+        "codex" => Some(Cli::Codex),
+        "opencode" => Some(Cli::Opencode),
+        "hermes" => Some(Cli::Hermes),
+        _ => None,
+    }
+}
+
+/// The program's path, as `exec` would find it (`None`: not found).
+pub fn find_program(program: &OsStr) -> Option<PathBuf> {
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let p = Path::new(program);
+    if p.components().count() > 1 {
+        return executable(p).then(|| p.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(p))
+        .find(|c| executable(c))
+}
+
+/// "claude in api", from the program and the working directory.
+pub fn default_name(program: &OsStr, cwd: &Path) -> String {
+    let prog = Path::new(program)
+        .file_name()
+        .map_or("command".into(), |n| n.to_string_lossy().into_owned());
+    match cwd.file_name() {
+        Some(dir) => format!("{prog} in {}", dir.to_string_lossy()),
+        None => prog,
+    }
+}
+
+pub fn run(client: &Client, opts: RunOptions) -> Result<i32> {
+    let program = opts.command[0].clone();
+    if find_program(&program).is_none() {
+        return Err(Fail::new(
+            exit::NOT_FOUND,
+            format!("command not found: {}", program.to_string_lossy()),
+        ));
+    }
+    if let Some(cli) = known_agent(&program) {
+        if !crate::install::is_installed(cli) {
+            eprintln!(
+                "needs-you: {cli}'s {} not installed, so it will not report; run `report-prompt install --cli {cli}`",
+                if matches!(cli, Cli::Opencode | Cli::Hermes) { "plugin is" } else { "hooks are" }
+            );
+        }
+    }
+    let in_tmux = std::env::var_os("TMUX").is_some_and(|t| !t.is_empty());
+    let new_session = opts.tmux && !in_tmux;
+    if new_session && find_program(OsStr::new("tmux")).is_none() {
+        return Err(Fail::new(exit::NOT_FOUND, "--tmux: tmux is not installed"));
+    }
+    if !opts.tmux && !in_tmux {
+        eprintln!(
+            "needs-you: not in tmux, so answers from the page cannot be typed into this terminal (`needs-you run --tmux` starts one)"
+        );
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let name = opts.name.unwrap_or_else(|| default_name(&program, &cwd));
+    let task = client.post(
+        "/v1/tasks",
+        &json!({"name": name, "expires_in_s": opts.expires_s}),
+    )?;
+    let task_id = task["task_id"].as_str().unwrap_or_default().to_owned();
+    let credential = task["credential"].as_str().unwrap_or_default().to_owned();
+    let env = [
+        ("NEEDS_YOU_URL", client.base().to_owned()),
+        ("NEEDS_YOU_TOKEN", credential),
+    ];
+    install_forwarding();
+    let ended = if new_session {
+        in_new_session(&name, &cwd, &env, &opts.command)
+    } else {
+        here(&env, &opts.command)
+    };
+    // Revoke whatever happened: the task's questions must not outlive it.
+    if let Err(f) = client.delete(&format!("/v1/tasks/{task_id}")) {
+        eprintln!(
+            "needs-you: could not revoke the task {name:?} ({}); it expires by itself in {}",
+            f.message,
+            human(opts.expires_s)
+        );
+    }
+    finish(ended?)
+}
+
+fn human(s: u64) -> String {
+    match s {
+        s if s % 86_400 == 0 => format!("{} days", s / 86_400),
+        s if s % 3600 == 0 => format!("{} hours", s / 3600),
+        s => format!("{} minutes", s.div_ceil(60)),
+    }
+}
+
+/// Our exit: the command's code, or its death by the same signal.
+fn finish(ended: Ended) -> Result<i32> {
+    match ended {
+        Ended::Code(c) => Ok(c),
+        Ended::Signal(s) => {
+            // SAFETY: back to the default action, then the same signal to us.
+            unsafe {
+                libc::signal(s, libc::SIG_DFL);
+                libc::raise(s);
+            }
+            Ok(128 + s)
+        }
+    }
+}
+
+fn here(env: &[(&str, String)], command: &[OsString]) -> Result<Ended> {
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .spawn()
+        .map_err(|e| {
+            Fail::new(
+                exit::NOT_FOUND,
+                format!("cannot start {}: {e}", command[0].to_string_lossy()),
+            )
+        })?;
+    CHILD.store(child.id() as i32, Ordering::SeqCst);
+    let status = child
+        .wait()
+        .map_err(|e| Fail::new(exit::REFUSED, format!("lost the command: {e}")))?;
+    CHILD.store(0, Ordering::SeqCst);
+    Ok(Ended::of(status))
+}
+
+/// A private folder for the hand-over to the tmux session.
+fn handover_dir() -> Result<PathBuf> {
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let nonce = crate::state::now_micros();
+    let dir = base.join(format!("needs-you-run-{}-{nonce}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| {
+            Fail::new(
+                exit::REFUSED,
+                format!("cannot create {}: {e}", dir.display()),
+            )
+        })?;
+    Ok(dir)
+}
+
+/// A tmux session name from the task's: tmux refuses `.` and `:` in them.
+pub fn session_name(task: &str) -> String {
+    let clean: String = task
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect();
+    format!("{clean}-{:04x}", crate::state::now_micros() & 0xffff)
+}
+
+fn tmux(args: &[&OsStr]) -> std::io::Result<ExitStatus> {
+    Command::new("tmux").args(args).status()
+}
+
+fn in_new_session(
+    task: &str,
+    cwd: &Path,
+    env: &[(&str, String)],
+    command: &[OsString],
+) -> Result<Ended> {
+    let dir = handover_dir()?;
+    let env_file = dir.join("env");
+    let status_file = dir.join("status");
+    let pid_file = dir.join("pid");
+    let text: String = env.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+    write_private(&env_file, text).map_err(|e| Fail::new(exit::REFUSED, e.to_string()))?;
+    let me = std::env::current_exe().map_err(|e| Fail::new(exit::REFUSED, e.to_string()))?;
+    let session = session_name(task);
+    let attached = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let mut args: Vec<&OsStr> = vec![OsStr::new("new-session")];
+    if !attached {
+        args.push(OsStr::new("-d"));
+    }
+    args.extend([
+        OsStr::new("-s"),
+        OsStr::new(&session),
+        OsStr::new("-c"),
+        cwd.as_os_str(),
+    ]);
+    args.extend([
+        me.as_os_str(),
+        OsStr::new("__exec"),
+        env_file.as_os_str(),
+        status_file.as_os_str(),
+        OsStr::new("--"),
+    ]);
+    args.extend(command.iter().map(OsString::as_os_str));
+    if !attached {
+        eprintln!("needs-you: running in the tmux session {session} (tmux attach -t {session})");
+    }
+    let started = tmux(&args);
+    let ended = match started {
+        Ok(s) if s.success() || attached => {
+            // Detached from, or started in the background: the session lives
+            // on until the command exits.
+            let target = format!("={session}");
+            loop {
+                if CHILD.load(Ordering::SeqCst) == 0 {
+                    if let Some(pid) = std::fs::read_to_string(&pid_file)
+                        .ok()
+                        .and_then(|p| p.trim().parse().ok())
+                    {
+                        CHILD.store(pid, Ordering::SeqCst);
+                    }
+                }
+                let alive = Command::new("tmux")
+                    .args(["has-session", "-t", &target])
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success());
+                if !alive {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            std::fs::read_to_string(&status_file)
+                .ok()
+                .and_then(|l| Ended::from_line(&l))
+                .unwrap_or(Ended::Code(1))
+        }
+        _ => Ended::Code(1),
+    };
+    CHILD.store(0, Ordering::SeqCst);
+    let _ = std::fs::remove_dir_all(&dir);
+    if matches!(started, Ok(ref s) if !s.success() && !attached) || started.is_err() {
+        return Err(Fail::new(exit::REFUSED, "tmux could not start the session"));
+    }
+    Ok(ended)
+}
+
+/// `__exec ENV_FILE STATUS_FILE -- COMMAND`: the tmux session's first process.
+pub fn exec(env_file: &str, status_file: &str, command: Vec<OsString>) -> Result<i32> {
+    let env_path = Path::new(env_file);
+    let text = std::fs::read_to_string(env_path).map_err(|e| {
+        Fail::new(
+            exit::REFUSED,
+            format!("cannot read the task's environment: {e}"),
+        )
+    })?;
+    let _ = std::fs::remove_file(env_path);
+    let env: Vec<(String, String)> = text
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    install_forwarding();
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .envs(env)
+        .spawn()
+        .map_err(|e| {
+            Fail::new(
+                exit::NOT_FOUND,
+                format!("cannot start {}: {e}", command[0].to_string_lossy()),
+            )
+        })?;
+    CHILD.store(child.id() as i32, Ordering::SeqCst);
+    let pid_file = env_path.with_file_name("pid");
+    let _ = write_private(&pid_file, child.id().to_string());
+    let ended = child.wait().map(Ended::of).unwrap_or(Ended::Code(1));
+    let _ = write_private(Path::new(status_file), ended.to_line());
+    finish(ended)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_agents() {
+        assert_eq!(
+            default_name(OsStr::new("/usr/bin/claude"), Path::new("/home/a/api")),
+            "claude in api"
+        );
+        assert_eq!(known_agent(OsStr::new("/opt/bin/codex")), Some(Cli::Codex));
+        assert_eq!(known_agent(OsStr::new("vim")), None);
+        let s = session_name("api refactor: v2.1");
+        assert!(s.starts_with("api-refactor--v2-1-"), "{s}");
+        assert!(!s.contains('.') && !s.contains(':'));
+    }
+
+    #[test]
+    fn ends_survive_the_status_file() {
+        for e in [Ended::Code(0), Ended::Code(3), Ended::Signal(15)] {
+            assert_eq!(Ended::from_line(&e.to_line()), Some(e));
+        }
+        assert!(find_program(OsStr::new("sh")).is_some());
+        assert!(find_program(OsStr::new("no-such-program-here")).is_none());
+    }
+}

@@ -1,0 +1,109 @@
+//! The terminal: questions asked of the person (a secret without echo), the
+//! width to cut lines to, and QR codes drawn with block characters.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::os::fd::AsRawFd;
+
+/// Asks on the terminal and reads one line; `hidden` turns the echo off
+/// while it is typed. Reads from `/dev/tty`, so piped input is never taken
+/// for an answer.
+pub fn ask(prompt: &str, hidden: bool) -> Result<String, String> {
+    let tty = File::options()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .map_err(|_| "no terminal to ask on; give it in the environment instead".to_owned())?;
+    let fd = tty.as_raw_fd();
+    (&tty)
+        .write_all(prompt.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let saved = hidden.then(|| echo_off(fd)).flatten();
+    let mut line = String::new();
+    let read = BufReader::new(&tty).read_line(&mut line);
+    if let Some(t) = saved {
+        // SAFETY: `t` is the terminal's own settings, read above.
+        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &t) };
+        let _ = (&tty).write_all(b"\n");
+    }
+    read.map_err(|e| e.to_string())?;
+    Ok(line.trim().to_owned())
+}
+
+fn echo_off(fd: i32) -> Option<libc::termios> {
+    // SAFETY: termios is plain data; tcgetattr fills it or fails.
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    if unsafe { libc::tcgetattr(fd, &mut t) } != 0 {
+        return None;
+    }
+    let saved = t;
+    t.c_lflag &= !libc::ECHO;
+    // SAFETY: `t` came from tcgetattr with one flag changed.
+    unsafe { libc::tcsetattr(fd, libc::TCSANOW, &t) };
+    Some(saved)
+}
+
+/// Columns of the terminal on stdout: `$COLUMNS`, else the terminal's own,
+/// else 100 (a pipe: a script will cut for itself).
+pub fn width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+        return n;
+    }
+    let out = io::stdout();
+    if out.is_terminal() {
+        // SAFETY: winsize is plain data; the ioctl fills it or fails.
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        if unsafe { libc::ioctl(out.as_raw_fd(), libc::TIOCGWINSZ, &mut ws) } == 0 && ws.ws_col > 0
+        {
+            return usize::from(ws.ws_col);
+        }
+    }
+    100
+}
+
+/// `s` cut to `max` characters, the last one `…` when cut; line breaks
+/// become spaces, so that one item stays on one line.
+pub fn cut(s: &str, max: usize) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let mut out: String = flat.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A QR code of `text` in block characters (two modules per character
+/// height), dark on light, with its quiet zone.
+pub fn qr(text: &str) -> Result<String, String> {
+    let code = qrcode::QrCode::with_error_correction_level(text, qrcode::EcLevel::M)
+        .map_err(|e| format!("cannot make a QR code: {e}"))?;
+    Ok(code
+        .render::<qrcode::render::unicode::Dense1x2>()
+        .dark_color(qrcode::render::unicode::Dense1x2::Light)
+        .light_color(qrcode::render::unicode::Dense1x2::Dark)
+        .build())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_keeps_one_line_and_marks_the_cut() {
+        assert_eq!(cut("short", 10), "short");
+        assert_eq!(cut("line one\nline two", 40), "line one line two");
+        assert_eq!(cut("abcdefghij", 5), "abcd…");
+        assert_eq!(cut("\u{1b}[31mred", 20), " [31mred");
+    }
+
+    #[test]
+    fn a_qr_code_is_drawn_in_blocks() {
+        let q = qr("https://x.example/pair#ABCD-EFGH").unwrap();
+        assert!(q.lines().count() > 10);
+        assert!(q.contains('█') || q.contains('▀') || q.contains('▄'));
+    }
+}

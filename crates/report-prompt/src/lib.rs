@@ -1,0 +1,37 @@
+//! The agent machine's half of needs-you, shared by its two commands:
+//! `report-prompt` (`src/main.rs`) and `needs-you` (`src/bin/needs-you.rs`).
+//!
+//! `report-prompt` tells the needs-you server when a coding agent waits for
+//! its person, and when the person answered.
+//!
+//! It runs inside the agent's loop, from Claude Code's and Codex's hooks and
+//! from our OpenCode and Hermes plugins, so in hook mode it keeps three
+//! promises: nothing on stdout, exit code 0, at most one line on stderr. It
+//! decides, updates its state files, hands the request to a detached copy of
+//! itself and returns in a few milliseconds.
+//!
+//! * [`args`]: the command line.
+//! * [`hook`]: hook mode: read an event, decide, record, hand off.
+//! * [`state`]: the per-user state directory: markers and `seq`.
+//! * [`detach`]: starting a detached helper that owns a lock (sender, watcher).
+//! * [`outbox`]: the reports waiting to be sent, in order, one sender at a time.
+//! * [`parent`]: whether Codex runs this hook in its shared background server.
+//! * [`send`]: the detached sender and the HTTP client.
+//! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
+//! * [`install`]: adding and removing our hooks in each CLI's settings.
+//! * [`doctor`]: a check of the whole set-up, for a person.
+//! * [`api`]: the JSON client of the Worker's API that `needs-you` uses.
+//! * [`cli`]: the `needs-you` command line.
+
+pub mod api;
+pub mod args;
+pub mod cli;
+pub mod detach;
+pub mod doctor;
+pub mod hook;
+pub mod install;
+pub mod outbox;
+pub mod parent;
+pub mod send;
+pub mod state;
+pub mod watch;

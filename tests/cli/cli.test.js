@@ -1,0 +1,329 @@
+// The `needs-you` command line, the real release binary, against the Worker
+// in Miniflare (real D1): setup, login with pairing codes, `run` with a
+// stand-in agent reporting through the real reporter, the listings and their
+// `--json`, exit codes and signals passed through, `run --tmux` in a real
+// tmux, channels and test-push to a real local sink, and every failure path.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/helpers.js";
+
+const BIN = join(ROOT, "target", "release", "needs-you");
+const REPORTER = join(ROOT, "target", "release", "report-prompt");
+const AGENT = join(ROOT, "tests", "cli", "agent.sh");
+
+let w, sink, scratch;
+before(async () => {
+  w = await startWorker({ PAIRING_TTL_S: "2", NOTIFY_DELAY_MS: "60000" });
+  sink = await startSink();
+  scratch = mkdtempSync(join(tmpdir(), "needs-you-cli-"));
+});
+after(async () => {
+  spawnSync("tmux", ["kill-server"], { env: tmuxEnv() });
+  await w?.stop();
+  await sink?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+let homes = 0;
+/** A fresh home for one person's machine: its own config and state folders. */
+function machine() {
+  const home = join(scratch, `home-${++homes}`);
+  return {
+    home,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      USER: "ana",
+      XDG_CONFIG_HOME: join(home, ".config"),
+      NEEDS_YOU_STATE_DIR: join(home, "state"),
+      REPORTER,
+      TMUX_TMPDIR: join(scratch, "tmux"),
+    },
+  };
+}
+
+function tmuxEnv() {
+  return { PATH: process.env.PATH, TMUX_TMPDIR: join(scratch ?? tmpdir(), "tmux") };
+}
+
+/** Runs needs-you to the end: {code, signal, stdout, stderr}. Never
+ *  spawnSync: the sink answers from this process, which must keep running. */
+function cli(m, args, extraEnv = {}) {
+  return start(m, args, extraEnv).ended;
+}
+
+/** Starts needs-you without waiting: the child process and a promise of its end. */
+function start(m, args, extraEnv = {}) {
+  const child = spawn(BIN, args, { env: { ...m.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "", stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const ended = new Promise((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, ended };
+}
+
+async function api(method, path, token, body) {
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  const r = await fetch(w.url + path, { method, headers, body: body && JSON.stringify(body) });
+  return { status: r.status, body: await r.json().catch(() => null) };
+}
+
+const oneLine = (s) => s.trim().split("\n").length === 1;
+
+/** A machine logged in as a new owner through `setup`. */
+async function ownerMachine() {
+  const m = machine();
+  const r = (await cli(m, ["setup", w.url], { NEEDS_YOU_ADMIN_TOKEN: ADMIN }));
+  assert.equal(r.code, 0, r.stderr);
+  m.login = JSON.parse(readFileSync(join(m.home, ".config", "needs-you", "login.json"), "utf8"));
+  return m;
+}
+
+/** A machine paired to `owner` through `login` with a pairing link. */
+async function deviceMachine(owner) {
+  const m = machine();
+  const p = await api("POST", "/v1/pairings", owner.login.token);
+  const r = (await cli(m, ["login", p.body.url]));
+  assert.equal(r.code, 0, r.stderr);
+  m.login = JSON.parse(readFileSync(join(m.home, ".config", "needs-you", "login.json"), "utf8"));
+  return m;
+}
+
+/** The stand-in agent's folder, with the reports it will make. */
+function agentDir(session = `s-${Math.random().toString(16).slice(2)}`) {
+  const dir = mkdtempSync(join(scratch, "agent-"));
+  const transcript = join(dir, "transcript.jsonl");
+  writeFileSync(transcript, "");
+  writeFileSync(join(dir, "open.json"), JSON.stringify({
+    session_id: session, transcript_path: transcript, cwd: dir, hook_event_name: "PreToolUse",
+    tool_name: "AskUserQuestion",
+    tool_input: { questions: [{ question: "Which region should I deploy to?", header: "Region",
+      options: [{ label: "eu-west-1" }, { label: "us-east-1" }], multiSelect: false }] },
+  }));
+  return dir;
+}
+
+test("setup creates the owner from the admin token and keeps the login private", async () => {
+  const m = await ownerMachine();
+  assert.match(m.login.token, /^nyo_/);
+  const file = join(m.home, ".config", "needs-you", "login.json");
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.equal(statSync(join(m.home, ".config", "needs-you")).mode & 0o777, 0o700);
+  const again = (await cli(m, ["setup", w.url], { NEEDS_YOU_ADMIN_TOKEN: ADMIN }));
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /already logged in/);
+
+  const wrong = machine();
+  const r = (await cli(wrong, ["setup", w.url], { NEEDS_YOU_ADMIN_TOKEN: "not-the-admin-token" }));
+  assert.equal(r.code, 3);
+  assert.ok(oneLine(r.stderr), r.stderr);
+  assert.ok(!existsSync(join(wrong.home, ".config", "needs-you", "login.json")));
+});
+
+test("login redeems a pairing link once; a used, wrong or expired code is refused and nothing is saved", async () => {
+  const owner = await ownerMachine();
+  const m = await deviceMachine(owner);
+  assert.match(m.login.token, /^nyd_/);
+  assert.match(m.login.device_id, /^dev_/);
+  const devices = await api("GET", "/v1/devices", owner.login.token);
+  assert.deepEqual(devices.body.devices.map((d) => d.name), [`needs-you on ${readFileSync("/proc/sys/kernel/hostname", "utf8").trim()}`]);
+
+  const used = await api("POST", "/v1/pairings", owner.login.token);
+  assert.equal((await cli(machine(), ["login", used.body.url])).code, 0);
+  const expired = await api("POST", "/v1/pairings", owner.login.token);
+  await sleep(2200);
+  for (const link of [used.body.url, `${w.url}/pair#ZZZZ-ZZZZ`, expired.body.url]) {
+    const n = machine();
+    const r = (await cli(n, ["login", link]));
+    assert.equal(r.code, 1, link);
+    assert.match(r.stderr, /^needs-you: that pairing code is wrong, used, expired/);
+    assert.ok(oneLine(r.stderr));
+    assert.ok(!existsSync(join(n.home, ".config", "needs-you", "login.json")));
+  }
+  // A bare URL asks for the code on the terminal; without one, it says so.
+  const r = (await cli(machine(), ["login", w.url]));
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /no terminal to ask on/);
+});
+
+test("run: the agent gets the task's credential in its environment only, its question is listed, and its exit revokes the task", async () => {
+  const owner = await ownerMachine();
+  const m = await deviceMachine(owner);
+  const dir = agentDir();
+  const run = start(m, ["run", "--name", "deploy", "--", AGENT, dir, "7"]);
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent reported");
+  assert.deepEqual(readFileSync(join(dir, "env-names"), "utf8").trim().split("\n"), ["NEEDS_YOU_STATE_DIR", "NEEDS_YOU_TOKEN", "NEEDS_YOU_URL"]);
+  const listed = await waitFor(async () => {
+    const r = (await cli(m, ["ls", "--json"]));
+    const qs = JSON.parse(r.stdout).questions;
+    return qs.length === 1 && qs[0];
+  }, 10000);
+  assert.equal(listed.task_name, "deploy");
+  assert.equal(listed.text, "Which region should I deploy to?");
+  const human = (await cli(m, ["ls"], { COLUMNS: "80" }));
+  assert.match(human.stdout, /^AGE +TASK +AGENT +KIND +TEXT\n\S+ +deploy +Claude Code dialog +Which region/);
+  const tasks = JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks;
+  assert.deepEqual(tasks.map((t) => [t.name, t.state]), [["deploy", "waiting"]]);
+  // The credential is on no command line.
+  const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+  assert.ok(!/nyt_[0-9a-f]{8}/.test(ps));
+
+  writeFileSync(join(dir, "go"), "");
+  const end = await run.ended;
+  assert.equal(end.code, 7, end.stderr);
+  assert.match(end.stderr, /not in tmux/);
+  const q = await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(listed.question_id).first();
+  assert.equal(q.close_reason, "session_end", "revoking the task closed its question");
+  assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, []);
+});
+
+test("run passes signals through: a trapped SIGINT and an untrapped SIGTERM", async () => {
+  const m = await ownerMachine();
+  const trapped = agentDir();
+  const a = start(m, ["run", "--", AGENT, trapped, "0"], { AGENT_TRAPS: "INT" });
+  await waitFor(() => existsSync(join(trapped, "opened")), 10000);
+  a.child.kill("SIGINT");
+  const ea = await a.ended;
+  assert.equal(readFileSync(join(trapped, "signal"), "utf8").trim(), "INT");
+  assert.equal(ea.code, 130);
+
+  const plain = agentDir();
+  const b = start(m, ["run", "--", AGENT, plain, "0"]);
+  await waitFor(() => existsSync(join(plain, "opened")), 10000);
+  b.child.kill("SIGTERM");
+  const eb = await b.ended;
+  assert.equal(eb.signal, "SIGTERM", "killed by the signal that killed the agent");
+  const pid = Number(readFileSync(join(plain, "agent-pid"), "utf8"));
+  assert.throws(() => process.kill(pid, 0), "the agent is gone");
+  assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, [], "both tasks revoked");
+});
+
+test("run --tmux runs the agent in a new tmux session, with the credential kept off every command line", async () => {
+  const m = await ownerMachine();
+  const dir = agentDir();
+  const run = start(m, ["run", "--tmux", "--name", "in tmux", "--", AGENT, dir, "5"]);
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000));
+  const sessions = execFileSync("tmux", ["list-sessions", "-F", "#{session_name}"], { env: tmuxEnv(), encoding: "utf8" });
+  assert.match(sessions, /^in-tmux-[0-9a-f]{4}$/m);
+  const panes = execFileSync("tmux", ["list-panes", "-a", "-F", "#{pane_start_command}"], { env: tmuxEnv(), encoding: "utf8" });
+  assert.ok(!panes.includes("nyt_"), panes);
+  assert.ok(!/nyt_[0-9a-f]{8}/.test(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })));
+  assert.ok(await waitFor(async () => JSON.parse((await cli(m, ["ls", "--json"])).stdout).questions.length === 1, 10000));
+  writeFileSync(join(dir, "go"), "");
+  const end = await run.ended;
+  assert.equal(end.code, 5, end.stderr);
+  assert.match(end.stderr, /running in the tmux session in-tmux-/);
+  assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, []);
+});
+
+test("dismiss closes a question as not needed; a bad or unknown id says so", async () => {
+  const owner = await ownerMachine();
+  const task = (await api("POST", "/v1/tasks", owner.login.token, { name: "t" })).body;
+  const q = (await api("POST", "/v1/reports", task.credential, { cli: "codex", session: "d", seq: 1, action: "open", kind: "permission", text: "Run it?" })).body;
+  const ok = (await cli(owner, ["dismiss", q.question_id]));
+  assert.equal(ok.code, 0, ok.stderr);
+  const row = await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(q.question_id).first();
+  assert.equal(row.close_reason, "dismissed");
+  assert.equal((await cli(owner, ["dismiss", q.question_id])).code, 1, "closed already");
+  assert.equal((await cli(owner, ["dismiss", "q_nothere"])).code, 1);
+  assert.equal((await cli(owner, ["dismiss", "../owners"])).code, 2);
+});
+
+test("pair prints a QR code and the link; --json gives the pairing", async () => {
+  const owner = await ownerMachine();
+  const r = (await cli(owner, ["pair"]));
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /[█▀▄]/);
+  assert.match(r.stdout, new RegExp(`open: ${w.url.replace(/[.]/g, "\\.")}/pair#[0-9A-Z]{4}-[0-9A-Z]{4}`));
+  const j = JSON.parse((await cli(owner, ["pair", "--json"])).stdout);
+  assert.match(j.code, /^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+});
+
+test("channels and test-push: the owner sets ntfy, a test reaches the sink; a device may not", async () => {
+  const owner = await ownerMachine();
+  const set = (await cli(owner, ["channels", "set", "ntfy", `${sink.url}/my-topic`]));
+  assert.equal(set.code, 0, set.stderr);
+  const list = JSON.parse((await cli(owner, ["channels", "--json"])).stdout);
+  assert.deepEqual(list.channels.map((c) => c.kind), ["ntfy"]);
+  const before = sink.received.length;
+  const t = (await cli(owner, ["test-push", "--json"]));
+  assert.equal(t.code, 0, t.stderr);
+  const results = JSON.parse(t.stdout).results;
+  assert.deepEqual(results.map((x) => [x.channel, x.ok, x.status]), [["ntfy", true, 200]]);
+  assert.equal(sink.received.length, before + 1);
+  assert.match(JSON.parse(sink.received.at(-1).body).message, /test notification/);
+  assert.match((await cli(owner, ["test-push"])).stdout, /^ntfy +answered 200$/m);
+
+  const device = await deviceMachine(owner);
+  const refused = (await cli(device, ["channels"]));
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /only the owner's login/);
+  assert.equal((await cli(owner, ["channels", "remove", "ntfy"])).code, 0);
+  const none = (await cli(owner, ["test-push"]));
+  assert.equal(none.code, 1);
+  assert.match(none.stdout, /No channel to test/);
+});
+
+test("failures: not logged in, a login file others can read, a revoked device, no server, a missing command, bad usage", async () => {
+  const nobody = machine();
+  const r1 = (await cli(nobody, ["ls"]));
+  assert.equal(r1.code, 3);
+  assert.match(r1.stderr, /^needs-you: not logged in/);
+
+  const owner = await ownerMachine();
+  const file = join(owner.home, ".config", "needs-you", "login.json");
+  chmodSync(file, 0o644);
+  const r2 = (await cli(owner, ["tasks"]));
+  assert.equal(r2.code, 3);
+  assert.match(r2.stderr, /can be read by others; run `chmod 600/);
+  chmodSync(file, 0o600);
+
+  const device = await deviceMachine(owner);
+  assert.equal((await api("DELETE", `/v1/devices/${device.login.device_id}`, owner.login.token)).status, 200);
+  const r3 = (await cli(device, ["ls"]));
+  assert.equal(r3.code, 3);
+  assert.match(r3.stderr, /refused this login/);
+  assert.ok(oneLine(r3.stderr));
+
+  const gone = machine();
+  const p = await api("POST", "/v1/pairings", owner.login.token);
+  assert.equal((await cli(gone, ["login", p.body.url])).code, 0);
+  const login = JSON.parse(readFileSync(join(gone.home, ".config", "needs-you", "login.json"), "utf8"));
+  writeFileSync(join(gone.home, ".config", "needs-you", "login.json"), JSON.stringify({ ...login, url: "http://127.0.0.1:9" }), { mode: 0o600 });
+  const r4 = (await cli(gone, ["tasks"]));
+  assert.equal(r4.code, 4);
+  assert.match(r4.stderr, /no answer from http:\/\/127\.0\.0\.1:9/);
+
+  const tasksBefore = (await api("GET", "/v1/tasks", owner.login.token)).body.tasks.length;
+  const r5 = (await cli(owner, ["run", "--", "no-such-agent-here", "x"]));
+  assert.equal(r5.code, 127);
+  assert.equal(r5.stderr.trim(), "needs-you: command not found: no-such-agent-here");
+  assert.equal((await api("GET", "/v1/tasks", owner.login.token)).body.tasks.length, tasksBefore, "no task made");
+
+  for (const args of [["run", "claude"], ["ls", "--bogus"], ["frobnicate"]]) {
+    const r = (await cli(owner, args));
+    assert.equal(r.code, 2, args.join(" "));
+    assert.ok(oneLine(r.stderr));
+  }
+  const help = (await cli(owner, ["--help"]));
+  assert.equal(help.code, 0);
+  for (const cmd of ["setup", "login", "logout", "run", "ls", "tasks", "dismiss", "pair", "channels", "test-push"]) {
+    assert.match(help.stdout, new RegExp(`needs-you ${cmd}`), `an example for ${cmd}`);
+  }
+});
+
+test("logout revokes the device and forgets it", async () => {
+  const owner = await ownerMachine();
+  const device = await deviceMachine(owner);
+  const r = (await cli(device, ["logout"]));
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(!existsSync(join(device.home, ".config", "needs-you", "login.json")));
+  const left = (await api("GET", "/v1/devices", owner.login.token)).body.devices;
+  assert.ok(!left.some((d) => d.device_id === device.login.device_id));
+  assert.equal((await cli(device, ["ls"])).code, 3);
+});
