@@ -217,6 +217,8 @@ mod tests {
             closed_at: None,
             close_reason: None,
             task_expires_at: None,
+            terminal: None,
+            answerable: false,
         }
     }
 

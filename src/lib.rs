@@ -11,7 +11,8 @@
 //! * [`store`]: every D1 statement; a question's whole life in `store::questions`.
 //! * [`delivery`]: the delivery rules, pure: who still needs which event, when.
 //! * [`notifier`]: the Durable Object and its alarm, which follow those rules.
-//! * [`channels`]: ntfy and webhook requests, built as data, and the one send.
+//! * [`channels`]: ntfy, webhook and Web Push requests, built as data, and the one send.
+//! * [`relay`]: the Durable Object holding a task's relay socket, for answers.
 //! * [`api`]: JSON responses and the error type every route returns.
 
 mod api;
@@ -23,6 +24,7 @@ mod ids;
 mod notifier;
 mod panic;
 mod question;
+mod relay;
 mod routes;
 mod store;
 mod urls;
@@ -30,6 +32,7 @@ mod urls;
 use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
 
 pub use notifier::Notifier;
+pub use relay::Relay;
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use needs_you_core::{Cli, CloseReason, Kind, QuestionOption};
+use needs_you_core::{Cli, CloseReason, Kind, QuestionOption, Terminal};
 
 /// One question with its task's name. Serialized, it is the list's and the
 /// webhook's `question` object.
@@ -28,6 +28,12 @@ pub struct Question {
     /// When its task stops being live; the alarm notifies no expired task.
     #[serde(default, skip_serializing)]
     pub task_expires_at: Option<i64>,
+    /// Where its agent runs, as its reporter said (none from older reporters).
+    #[serde(default, deserialize_with = "terminal_from_json")]
+    pub terminal: Option<Terminal>,
+    /// A reply whose terminal an answer can be typed into from afar.
+    #[serde(default, deserialize_with = "flag")]
+    pub answerable: bool,
 }
 
 impl Question {
@@ -52,6 +58,21 @@ pub struct ClosedQuestion {
 fn options_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<QuestionOption>, D::Error> {
     let text = String::deserialize(d)?;
     Ok(serde_json::from_str(&text).unwrap_or_default())
+}
+
+/// `terminal` is stored as JSON text, or null.
+fn terminal_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Terminal>, D::Error> {
+    let text = Option::<String>::deserialize(d)?;
+    Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+}
+
+/// A 0/1 column, or a boolean from JSON.
+fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Bool(b) => b,
+        serde_json::Value::Number(n) => n.as_i64().unwrap_or(0) != 0,
+        _ => false,
+    })
 }
 
 #[cfg(test)]

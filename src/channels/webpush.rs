@@ -403,6 +403,8 @@ mod tests {
             closed_at: None,
             close_reason: None,
             task_expires_at: None,
+            terminal: None,
+            answerable: false,
         };
         let key = SecretKey::from_slice(&[7u8; 32]).unwrap();
         let v = vapid();

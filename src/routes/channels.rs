@@ -92,6 +92,8 @@ pub async fn test(req: Request, env: &Env) -> ApiResult {
         closed_at: None,
         close_reason: None,
         task_expires_at: None,
+        terminal: None,
+        answerable: false,
     };
     let mut results = Vec::new();
     for row in store::channels_of_owner(env, &owner.id).await? {

@@ -1,6 +1,7 @@
 //! The HTTP API (v1): dispatch on method and path, one module per resource.
 //! Every answer is JSON; every refusal is `{"error", "message"}` with a 4xx.
 
+mod answers;
 mod channels;
 mod devices;
 mod needs_you;
@@ -52,6 +53,10 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         (Method::Post, ["v1", "questions", id, "dismiss"]) => {
             needs_you::dismiss(req, env, id).await
         }
+        (Method::Post, ["v1", "questions", id, "answers"]) => {
+            answers::post(req, env, ctx, id).await
+        }
+        (Method::Get, ["v1", "relay"]) => answers::connect(req, env).await,
         (Method::Post, ["v1", "pairings"]) => devices::create(req, env).await,
         (Method::Post, ["v1", "devices"]) => devices::redeem(req, env).await,
         (Method::Get, ["v1", "devices"]) => devices::list(req, env).await,
@@ -69,7 +74,8 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             | "pairings" | "devices"],
         )
         | (_, ["v1", "tasks" | "channels" | "devices", _])
-        | (_, ["v1", "questions", _, "deliveries" | "dismiss"])
+        | (_, ["v1", "questions", _, "deliveries" | "dismiss" | "answers"])
+        | (_, ["v1", "relay"])
         | (_, ["v1", "devices", "me", "push"])
         | (_, ["v1", "push", "key"]) => Err(ApiError::new(
             405,

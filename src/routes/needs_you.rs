@@ -28,10 +28,16 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
         }
     }
     let page = store::list_page(env, &person.owner_id, now).await?;
-    let resp = json_response(
-        200,
-        &json!({"questions": page.questions, "tasks": page.tasks}),
-    )?;
+    // Each question with its latest answer (the last in order wins), or null.
+    let mut questions = serde_json::to_value(&page.questions).unwrap_or_default();
+    if let Some(list) = questions.as_array_mut() {
+        for q in list.iter_mut() {
+            let id = q["question_id"].as_str().unwrap_or_default().to_owned();
+            let answer = page.answers.iter().rev().find(|a| a.question_id == id);
+            q["answer"] = serde_json::to_value(answer).unwrap_or_default();
+        }
+    }
+    let resp = json_response(200, &json!({"questions": questions, "tasks": page.tasks}))?;
     resp.headers().set("etag", &etag(page.revision))?;
     Ok(resp)
 }

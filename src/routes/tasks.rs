@@ -7,7 +7,7 @@ use worker::{Env, Request};
 use crate::api::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::ids::{new_id, new_token, now_ms, sha256_hex, TASK_PREFIX};
 use crate::store::{self, NewTask};
-use crate::{auth, notifier};
+use crate::{auth, notifier, relay};
 
 pub const MAX_NAME_CHARS: usize = 100;
 /// The longest expiry accepted: a year.
@@ -68,6 +68,7 @@ pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
         .await?
         .ok_or_else(ApiError::not_found)?;
     notifier::closed(env, &closed).await;
+    relay::revoked(env, task_id).await;
     ok(
         200,
         &json!({"task_id": task_id, "revoked": true, "closed_questions": closed.len()}),

@@ -7,12 +7,14 @@
 //! * [`accounts`]: owners and tasks.
 //! * [`devices`]: paired devices and their pairing codes.
 //! * [`channels`], [`deliveries`]: where owners are notified, and every attempt.
+//! * [`answers`]: answers to replies, on their way to the agent's terminal.
 //!
 //! Each statement is one complete constant, with the parameters it binds named
 //! in its doc comment. Numbers are bound as f64 (D1 rejects BigInt;
 //! milliseconds and `seq` stay exact up to 2^53) and read back as i64.
 
 mod accounts;
+mod answers;
 mod channels;
 mod deliveries;
 mod devices;
@@ -20,6 +22,7 @@ mod questions;
 mod reports;
 
 pub use accounts::*;
+pub use answers::*;
 pub use channels::*;
 pub use deliveries::*;
 pub use devices::*;

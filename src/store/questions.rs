@@ -16,10 +16,12 @@ use crate::question::{ClosedQuestion, Question};
 /// Opens a question for the session, unless one is already open there (the
 /// same question again), and only while this request holds the session's claim.
 /// Binds the [`ReportKeys`], then ?5 the new question's id, ?6 cli, ?7 kind,
-/// ?8 text, ?9 options (JSON), ?10 seq.
+/// ?8 text, ?9 options (JSON), ?10 seq, ?11 terminal (JSON or null),
+/// ?12 answerable (0 or 1).
 const OPEN: &str = "
-INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10 FROM tasks t
+INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
+                       terminal, answerable)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -52,6 +54,10 @@ pub struct NewQuestion<'a> {
     pub text: &'a str,
     pub options_json: &'a str,
     pub seq: u64,
+    /// The report's `terminal`, as JSON.
+    pub terminal_json: Option<&'a str>,
+    /// A reply in a terminal that answers can be typed into.
+    pub answerable: bool,
 }
 
 pub(super) fn open(
@@ -66,6 +72,8 @@ pub(super) fn open(
         s(q.text),
         s(q.options_json),
         n(q.seq as f64),
+        q.terminal_json.map_or(wasm_bindgen::JsValue::NULL, s),
+        n(if q.answerable { 1.0 } else { 0.0 }),
     ];
     stmt(db, OPEN, &keys.bind(&extra))
 }
@@ -215,7 +223,8 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()>
 /// index of open questions only. Binds ?1 the owner id, ?2 now.
 const NEEDS_YOU: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
-       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at
+       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
+       q.terminal, q.answerable
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
 ORDER BY q.opened_at DESC";
@@ -225,6 +234,8 @@ pub struct ListPage {
     pub revision: i64,
     pub questions: Vec<Question>,
     pub tasks: Vec<super::TaskView>,
+    /// The latest answer of each open question that has one.
+    pub answers: Vec<super::AnswerView>,
 }
 
 /// The owner's list revision, open questions and live tasks, in one batch.
@@ -236,6 +247,7 @@ pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> 
             stmt(&db, super::accounts::REVISION, &[s(owner_id)])?,
             stmt(&db, NEEDS_YOU, &owner_now)?,
             stmt(&db, super::accounts::LIST_TASKS, &owner_now)?,
+            stmt(&db, super::answers::ANSWERS_OF_OPEN, &[s(owner_id)])?,
         ])
         .await?;
     let revision = results[0]
@@ -246,13 +258,15 @@ pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> 
         revision,
         questions: results[1].results()?,
         tasks: results[2].results()?,
+        answers: results[3].results()?,
     })
 }
 
 /// One question, open or closed, with its task. Binds ?1 the question id.
 const BY_ID: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
-       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at
+       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
+       q.terminal, q.answerable
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1";
 
@@ -276,6 +290,11 @@ const DELETE_OLD_DELIVERIES: &str = "
 DELETE FROM deliveries WHERE question_id IN
   (SELECT id FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1)";
 
+/// Answers of questions closed before ?1.
+const DELETE_OLD_ANSWERS: &str = "
+DELETE FROM answers WHERE question_id IN
+  (SELECT id FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1)";
+
 /// Questions closed before ?1.
 const DELETE_OLD_QUESTIONS: &str =
     "DELETE FROM questions WHERE closed_at IS NOT NULL AND closed_at < ?1";
@@ -287,16 +306,17 @@ DELETE FROM sessions WHERE updated_at < ?1 AND NOT EXISTS
      AND q.session = sessions.session AND q.closed_at IS NULL)";
 
 /// Deletes questions closed more than [`KEEP_CLOSED_MS`] ago with their
-/// delivery records, and sessions as idle; returns how many questions went.
+/// delivery records and answers, and sessions as idle; returns how many questions went.
 pub async fn delete_old(env: &Env, now: f64) -> Result<usize> {
     let db = db(env)?;
     let cutoff = [n(now - KEEP_CLOSED_MS)];
     let results = db
         .batch(vec![
             stmt(&db, DELETE_OLD_DELIVERIES, &cutoff)?,
+            stmt(&db, DELETE_OLD_ANSWERS, &cutoff)?,
             stmt(&db, DELETE_OLD_QUESTIONS, &cutoff)?,
             stmt(&db, DELETE_IDLE_SESSIONS, &cutoff)?,
         ])
         .await?;
-    changes(&results[1])
+    changes(&results[2])
 }

@@ -88,10 +88,14 @@ pub async fn apply_report(
             kind,
             text,
             options,
+            terminal,
             ..
         } => {
             let options_json = serde_json::to_string(options)
                 .map_err(|e| worker::Error::RustError(e.to_string()))?;
+            let terminal_json = terminal
+                .as_ref()
+                .and_then(|t| serde_json::to_string(t).ok());
             batch.push(questions::supersede(&db, keys, *kind, text)?);
             batch.push(questions::open(
                 &db,
@@ -103,6 +107,9 @@ pub async fn apply_report(
                     text,
                     options_json: &options_json,
                     seq: *seq,
+                    terminal_json: terminal_json.as_deref(),
+                    answerable: *kind == needs_you_core::Kind::Reply
+                        && terminal.as_ref().is_some_and(|t| t.answerable),
                 },
             )?);
         }

@@ -27,7 +27,7 @@ export async function startWorker(vars = {}) {
     compatibilityDate: "2026-04-01",
     d1Databases: ["DB"],
     d1Persist: join(state, "d1"),
-    durableObjects: { NOTIFIER: "Notifier" },
+    durableObjects: { NOTIFIER: "Notifier", RELAY: "Relay" },
     durableObjectsPersist: join(state, "do"),
     bindings: { ADMIN_TOKEN: ADMIN, ...vars },
     // As wrangler.toml's [assets]: the page's files, the Worker first.
@@ -45,7 +45,8 @@ export async function startWorker(vars = {}) {
   w.url = (await w.mf.ready).toString().replace(/\/$/, "");
   w.restart = async () => {
     await w.mf.dispose();
-    w.mf = new Miniflare(options);
+    // On the same port, as a restarted server would be: clients reconnect.
+    w.mf = new Miniflare({ ...options, port: Number(new URL(w.url).port) });
     await w.mf.ready;
     w.db = await w.mf.getD1Database("DB");
   };

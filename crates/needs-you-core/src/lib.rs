@@ -9,9 +9,12 @@
 //! * [`classify`]: which hook event of which CLI opens a question, closes it, or
 //!   means nothing, following the hook table in `docs/hooks.md`.
 
+pub mod answer;
 pub mod classify;
 pub mod question;
 pub mod report;
 
 pub use classify::{classify, Classified, Decision};
-pub use report::{truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError};
+pub use report::{
+    truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError, Terminal,
+};

@@ -138,6 +138,9 @@ pub enum Report {
         text: String,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         options: Vec<QuestionOption>,
+        /// Where the agent runs; reporters before it sent none.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        terminal: Option<Terminal>,
     },
     Close {
         cli: Cli,
@@ -145,6 +148,58 @@ pub enum Report {
         seq: u64,
         reason: CloseReason,
     },
+}
+
+/// Where an agent runs, as its reporter saw it: every card says which
+/// terminal to go to, and whether an answer can be typed into it from afar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Terminal {
+    /// `tmux`, or `terminal` for any other (nothing can be typed into it).
+    pub kind: String,
+    pub host: String,
+    pub cwd: String,
+    /// tmux's `session:window.pane`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// An answer can be typed into it from afar.
+    pub answerable: bool,
+}
+
+/// The terminal kinds a report may name.
+pub const TERMINAL_KINDS: &[&str] = &["tmux", "terminal"];
+
+impl Terminal {
+    fn from_value(v: Option<&Value>) -> Result<Option<Terminal>, ReportError> {
+        let obj = match v {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Object(o)) => o,
+            Some(_) => return Err(ReportError::invalid("`terminal` must be an object")),
+        };
+        let text = |field: &str, max: usize| -> Result<String, ReportError> {
+            match obj.get(field) {
+                None | Some(Value::Null) => Ok(String::new()),
+                Some(Value::String(s)) => Ok(truncate_chars(s, max)),
+                Some(_) => Err(ReportError::invalid(format!(
+                    "`terminal.{field}` must be a string"
+                ))),
+            }
+        };
+        let kind = text("kind", 20)?;
+        if !TERMINAL_KINDS.contains(&kind.as_str()) {
+            return Err(ReportError::invalid(format!(
+                "`terminal.kind` must be one of {}",
+                TERMINAL_KINDS.join(", ")
+            )));
+        }
+        let target = Some(text("target", 200)?).filter(|t| !t.is_empty());
+        Ok(Some(Terminal {
+            answerable: kind == "tmux" && obj.get("answerable") == Some(&Value::Bool(true)),
+            kind,
+            host: text("host", 200)?,
+            cwd: text("cwd", 1000)?,
+            target,
+        }))
+    }
 }
 
 /// Why a body was refused: a stable `code` for programs, a `message` for people.
@@ -221,6 +276,7 @@ impl Report {
                     Some(_) => return Err(ReportError::invalid("`text` must be a string")),
                 };
                 let options = parse_options(obj.get("options"))?;
+                let terminal = Terminal::from_value(obj.get("terminal"))?;
                 Ok(Report::Open {
                     cli,
                     session,
@@ -228,6 +284,7 @@ impl Report {
                     kind,
                     text,
                     options,
+                    terminal,
                 })
             }
             "close" => {
@@ -269,6 +326,7 @@ impl Report {
                 kind,
                 text,
                 options,
+                terminal: None,
             }),
             Decision::Close { reason } => Some(Report::Close {
                 cli,
@@ -360,6 +418,45 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
                 .map_or(0, |(i, _)| i);
             format!("{}…", &s[..keep])
         }
+    }
+}
+
+#[cfg(test)]
+mod terminal_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn open(terminal: Value) -> Result<Report, ReportError> {
+        Report::from_value(&json!({"action": "open", "kind": "reply", "cli": "codex",
+            "session": "s", "seq": 1, "text": "Go on?", "terminal": terminal}))
+    }
+
+    #[test]
+    fn a_terminal_is_optional_and_only_tmux_is_answerable() {
+        let Report::Open { terminal, .. } = open(json!({"kind": "tmux", "host": "box",
+            "cwd": "/src/api", "target": "main:1.0", "answerable": true}))
+        .unwrap() else {
+            panic!()
+        };
+        let t = terminal.unwrap();
+        assert!(t.answerable);
+        assert_eq!(t.target.as_deref(), Some("main:1.0"));
+        let Report::Open { terminal, .. } =
+            open(json!({"kind": "terminal", "host": "box", "cwd": "/", "answerable": true}))
+                .unwrap()
+        else {
+            panic!()
+        };
+        assert!(
+            !terminal.unwrap().answerable,
+            "nothing is typed into a terminal we cannot reach"
+        );
+        assert!(matches!(
+            open(Value::Null).unwrap(),
+            Report::Open { terminal: None, .. }
+        ));
+        assert!(open(json!({"kind": "kitty"})).is_err());
+        assert!(open(json!("tmux")).is_err());
     }
 }
 
@@ -494,7 +591,8 @@ mod tests {
                 seq: 7,
                 kind: Kind::Reply,
                 text: "Go on?".into(),
-                options: vec![]
+                options: vec![],
+                terminal: None,
             })
         );
         let close = Decision::Close {

@@ -1,0 +1,217 @@
+//! One Durable Object per task, holding the WebSocket of that task's relay:
+//! `report-prompt relay` on the agent's machine, which types answers into
+//! the agent's tmux pane.
+//!
+//! The Worker checks the task credential and hands the upgrade here
+//! (`/connect`); the socket is accepted with the Hibernation API, so an idle
+//! relay costs nothing while it waits. A posted answer is pushed at once
+//! (`/deliver`); a relay that (re)connects says `hello` and is sent every
+//! answer still on its way, so one queued while it was away arrives once it
+//! is back. Revoking the task closes its sockets (`/close`).
+//!
+//! Messages are JSON. To the relay: `{"type": "answer", answer_id,
+//! question_id, session, session_seq, text}`. From it: `{"type": "hello"}`,
+//! `{"type": "received" | "typed", answer_id}`, `{"type": "failed",
+//! answer_id, reason}`. Every state change is checked against the socket's
+//! own task in D1, so a relay can only ever touch its own task's answers.
+
+use serde::Deserialize;
+use wasm_bindgen::JsValue;
+use worker::{
+    durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
+    WebSocket, WebSocketIncomingMessage, WebSocketPair,
+};
+
+use crate::ids::now_ms;
+use crate::store::{self, ForRelay, Progress};
+
+/// The close code a relay reads as "your task was revoked: stop".
+pub const CLOSE_REVOKED: u16 = 4001;
+/// The longest failure reason kept from a relay.
+const MAX_REASON_CHARS: usize = 300;
+
+#[durable_object]
+pub struct Relay {
+    state: State,
+    env: Env,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum FromRelay {
+    Hello,
+    Received { answer_id: String },
+    Typed { answer_id: String },
+    Failed { answer_id: String, reason: String },
+}
+
+fn send(ws: &WebSocket, answer: &ForRelay) {
+    let mut msg = serde_json::to_value(answer).unwrap_or_default();
+    msg["type"] = "answer".into();
+    // A socket that just went away is the relay's to reconnect; the answer
+    // stays on its way in D1 and is sent again on its `hello`.
+    let _ = ws.send_with_str(msg.to_string());
+}
+
+impl DurableObject for Relay {
+    fn new(state: State, env: Env) -> Self {
+        Relay { state, env }
+    }
+
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        crate::panic::install_hook();
+        let task_id = req.headers().get("x-task-id")?.unwrap_or_default();
+        match req.path().as_str() {
+            "/connect" => {
+                let pair = WebSocketPair::new()?;
+                self.state.accept_web_socket(&pair.server);
+                pair.server.serialize_attachment(&task_id)?;
+                Response::from_websocket(pair.client)
+            }
+            "/deliver" => {
+                let answer_id = req.headers().get("x-answer-id")?.unwrap_or_default();
+                if let Some(answer) = store::answer_on_its_way(&self.env, &answer_id).await? {
+                    for ws in self.state.get_websockets() {
+                        send(&ws, &answer);
+                    }
+                }
+                Response::empty()
+            }
+            "/close" => {
+                for ws in self.state.get_websockets() {
+                    let _ = ws.close(Some(CLOSE_REVOKED), Some("the task was revoked"));
+                }
+                Response::empty()
+            }
+            _ => Response::error("not found", 404),
+        }
+    }
+
+    async fn websocket_message(
+        &self,
+        ws: WebSocket,
+        message: WebSocketIncomingMessage,
+    ) -> Result<()> {
+        crate::panic::install_hook();
+        let Some(task_id) = ws.deserialize_attachment::<String>()? else {
+            return Ok(());
+        };
+        let WebSocketIncomingMessage::String(text) = message else {
+            return Ok(());
+        };
+        let Ok(msg) = serde_json::from_str::<FromRelay>(&text) else {
+            return Ok(());
+        };
+        let now = now_ms();
+        match msg {
+            FromRelay::Hello => {
+                for answer in store::answers_on_their_way(&self.env, &task_id, now).await? {
+                    send(&ws, &answer);
+                }
+            }
+            FromRelay::Received { answer_id } => {
+                store::mark_answer(
+                    &self.env,
+                    &task_id,
+                    &answer_id,
+                    Progress::Delivered,
+                    None,
+                    now,
+                )
+                .await?
+            }
+            FromRelay::Typed { answer_id } => {
+                store::mark_answer(&self.env, &task_id, &answer_id, Progress::Typed, None, now)
+                    .await?
+            }
+            FromRelay::Failed { answer_id, reason } => {
+                let reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
+                store::mark_answer(
+                    &self.env,
+                    &task_id,
+                    &answer_id,
+                    Progress::Failed,
+                    Some(&reason),
+                    now,
+                )
+                .await?
+            }
+        }
+        Ok(())
+    }
+
+    async fn websocket_close(
+        &self,
+        ws: WebSocket,
+        _code: usize,
+        _reason: String,
+        _clean: bool,
+    ) -> Result<()> {
+        let _ = ws.close(Some(1000), Some("closed"));
+        Ok(())
+    }
+
+    async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
+        Ok(())
+    }
+}
+
+// ---- the Worker's side ---------------------------------------------------------
+
+async fn call(
+    env: &Env,
+    task_id: &str,
+    path: &str,
+    extra: Option<(&str, &str)>,
+) -> Result<Response> {
+    let stub = env
+        .durable_object("RELAY")?
+        .id_from_name(task_id)?
+        .get_stub()?;
+    let headers = worker::Headers::new();
+    headers.set("x-task-id", task_id)?;
+    if let Some((k, v)) = extra {
+        headers.set(k, v)?;
+    }
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_headers(headers);
+    stub.fetch_with_request(Request::new_with_init(
+        &format!("https://relay{path}"),
+        &init,
+    )?)
+    .await
+}
+
+/// Hands a relay's upgrade request to its task's object; the answer is the
+/// `101` with the socket.
+pub async fn connect(env: &Env, task_id: &str) -> Result<Response> {
+    let stub = env
+        .durable_object("RELAY")?
+        .id_from_name(task_id)?
+        .get_stub()?;
+    let headers = worker::Headers::new();
+    headers.set("x-task-id", task_id)?;
+    headers.set("upgrade", "websocket")?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Get)
+        .with_headers(headers)
+        .with_body(None::<JsValue>);
+    stub.fetch_with_request(Request::new_with_init("https://relay/connect", &init)?)
+        .await
+}
+
+/// An answer was queued: push it to the task's relay if one is connected
+/// (else it goes when one says `hello`). A failure is logged: the answer is
+/// in D1 either way.
+pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
+    if let Err(e) = call(env, task_id, "/deliver", Some(("x-answer-id", answer_id))).await {
+        worker::console_error!("could not reach the relay object of {task_id}: {e}");
+    }
+}
+
+/// The task was revoked: its relay is cut off at once.
+pub async fn revoked(env: &Env, task_id: &str) {
+    if let Err(e) = call(env, task_id, "/close", None).await {
+        worker::console_error!("could not close the relay of {task_id}: {e}");
+    }
+}

@@ -1,0 +1,216 @@
+//! Answers to reply questions: queued by the owner (the page, the command
+//! line), handed to the relay on the agent's machine, and marked as it
+//! reports back. Every statement that changes one also raises the owner's
+//! list revision, so the page shows the answer's state as it moves.
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsValue;
+use worker::{Env, Result};
+
+use super::{db, n, s, stmt};
+
+/// What the question and its task looked like when an answer was posted.
+/// Binds ?1 the question id, ?2 the owner id, ?3 now.
+const ANSWERABILITY: &str = "
+SELECT q.closed_at, q.kind, q.answerable, q.terminal,
+       t.revoked_at IS NOT NULL OR (t.expires_at IS NOT NULL AND t.expires_at <= ?3) AS task_gone,
+       EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.state IN ('queued', 'delivered')) AS pending
+FROM questions q JOIN tasks t ON t.id = q.task_id
+WHERE q.id = ?1 AND q.owner_id = ?2";
+
+/// Queues the answer if the owner's question is an open, answerable reply of
+/// a live task with no answer on its way. Binds ?1 the question id, ?2 the
+/// owner id, ?3 now, ?4 the answer id, ?5 its text.
+const QUEUE: &str = "
+INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at)
+SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3
+FROM questions q JOIN tasks t ON t.id = q.task_id
+WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND q.kind = 'reply' AND q.answerable = 1
+  AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?3)
+  AND NOT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.state IN ('queued', 'delivered'))
+RETURNING id, task_id";
+
+#[derive(Deserialize)]
+pub struct Answerability {
+    pub closed_at: Option<i64>,
+    pub kind: String,
+    pub answerable: i64,
+    pub terminal: Option<String>,
+    pub task_gone: i64,
+    pub pending: i64,
+}
+
+/// What posting an answer did.
+pub enum Queued {
+    /// Queued for the task's relay.
+    Yes {
+        task_id: String,
+    },
+    /// Not queued; why, as the question stood.
+    No(Answerability),
+    NotFound,
+}
+
+pub async fn queue_answer(
+    env: &Env,
+    owner_id: &str,
+    question_id: &str,
+    answer_id: &str,
+    text: &str,
+    now: f64,
+) -> Result<Queued> {
+    let db = db(env)?;
+    let results = db
+        .batch(vec![
+            stmt(&db, ANSWERABILITY, &[s(question_id), s(owner_id), n(now)])?,
+            stmt(
+                &db,
+                QUEUE,
+                &[s(question_id), s(owner_id), n(now), s(answer_id), s(text)],
+            )?,
+            stmt(&db, super::BUMP_REVISION, &[s(owner_id)])?,
+        ])
+        .await?;
+    #[derive(Deserialize)]
+    struct Row {
+        task_id: String,
+    }
+    if let Some(row) = results[1].results::<Row>()?.into_iter().next() {
+        return Ok(Queued::Yes {
+            task_id: row.task_id,
+        });
+    }
+    Ok(
+        match results[0].results::<Answerability>()?.into_iter().next() {
+            Some(a) => Queued::No(a),
+            None => Queued::NotFound,
+        },
+    )
+}
+
+/// An answer as the relay receives it.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct ForRelay {
+    pub answer_id: String,
+    pub question_id: String,
+    pub session: String,
+    /// The session's last report the server applied: the relay types only if
+    /// its machine saw no newer one.
+    pub session_seq: i64,
+    pub text: String,
+}
+
+/// Answers of the task's questions that closed before they were typed fail.
+/// Binds ?1 the task id, ?2 now.
+const FAIL_CLOSED: &str = "
+UPDATE answers SET state = 'failed', reason = 'the question closed before the answer was typed', updated_at = ?2
+WHERE task_id = ?1 AND state IN ('queued', 'delivered')
+  AND question_id IN (SELECT id FROM questions WHERE task_id = ?1 AND closed_at IS NOT NULL)";
+
+/// The task's answers on their way, oldest first. Binds ?1 the task id.
+const ON_THEIR_WAY: &str = "
+SELECT a.id AS answer_id, a.question_id, q.session,
+       coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
+       a.text
+FROM answers a JOIN questions q ON q.id = a.question_id
+WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL
+ORDER BY a.created_at";
+
+/// Binds ?1 the task id.
+const BUMP_OF_TASK: &str =
+    "UPDATE owners SET revision = revision + 1 WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)";
+
+pub async fn answers_on_their_way(env: &Env, task_id: &str, now: f64) -> Result<Vec<ForRelay>> {
+    let db = db(env)?;
+    let results = db
+        .batch(vec![
+            stmt(&db, FAIL_CLOSED, &[s(task_id), n(now)])?,
+            stmt(&db, BUMP_OF_TASK, &[s(task_id)])?,
+            stmt(&db, ON_THEIR_WAY, &[s(task_id)])?,
+        ])
+        .await?;
+    results[2].results()
+}
+
+/// One answer for the relay, if it is still on its way. Binds ?1 the answer id.
+const ONE_ON_ITS_WAY: &str = "
+SELECT a.id AS answer_id, a.question_id, q.session,
+       coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
+       a.text
+FROM answers a JOIN questions q ON q.id = a.question_id
+WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL";
+
+pub async fn answer_on_its_way(env: &Env, answer_id: &str) -> Result<Option<ForRelay>> {
+    let db = db(env)?;
+    stmt(&db, ONE_ON_ITS_WAY, &[s(answer_id)])?
+        .first(None)
+        .await
+}
+
+/// Moves the task's answer to `state` from one that may precede it. Binds ?1
+/// the answer id, ?2 the task id, ?3 the state, ?4 the reason, ?5 now.
+const MARK: &str = "
+UPDATE answers SET state = ?3, reason = ?4, updated_at = ?5
+WHERE id = ?1 AND task_id = ?2
+  AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'failed')))";
+
+/// What the relay reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Delivered,
+    Typed,
+    Failed,
+}
+
+impl Progress {
+    fn as_str(self) -> &'static str {
+        match self {
+            Progress::Delivered => "delivered",
+            Progress::Typed => "typed",
+            Progress::Failed => "failed",
+        }
+    }
+}
+
+pub async fn mark_answer(
+    env: &Env,
+    task_id: &str,
+    answer_id: &str,
+    progress: Progress,
+    reason: Option<&str>,
+    now: f64,
+) -> Result<()> {
+    let db = db(env)?;
+    let args = [
+        s(answer_id),
+        s(task_id),
+        s(progress.as_str()),
+        reason.map_or(JsValue::NULL, s),
+        n(now),
+    ];
+    db.batch(vec![
+        stmt(&db, MARK, &args)?,
+        stmt(&db, BUMP_OF_TASK, &[s(task_id)])?,
+    ])
+    .await?;
+    Ok(())
+}
+
+/// The latest answer of each of the owner's open questions. Binds ?1 the owner id.
+pub(super) const ANSWERS_OF_OPEN: &str = "
+SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.text, a.updated_at
+FROM answers a JOIN questions q ON q.id = a.question_id
+WHERE a.owner_id = ?1 AND q.closed_at IS NULL
+ORDER BY a.created_at";
+
+/// An answer as the list shows it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct AnswerView {
+    #[serde(skip_serializing)]
+    pub question_id: String,
+    pub answer_id: String,
+    pub state: String,
+    pub reason: Option<String>,
+    pub text: String,
+    pub updated_at: i64,
+}
