@@ -35,6 +35,9 @@ pub enum Command {
     Send {
         state_dir: Option<PathBuf>,
     },
+    Relay {
+        state_dir: Option<PathBuf>,
+    },
     Watch {
         state_dir: Option<PathBuf>,
         session: String,
@@ -59,9 +62,10 @@ pub struct InstallOptions {
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let args: Vec<String> = args.collect();
     let (verb, rest) = match args.first().map(String::as_str) {
-        Some(v @ ("classify" | "doctor" | "install" | "uninstall" | "__send" | "__watch")) => {
-            (v, &args[1..])
-        }
+        Some(
+            v
+            @ ("classify" | "doctor" | "install" | "uninstall" | "__send" | "__watch" | "__relay"),
+        ) => (v, &args[1..]),
         Some("--help" | "-h" | "help") => return Ok(Command::Help),
         Some("--version" | "-V") => return Ok(Command::Version),
         _ => ("hook", &args[..]),
@@ -106,6 +110,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         },
         "classify" => Command::Classify { cli: need_cli()? },
         "__send" => Command::Send { state_dir },
+        "__relay" => Command::Relay { state_dir },
         "__watch" => Command::Watch {
             state_dir,
             session: session.ok_or("--session is required")?,

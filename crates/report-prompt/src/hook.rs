@@ -13,8 +13,10 @@ use needs_you_core::{classify, Cli, CloseReason, Decision, Kind, Report};
 use serde_json::Value;
 
 use crate::parent;
+use crate::relay;
 use crate::send;
 use crate::state::{self, StateDir};
+use crate::terminal;
 use crate::watch;
 
 /// The most of stdin we read: hook payloads can carry whole tool outputs.
@@ -100,7 +102,14 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             // Check the set-up before marking anything open: a marker with no
             // server behind it would only make every closing hook slower.
             let target = send::Target::from_env()?;
-            let report = |seq| Report::from_decision(cli, session.clone(), seq, decision.clone());
+            let here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
+            let report = |seq| {
+                let mut r = Report::from_decision(cli, session.clone(), seq, decision.clone());
+                if let Some(Report::Open { terminal, .. }) = &mut r {
+                    *terminal = Some(here.terminal.clone());
+                }
+                r
+            };
             // A dialog that can end without a hook is watched in its transcript.
             let transcript = kind
                 .notifies()
@@ -116,6 +125,20 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             send::ensure_sender(dir.path(), &target)?;
             if let Some((path, _)) = transcript {
                 watch::start(&dir, &session, &path);
+            }
+            // A reply in a pane answers can be typed into: the relay waits for
+            // them. Elsewhere, no pane of an earlier question may stay recorded.
+            let Some(pane) = here.pane else {
+                relay::forget_pane(dir.path(), &session);
+                return Ok(());
+            };
+            let record = relay::PaneRecord {
+                task: relay::task_key(&target),
+                pane,
+            };
+            relay::record_pane(dir.path(), &session, &record);
+            if kind == Kind::Reply {
+                relay::ensure_relay(dir.path(), &target)?;
             }
             Ok(())
         }

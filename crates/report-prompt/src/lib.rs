@@ -18,6 +18,8 @@
 //! * [`parent`]: whether Codex runs this hook in its shared background server.
 //! * [`send`]: the detached sender and the HTTP client.
 //! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
+//! * [`terminal`]: which terminal the agent runs in, and typing into it.
+//! * [`relay`]: the detached relay that types answers from afar.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
 //! * [`doctor`]: a check of the whole set-up, for a person.
 //! * [`api`]: the JSON client of the Worker's API that `needs-you` uses.
@@ -32,6 +34,8 @@ pub mod hook;
 pub mod install;
 pub mod outbox;
 pub mod parent;
+pub mod relay;
 pub mod send;
 pub mod state;
+pub mod terminal;
 pub mod watch;

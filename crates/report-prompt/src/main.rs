@@ -2,7 +2,7 @@
 //! (`src/lib.rs`) for what it promises and how it is built.
 
 use report_prompt::args::{self, Command};
-use report_prompt::{doctor, hook, install, send, watch};
+use report_prompt::{doctor, hook, install, relay, send, watch};
 
 fn main() {
     // A panic must cost one line on stderr and exit 0 like any other failure.
@@ -36,6 +36,7 @@ fn run() -> i32 {
         }
         Command::Classify { cli } => hook::classify_stdin(cli),
         Command::Send { state_dir } => send::run_sender(state_dir),
+        Command::Relay { state_dir } => relay::run(state_dir),
         Command::Watch {
             state_dir,
             session,

@@ -29,6 +29,9 @@ AGENTS:
                            needs-you ls --watch
   tasks [--json]         the live tasks and whether they wait for you
                            needs-you tasks --json | jq '.tasks[].name'
+  answer QUESTION TEXT   answer a reply question from here: the text is typed into the
+                         agent's tmux pane as one line, Enter a second later
+                           needs-you answer q_3e9a0c... 'yes, update the docs too'
   dismiss QUESTION       close a stale question as not needed (ids from `ls --json`)
                            needs-you dismiss q_3e9a0c...
 
@@ -71,6 +74,10 @@ pub enum Command {
     },
     Dismiss {
         question: String,
+    },
+    Answer {
+        question: String,
+        text: String,
     },
     Pair {
         json: bool,
@@ -192,6 +199,18 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, String> {
             allow(&["--json"], 0)?;
             Command::Tasks {
                 json: flag("--json"),
+            }
+        }
+        "answer" => {
+            let (question, words) = positional
+                .split_first()
+                .ok_or("`answer` needs a question id and the answer")?;
+            if words.is_empty() {
+                return Err("`answer` needs the answer after the question id".into());
+            }
+            Command::Answer {
+                question: (*question).to_owned(),
+                text: words.join(" "),
             }
         }
         "dismiss" => {

@@ -149,6 +149,7 @@ fn dispatch(command: Command) -> Result<i32> {
             println!("Dismissed {question}.");
             Ok(exit::OK)
         }
+        Command::Answer { question, text } => answer(&question, &text),
         Command::Pair { json } => pair(json),
         Command::Channels { json } => {
             let (_, client) = owner()?;
@@ -367,6 +368,50 @@ fn logout() -> Result<i32> {
         println!("Revoked this machine's device credential and forgot it.");
     }
     Ok(exit::OK)
+}
+
+/// `answer QUESTION TEXT`: queued like the page's, then followed until it is
+/// typed or refused (15 s at most: the agent's machine may be asleep).
+fn answer(question: &str, text: &str) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let id = path_part(question)?;
+    let queued = client.post(
+        &format!("/v1/questions/{id}/answers"),
+        &json!({"text": text}),
+    )?;
+    let answer_id = queued["answer_id"].as_str().unwrap_or_default().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let list = client.get("/v1/needs-you")?;
+        let found = list["questions"]
+            .as_array()
+            .and_then(|qs| qs.iter().find(|q| q["question_id"] == id))
+            .map(|q| q["answer"].clone());
+        let state = match &found {
+            Some(a) if a["answer_id"] == answer_id.as_str() => a["state"].as_str().unwrap_or(""),
+            // The question closed: the agent took the answer and moved on.
+            None => "typed",
+            Some(_) => "",
+        };
+        match state {
+            "typed" => {
+                println!("Typed into the agent's terminal.");
+                return Ok(exit::OK);
+            }
+            "failed" => {
+                let reason = found
+                    .as_ref()
+                    .and_then(|a| a["reason"].as_str())
+                    .unwrap_or("");
+                return Err(Fail::new(exit::REFUSED, format!("not typed: {reason}")));
+            }
+            _ if std::time::Instant::now() >= deadline => {
+                println!("Sent; the agent's machine has not taken it yet (it will when its relay reconnects).");
+                return Ok(exit::OK);
+            }
+            _ => std::thread::sleep(Duration::from_millis(300)),
+        }
+    }
 }
 
 fn pair(json_out: bool) -> Result<i32> {

@@ -1,0 +1,344 @@
+//! `report-prompt __relay`: types answers from the page into the agent's
+//! terminal.
+//!
+//! The hook that opens an answerable question starts it, detached, unless
+//! one already runs for the same server and task credential on this machine
+//! (a lock in the state directory, handed over like the sender's). It holds
+//! one WebSocket to the Worker (`GET /v1/relay`, the task credential), and
+//! for each answer:
+//!
+//! 1. says `received`;
+//! 2. checks that the question is still the open one of its session here (a
+//!    reply, and no report newer than the one the server last applied), and
+//!    that the pane is still the agent's ([`terminal::check`]);
+//! 3. types it as one line ([`needs_you_core::answer::to_line`] again), and
+//!    Enter a second later;
+//! 4. says `typed`, or `failed` with the reason.
+//!
+//! A dropped connection is made again with backoff (1 s doubling to 30 s);
+//! answers queued meanwhile come on the `hello`, and an answer id already
+//! handled is never typed twice. A close with the code the Worker uses for a
+//! revoked task, or a refused credential, ends it; so does a machine where
+//! nothing of its task has been open for `NEEDS_YOU_RELAY_IDLE_S` (600 s).
+//! Its failures go to the state directory's log.
+
+use std::collections::HashSet;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use needs_you_core::answer::to_line;
+use needs_you_core::Kind;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tungstenite::client::IntoClientRequest;
+use tungstenite::protocol::frame::coding::CloseCode;
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+use crate::detach;
+use crate::send::Target;
+use crate::state::{self, session_key, write_private, StateDir};
+use crate::terminal::{self, Pane};
+
+/// The close code of a revoked task (the Worker's `relay::CLOSE_REVOKED`).
+const CLOSE_REVOKED: u16 = 4001;
+/// How long a read waits before the relay looks around (idle, ping).
+const TICK: Duration = Duration::from_secs(20);
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// What the hook records for an open question's session: its pane, and the
+/// task it reports for (the outbox key of its server and credential).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PaneRecord {
+    pub task: String,
+    pub pane: Pane,
+}
+
+/// The key of a server and credential: the outbox's, the relay lock's.
+pub fn task_key(target: &Target) -> String {
+    session_key(&format!("{}\n{}", target.base, target.token))
+}
+
+fn pane_file(dir: &Path, session: &str) -> PathBuf {
+    dir.join(format!("pane-{}", session_key(session)))
+}
+
+/// Records the pane of the session's open question (the hook, at the open).
+pub fn record_pane(dir: &Path, session: &str, record: &PaneRecord) {
+    if let Ok(text) = serde_json::to_string(record) {
+        let _ = write_private(&pane_file(dir, session), text);
+    }
+}
+
+/// Forgets the session's pane (an open outside tmux).
+pub fn forget_pane(dir: &Path, session: &str) {
+    let _ = std::fs::remove_file(pane_file(dir, session));
+}
+
+/// Starts the relay for this server and credential unless one runs.
+pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), String> {
+    let lock = match detach::try_lock(&dir.join(format!("relay-{}.lock", task_key(target)))) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(format!("cannot lock the relay: {e}")),
+    };
+    let args = [
+        std::ffi::OsStr::new("__relay"),
+        std::ffi::OsStr::new("--state-dir"),
+        dir.as_os_str(),
+    ];
+    detach::spawn(args, lock).map_err(|e| format!("cannot start the relay: {e}"))
+}
+
+#[derive(Debug, Deserialize)]
+struct Answer {
+    answer_id: String,
+    session: String,
+    session_seq: u64,
+    text: String,
+}
+
+fn idle_limit() -> Duration {
+    let s = std::env::var("NEEDS_YOU_RELAY_IDLE_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600);
+    Duration::from_secs(s)
+}
+
+/// Whether any session of this task has an open question on this machine.
+fn anything_open(dir: &StateDir, task: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir.path()) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(key) = name.strip_prefix("pane-") else {
+            return false;
+        };
+        let mine = std::fs::read_to_string(e.path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<PaneRecord>(&t).ok())
+            .is_some_and(|r| r.task == task);
+        mine && dir.path().join(format!("open-{key}")).exists()
+    })
+}
+
+/// Why this answer may not be typed, or the pane to type it into.
+fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
+    let record: PaneRecord = std::fs::read_to_string(pane_file(dir.path(), &a.session))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .filter(|r: &PaneRecord| r.task == task)
+        .ok_or("this machine has no record of that question's terminal")?;
+    let open = dir
+        .open_question(&a.session)
+        .map_err(|e| format!("cannot read the state directory: {e}"))?
+        .ok_or("the question is no longer open in the agent")?;
+    if open.kind != Kind::Reply {
+        return Err("the agent now waits on a dialog: answer it in the terminal".into());
+    }
+    if open.seq > a.session_seq {
+        return Err("the agent has moved on since the answer was sent".into());
+    }
+    terminal::check(&record.pane)?;
+    Ok(record.pane)
+}
+
+type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
+
+enum Connect {
+    Up(Box<Socket>),
+    /// The credential was refused: the task is revoked or expired.
+    Refused,
+    Down(String),
+}
+
+fn connect(target: &Target) -> Connect {
+    let url = format!(
+        "{}/v1/relay",
+        target
+            .base
+            .replacen("https://", "wss://", 1)
+            .replacen("http://", "ws://", 1)
+    );
+    let mut req = match url.as_str().into_client_request() {
+        Ok(r) => r,
+        Err(e) => return Connect::Down(format!("bad relay URL: {e}")),
+    };
+    match format!("Bearer {}", target.token).parse() {
+        Ok(v) => req.headers_mut().insert("authorization", v),
+        Err(_) => return Connect::Down("the credential cannot go in a header".into()),
+    };
+    let host = req
+        .uri()
+        .host()
+        .unwrap_or("")
+        .trim_matches(['[', ']'])
+        .to_owned();
+    let port = req
+        .uri()
+        .port_u16()
+        .unwrap_or(if url.starts_with("wss") { 443 } else { 80 });
+    let addr = match (host.as_str(), port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+    {
+        Some(a) => a,
+        None => return Connect::Down(format!("cannot resolve {host}")),
+    };
+    let stream = match TcpStream::connect_timeout(&addr, Duration::from_secs(10)) {
+        Ok(s) => s,
+        Err(e) => return Connect::Down(format!("cannot connect: {e}")),
+    };
+    let _ = stream.set_read_timeout(Some(TICK));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(10)));
+    match tungstenite::client_tls_with_config(req, stream, None, None) {
+        Ok((ws, _)) => Connect::Up(Box::new(ws)),
+        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp)))
+            if resp.status().as_u16() == 401 =>
+        {
+            Connect::Refused
+        }
+        Err(e) => Connect::Down(format!("no relay connection: {e}")),
+    }
+}
+
+fn say(ws: &mut Socket, msg: serde_json::Value) -> bool {
+    ws.send(Message::text(msg.to_string())).is_ok()
+}
+
+/// The relay's main loop; returns its exit code (0: always, it is detached).
+pub fn run(state_dir: Option<PathBuf>) -> i32 {
+    let Ok(dir) = StateDir::open(state::resolve(state_dir)) else {
+        return 0;
+    };
+    let Some(_lock) = detach::inherited_lock() else {
+        return 0;
+    };
+    let target = match Target::from_env() {
+        Ok(t) => t,
+        Err(e) => {
+            dir.log(&format!("relay: {e}"));
+            return 0;
+        }
+    };
+    let task = task_key(&target);
+    let idle = idle_limit();
+    let mut last_open = Instant::now();
+    let mut handled: HashSet<String> = HashSet::new();
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        if anything_open(&dir, &task) {
+            last_open = Instant::now();
+        } else if last_open.elapsed() >= idle {
+            return 0;
+        }
+        let mut ws = match connect(&target) {
+            Connect::Up(ws) => ws,
+            Connect::Refused => {
+                dir.log("relay: the task credential was refused; stopping");
+                return 0;
+            }
+            Connect::Down(e) => {
+                dir.log(&format!(
+                    "relay: {e}; trying again in {} s",
+                    backoff.as_secs()
+                ));
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                continue;
+            }
+        };
+        backoff = FIRST_BACKOFF;
+        if !say(&mut ws, json!({"type": "hello"})) {
+            continue;
+        }
+        match serve(&mut ws, &dir, &task, &mut handled, &mut last_open, idle) {
+            Served::Stop => {
+                let _ = ws.close(None);
+                return 0;
+            }
+            Served::Dropped => continue,
+        }
+    }
+}
+
+enum Served {
+    Stop,
+    Dropped,
+}
+
+fn serve(
+    ws: &mut Socket,
+    dir: &StateDir,
+    task: &str,
+    handled: &mut HashSet<String>,
+    last_open: &mut Instant,
+    idle: Duration,
+) -> Served {
+    loop {
+        match ws.read() {
+            Ok(Message::Text(text)) => {
+                let Ok(answer) = serde_json::from_str::<Answer>(text.as_str()) else {
+                    continue;
+                };
+                if !say(
+                    ws,
+                    json!({"type": "received", "answer_id": answer.answer_id}),
+                ) {
+                    return Served::Dropped;
+                }
+                // Sent again after a reconnect: it was handled already.
+                if !handled.insert(answer.answer_id.clone()) {
+                    continue;
+                }
+                let outcome = may_type(dir, task, &answer).and_then(|pane| {
+                    let line = to_line(&answer.text);
+                    if line.is_empty() {
+                        return Err("the answer is empty".into());
+                    }
+                    terminal::type_line(&pane, &line)
+                });
+                let msg = match outcome {
+                    Ok(()) => json!({"type": "typed", "answer_id": answer.answer_id}),
+                    Err(reason) => {
+                        json!({"type": "failed", "answer_id": answer.answer_id, "reason": reason})
+                    }
+                };
+                if !say(ws, msg) {
+                    return Served::Dropped;
+                }
+            }
+            Ok(Message::Close(frame)) => {
+                let revoked = frame.is_some_and(|f| f.code == CloseCode::from(CLOSE_REVOKED));
+                return if revoked {
+                    Served::Stop
+                } else {
+                    Served::Dropped
+                };
+            }
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if anything_open(dir, task) {
+                    *last_open = Instant::now();
+                } else if last_open.elapsed() >= idle {
+                    return Served::Stop;
+                }
+                // Keeps a quiet connection known to be alive on both sides.
+                if ws.send(Message::Ping(Vec::new().into())).is_err() {
+                    return Served::Dropped;
+                }
+            }
+            Err(_) => return Served::Dropped,
+        }
+    }
+}

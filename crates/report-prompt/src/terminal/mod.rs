@@ -1,0 +1,91 @@
+//! Which terminal the agent runs in, recorded when a question opens: so that
+//! every card says where to go (host, folder, tmux `session:window.pane`),
+//! and so that the relay can later check, before every keystroke, that an
+//! answer goes into that very terminal.
+//!
+//! One module per terminal kind that answers can be typed into: [`tmux`]
+//! now; zellij, WezTerm or kitty would sit beside it, each giving a [`Pane`]
+//! it can find again, check and type into.
+
+pub mod tmux;
+
+use needs_you_core::Terminal;
+use serde::{Deserialize, Serialize};
+
+/// A pane that answers can be typed into, as recorded at the open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Pane {
+    Tmux(tmux::TmuxPane),
+}
+
+/// What the open report says, and the pane to record beside it.
+pub struct Here {
+    pub terminal: Terminal,
+    pub pane: Option<Pane>,
+}
+
+/// The machine's name, for the card.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// Where this hook's agent runs. `cwd` is the folder the CLI named in its
+/// event, else ours. Cheap when not in tmux (two environment reads); in
+/// tmux, a walk up `/proc` and, once per pane, one `tmux display-message`.
+pub fn here(cwd: Option<&str>, state_dir: &std::path::Path) -> Here {
+    let cwd = cwd.map(str::to_owned).unwrap_or_else(|| {
+        std::env::current_dir()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    let host = host_name();
+    match tmux::this_pane(state_dir) {
+        Some(p) => Here {
+            terminal: Terminal {
+                kind: "tmux".into(),
+                host,
+                cwd,
+                target: Some(p.target.clone()),
+                answerable: true,
+            },
+            pane: Some(Pane::Tmux(p)),
+        },
+        None => Here {
+            terminal: Terminal {
+                kind: "terminal".into(),
+                host,
+                cwd,
+                target: None,
+                answerable: false,
+            },
+            pane: None,
+        },
+    }
+}
+
+/// Why an answer may not be typed into the pane now, if it may not.
+pub fn check(pane: &Pane) -> Result<(), String> {
+    match pane {
+        Pane::Tmux(p) => tmux::check(p),
+    }
+}
+
+/// Types one line, then Enter on its own a second later (a single chunk
+/// with Enter in it is taken for a paste and not sent), checking the pane
+/// again before the Enter.
+pub fn type_line(pane: &Pane, line: &str) -> Result<(), String> {
+    match pane {
+        Pane::Tmux(p) => {
+            tmux::send_text(p, line)?;
+            std::thread::sleep(ENTER_AFTER);
+            tmux::check(p).map_err(|e| format!("{e} (the text was typed; Enter was not)"))?;
+            tmux::send_enter(p)
+        }
+    }
+}
+
+/// The pause between the text and its Enter.
+pub const ENTER_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
