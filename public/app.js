@@ -14,6 +14,8 @@ const $ = (id) => document.getElementById(id);
 let etag = null;
 let timer = null;
 let list = { questions: [], tasks: [] };
+/** What the person is typing in each answer box, kept across refreshes. */
+const drafts = new Map();
 
 function status(text) {
   $("status").textContent = text || "";
@@ -95,8 +97,16 @@ document.addEventListener("visibilitychange", () => {
 
 function render() {
   const now = Date.now();
+  // A refresh must not take the answer box from under the person's fingers.
+  const focused = document.activeElement?.closest?.(".card")?.id;
+  const caret = document.activeElement?.selectionStart;
   const cards = list.questions.map((q) => card(q, now));
   $("questions").replaceChildren(...cards);
+  const box = focused && document.querySelector(`#${CSS.escape(focused)} .answer input`);
+  if (box && !box.disabled) {
+    box.focus();
+    if (caret != null) box.setSelectionRange(caret, caret);
+  }
   $("quiet").hidden = cards.length > 0;
   $("needs-count").textContent = cards.length ? `(${cards.length})` : "";
   document.title = cards.length ? `(${cards.length}) Needs you` : "Needs you";
@@ -125,12 +135,74 @@ function card(q, now) {
     options.append(li);
   }
   options.hidden = !options.children.length;
-  // A dialog waits on keys in its terminal; the page never guesses them. A
-  // reply is typed into its terminal too, until answering from afar arrives.
-  el.querySelector(".where").textContent =
-    q.kind === "reply" ? "Answer it in the agent's terminal." : "Answer this in the terminal.";
+  el.querySelector(".terminal").textContent = terminalLine(q.terminal);
+  el.querySelector(".terminal").hidden = !q.terminal;
+  answerArea(q, el);
   el.querySelector(".dismiss").addEventListener("click", () => dismiss(q, el));
   return el;
+}
+
+/** "on box · ~/src/api · tmux main:1.0": the terminal to go to. */
+function terminalLine(t) {
+  if (!t) return "";
+  const parts = [t.host && `on ${t.host}`, t.cwd, t.target && `tmux ${t.target}`];
+  return parts.filter(Boolean).join(" · ");
+}
+
+const ANSWER_STATES = {
+  queued: "Sent; waiting for the agent's machine…",
+  delivered: "On the agent's machine; typing it…",
+  typed: "Typed into the terminal.",
+};
+
+/** A dialog waits on keys in its terminal, and the page never guesses them;
+ *  a reply in tmux can be answered from here. */
+function answerArea(q, el) {
+  const where = el.querySelector(".where");
+  const form = el.querySelector(".answer");
+  const state = el.querySelector(".answer-state");
+  if (q.kind !== "reply") {
+    where.textContent = "Answer this in the terminal.";
+    return;
+  }
+  if (!q.answerable) {
+    where.textContent = q.terminal
+      ? "Answer it in the agent's terminal: it is not running in tmux, so it cannot be answered from here."
+      : "Answer it in the agent's terminal: its reporter did not say where it runs.";
+    return;
+  }
+  where.hidden = true;
+  form.hidden = false;
+  const input = form.querySelector("input");
+  input.value = drafts.get(q.question_id) || "";
+  input.addEventListener("input", () => drafts.set(q.question_id, input.value));
+  const a = q.answer;
+  if (a) {
+    state.hidden = false;
+    state.textContent = a.state === "failed" ? `Not typed: ${a.reason}` : ANSWER_STATES[a.state] || a.state;
+    state.classList.toggle("failed", a.state === "failed");
+    if (a.state === "queued" || a.state === "delivered") {
+      input.disabled = true;
+      form.querySelector("button").disabled = true;
+      input.value = a.text;
+    }
+  }
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    answer(q, input.value, form);
+  });
+}
+
+async function answer(q, text, form) {
+  form.querySelector("button").disabled = true;
+  try {
+    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/answers`, { body: { text } });
+    drafts.delete(q.question_id);
+  } catch (e) {
+    status(`Could not send the answer: ${e.message}`);
+  }
+  etag = null;
+  refresh();
 }
 
 function taskRow(t, now) {

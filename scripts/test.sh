@@ -3,7 +3,8 @@
 # (the reporter's run the built binary against a real HTTP sink), the Worker's
 # integration tests in Miniflare (real D1, real Durable Object, real sink, a
 # mock push service), the page in headless Chromium against Miniflare, the
-# needs-you command line (real binaries, real tmux),
+# needs-you command line (real binaries, real tmux), answers typed into a
+# real tmux pane by the real relay,
 # the plugins' tests, and the live suite (the real agent CLIs in tmux against
 # a mock model). Installs what is missing first (scripts/setup.sh,
 # scripts/setup-live.sh).
@@ -39,6 +40,9 @@ run node --test --test-concurrency=1 tests/page/
 
 step "The needs-you command line (release binaries, Miniflare, real tmux)"
 run node --test --test-concurrency=1 tests/cli/
+
+step "Answers from afar: real tmux, the real reporter and relay, Miniflare, Chromium"
+run node --test --test-concurrency=1 tests/answers/
 
 step "OpenCode plugin tests"
 run node --test plugins/opencode/test/

@@ -1,0 +1,299 @@
+// Answering a reply from afar, end to end: the real reporter opens a reply
+// question from inside a real tmux pane (a stand-in agent, tests/answers/
+// agent.py, that records every keystroke batch with its time), the relay
+// starts, an answer posted through the API is typed into the pane, its state
+// becomes `typed`, and the agent's next hook closes the question. Then every
+// refusal, hostile answers, and the relay across a Worker restart.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ADMIN, ROOT, startWorker, waitFor, sleep } from "../worker/helpers.js";
+
+const REPORTER = join(ROOT, "target", "release", "report-prompt");
+const AGENT = join(ROOT, "tests", "answers", "agent.py");
+
+let w, scratch;
+const servers = [];
+before(async () => {
+  w = await startWorker({});
+  scratch = mkdtempSync(join(tmpdir(), "needs-you-answers-"));
+});
+after(async () => {
+  for (const sock of servers) spawnSync("tmux", ["-S", sock, "kill-server"]);
+  // The relays end with their tmux panes' questions; stop them now.
+  spawnSync("pkill", ["-f", `__relay --state-dir ${scratch}`]);
+  await w?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function api(method, path, token, body) {
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  const r = await fetch(w.url + path, { method, headers, body: body && JSON.stringify(body) });
+  return { status: r.status, body: await r.json().catch(() => null) };
+}
+
+async function owner() {
+  const o = (await api("POST", "/v1/owners", ADMIN, { name: "Ana" })).body;
+  const task = (await api("POST", "/v1/tasks", o.token, { name: "docs" })).body;
+  return { ...o, task };
+}
+
+let n = 0;
+/** The stand-in agent in a new tmux server's pane; resolves once its question is listed. */
+async function agentInTmux(o, { env = {}, command } = {}) {
+  const dir = mkdtempSync(join(scratch, "agent-"));
+  const sock = join(scratch, `tmux-${++n}.sock`);
+  servers.push(sock);
+  const session = `agent${n}`;
+  const run = command ? command(dir) : `python3 ${AGENT} ${dir}`;
+  execFileSync("tmux", ["-S", sock, "new-session", "-d", "-s", session, "-x", "200", "-y", "50", run], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TERM: "xterm-256color",
+      NEEDS_YOU_URL: w.url,
+      NEEDS_YOU_TOKEN: o.task.credential,
+      NEEDS_YOU_STATE_DIR: join(scratch, "state"),
+      REPORTER,
+      AGENT_SESSION: `s-${n}`,
+      ...env,
+    },
+  });
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent opened its question");
+  const q = await waitFor(async () => (await api("GET", "/v1/needs-you", o.token)).body.questions.find((x) => x.session === `s-${n}`), 10000);
+  assert.ok(q, "the question is listed");
+  return { dir, sock, session, q };
+}
+
+const keys = (dir) => existsSync(join(dir, "keys.jsonl"))
+  ? readFileSync(join(dir, "keys.jsonl"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l))
+  : [];
+
+async function answerState(o, qid, states, ms = 10000) {
+  return waitFor(async () => {
+    const q = (await api("GET", "/v1/needs-you", o.token)).body.questions.find((x) => x.question_id === qid);
+    if (!q) {
+      // Closed: its answer is read from D1.
+      const row = await w.db.prepare("SELECT state, reason FROM answers WHERE question_id = ? ORDER BY created_at DESC").bind(qid).first();
+      return row && states.includes(row.state) && row;
+    }
+    return q.answer && states.includes(q.answer.state) && q.answer;
+  }, ms);
+}
+
+test("an answer is typed into the agent's pane as one line, Enter a second later, and the agent's next hook closes the question", async () => {
+  const o = await owner();
+  const { dir, q } = await agentInTmux(o);
+  assert.equal(q.kind, "reply");
+  assert.equal(q.answerable, true);
+  assert.equal(q.terminal.kind, "tmux");
+  assert.match(q.terminal.target, /^agent\d+:0\.0$/);
+  assert.equal(q.terminal.cwd, dir);
+
+  const posted = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "Yes, and the changelog too" });
+  assert.equal(posted.status, 201, JSON.stringify(posted.body));
+  assert.equal(posted.body.state, "queued");
+
+  assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 15000), "the agent got Enter");
+  const batches = keys(dir);
+  assert.deepEqual(batches.map((b) => b.data), ["Yes, and the changelog too", "\r"]);
+  assert.ok(batches[1].t - batches[0].t >= 0.9, `Enter came ${batches[1].t - batches[0].t} s after the text`);
+  const typed = await answerState(o, q.question_id, ["typed"]);
+  assert.ok(typed, "the answer's state is typed");
+  const closed = await waitFor(async () => (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(q.question_id).first())?.close_reason, 10000);
+  assert.equal(closed, "prompt_submitted");
+});
+
+test("hostile answers arrive as one plain line: no escape sequences, no control keys, no early Enter", async () => {
+  const o = await owner();
+  const { dir, q } = await agentInTmux(o);
+  const text = "\u001b[2J\u001b]0;owned\u0007ok\u0003 then\nrm -rf ~\r\n\u007fdone";
+  const posted = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text });
+  assert.equal(posted.status, 201);
+  assert.equal(posted.body.text, "[2J]0;ownedok then rm -rf ~  done");
+  assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 15000));
+  assert.deepEqual(keys(dir).map((b) => b.data), ["[2J]0;ownedok then rm -rf ~  done", "\r"]);
+
+  const big = await owner();
+  const b = await agentInTmux(big);
+  const huge = await fetch(`${w.url}/v1/questions/${b.q.question_id}/answers`, {
+    method: "POST", headers: { authorization: `Bearer ${big.token}` }, body: JSON.stringify({ text: "x".repeat(100_000) }),
+  });
+  assert.equal(huge.status, 413, "100 KB is refused before it is read");
+  const long = await api("POST", `/v1/questions/${b.q.question_id}/answers`, big.token, { text: "y".repeat(20_000) });
+  assert.equal(long.status, 201);
+  assert.equal(long.body.text.length, 2000, "cut to 2,000 characters");
+  assert.ok(await waitFor(() => existsSync(join(b.dir, "answered")), 15000));
+  assert.equal(keys(b.dir).map((k) => k.data).join(""), `${"y".repeat(2000)}\r`);
+});
+
+test("refusals at the API: a dialog, a closed question, another owner's, a revoked device, one answer at a time, not in tmux", async () => {
+  const o = await owner();
+  const other = await owner();
+  const t = o.task.credential;
+  let seq = 1;
+  const say = (fields) => api("POST", "/v1/reports", t, { cli: "codex", session: "api", seq: seq++, ...fields });
+  const dialog = (await say({ action: "open", kind: "permission", text: "Run it?",
+    terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0", answerable: true } })).body;
+  const r1 = await api("POST", `/v1/questions/${dialog.question_id}/answers`, o.token, { text: "y" });
+  assert.deepEqual([r1.status, r1.body.error], [409, "answer_in_terminal"]);
+  assert.match(r1.body.message, /answer it there/);
+
+  const plain = (await say({ action: "open", kind: "reply", text: "Go on?",
+    terminal: { kind: "terminal", host: "h", cwd: "/", answerable: false } })).body;
+  const r2 = await api("POST", `/v1/questions/${plain.question_id}/answers`, o.token, { text: "y" });
+  assert.deepEqual([r2.status, r2.body.error], [409, "not_answerable"]);
+  assert.match(r2.body.message, /not running in tmux/);
+  const list = (await api("GET", "/v1/needs-you", o.token)).body.questions.find((x) => x.question_id === plain.question_id);
+  assert.equal(list.answerable, false);
+  assert.equal(list.terminal.host, "h");
+
+  const r3 = await api("POST", `/v1/questions/${plain.question_id}/answers`, other.token, { text: "y" });
+  assert.equal(r3.status, 404, "another owner's question");
+
+  const answerable = (await say({ action: "open", kind: "reply", text: "Shall I?",
+    terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0", answerable: true } })).body;
+  assert.equal((await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "first" })).status, 201);
+  const r4 = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "second" });
+  assert.deepEqual([r4.status, r4.body.error], [409, "answer_pending"]);
+  for (const bad of [{}, { text: 5 }, { text: "\n\u0003 " }]) {
+    assert.equal((await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, bad)).status, 400);
+  }
+
+  const p = (await api("POST", "/v1/pairings", o.token)).body;
+  const device = (await api("POST", "/v1/devices", null, { code: p.code, name: "phone" })).body;
+  await say({ action: "close", reason: "answered" });
+  const closed = (await say({ action: "open", kind: "reply", text: "Again?",
+    terminal: { kind: "tmux", host: "h", cwd: "/", answerable: true } })).body;
+  await say({ action: "close", reason: "answered" });
+  const r5 = await api("POST", `/v1/questions/${closed.question_id}/answers`, device.token, { text: "y" });
+  assert.deepEqual([r5.status, r5.body.error], [409, "closed"]);
+  await api("DELETE", `/v1/devices/${device.device_id}`, o.token);
+  const r6 = await api("POST", `/v1/questions/${closed.question_id}/answers`, device.token, { text: "y" });
+  assert.equal(r6.status, 401, "a revoked device");
+  assert.equal((await api("POST", `/v1/questions/${closed.question_id}/answers`, t, { text: "y" })).status, 401, "a task credential");
+  const count = await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE owner_id = ?").bind(o.owner_id).first();
+  assert.equal(count.n, 1, "only the one queued answer was written");
+});
+
+test("refusals at the relay: the pane closed, the pane back at a shell prompt, the agent moved on: nothing typed, a clear reason", async () => {
+  const o = await owner();
+  const gone = await agentInTmux(o);
+  spawnSync("tmux", ["-S", gone.sock, "kill-server"]);
+  await api("POST", `/v1/questions/${gone.q.question_id}/answers`, o.token, { text: "hello?" });
+  const a1 = await answerState(o, gone.q.question_id, ["failed"], 15000);
+  assert.match(a1.reason, /pane is gone/);
+
+  const shell = await agentInTmux(o, {
+    env: { AGENT_EXIT_AFTER_OPEN: "1" },
+    command: (dir) => `bash --norc -c 'python3 ${AGENT} ${dir}; exec bash --norc -i'`,
+  });
+  await sleep(300);
+  await api("POST", `/v1/questions/${shell.q.question_id}/answers`, o.token, { text: "echo pwned > /tmp/pwned" });
+  const a2 = await answerState(o, shell.q.question_id, ["failed"], 15000);
+  assert.match(a2.reason, /shell prompt \(bash\)/);
+  assert.equal(keys(shell.dir).length, 0);
+  const screen = execFileSync("tmux", ["-S", shell.sock, "capture-pane", "-p", "-t", shell.session], { encoding: "utf8" });
+  assert.ok(!screen.includes("pwned"), "nothing was typed at the prompt");
+
+  // The agent asked again in the same session, and the server has not heard
+  // of it yet (this test holds the outboxes' locks, so no sender starts): the
+  // relay's machine knows of a newer report than the one the answer was for.
+  const moved = await agentInTmux(o);
+  const stateDir = join(scratch, "state");
+  const holders = readdirSync(stateDir).filter((f) => /^outbox-.*\.lock$/.test(f))
+    .map((f) => spawn("flock", ["-n", join(stateDir, f), "sleep", "60"], { stdio: "ignore" }));
+  await sleep(300);
+  const event = join(moved.dir, "again.json");
+  writeFileSync(event, JSON.stringify({ session_id: moved.q.session, hook_event_name: "Stop", stop_hook_active: false,
+    last_assistant_message: "Another question?", cwd: moved.dir }));
+  execFileSync("tmux", ["-S", moved.sock, "new-window", "-d", `${REPORTER} --cli claude-code < ${event}; touch ${moved.dir}/again`]);
+  assert.ok(await waitFor(() => existsSync(join(moved.dir, "again")), 10000));
+  await api("POST", `/v1/questions/${moved.q.question_id}/answers`, o.token, { text: "too late" });
+  const a3 = await answerState(o, moved.q.question_id, ["failed"], 15000);
+  assert.match(a3.reason, /moved on/);
+  assert.equal(keys(moved.dir).length, 0);
+  for (const h of holders) h.kill();
+});
+
+test("a revoked task's relay is cut off, and an answer queued while the Worker restarted is typed exactly once", async () => {
+  const o = await owner();
+  const { dir, q } = await agentInTmux(o);
+  await sleep(1500); // the relay connects
+  await w.restart();
+  const posted = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "after the restart" });
+  assert.equal(posted.status, 201);
+  assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 30000), "typed after the relay reconnected");
+  await sleep(1500);
+  assert.deepEqual(keys(dir).map((b) => b.data), ["after the restart", "\r"], "once");
+  assert.ok(await answerState(o, q.question_id, ["typed"]));
+
+  const r = await owner();
+  const second = await agentInTmux(r);
+  await sleep(1500);
+  const relays = () => spawnSync("pgrep", ["-f", `__relay --state-dir ${join(scratch, "state")}`], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean).length;
+  const before = relays();
+  assert.ok(before >= 1);
+  assert.equal((await api("DELETE", `/v1/tasks/${r.task.task_id}`, r.token)).status, 200);
+  assert.ok(await waitFor(() => relays() < before, 10000), "the revoked task's relay stopped");
+  assert.equal(keys(second.dir).length, 0);
+});
+
+test("the page: a reply in tmux is answered from its card and the state follows; a reply elsewhere says why it cannot be", async () => {
+  const { launch, newPage } = await import("../page/browser.js");
+  const o = await owner();
+  const { dir, q } = await agentInTmux(o);
+  await api("POST", "/v1/reports", o.task.credential, { cli: "opencode", session: "plain", seq: 1, action: "open", kind: "reply",
+    text: "Elsewhere?", terminal: { kind: "terminal", host: "laptop", cwd: "/src/web", answerable: false } });
+  const browser = await launch();
+  try {
+    const pairing = (await api("POST", "/v1/pairings", o.token)).body;
+    const { page } = await newPage(browser, { viewport: { width: 360, height: 740 } });
+    await page.goto(pairing.url);
+    const card = page.locator(`#question-${q.question_id}`);
+    await card.waitFor();
+    assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));
+    const elsewhere = page.locator("#questions > li", { hasText: "Elsewhere?" });
+    assert.equal(await elsewhere.locator(".answer").isHidden(), true);
+    assert.match(await elsewhere.locator(".where").textContent(), /not running in tmux/);
+    assert.equal(await elsewhere.locator(".terminal").textContent(), "on laptop · /src/web");
+
+    await card.locator(".answer input").fill("Yes please, from the phone");
+    await card.locator(".answer button").click();
+    assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 15000));
+    assert.deepEqual(keys(dir).map((b) => b.data), ["Yes please, from the phone", "\r"]);
+    // The card leaves once the agent's hook closes the question.
+    await card.waitFor({ state: "detached", timeout: 10000 });
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("needs-you answer types from another terminal, and says why when it cannot", async () => {
+  const o = await owner();
+  const { dir, q } = await agentInTmux(o);
+  const home = mkdtempSync(join(scratch, "home-"));
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(join(home, "needs-you"), { mode: 0o700 });
+  writeFileSync(join(home, "needs-you", "login.json"), JSON.stringify({ url: w.url, token: o.token }), { mode: 0o600 });
+  const cli = (...args) => new Promise((resolve) => {
+    const c = spawn(join(ROOT, "target", "release", "needs-you"), args, { env: { PATH: process.env.PATH, XDG_CONFIG_HOME: home } });
+    let out = "", err = "";
+    c.stdout.on("data", (d) => (out += d));
+    c.stderr.on("data", (d) => (err += d));
+    c.on("exit", (code) => resolve({ code, out, err }));
+  });
+  const r = await cli("answer", q.question_id, "yes,", "from", "the", "CLI");
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out.trim(), "Typed into the agent's terminal.");
+  assert.deepEqual(keys(dir).map((b) => b.data), ["yes, from the CLI", "\r"]);
+
+  const p = (await api("POST", "/v1/reports", o.task.credential, { cli: "codex", session: "dlg", seq: 1, action: "open", kind: "permission", text: "Run?" })).body;
+  const refused = await cli("answer", p.question_id, "y");
+  assert.equal(refused.code, 1);
+  assert.match(refused.err, /^needs-you: a permission waits on keys in its terminal: answer it there\n$/);
+});
