@@ -86,7 +86,7 @@ const hookEnv = `NEEDS_YOU_URL=http://127.0.0.1:9 NEEDS_YOU_TOKEN=${task} NEEDS_
 const result = join(work, "hook.json");
 const cmd = `${process.env.REPORTER} --cli claude-code < ${stop}`;
 execFileSync("tmux", ["-S", sock, "new-window", "-d",
-  `env ${hookEnv} hyperfine --warmup 20 --runs 200 --export-json ${result} -n 'reply, in tmux' '${cmd}' -n 'reply, outside tmux' 'env -u TMUX -u TMUX_PANE ${cmd}' > /dev/null 2>&1; touch ${result}.done`], { env });
+  `env ${hookEnv} hyperfine --warmup 20 --runs 200 --export-json ${result} -n 'reply, in tmux' 'env ${cmd}' -n 'reply, outside tmux' 'env -u TMUX -u TMUX_PANE ${cmd}' > /dev/null 2>&1; touch ${result}.done`], { env });
 while (!existsSync(`${result}.done`)) await sleep(200);
 for (const r of JSON.parse(readFileSync(result, "utf8")).results) {
   out[`hook_${r.command.replace(/\W+/g, "_")}_median_ms`] = Number((r.median * 1000).toFixed(2));
