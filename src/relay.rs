@@ -16,7 +16,6 @@
 //! own task in D1, so a relay can only ever touch its own task's answers.
 
 use serde::Deserialize;
-use wasm_bindgen::JsValue;
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
     WebSocket, WebSocketIncomingMessage, WebSocketPair,
@@ -158,11 +157,14 @@ impl DurableObject for Relay {
 
 // ---- the Worker's side ---------------------------------------------------------
 
+/// A request to the task's object: `method` on `path`, with the task's id
+/// and `extra` headers.
 async fn call(
     env: &Env,
     task_id: &str,
+    method: Method,
     path: &str,
-    extra: Option<(&str, &str)>,
+    extra: &[(&str, &str)],
 ) -> Result<Response> {
     let stub = env
         .durable_object("RELAY")?
@@ -170,11 +172,11 @@ async fn call(
         .get_stub()?;
     let headers = worker::Headers::new();
     headers.set("x-task-id", task_id)?;
-    if let Some((k, v)) = extra {
+    for (k, v) in extra {
         headers.set(k, v)?;
     }
     let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_headers(headers);
+    init.with_method(method).with_headers(headers);
     stub.fetch_with_request(Request::new_with_init(
         &format!("https://relay{path}"),
         &init,
@@ -185,33 +187,36 @@ async fn call(
 /// Hands a relay's upgrade request to its task's object; the answer is the
 /// `101` with the socket.
 pub async fn connect(env: &Env, task_id: &str) -> Result<Response> {
-    let stub = env
-        .durable_object("RELAY")?
-        .id_from_name(task_id)?
-        .get_stub()?;
-    let headers = worker::Headers::new();
-    headers.set("x-task-id", task_id)?;
-    headers.set("upgrade", "websocket")?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Get)
-        .with_headers(headers)
-        .with_body(None::<JsValue>);
-    stub.fetch_with_request(Request::new_with_init("https://relay/connect", &init)?)
-        .await
+    call(
+        env,
+        task_id,
+        Method::Get,
+        "/connect",
+        &[("upgrade", "websocket")],
+    )
+    .await
 }
 
 /// An answer was queued: push it to the task's relay if one is connected
 /// (else it goes when one says `hello`). A failure is logged: the answer is
 /// in D1 either way.
 pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
-    if let Err(e) = call(env, task_id, "/deliver", Some(("x-answer-id", answer_id))).await {
+    if let Err(e) = call(
+        env,
+        task_id,
+        Method::Post,
+        "/deliver",
+        &[("x-answer-id", answer_id)],
+    )
+    .await
+    {
         worker::console_error!("could not reach the relay object of {task_id}: {e}");
     }
 }
 
 /// The task was revoked: its relay is cut off at once.
 pub async fn revoked(env: &Env, task_id: &str) {
-    if let Err(e) = call(env, task_id, "/close", None).await {
+    if let Err(e) = call(env, task_id, Method::Post, "/close", &[]).await {
         worker::console_error!("could not close the relay of {task_id}: {e}");
     }
 }

@@ -215,10 +215,14 @@ fn finish(ended: Ended) -> Result<i32> {
     }
 }
 
-fn here(env: &[(&str, String)], command: &[OsString]) -> Result<Ended> {
-    let mut child = Command::new(&command[0])
+/// Starts the command with `env` added, and forwards signals to it from now on.
+fn start<K: AsRef<OsStr>, V: AsRef<OsStr>>(
+    command: &[OsString],
+    env: impl IntoIterator<Item = (K, V)>,
+) -> Result<std::process::Child> {
+    let child = Command::new(&command[0])
         .args(&command[1..])
-        .envs(env.iter().map(|(k, v)| (k, v)))
+        .envs(env)
         .spawn()
         .map_err(|e| {
             Fail::new(
@@ -227,6 +231,11 @@ fn here(env: &[(&str, String)], command: &[OsString]) -> Result<Ended> {
             )
         })?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
+    Ok(child)
+}
+
+fn here(env: &[(&str, String)], command: &[OsString]) -> Result<Ended> {
+    let mut child = start(command, env.iter().map(|(k, v)| (k, v)))?;
     let status = child
         .wait()
         .map_err(|e| Fail::new(exit::REFUSED, format!("lost the command: {e}")))?;
@@ -366,17 +375,7 @@ pub fn exec(env_file: &str, status_file: &str, command: Vec<OsString>) -> Result
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
     install_forwarding();
-    let mut child = Command::new(&command[0])
-        .args(&command[1..])
-        .envs(env)
-        .spawn()
-        .map_err(|e| {
-            Fail::new(
-                exit::NOT_FOUND,
-                format!("cannot start {}: {e}", command[0].to_string_lossy()),
-            )
-        })?;
-    CHILD.store(child.id() as i32, Ordering::SeqCst);
+    let mut child = start(&command, env)?;
     let pid_file = env_path.with_file_name("pid");
     let _ = write_private(&pid_file, child.id().to_string());
     let ended = child.wait().map(Ended::of).unwrap_or(Ended::Code(1));
