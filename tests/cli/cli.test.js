@@ -327,3 +327,29 @@ test("logout revokes the device and forgets it", async () => {
   assert.ok(!left.some((d) => d.device_id === device.login.device_id));
   assert.equal((await cli(device, ["ls"])).code, 3);
 });
+
+test("run warns once when an agent CLI's hooks are not installed, naming the command that fixes it", async () => {
+  const m = await ownerMachine();
+  const bin = mkdtempSync(join(scratch, "bin-"));
+  writeFileSync(join(bin, "claude"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  const r = await cli(m, ["run", "--", "claude"], { PATH: `${bin}:${process.env.PATH}` });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stderr.trim().split("\n");
+  assert.deepEqual(lines.filter((l) => /not installed/.test(l)),
+    ["needs-you: Claude Code's hooks are not installed, so it will not report; run `report-prompt install --cli claude-code`"]);
+});
+
+test("ls --watch draws the list again when it changes", async () => {
+  const owner = await ownerMachine();
+  const task = (await api("POST", "/v1/tasks", owner.login.token, { name: "watched" })).body;
+  const watch = start(owner, ["ls", "--watch"], { COLUMNS: "100" });
+  let out = "";
+  watch.child.stdout.on("data", (d) => (out += d));
+  assert.ok(await waitFor(() => out.includes("All quiet"), 10000));
+  await api("POST", "/v1/reports", task.credential, { cli: "hermes", session: "w", seq: 1, action: "open", kind: "dialog", text: "Which branch?" });
+  assert.ok(await waitFor(() => /watched +Hermes +dialog +Which branch\?/.test(out), 10000), out);
+  assert.ok(out.includes("\u001b[H\u001b[2J"), "it redraws the screen");
+  watch.child.kill("SIGINT");
+  const end = await watch.ended;
+  assert.equal(end.signal, "SIGINT");
+});

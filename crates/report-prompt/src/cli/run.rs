@@ -148,7 +148,8 @@ pub fn run(client: &Client, opts: RunOptions) -> Result<i32> {
     if let Some(cli) = known_agent(&program) {
         if !crate::install::is_installed(cli) {
             eprintln!(
-                "needs-you: {cli}'s {} not installed, so it will not report; run `report-prompt install --cli {cli}`",
+                "needs-you: {}'s {} not installed, so it will not report; run `report-prompt install --cli {cli}`",
+                cli.display_name(),
                 if matches!(cli, Cli::Opencode | Cli::Hermes) { "plugin is" } else { "hooks are" }
             );
         }
