@@ -46,9 +46,20 @@ export function needsYou(w, ownerToken) {
   };
 }
 
-/** Starts `command` in `cwd` in a new tmux of its own, with exactly `vars` as its environment. */
+/**
+ * Starts `command` in `cwd` in a new tmux of its own, with exactly `vars` as
+ * its environment, plus the pane's own `TMUX` and `TMUX_PANE`, which every
+ * program started in tmux has (the reporter finds its pane with them), and a
+ * short idle time for the relays it starts.
+ */
 export function inTmux(socket, cwd, vars, command) {
-  const assignments = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(" ");
+  // A relay started in a test ends soon after its questions do.
+  const all = { NEEDS_YOU_RELAY_IDLE_S: 5, ...vars };
+  const assignments = [
+    ...Object.entries(all).map(([k, v]) => `${k}='${v}'`),
+    `TMUX="$TMUX"`,
+    `TMUX_PANE="$TMUX_PANE"`,
+  ].join(" ");
   const term = tmux(socket);
   term.start("agent", cwd, `env -i ${assignments} ${command}`);
   return term;
