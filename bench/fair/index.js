@@ -18,8 +18,9 @@ WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = 
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at`;
 const OPEN = `
-INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10 FROM tasks t
+INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
+                       terminal, answerable)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -32,6 +33,9 @@ RETURNING id, kind, notified_at`;
 const TOUCH_TASK = `
 UPDATE tasks SET last_report_at = ?4
 WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)`;
+const BUMP_REVISION_OF_TASK = `
+UPDATE owners SET revision = revision + 1
+WHERE id = (SELECT owner_id FROM tasks WHERE credential_hash = ?1)`;
 const OUTCOME = `
 SELECT t.revoked_at, t.expires_at,
        coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
@@ -54,11 +58,13 @@ async function report(request, env, ctx) {
   const qid = id("q_");
   if (r.action === "open") {
     batch.push(stmt(SUPERSEDE, ["superseded", r.kind, r.text]));
-    batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq]));
+    batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq,
+      r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.answerable ? 1 : 0]));
   } else {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));
   }
   batch.push(stmt(TOUCH_TASK, []));
+  batch.push(env.DB.prepare(BUMP_REVISION_OF_TASK).bind(hash));
   batch.push(env.DB.prepare(OUTCOME).bind(...keys.slice(0, 3)));
   const results = await env.DB.batch(batch);
   const closed = results[1].results;
