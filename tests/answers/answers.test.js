@@ -297,3 +297,27 @@ test("needs-you answer types from another terminal, and says why when it cannot"
   assert.equal(refused.code, 1);
   assert.match(refused.err, /^needs-you: a permission waits on keys in its terminal: answer it there\n$/);
 });
+
+test("an answer whose question closed while the relay was away fails with that reason, and nothing is typed", async () => {
+  const o = await owner();
+  const state = mkdtempSync(join(scratch, "state-away-"));
+  const first = await agentInTmux(o, { env: { NEEDS_YOU_STATE_DIR: state } });
+  const relayPid = () => spawnSync("pgrep", ["-f", `__relay --state-dir ${state}`], { encoding: "utf8" }).stdout.trim();
+  assert.ok(await waitFor(() => relayPid(), 5000), "the relay started");
+  await sleep(1000); // connected
+  const pid = Number(relayPid());
+  process.kill(pid, "SIGSTOP");
+  assert.equal((await api("POST", `/v1/questions/${first.q.question_id}/answers`, o.token, { text: "too late" })).status, 201);
+  // The question closes (the person answered in the terminal, say) while the
+  // relay cannot read; then the relay dies with the answer unread.
+  const closed = await api("POST", "/v1/reports", o.task.credential, { cli: "claude-code", session: first.q.session,
+    seq: Date.now() * 1000, action: "close", reason: "answered" });
+  assert.equal(closed.body.applied, true);
+  process.kill(pid, "SIGKILL");
+  // The next answerable question of the task starts a new relay, whose hello
+  // settles what was left on its way.
+  await agentInTmux(o, { env: { NEEDS_YOU_STATE_DIR: state } });
+  const a = await answerState(o, first.q.question_id, ["failed"], 15000);
+  assert.equal(a.reason, "the question closed before the answer was typed");
+  assert.equal(keys(first.dir).length, 0);
+});
