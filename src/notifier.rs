@@ -215,14 +215,64 @@ async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
 }
 
 /// How one attempt went.
-#[derive(Debug, PartialEq, Eq)]
-enum Outcome {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
     Delivered,
     /// Failed; the rules may try again.
     Failed,
     /// The push service says the subscription is gone (404, 410): it was
     /// dropped, and is never tried again.
     Gone,
+}
+
+/// One try of one channel: how it went, the HTTP status, and why it failed.
+pub struct Tried {
+    pub outcome: Outcome,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+}
+
+/// Sends `event` of `q` to the channel stored as `kind`/`config`, once. A
+/// push subscription whose service says it is gone is dropped here: the
+/// alarm and the test push both go through this one place.
+pub async fn try_channel(
+    env: &Env,
+    kind: &str,
+    config: &str,
+    event: Event,
+    q: &Question,
+    now: f64,
+) -> Tried {
+    let channel = Channel::from_stored(kind, config);
+    let result = match &channel {
+        Ok(channel) => match request(env, channel, event, q, now) {
+            Ok(out) => send(&out, send_timeout(env)).await,
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(format!("bad configuration: {e}")),
+    };
+    let push = matches!(channel, Ok(Channel::WebPush(_)));
+    let (outcome, status, error) = match result {
+        Ok(code) if (200..300).contains(&code) => (Outcome::Delivered, Some(code), None),
+        Ok(code @ (404 | 410)) if push => (
+            Outcome::Gone,
+            Some(code),
+            Some(format!("HTTP {code}: the subscription is gone; removed")),
+        ),
+        Ok(code) => (Outcome::Failed, Some(code), Some(format!("HTTP {code}"))),
+        Err(e) => (Outcome::Failed, None, Some(e)),
+    };
+    if outcome == Outcome::Gone {
+        let device_id = kind.trim_start_matches(WEBPUSH_PREFIX);
+        if let Err(e) = store::drop_gone_push(env, device_id, config, now_ms()).await {
+            worker::console_error!("could not drop the push subscription of {device_id}: {e}");
+        }
+    }
+    Tried {
+        outcome,
+        status,
+        error,
+    }
 }
 
 /// Sends one event to one channel and records the attempt.
@@ -235,52 +285,27 @@ async fn attempt(
     now: f64,
 ) -> Outcome {
     let q = &snap.question;
-    let channel = Channel::from_stored(kind, config);
-    let result = match &channel {
-        Ok(channel) => match request(env, channel, event, q, now) {
-            Ok(out) => send(&out, send_timeout(env)).await,
-            Err(e) => Err(e),
-        },
-        Err(e) => Err(format!("bad configuration: {e}")),
-    };
-    let push = matches!(channel, Ok(Channel::WebPush(_)));
-    let (outcome, status, error) = match &result {
-        Ok(code) if (200..300).contains(code) => (Outcome::Delivered, Some(*code), None),
-        Ok(code @ (404 | 410)) if push => (
-            Outcome::Gone,
-            Some(*code),
-            Some(format!("HTTP {code}: the subscription is gone; removed")),
-        ),
-        Ok(code) => (Outcome::Failed, Some(*code), Some(format!("HTTP {code}"))),
-        Err(e) => (Outcome::Failed, None, Some(e.clone())),
-    };
-    let tried = snap.tried(kind, event);
+    let tried = try_channel(env, kind, config, event, q, now).await;
     let record = Attempt {
         question_id: &q.id,
         channel: kind,
         event,
-        attempt: tried + 1,
-        ok: outcome == Outcome::Delivered,
-        status,
-        error: error.as_deref(),
+        attempt: snap.tried(kind, event) + 1,
+        ok: tried.outcome == Outcome::Delivered,
+        status: tried.status,
+        error: tried.error.as_deref(),
     };
     // Not fatal: an error here would make the runtime retry the whole alarm
     // and send again what was just delivered.
     if let Err(e) = store::record_attempt(env, &record, now_ms()).await {
         worker::console_error!("could not record a delivery of {}: {e}", q.id);
     }
-    if outcome == Outcome::Gone {
-        let device_id = kind.trim_start_matches(WEBPUSH_PREFIX);
-        if let Err(e) = store::drop_gone_push(env, device_id, config, now_ms()).await {
-            worker::console_error!("could not drop the push subscription of {device_id}: {e}");
-        }
-    }
-    outcome
+    tried.outcome
 }
 
 /// The channel's request; for Web Push with the Worker's VAPID identity and a
 /// fresh ephemeral key and salt.
-pub fn request(
+fn request(
     env: &Env,
     channel: &Channel,
     event: Event,

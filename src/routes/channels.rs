@@ -7,10 +7,10 @@ use worker::{Env, Request};
 use needs_you_core::{Cli, Kind};
 
 use crate::api::{ok, read_object, ApiError, ApiResult};
-use crate::channels::{send, Channel, KINDS, WEBPUSH_PREFIX};
-use crate::config::send_timeout;
+use crate::channels::{Channel, KINDS, WEBPUSH_PREFIX};
 use crate::delivery::Event;
 use crate::ids::now_ms;
+use crate::notifier::Outcome;
 use crate::question::Question;
 use crate::{auth, notifier, store};
 
@@ -97,31 +97,14 @@ pub async fn test(req: Request, env: &Env) -> ApiResult {
     };
     let mut results = Vec::new();
     for row in store::channels_of_owner(env, &owner.id).await? {
-        let channel = Channel::from_stored(&row.kind, &row.config);
-        let sent = match &channel {
-            Ok(c) => match notifier::request(env, c, Event::Open, &q, now) {
-                Ok(out) => send(&out, send_timeout(env)).await,
-                Err(e) => Err(e),
-            },
-            Err(e) => Err(format!("bad configuration: {e}")),
-        };
-        let (ok, status, error) = match sent {
-            Ok(code) if (200..300).contains(&code) => (true, Some(code), None),
-            Ok(code) => (false, Some(code), Some(format!("HTTP {code}"))),
-            Err(e) => (false, None, Some(e)),
-        };
-        if let (Ok(Channel::WebPush(_)), Some(404 | 410)) = (&channel, status) {
-            let device = row.kind.trim_start_matches(WEBPUSH_PREFIX);
-            store::drop_gone_push(env, device, &row.config, now).await?;
-        }
+        let tried = notifier::try_channel(env, &row.kind, &row.config, Event::Open, &q, now).await;
         let name = if row.kind.starts_with(WEBPUSH_PREFIX) {
             format!("browser: {}", row.name)
         } else {
             row.name.clone()
         };
-        results.push(
-            json!({"channel": row.kind, "name": name, "ok": ok, "status": status, "error": error}),
-        );
+        results.push(json!({"channel": row.kind, "name": name,
+            "ok": tried.outcome == Outcome::Delivered, "status": tried.status, "error": tried.error}));
     }
     ok(200, &json!({"results": results}))
 }
