@@ -90,7 +90,8 @@ pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
 
 /// Raises the owner's list revision (the list's ETag): every statement batch
 /// that changes what `GET /v1/needs-you` shows ends with this one, or with
-/// [`BUMP_REVISION_OF_TASK`]. Binds ?1 the owner id.
+/// one of the two below, which find the owner from a task. Binds ?1 the
+/// owner id.
 pub(super) const BUMP_REVISION: &str = "UPDATE owners SET revision = revision + 1 WHERE id = ?1";
 
 /// [`BUMP_REVISION`] for the owner of the task with a credential. Binds ?1 the
@@ -98,6 +99,11 @@ pub(super) const BUMP_REVISION: &str = "UPDATE owners SET revision = revision + 
 pub(super) const BUMP_REVISION_OF_TASK: &str = "
 UPDATE owners SET revision = revision + 1
 WHERE id = (SELECT owner_id FROM tasks WHERE credential_hash = ?1)";
+
+/// [`BUMP_REVISION`] for the owner of a task. Binds ?1 the task id.
+pub(super) const BUMP_REVISION_OF_TASK_ID: &str = "
+UPDATE owners SET revision = revision + 1
+WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)";
 
 /// The owner's list revision. Binds ?1 the owner id.
 pub(super) const REVISION: &str = "SELECT revision FROM owners WHERE id = ?1";

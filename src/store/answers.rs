@@ -116,16 +116,12 @@ FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL
 ORDER BY a.created_at";
 
-/// Binds ?1 the task id.
-const BUMP_OF_TASK: &str =
-    "UPDATE owners SET revision = revision + 1 WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)";
-
 pub async fn answers_on_their_way(env: &Env, task_id: &str, now: f64) -> Result<Vec<ForRelay>> {
     let db = db(env)?;
     let results = db
         .batch(vec![
             stmt(&db, FAIL_CLOSED, &[s(task_id), n(now)])?,
-            stmt(&db, BUMP_OF_TASK, &[s(task_id)])?,
+            stmt(&db, super::BUMP_REVISION_OF_TASK_ID, &[s(task_id)])?,
             stmt(&db, ON_THEIR_WAY, &[s(task_id)])?,
         ])
         .await?;
@@ -190,7 +186,7 @@ pub async fn mark_answer(
     ];
     db.batch(vec![
         stmt(&db, MARK, &args)?,
-        stmt(&db, BUMP_OF_TASK, &[s(task_id)])?,
+        stmt(&db, super::BUMP_REVISION_OF_TASK_ID, &[s(task_id)])?,
     ])
     .await?;
     Ok(())
