@@ -4,7 +4,7 @@
 // HTML.
 
 import { call, device, forget, pair } from "./api.js";
-import { ago, cliName, deviceName, who } from "./words.js";
+import { ago, deviceName } from "./words.js";
 
 /** How often a visible page asks for changes. An unchanged list costs the
  *  Worker a 304 after two indexed reads (README: "Idle cost"). */
@@ -121,7 +121,7 @@ function card(q, now) {
   const el = $("card").content.firstElementChild.cloneNode(true);
   el.id = `question-${q.question_id}`;
   el.dataset.kind = q.kind;
-  el.querySelector(".who").textContent = who(q);
+  el.querySelector(".who").textContent = q.who;
   el.querySelector(".task").textContent = q.task_name;
   const age = el.querySelector(".age");
   age.dateTime = new Date(q.opened_at).toISOString();
@@ -214,7 +214,7 @@ function taskRow(t, now) {
   state.classList.toggle("waiting", waiting);
   const last = el.querySelector(".last");
   const parts = [];
-  if (t.cli) parts.push(cliName(t.cli));
+  if (t.agent) parts.push(t.agent);
   parts.push(t.last_report_at ? `last report ${ago(t.last_report_at, now)}` : "no report yet");
   last.textContent = parts.join(" · ");
   return el;

@@ -1,25 +1,7 @@
-// How a question and a task are put into words on the page. The service
-// worker's notifications get their words from the Worker (one place for the
-// push text: src/channels/webpush.rs).
-
-const CLIS = {
-  "claude-code": "Claude Code",
-  codex: "Codex",
-  opencode: "OpenCode",
-  hermes: "Hermes",
-};
-
-export function cliName(cli) {
-  return CLIS[cli] || cli || "An agent";
-}
-
-/** "Claude Code is asking", "Codex needs your permission", "OpenCode asked in a reply". */
-export function who(q) {
-  const name = cliName(q.cli);
-  if (q.kind === "permission") return `${name} needs your permission`;
-  if (q.kind === "reply") return `${name} asked in a reply`;
-  return `${name} is asking`;
-}
+// Words the page makes itself: ages and this browser's name. Who asks
+// ("Claude Code is asking") comes from the Worker with each question, in the
+// same words as the phone's notifications (one place: the core crate's
+// Cli::asking).
 
 /** "just now", "3 min ago", "2 h ago", "4 days ago". */
 export function ago(ms, now = Date.now()) {

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use needs_you_core::{truncate_chars, Kind};
+use needs_you_core::truncate_chars;
 
 use super::Outgoing;
 use crate::delivery::Event;
@@ -168,11 +168,9 @@ pub struct Sender<'a> {
 /// The notification a service worker shows, as the encrypted JSON it receives.
 /// The page's service worker reads these fields; `docs/api.md` lists them.
 fn message(event: Event, q: &Question) -> Value {
-    let who = q.cli.display_name();
-    let title = match (event, q.kind) {
-        (Event::Close, _) => format!("{who}: answered"),
-        (Event::Open, Kind::Permission) => format!("{who} needs your permission"),
-        (Event::Open, _) => format!("{who} is asking"),
+    let title = match event {
+        Event::Close => format!("{}: answered", q.cli.display_name()),
+        Event::Open => q.cli.asking(q.kind),
     };
     let body = match event {
         Event::Open => {
@@ -298,7 +296,7 @@ fn decode(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use needs_you_core::Cli;
+    use needs_you_core::{Cli, Kind};
 
     fn d(s: &str) -> Vec<u8> {
         B64.decode(s).unwrap()

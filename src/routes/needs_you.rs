@@ -1,7 +1,9 @@
 //! `GET /v1/needs-you`: the owner's open questions, newest first; one
 //! question's delivery log; and dismissing a question from the page.
 
-use serde_json::json;
+use serde_json::{json, Value};
+
+use needs_you_core::Cli;
 use worker::{Env, Request, Response};
 
 use crate::api::{json_response, ok, ApiError, ApiResult};
@@ -28,16 +30,35 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
         }
     }
     let page = store::list_page(env, &person.owner_id, now).await?;
-    // Each question with its latest answer (the last in order wins), or null.
-    let mut questions = serde_json::to_value(&page.questions).unwrap_or_default();
-    if let Some(list) = questions.as_array_mut() {
-        for q in list.iter_mut() {
-            let id = q["question_id"].as_str().unwrap_or_default().to_owned();
-            let answer = page.answers.iter().rev().find(|a| a.question_id == id);
-            q["answer"] = serde_json::to_value(answer).unwrap_or_default();
-        }
-    }
-    let resp = json_response(200, &json!({"questions": questions, "tasks": page.tasks}))?;
+    // Each question with who asks, in the words every screen shows, and its
+    // latest answer (the last in order wins), or null.
+    let questions: Vec<Value> = page
+        .questions
+        .iter()
+        .map(|q| {
+            let mut v = serde_json::to_value(q).unwrap_or_default();
+            v["who"] = q.cli.asking(q.kind).into();
+            let answer = page.answers.iter().rev().find(|a| a.question_id == q.id);
+            v["answer"] = serde_json::to_value(answer).unwrap_or_default();
+            v
+        })
+        .collect();
+    // Each task with its agent's name.
+    let tasks: Vec<Value> = page
+        .tasks
+        .iter()
+        .map(|t| {
+            let mut v = serde_json::to_value(t).unwrap_or_default();
+            v["agent"] = t
+                .cli
+                .as_deref()
+                .and_then(Cli::parse)
+                .map(Cli::display_name)
+                .into();
+            v
+        })
+        .collect();
+    let resp = json_response(200, &json!({"questions": questions, "tasks": tasks}))?;
     resp.headers().set("etag", &etag(page.revision))?;
     Ok(resp)
 }

@@ -89,6 +89,17 @@ impl Cli {
             Cli::Hermes => "Hermes",
         }
     }
+
+    /// Who asks, in the words the page and the phone show: "Claude Code is
+    /// asking", "Codex needs your permission", "OpenCode asked in a reply".
+    pub fn asking(self, kind: Kind) -> String {
+        let name = self.display_name();
+        match kind {
+            Kind::Dialog => format!("{name} is asking"),
+            Kind::Permission => format!("{name} needs your permission"),
+            Kind::Reply => format!("{name} asked in a reply"),
+        }
+    }
 }
 
 wire_enum! {

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use needs_you_core::Cli;
+
 use super::term::{cut, width};
 use super::{exit, now_ms, Result};
 use crate::api::Client;
@@ -23,13 +25,12 @@ pub fn age(ms: f64, now: f64) -> String {
 }
 
 fn agent(cli: &Value) -> &str {
-    match cli.as_str() {
-        Some("claude-code") => "Claude Code",
-        Some("codex") => "Codex",
-        Some("opencode") => "OpenCode",
-        Some("hermes") => "Hermes",
-        Some(other) => other,
-        None => "-",
+    let Some(c) = cli.as_str() else {
+        return "-";
+    };
+    match Cli::parse(c) {
+        Some(known) => known.display_name(),
+        None => c,
     }
 }
 
