@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use needs_you_core::Cli;
 
-use crate::install::{self, hooks_json, plugins};
-use crate::send::{self, Target};
+use crate::api::{Client, FailureKind};
+use crate::install::{self, plugins};
+use crate::send::Target;
 use crate::state::{self, StateDir};
 
 struct Report {
@@ -56,36 +57,41 @@ fn check_server(r: &mut Report) {
             "create a task with POST /v1/tasks and use its credential",
         );
     }
-    match send::get(&target, "/v1/health", false) {
-        Ok((200, _)) => r.ok("the server answers /v1/health"),
-        Ok((status, _)) => r.bad(
-            &format!("/v1/health answered HTTP {status}"),
-            "check NEEDS_YOU_URL",
-        ),
-        Err(e) => {
+    let client = match Client::new(&target.base, Some(&target.token)) {
+        Ok(c) => c,
+        Err(e) => return r.bad(&e, "check NEEDS_YOU_URL"),
+    };
+    match client.get("/v1/health") {
+        Ok(_) => r.ok("the server answers /v1/health"),
+        Err(f) if f.kind == FailureKind::Unreachable => {
             r.bad(
-                &format!("the server is unreachable: {e}"),
+                &format!("the server is unreachable: {}", f.message),
                 "check NEEDS_YOU_URL and the network",
             );
             return;
         }
+        Err(f) => r.bad(
+            &format!("/v1/health answered HTTP {}", f.status.unwrap_or(0)),
+            "check NEEDS_YOU_URL",
+        ),
     }
-    match send::get(&target, "/v1/task", true) {
-        Ok((200, body)) => {
-            let name = serde_json::from_str::<serde_json::Value>(&body)
-                .ok()
-                .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_owned))
-                .unwrap_or_default();
+    match client.get("/v1/task") {
+        Ok(body) => {
+            let name = body["name"].as_str().unwrap_or_default();
             r.ok(&format!("the credential belongs to task {name:?}"));
         }
-        Ok((status, body)) => r.bad(
+        Err(f) if f.kind == FailureKind::Unreachable => r.bad(
+            &format!("GET /v1/task failed: {}", f.message),
+            "check the network",
+        ),
+        Err(f) => r.bad(
             &format!(
-                "the credential was refused (HTTP {status}): {}",
-                body.trim()
+                "the credential was refused (HTTP {}): {}",
+                f.status.unwrap_or(0),
+                f.message
             ),
             "the task may be revoked or expired: create a new one with POST /v1/tasks",
         ),
-        Err(e) => r.bad(&format!("GET /v1/task failed: {e}"), "check the network"),
     }
 }
 
@@ -117,33 +123,31 @@ fn check_state(r: &mut Report, state_dir: Option<PathBuf>) {
 }
 
 fn check_hooks(r: &Report) {
-    for (cli, path) in [
-        (Cli::ClaudeCode, install::claude_settings_path()),
-        (Cli::Codex, PathBuf::from(install::CODEX_MANAGED_HOOKS)),
+    let codex = format!(
+        "{} or {}",
+        install::CODEX_MANAGED_HOOKS,
+        install::codex_user_hooks_path().display()
+    );
+    for (cli, what, place) in [
+        (
+            Cli::ClaudeCode,
+            "hooks",
+            install::claude_settings_path().display().to_string(),
+        ),
+        (Cli::Codex, "hooks", codex),
+        (
+            Cli::Opencode,
+            "plugin",
+            plugins::opencode_plugin_path().display().to_string(),
+        ),
     ] {
-        let installed = install::read_json(&path)
-            .ok()
-            .is_some_and(|(_, v)| hooks_json::has_ours(&v, cli));
-        if installed {
-            r.ok(&format!("{cli} hooks installed in {}", path.display()));
+        if install::is_installed(cli) {
+            r.ok(&format!("{cli} {what} installed in {place}"));
         } else {
             r.note(&format!(
-                "{cli} hooks not installed in {} (report-prompt install --cli {cli})",
-                path.display()
+                "{cli} {what} not installed in {place} (report-prompt install --cli {cli})"
             ));
         }
-    }
-    let opencode = plugins::opencode_plugin_path();
-    if opencode.exists() {
-        r.ok(&format!(
-            "opencode plugin installed at {}",
-            opencode.display()
-        ));
-    } else {
-        r.note(&format!(
-            "opencode plugin not installed at {} (report-prompt install --cli opencode)",
-            opencode.display()
-        ));
     }
     let home = plugins::hermes_home();
     match plugins::hermes_enabled(&home) {

@@ -248,18 +248,6 @@ pub fn post_report(agent: &ureq::Agent, target: &Target, body: &[u8]) -> Result<
     Ok(resp.status().as_u16())
 }
 
-/// A GET for `doctor`: the status and the body.
-pub fn get(target: &Target, path: &str, auth: bool) -> Result<(u16, String), String> {
-    let mut req = agent().get(format!("{}{path}", target.base));
-    if auth {
-        req = req.header("authorization", format!("Bearer {}", target.token));
-    }
-    let mut resp = req.call().map_err(|e| e.to_string())?;
-    let status = resp.status().as_u16();
-    let body = resp.body_mut().read_to_string().unwrap_or_default();
-    Ok((status, body))
-}
-
 #[cfg(test)]
 mod tests {
     use super::check_base_url;

@@ -329,42 +329,32 @@ fn the_installer_makes_a_state_directory_that_others_can_read_private() {
     let state = t.path().join("state");
     std::fs::create_dir(&state).unwrap();
     std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = run(
-        &[
-            "install",
-            "--cli",
-            "claude-code",
-            "--path",
-            settings.to_str().unwrap(),
-        ],
-        "",
-        &[
-            ("HOME", "/nonexistent"),
-            ("NEEDS_YOU_STATE_DIR", state.to_str().unwrap()),
-        ],
-    );
-    assert_success(&out);
+    let install = || {
+        let out = run(
+            &[
+                "install",
+                "--cli",
+                "claude-code",
+                "--path",
+                settings.to_str().unwrap(),
+            ],
+            "",
+            &[
+                ("HOME", "/nonexistent"),
+                ("NEEDS_YOU_STATE_DIR", state.to_str().unwrap()),
+            ],
+        );
+        assert_success(&out);
+        out
+    };
+    let out = install();
     assert!(String::from_utf8_lossy(&out.stdout).contains("private now"));
     let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
 
     // One that others may write to is named, not touched.
     std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let out = run(
-        &[
-            "install",
-            "--cli",
-            "claude-code",
-            "--path",
-            settings.to_str().unwrap(),
-        ],
-        "",
-        &[
-            ("HOME", "/nonexistent"),
-            ("NEEDS_YOU_STATE_DIR", state.to_str().unwrap()),
-        ],
-    );
-    assert_success(&out);
+    let out = install();
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot use the state directory"));
     let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o777);

@@ -246,14 +246,6 @@ fn refuse_second_login() -> Result<()> {
     Ok(())
 }
 
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .ok()
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "this machine".into())
-}
-
 /// `setup URL`: the first owner of a fresh deploy, logged in here.
 fn setup(url: &str) -> Result<i32> {
     refuse_second_login()?;
@@ -326,7 +318,11 @@ fn login(target: &str) -> Result<i32> {
         None => term::ask("Pairing code (from the page or `needs-you pair`): ", false)
             .map_err(|e| Fail::new(exit::USAGE, e))?,
     };
-    let name = format!("needs-you on {}", host_name());
+    let host = crate::terminal::host_name();
+    let name = match host.as_str() {
+        "" => "needs-you on this machine".to_owned(),
+        h => format!("needs-you on {h}"),
+    };
     let device = client.post("/v1/devices", &json!({"code": code, "name": name}))?;
     let path = config::save(&Login {
         url: client.base().to_owned(),

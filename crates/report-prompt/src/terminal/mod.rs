@@ -25,7 +25,8 @@ pub struct Here {
     pub pane: Option<Pane>,
 }
 
-/// The machine's name, for the card.
+/// The machine's name (empty when unknown): for the card, and the name of a
+/// device that `needs-you login` pairs.
 pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
@@ -33,7 +34,8 @@ pub fn host_name() -> String {
 }
 
 /// Where this hook's agent runs. `cwd` is the folder the CLI named in its
-/// event, else ours. Cheap when not in tmux (two environment reads); in
+/// event, else ours. Cheap when not in tmux (one small file read and two
+/// environment reads); in
 /// tmux, a walk up `/proc` and, once per pane, one `tmux display-message`.
 pub fn here(cwd: Option<&str>, state_dir: &std::path::Path) -> Here {
     let cwd = cwd.map(str::to_owned).unwrap_or_else(|| {
