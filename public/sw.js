@@ -72,10 +72,11 @@ async function handlePush(event) {
   }
   const data = { url: m.url || "/", question_id: m.question_id, event: m.event };
   if (m.event !== "close") {
-    await closeAnswered();
-    return self.registration.showNotification(m.title, {
+    // Shown before the quiet lines go, so the screen is never empty between.
+    await self.registration.showNotification(m.title, {
       body: m.body, tag: m.tag, data, renotify: true, icon: "/icons/icon-192.png",
     });
+    return closeAnswered();
   }
   await self.registration.showNotification(m.title, {
     body: m.body, tag: m.tag, data, silent: true, icon: "/icons/icon-192.png",

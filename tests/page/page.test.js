@@ -281,6 +281,10 @@ test("the service worker shows a push as a notification tagged by question, and 
 
   // The next open clears the quiet line.
   await deliverPush(cdp, w.url, id, open("q_3", "Deploy?"));
-  await waitFor(async () => (await notifications(page)).length === 1 && (await notifications(page))[0].tag === "question-q_3", 5000);
+  await waitFor(async () => {
+    const n = await notifications(page);
+    return n.length === 1 && n[0].tag === "question-q_3";
+  }, 5000);
+  assert.deepEqual((await notifications(page)).map((n) => [n.tag, n.title]), [["question-q_3", "Claude Code is asking"]]);
   await context.close();
 });
