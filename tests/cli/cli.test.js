@@ -2,7 +2,7 @@
 // in Miniflare (real D1): setup, login with pairing codes, `run` with a
 // stand-in agent reporting through the real reporter, the listings and their
 // `--json`, exit codes and signals passed through, `run --tmux` in a real
-// tmux, channels and test-push to a real local sink, and every failure path.
+// tmux (detached, and attached at a terminal that `script` gives), channels and test-push to a real local sink, and every failure path.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
@@ -220,6 +220,39 @@ test("run --tmux runs the agent in a new tmux session, with the credential kept 
   assert.match(end.stderr, /running in the tmux session in-tmux-/);
   assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, []);
 });
+
+test("run --tmux at a terminal attaches to the new session; detached from, it waits for the agent", async () => {
+  const m = await ownerMachine();
+  const dir = agentDir();
+  // `script` gives needs-you a terminal for stdin and stdout, as a person's
+  // shell would: that is what makes it attach instead of starting detached.
+  const line = [BIN, "run", "--tmux", "--name", "attached", "--", AGENT, dir, "6"].map(shellQuote).join(" ");
+  const child = spawn("script", ["-qfec", line, "/dev/null"], {
+    env: { ...m.env, SHELL: "/bin/sh", TERM: "xterm" }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const ended = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), out);
+  const clients = () => execFileSync("tmux", ["list-clients", "-F", "#{session_name}"], { env: tmuxEnv(), encoding: "utf8" });
+  assert.match(clients(), /^attached-[0-9a-f]{4}$/m, "the terminal is attached to the agent's session");
+  assert.ok(!out.includes("running in the tmux session"), "no hint to attach: it is attached");
+
+  const session = clients().trim().split("\n").find((s) => s.startsWith("attached-"));
+  execFileSync("tmux", ["detach-client", "-s", session], { env: tmuxEnv() });
+  assert.ok(await waitFor(() => !clients().includes(session), 5000), "detached");
+  await sleep(1200); // two of run's checks on the session
+  assert.equal(child.exitCode, null, "run waits for the agent, not for the terminal");
+  assert.equal(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks.length, 1, "the task lives on");
+
+  writeFileSync(join(dir, "go"), "");
+  assert.equal(await ended, 6, out);
+  assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, [], "revoked when the agent ended");
+});
+
+/** Quotes one word for /bin/sh. */
+const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
 
 test("dismiss closes a question as not needed; a bad or unknown id says so", async () => {
   const owner = await ownerMachine();
