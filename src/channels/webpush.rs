@@ -42,11 +42,15 @@ use crate::question::Question;
 pub const TTL_S: u64 = 12 * 3600;
 /// A VAPID JWT is valid this long (RFC 8292 allows at most 24 hours).
 const JWT_LIFETIME_S: u64 = 12 * 3600;
-/// The record size announced in the header. The message is one record, so it
-/// must be smaller: [`MAX_TEXT_CHARS`] keeps it well under.
+/// The record size announced in the header. The message is one record.
 const RECORD_SIZE: u32 = 4096;
-/// A question's text is cut to this many characters in a push: push services
-/// cap messages near 4 KB, and a notification shows a few lines at most.
+/// Push services take a body of at most 4096 bytes (RFC 8291, section 4):
+/// less the header (86 bytes with the sender's key) and the record's padding
+/// delimiter and tag (17), this much is left for the message.
+const MAX_MESSAGE_BYTES: usize = 4096 - 86 - 17;
+/// A question's text is cut to this many characters in a push: a
+/// notification shows a few lines at most. [`message`] cuts it further when
+/// the bytes would not fit.
 const MAX_TEXT_CHARS: usize = 600;
 
 /// A browser's push subscription, as stored for its device.
@@ -165,16 +169,33 @@ pub struct Sender<'a> {
     pub salt: [u8; 16],
 }
 
-/// The notification a service worker shows, as the encrypted JSON it receives.
+/// The notification a service worker shows, as the JSON that is encrypted,
+/// within [`MAX_MESSAGE_BYTES`]. A limit in characters is not one in bytes: an
+/// emoji takes four, a control character six once escaped in JSON. So the
+/// question's text is cut further until the message fits; with no text at all
+/// it always does (names and options are bounded well below).
+fn message(event: Event, q: &Question) -> String {
+    let mut chars = MAX_TEXT_CHARS;
+    loop {
+        let m = fields(event, q, chars).to_string();
+        if m.len() <= MAX_MESSAGE_BYTES || chars == 0 {
+            return m;
+        }
+        // In proportion to the excess: strictly fewer characters each time.
+        chars = chars * MAX_MESSAGE_BYTES / m.len();
+    }
+}
+
+/// The message's fields, the question's text cut to `text_chars` characters.
 /// The page's service worker reads these fields; `docs/api.md` lists them.
-fn message(event: Event, q: &Question) -> Value {
+fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
     let title = match event {
         Event::Close => format!("{}: answered", q.cli.display_name()),
         Event::Open => q.cli.asking(q.kind),
     };
     let body = match event {
         Event::Open => {
-            let text = truncate_chars(&q.text, MAX_TEXT_CHARS);
+            let text = truncate_chars(&q.text, text_chars);
             let options = super::option_lines(&q.options);
             if options.is_empty() {
                 format!("{}: {text}", q.task_name)
@@ -210,7 +231,7 @@ pub fn request(
     s: &Sender<'_>,
 ) -> Result<Outgoing, String> {
     let (ua_public, auth) = sub.keys()?;
-    let plaintext = message(event, q).to_string();
+    let plaintext = message(event, q);
     let body = encrypt(
         plaintext.as_bytes(),
         &ua_public,
@@ -247,8 +268,8 @@ pub fn encrypt(
     as_secret: &SecretKey,
     salt: &[u8; 16],
 ) -> Result<Vec<u8>, String> {
-    if plaintext.len() + 17 > RECORD_SIZE as usize {
-        return Err("the message is too long for one record".into());
+    if plaintext.len() > MAX_MESSAGE_BYTES {
+        return Err("the message is too long for a push".into());
     }
     let ua_bytes = ua_public.to_encoded_point(false);
     let as_public = as_secret.public_key().to_encoded_point(false);
@@ -296,7 +317,7 @@ fn decode(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use needs_you_core::{Cli, Kind};
+    use needs_you_core::{Cli, Kind, QuestionOption};
 
     fn d(s: &str) -> Vec<u8> {
         B64.decode(s).unwrap()
@@ -328,6 +349,26 @@ mod tests {
             B64.encode(body),
             "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
         );
+    }
+
+    fn question() -> Question {
+        Question {
+            id: "q_1".into(),
+            task_id: "tsk_1".into(),
+            task_name: "deploy".into(),
+            session: "s".into(),
+            cli: Cli::Codex,
+            kind: Kind::Permission,
+            text: "Run `rm -rf build`?".into(),
+            options: vec![],
+            opened_at: 0,
+            notified_at: None,
+            closed_at: None,
+            close_reason: None,
+            task_expires_at: None,
+            terminal: None,
+            answerable: false,
+        }
     }
 
     fn vapid() -> Vapid {
@@ -387,23 +428,7 @@ mod tests {
     #[test]
     fn open_and_close_share_a_topic_and_carry_the_headers() {
         let sub = Subscription::from_browser(&browser("https://fcm.example/wp/1"), false).unwrap();
-        let q = Question {
-            id: "q_1".into(),
-            task_id: "tsk_1".into(),
-            task_name: "deploy".into(),
-            session: "s".into(),
-            cli: Cli::Codex,
-            kind: Kind::Permission,
-            text: "Run `rm -rf build`?".into(),
-            options: vec![],
-            opened_at: 0,
-            notified_at: None,
-            closed_at: None,
-            close_reason: None,
-            task_expires_at: None,
-            terminal: None,
-            answerable: false,
-        };
+        let q = question();
         let key = SecretKey::from_slice(&[7u8; 32]).unwrap();
         let v = vapid();
         let sender = Sender {
@@ -427,8 +452,56 @@ mod tests {
         assert_eq!(header(&open, "ttl"), TTL_S.to_string());
         assert_eq!(header(&open, "content-encoding"), "aes128gcm");
         assert_eq!(open.url, "https://fcm.example/wp/1");
-        let m = message(Event::Open, &q);
+        let m: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
         assert_eq!(m["title"], "Codex needs your permission");
         assert_eq!(m["tag"], "question-q_1");
+    }
+
+    #[test]
+    fn a_message_fits_one_push_whatever_its_characters_weigh() {
+        let sub = Subscription::from_browser(&browser("https://fcm.example/wp/1"), false).unwrap();
+        let key = SecretKey::from_slice(&[7u8; 32]).unwrap();
+        let v = vapid();
+        let sender = Sender {
+            vapid: &v,
+            now_s: 1_000,
+            ephemeral: &key,
+            salt: [1; 16],
+        };
+        // Four bytes a character, and six once escaped: both far over 4 KB
+        // at the character limits.
+        for heavy in ["\u{1F680}", "\u{1b}"] {
+            let q = Question {
+                task_name: "\u{1F680}".repeat(100),
+                text: heavy.repeat(2000),
+                options: vec![QuestionOption {
+                    label: heavy.repeat(400),
+                    description: None,
+                }],
+                ..question()
+            };
+            let m = message(Event::Open, &q);
+            assert!(m.len() <= MAX_MESSAGE_BYTES, "{} bytes", m.len());
+            let text = serde_json::from_str::<Value>(&m).unwrap()["body"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(text.contains(heavy), "some of the text is kept");
+            let body = request(&sub, Event::Open, &q, &sender)
+                .unwrap()
+                .body
+                .unwrap();
+            assert!(body.len() <= 4096, "{} bytes", body.len());
+        }
+        // A light text is not cut below the character limit.
+        let q = Question {
+            text: "a".repeat(2000),
+            ..question()
+        };
+        let m: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
+        assert!(m["body"]
+            .as_str()
+            .unwrap()
+            .contains(&"a".repeat(MAX_TEXT_CHARS - 1)));
     }
 }
