@@ -203,23 +203,14 @@ mod tests {
     const DUE: f64 = OPENED + 15_000.0;
 
     fn question(kind: Kind) -> Question {
-        Question {
-            id: "q_1".into(),
-            task_id: "tsk_1".into(),
-            task_name: "deploy".into(),
-            session: "s".into(),
-            cli: Cli::ClaudeCode,
+        Question::open(
+            "q_1",
+            "deploy",
+            Cli::ClaudeCode,
             kind,
-            text: "Which region?".into(),
-            options: vec![],
-            opened_at: OPENED as i64,
-            notified_at: None,
-            closed_at: None,
-            close_reason: None,
-            task_expires_at: None,
-            terminal: None,
-            answerable: false,
-        }
+            "Which region?",
+            OPENED as i64,
+        )
     }
 
     fn snap(kind: Kind) -> Snapshot {

@@ -37,6 +37,36 @@ pub struct Question {
 }
 
 impl Question {
+    /// A question just opened, with no options, terminal or notification yet,
+    /// and no task or session behind it: the test push sends one, and tests
+    /// start from one.
+    pub fn open(
+        id: &str,
+        task_name: &str,
+        cli: Cli,
+        kind: Kind,
+        text: &str,
+        opened_at: i64,
+    ) -> Self {
+        Question {
+            id: id.to_owned(),
+            task_id: String::new(),
+            task_name: task_name.to_owned(),
+            session: String::new(),
+            cli,
+            kind,
+            text: text.to_owned(),
+            options: vec![],
+            opened_at,
+            notified_at: None,
+            closed_at: None,
+            close_reason: None,
+            task_expires_at: None,
+            terminal: None,
+            answerable: false,
+        }
+    }
+
     /// Whether its task has expired at `now` (ms).
     pub fn task_expired(&self, now: f64) -> bool {
         self.task_expires_at.is_some_and(|t| t as f64 <= now)

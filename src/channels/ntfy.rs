@@ -10,11 +10,16 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use needs_you_core::Kind;
+use needs_you_core::{truncate_bytes, Kind};
 
 use super::{is_http_url, option_lines, Outgoing};
 use crate::delivery::Event;
 use crate::question::Question;
+
+/// ntfy's message limit, in bytes. A longer message is not shown: ntfy turns
+/// it into an attachment (or refuses it where attachments are off), so the
+/// notification would say "attachment.txt" instead of the question.
+const MAX_MESSAGE_BYTES: usize = 4096;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Ntfy {
@@ -78,6 +83,7 @@ impl Ntfy {
                 } else {
                     format!("{}\n{options}", q.text)
                 };
+                let message = truncate_bytes(&message, MAX_MESSAGE_BYTES);
                 let mut body = serde_json::json!({
                     "topic": topic, "title": title, "message": message, "priority": self.priority,
                     "tags": [tag, q.cli.as_str()], "sequence_id": q.id,
@@ -133,4 +139,36 @@ fn split_topic(url: &str) -> Result<(&str, &str), String> {
         );
     }
     Ok((&url[..slash], topic))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use needs_you_core::{Cli, QuestionOption};
+    use serde_json::{json, Value};
+
+    #[test]
+    fn a_long_question_is_cut_to_what_ntfy_shows() {
+        let c = json!({"url": "https://ntfy.sh/topic"});
+        let ntfy = Ntfy::from_config(c.as_object().unwrap()).unwrap();
+        let q = Question {
+            options: vec![QuestionOption {
+                label: "yes".into(),
+                description: None,
+            }],
+            ..Question::open(
+                "q_1",
+                "deploy",
+                Cli::Codex,
+                Kind::Reply,
+                &"\u{1F680}".repeat(4000),
+                0,
+            )
+        };
+        let body: Value =
+            serde_json::from_slice(&ntfy.request(Event::Open, &q).body.unwrap()).unwrap();
+        let message = body["message"].as_str().unwrap();
+        assert!(message.len() <= MAX_MESSAGE_BYTES, "{}", message.len());
+        assert!(message.starts_with("\u{1F680}\u{1F680}") && message.ends_with('…'));
+    }
 }

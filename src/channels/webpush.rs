@@ -352,23 +352,14 @@ mod tests {
     }
 
     fn question() -> Question {
-        Question {
-            id: "q_1".into(),
-            task_id: "tsk_1".into(),
-            task_name: "deploy".into(),
-            session: "s".into(),
-            cli: Cli::Codex,
-            kind: Kind::Permission,
-            text: "Run `rm -rf build`?".into(),
-            options: vec![],
-            opened_at: 0,
-            notified_at: None,
-            closed_at: None,
-            close_reason: None,
-            task_expires_at: None,
-            terminal: None,
-            answerable: false,
-        }
+        Question::open(
+            "q_1",
+            "deploy",
+            Cli::Codex,
+            Kind::Permission,
+            "Run `rm -rf build`?",
+            0,
+        )
     }
 
     fn vapid() -> Vapid {

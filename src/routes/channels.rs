@@ -78,23 +78,14 @@ pub async fn delete(req: Request, env: &Env, kind: &str) -> ApiResult {
 pub async fn test(req: Request, env: &Env) -> ApiResult {
     let owner = auth::owner(&req, env).await?;
     let now = now_ms();
-    let q = Question {
-        id: crate::ids::new_id("test_"),
-        task_id: String::new(),
-        task_name: "needs-you test".into(),
-        session: String::new(),
-        cli: Cli::ClaudeCode,
-        kind: Kind::Dialog,
-        text: "A test notification: this channel reaches you.".into(),
-        options: vec![],
-        opened_at: now as i64,
-        notified_at: None,
-        closed_at: None,
-        close_reason: None,
-        task_expires_at: None,
-        terminal: None,
-        answerable: false,
-    };
+    let q = Question::open(
+        &crate::ids::new_id("test_"),
+        "needs-you test",
+        Cli::ClaudeCode,
+        Kind::Dialog,
+        "A test notification: this channel reaches you.",
+        now as i64,
+    );
     let mut results = Vec::new();
     for row in store::channels_of_owner(env, &owner.id).await? {
         let tried = notifier::try_channel(env, &row.kind, &row.config, Event::Open, &q, now).await;

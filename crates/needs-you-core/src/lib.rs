@@ -16,5 +16,6 @@ pub mod report;
 
 pub use classify::{classify, Classified, Decision};
 pub use report::{
-    truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError, Terminal,
+    truncate_bytes, truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError,
+    Terminal,
 };

@@ -432,6 +432,37 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
     }
 }
 
+/// Cuts `s` to at most `max` bytes at a character boundary, the last
+/// character an ellipsis when cut: for services that count bytes.
+pub fn truncate_bytes(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let budget = max.saturating_sub('…'.len_utf8());
+    let keep = s
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .take_while(|&end| end <= budget)
+        .last()
+        .unwrap_or(0);
+    format!("{}…", &s[..keep])
+}
+
+#[cfg(test)]
+mod truncate_tests {
+    use super::*;
+
+    #[test]
+    fn bytes_are_cut_at_a_character_boundary_with_an_ellipsis() {
+        assert_eq!(truncate_bytes("abc", 3), "abc");
+        assert_eq!(truncate_bytes("abcdef", 5), "ab…");
+        // Four bytes a rocket: two fit in 8 + 3 bytes, not three.
+        let cut = truncate_bytes(&"\u{1F680}".repeat(5), 11);
+        assert_eq!(cut, format!("{}…", "\u{1F680}".repeat(2)));
+        assert!(truncate_bytes(&"é".repeat(100), 10).len() <= 10);
+    }
+}
+
 #[cfg(test)]
 mod terminal_tests {
     use super::*;
