@@ -117,6 +117,12 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
   assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 15000));
   assert.deepEqual(keys(dir).map((b) => b.data), ["[2J]0;ownedok then rm -rf ~  done", "\r"]);
 
+  // tmux would read a last ";" as the end of its command and drop it.
+  const semi = await agentInTmux(o);
+  await api("POST", `/v1/questions/${semi.q.question_id}/answers`, o.token, { text: "yes; then stop;" });
+  assert.ok(await waitFor(() => existsSync(join(semi.dir, "answered")), 15000));
+  assert.deepEqual(keys(semi.dir).map((b) => b.data), ["yes; then stop;", "\r"]);
+
   const big = await owner();
   const b = await agentInTmux(big);
   const huge = await fetch(`${w.url}/v1/questions/${b.q.question_id}/answers`, {
@@ -210,13 +216,49 @@ test("refusals at the relay: the pane closed, the pane back at a shell prompt, t
   const event = join(moved.dir, "again.json");
   writeFileSync(event, JSON.stringify({ session_id: moved.q.session, hook_event_name: "Stop", stop_hook_active: false,
     last_assistant_message: "Another question?", cwd: moved.dir }));
-  execFileSync("tmux", ["-S", moved.sock, "new-window", "-d", `${REPORTER} --cli claude-code < ${event}; touch ${moved.dir}/again`]);
+  // From a program, as an agent's hook is: a hook whose only ancestors are
+  // shells has no agent to type into, and records no pane.
+  const hookRun = `import subprocess; subprocess.run(['${REPORTER}', '--cli', 'claude-code'], stdin=open('${event}'))`;
+  execFileSync("tmux", ["-S", moved.sock, "new-window", "-d", `python3 -c "${hookRun}"; touch ${moved.dir}/again`]);
   assert.ok(await waitFor(() => existsSync(join(moved.dir, "again")), 10000));
   await api("POST", `/v1/questions/${moved.q.question_id}/answers`, o.token, { text: "too late" });
   const a3 = await answerState(o, moved.q.question_id, ["failed"], 15000);
   assert.match(a3.reason, /moved on/);
   assert.equal(keys(moved.dir).length, 0);
   for (const h of holders) h.kill();
+});
+
+test("refusals at the relay: a pane in copy mode or copying keys to others, an agent gone while its wrapper runs", async () => {
+  const o = await owner();
+  // Scrolled back with the mouse: tmux would take the keys as copy-mode commands.
+  const scrolled = await agentInTmux(o);
+  execFileSync("tmux", ["-S", scrolled.sock, "copy-mode", "-t", scrolled.session]);
+  await api("POST", `/v1/questions/${scrolled.q.question_id}/answers`, o.token, { text: "yes please" });
+  assert.match((await answerState(o, scrolled.q.question_id, ["failed"], 15000)).reason, /copy mode/);
+  assert.equal(keys(scrolled.dir).length, 0);
+
+  // synchronize-panes would type the answer into the window's shell as well.
+  const synced = await agentInTmux(o);
+  execFileSync("tmux", ["-S", synced.sock, "split-window", "-d", "-t", synced.session, "bash --norc -i"]);
+  execFileSync("tmux", ["-S", synced.sock, "set-window-option", "-t", synced.session, "synchronize-panes", "on"]);
+  await api("POST", `/v1/questions/${synced.q.question_id}/answers`, o.token, { text: "touch /tmp/synced" });
+  assert.match((await answerState(o, synced.q.question_id, ["failed"], 15000)).reason, /synchronize-panes/);
+  assert.equal(keys(synced.dir).length, 0);
+
+  // The agent exited, its wrapper (as `needs-you run` does while it revokes
+  // the task) still has the terminal: a typed line would wait there for the
+  // shell that comes back. The wrapper is no shell, so only the agent's own
+  // process tells.
+  const wrapper = `import subprocess, time; subprocess.run(['python3', '${AGENT}', DIR]); time.sleep(60)`;
+  const orphan = await agentInTmux(o, {
+    env: { AGENT_EXIT_AFTER_OPEN: "1" },
+    command: (dir) => `python3 -c "${wrapper.replace("DIR", `'${dir}'`)}"`,
+  });
+  await sleep(300);
+  await api("POST", `/v1/questions/${orphan.q.question_id}/answers`, o.token, { text: "echo typed-for-the-shell" });
+  assert.match((await answerState(o, orphan.q.question_id, ["failed"], 15000)).reason, /agent has exited/);
+  const screen = execFileSync("tmux", ["-S", orphan.sock, "capture-pane", "-p", "-t", orphan.session], { encoding: "utf8" });
+  assert.ok(!screen.includes("typed-for-the-shell"), "nothing waits in the terminal");
 });
 
 test("a revoked task's relay is cut off, and an answer queued while the Worker restarted is typed exactly once", async () => {

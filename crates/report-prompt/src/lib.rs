@@ -34,6 +34,7 @@ pub mod hook;
 pub mod install;
 pub mod outbox;
 pub mod parent;
+pub mod procfs;
 pub mod relay;
 pub mod send;
 pub mod state;

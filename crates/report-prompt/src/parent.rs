@@ -5,7 +5,7 @@
 //! happened to start it. A hook there would report with another terminal's
 //! task credential, so the reporter refuses to.
 
-use std::fs;
+use crate::procfs;
 
 /// How far up the process tree to look: the hook's shell may or may not have
 /// replaced itself with us.
@@ -17,41 +17,18 @@ const LEVELS: usize = 3;
 pub fn under_shared_codex_server() -> bool {
     let mut pid = std::process::id();
     for _ in 0..LEVELS {
-        let Some(parent) = parent_of(pid) else {
+        let Some(parent) = procfs::stat(pid).map(|s| s.ppid) else {
             return false;
         };
         if parent <= 1 {
             return false;
         }
-        if is_shared_codex_server(&cmdline(parent)) {
+        if is_shared_codex_server(&procfs::cmdline(parent)) {
             return true;
         }
         pid = parent;
     }
     false
-}
-
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name, in parentheses, may hold spaces: the fields after it
-    // are state, then the parent's pid.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-fn cmdline(pid: u32) -> Vec<String> {
-    fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|b| {
-            b.split(|&c| c == 0)
-                .filter(|a| !a.is_empty())
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The shared server's command line, as Codex 0.171.0 starts it.
@@ -77,7 +54,6 @@ mod tests {
 
     #[test]
     fn this_test_runs_under_no_codex_server() {
-        assert!(parent_of(std::process::id()).is_some());
         assert!(!under_shared_codex_server());
     }
 }

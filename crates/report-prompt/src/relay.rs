@@ -15,14 +15,15 @@
 //!    Enter a second later;
 //! 4. says `typed`, or `failed` with the reason.
 //!
-//! A dropped connection is made again with backoff (1 s doubling to 30 s);
-//! answers queued meanwhile come on the `hello`, and an answer id already
-//! handled is never typed twice. A close with the code the Worker uses for a
+//! A dropped connection is made again after a pause (1 s, doubling to 30 s
+//! while connections keep failing or dropping at once); answers queued
+//! meanwhile come on the `hello`. An answer id already handled is never typed
+//! twice: its outcome is said again, in case the drop lost it. A close with the code the Worker uses for a
 //! revoked task, or a refused credential, ends it; so does a machine where
 //! nothing of its task has been open for `NEEDS_YOU_RELAY_IDLE_S` (600 s).
 //! Its failures go to the state directory's log.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -133,6 +134,13 @@ fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
         .and_then(|t| serde_json::from_str(&t).ok())
         .filter(|r: &PaneRecord| r.task == task)
         .ok_or("this machine has no record of that question's terminal")?;
+    still_open(dir, a)?;
+    terminal::check(&record.pane)?;
+    Ok(record.pane)
+}
+
+/// Why the answer's question is no longer the one its session waits on here.
+fn still_open(dir: &StateDir, a: &Answer) -> Result<(), String> {
     let open = dir
         .open_question(&a.session)
         .map_err(|e| format!("cannot read the state directory: {e}"))?
@@ -143,8 +151,7 @@ fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
     if open.seq > a.session_seq {
         return Err("the agent has moved on since the answer was sent".into());
     }
-    terminal::check(&record.pane)?;
-    Ok(record.pane)
+    Ok(())
 }
 
 type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
@@ -229,9 +236,15 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let task = task_key(&target);
     let idle = idle_limit();
     let mut last_open = Instant::now();
-    let mut handled: HashSet<String> = HashSet::new();
+    let mut handled: HashMap<String, serde_json::Value> = HashMap::new();
     let mut backoff = FIRST_BACKOFF;
+    let mut first = true;
     loop {
+        if !first {
+            std::thread::sleep(backoff);
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+        first = false;
         if anything_open(&dir, &task) {
             last_open = Instant::now();
         } else if last_open.elapsed() >= idle {
@@ -248,16 +261,20 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
                     "relay: {e}; trying again in {} s",
                     backoff.as_secs()
                 ));
-                std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(MAX_BACKOFF);
                 continue;
             }
         };
-        backoff = FIRST_BACKOFF;
+        let up = Instant::now();
         if !say(&mut ws, json!({"type": "hello"})) {
             continue;
         }
-        match serve(&mut ws, &dir, &task, &mut handled, &mut last_open, idle) {
+        let served = serve(&mut ws, &dir, &task, &mut handled, &mut last_open, idle);
+        // A connection that lasted is no sign of trouble: the next one is
+        // tried after the shortest pause. One dropped at once keeps doubling.
+        if up.elapsed() >= MAX_BACKOFF {
+            backoff = FIRST_BACKOFF;
+        }
+        match served {
             Served::Stop => {
                 let _ = ws.close(None);
                 return 0;
@@ -276,7 +293,7 @@ fn serve(
     ws: &mut Socket,
     dir: &StateDir,
     task: &str,
-    handled: &mut HashSet<String>,
+    handled: &mut HashMap<String, serde_json::Value>,
     last_open: &mut Instant,
     idle: Duration,
 ) -> Served {
@@ -292,8 +309,12 @@ fn serve(
                 ) {
                     return Served::Dropped;
                 }
-                // Sent again after a reconnect: it was handled already.
-                if !handled.insert(answer.answer_id.clone()) {
+                // Sent again after a reconnect: it was handled already, and
+                // its outcome may be what the drop lost.
+                if let Some(said) = handled.get(&answer.answer_id) {
+                    if !say(ws, said.clone()) {
+                        return Served::Dropped;
+                    }
                     continue;
                 }
                 let outcome = may_type(dir, task, &answer).and_then(|pane| {
@@ -301,7 +322,7 @@ fn serve(
                     if line.is_empty() {
                         return Err("the answer is empty".into());
                     }
-                    terminal::type_line(&pane, &line)
+                    terminal::type_line(&pane, &line, || still_open(dir, &answer))
                 });
                 let msg = match outcome {
                     Ok(()) => json!({"type": "typed", "answer_id": answer.answer_id}),
@@ -309,6 +330,7 @@ fn serve(
                         json!({"type": "failed", "answer_id": answer.answer_id, "reason": reason})
                     }
                 };
+                handled.insert(answer.answer_id, msg.clone());
                 if !say(ws, msg) {
                     return Served::Dropped;
                 }

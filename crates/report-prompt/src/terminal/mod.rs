@@ -7,6 +7,7 @@
 //! now; zellij, WezTerm or kitty would sit beside it, each giving a [`Pane`]
 //! it can find again, check and type into.
 
+pub mod foreground;
 pub mod tmux;
 
 use needs_you_core::Terminal;
@@ -76,14 +77,21 @@ pub fn check(pane: &Pane) -> Result<(), String> {
 }
 
 /// Types one line, then Enter on its own a second later (a single chunk
-/// with Enter in it is taken for a paste and not sent), checking the pane
-/// again before the Enter.
-pub fn type_line(pane: &Pane, line: &str) -> Result<(), String> {
+/// with Enter in it is taken for a paste and not sent). Before the Enter,
+/// `still_wanted` (the question is still the one answered) and the pane are
+/// checked again.
+pub fn type_line(
+    pane: &Pane,
+    line: &str,
+    still_wanted: impl Fn() -> Result<(), String>,
+) -> Result<(), String> {
     match pane {
         Pane::Tmux(p) => {
             tmux::send_text(p, line)?;
             std::thread::sleep(ENTER_AFTER);
-            tmux::check(p).map_err(|e| format!("{e} (the text was typed; Enter was not)"))?;
+            still_wanted()
+                .and_then(|()| tmux::check(p))
+                .map_err(|e| format!("{e} (the text was typed; Enter was not)"))?;
             tmux::send_enter(p)
         }
     }

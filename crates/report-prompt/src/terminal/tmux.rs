@@ -11,6 +11,9 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use super::foreground::{self, Agent, SHELLS};
+use crate::procfs;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TmuxPane {
     pub socket: String,
@@ -21,15 +24,11 @@ pub struct TmuxPane {
     /// started it), and its start time in clock ticks since boot.
     pub pane_pid: u32,
     pub pane_started: u64,
+    /// The agent's own process, which keystrokes must reach.
+    pub agent: Agent,
     /// `session:window.pane`, for people.
     pub target: String,
 }
-
-/// Programs that read a typed line as a command to run.
-const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "fish", "dash", "ksh", "mksh", "tcsh", "csh", "ash", "nu", "elvish",
-    "xonsh",
-];
 
 /// `$TMUX` is `socket,server_pid,session`.
 fn server() -> Option<(String, u32)> {
@@ -41,16 +40,6 @@ fn server() -> Option<(String, u32)> {
     Some((socket, pid))
 }
 
-/// A process's parent and start time, from `/proc/<pid>/stat`.
-pub fn parent_and_start(pid: u32) -> Option<(u32, u64)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces: read after it.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state (3), ppid (4), …, starttime (22).
-    Some((fields.get(1)?.parse().ok()?, fields.get(19)?.parse().ok()?))
-}
-
 /// This hook's pane, if it runs in tmux, with its process found by walking
 /// up from this process to the one whose parent is the tmux server.
 pub fn this_pane(state_dir: &Path) -> Option<TmuxPane> {
@@ -60,15 +49,16 @@ pub fn this_pane(state_dir: &Path) -> Option<TmuxPane> {
         .filter(|p| p.starts_with('%'))?;
     let mut pid = std::process::id();
     let (pane_pid, pane_started) = loop {
-        let (parent, started) = parent_and_start(pid)?;
-        if parent == server_pid {
-            break (pid, started);
+        let s = procfs::stat(pid)?;
+        if s.ppid == server_pid {
+            break (pid, s.started);
         }
-        if parent <= 1 {
+        if s.ppid <= 1 {
             return None;
         }
-        pid = parent;
+        pid = s.ppid;
     };
+    let agent = foreground::agent_of(std::process::id(), pane_pid)?;
     let target = target(state_dir, &socket, server_pid, &pane_id, pane_pid)?;
     Some(TmuxPane {
         socket,
@@ -76,6 +66,7 @@ pub fn this_pane(state_dir: &Path) -> Option<TmuxPane> {
         pane_id,
         pane_pid,
         pane_started,
+        agent,
         target,
     })
 }
@@ -111,30 +102,42 @@ fn target(
 }
 
 /// Whether an answer may be typed into the pane now: it exists, still runs
-/// the process recorded at the open, and its foreground program is not a
-/// shell (a line typed at a shell prompt would run as a command).
+/// the process recorded at the open, shows the terminal (not a copy or
+/// choose mode, which would take the keys as commands), does not copy keys to
+/// other panes (`synchronize-panes`), and its keystrokes reach the agent
+/// ([`foreground::check`]), not a shell.
 pub fn check(p: &TmuxPane) -> Result<(), String> {
     let out = Command::new("tmux")
         .args(["-S", &p.socket, "display-message", "-p", "-t", &p.pane_id])
-        .arg("#{pane_pid} #{pane_current_command}")
+        .arg("#{pane_pid} #{pane_in_mode} #{synchronize-panes} #{pane_current_command}")
         .output()
         .map_err(|e| format!("cannot run tmux: {e}"))?;
     if !out.status.success() {
         return Err("the agent's tmux pane is gone".into());
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    let (pid, command) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+    let mut fields = text.trim().splitn(4, ' ');
+    let mut next = || fields.next().unwrap_or("");
+    let (pid, in_mode, synchronized, command) = (next(), next(), next(), next());
     let same = pid.parse::<u32>().ok() == Some(p.pane_pid)
-        && parent_and_start(p.pane_pid).map(|(_, s)| s) == Some(p.pane_started);
+        && procfs::stat(p.pane_pid).map(|s| s.started) == Some(p.pane_started);
     if !same {
         return Err("the tmux pane now runs another program than the agent".into());
+    }
+    if in_mode != "0" {
+        return Err("the pane is in tmux's copy mode: keys would be taken as its commands".into());
+    }
+    if synchronized != "0" {
+        return Err(
+            "the pane's window has synchronize-panes on: keys would go to every pane".into(),
+        );
     }
     if SHELLS.contains(&command) {
         return Err(format!(
             "the pane is at a shell prompt ({command}): the agent has exited, and a typed answer would run as a command"
         ));
     }
-    Ok(())
+    foreground::check(&p.agent, p.pane_pid)
 }
 
 fn send_keys(p: &TmuxPane, keys: &[&str]) -> Result<(), String> {
@@ -152,7 +155,16 @@ fn send_keys(p: &TmuxPane, keys: &[&str]) -> Result<(), String> {
 
 /// Types `line` literally (`-l`, after `--` so a leading `-` is text).
 pub fn send_text(p: &TmuxPane, line: &str) -> Result<(), String> {
-    send_keys(p, &["-l", "--", line])
+    send_keys(p, &["-l", "--", &literal_argument(line)])
+}
+
+/// tmux reads an argument ending in `;` as the end of a command, and drops
+/// that `;`; ending in `\;`, as a `;` it keeps. So the last `;` is escaped.
+fn literal_argument(line: &str) -> String {
+    match line.strip_suffix(';') {
+        Some(rest) => format!("{rest}\\;"),
+        None => line.to_owned(),
+    }
 }
 
 pub fn send_enter(p: &TmuxPane) -> Result<(), String> {
@@ -164,8 +176,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn our_own_process_has_a_parent_and_a_start() {
-        let (parent, started) = parent_and_start(std::process::id()).unwrap();
-        assert!(parent > 0 && started > 0);
+    fn a_last_semicolon_is_escaped_for_tmux() {
+        assert_eq!(literal_argument("yes"), "yes");
+        assert_eq!(literal_argument("a; b"), "a; b");
+        assert_eq!(literal_argument("yes;"), "yes\\;");
+        assert_eq!(literal_argument(";"), "\\;");
+        assert_eq!(literal_argument("a\\;"), "a\\\\;");
     }
 }
