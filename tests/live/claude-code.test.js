@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
-import { inTmux, startLive } from "./harness.js";
+import { answerFromAfar, inTmux, startLive } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -174,24 +174,7 @@ test("a reply ending with a question is listed, never rung, and closes with the 
 });
 
 test("a reply answered from afar is typed into Claude Code's prompt, and Claude Code's own hook closes it", { skip }, async () => {
-  model.next({ text: "I updated the code. Shall I also update the docs?" });
-  await term.type("update the code again");
-  const [q] = await listUntil((l) => l.length === 1);
-  assert.equal(q.answerable, true, JSON.stringify(q.terminal));
-  assert.equal(q.terminal.kind, "tmux");
-  assert.match(q.terminal.target, /^agent:0\.0$/);
-  model.next({ text: "Docs updated as you asked." });
-  const posted = Date.now();
-  const r = await call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: { text: "yes, update the docs too" } });
-  assert.equal(r.status, 201, r.text);
-  await listUntil((l) => l.length === 0);
-  figures.answer_to_closed_ms = Date.now() - posted;
-  assert.equal(await reason(q.question_id), "prompt_submitted");
-  await term.waitFor(/Docs updated as you asked/);
-  const prompts = model.requests.map((m) => JSON.stringify(m.messages?.at(-1)?.content ?? ""));
-  assert.ok(prompts.some((p) => p.includes("yes, update the docs too")), "Claude Code sent the typed answer to the model");
-  const row = await w.db.prepare("SELECT state FROM answers WHERE question_id = ?").bind(q.question_id).first();
-  assert.equal(row.state, "typed");
+  figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
 });
 
 test("/exit closes a reply left open", { skip }, async () => {

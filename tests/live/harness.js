@@ -64,3 +64,31 @@ export function inTmux(socket, cwd, vars, command) {
   term.start("agent", cwd, `env -i ${assignments} ${command}`);
   return term;
 }
+
+/**
+ * A reply answered from afar, end to end with the real agent in `term`: its
+ * turn ends with a question, the answer is posted to the API, the relay
+ * types it into the agent's prompt, the agent sends it to `model`, and the
+ * agent's own next hook closes the question. Returns the question and the
+ * time from the POST to the close.
+ */
+export async function answerFromAfar(live, term, model, answer = "yes, update the docs too") {
+  model.next({ text: "I updated the code. Shall I also update the docs?" });
+  await term.type("update the code again");
+  const [q] = await live.listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);
+  assert.equal(q.answerable, true, JSON.stringify(q.terminal));
+  assert.equal(q.terminal.kind, "tmux");
+  assert.match(q.terminal.target, /^agent:0\.0$/);
+  model.next({ text: "Docs updated as you asked." });
+  const posted = Date.now();
+  const r = await call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { text: answer } });
+  assert.equal(r.status, 201, r.text);
+  await live.listUntil((l) => l.length === 0, 20_000);
+  const ms = Date.now() - posted;
+  assert.equal(await live.reason(q.question_id), "prompt_submitted");
+  await term.waitFor(/Docs updated as you asked/);
+  assert.ok(model.requests.some((m) => JSON.stringify(m).includes(answer)), "the agent sent the typed answer to the model");
+  const row = await live.w.db.prepare("SELECT state FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  assert.equal(row.state, "typed");
+  return { question: q, ms };
+}

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, OPENCODE_PLUGIN_DIR, has } from "./clis.js";
-import { inTmux, startLive } from "./harness.js";
+import { answerFromAfar, inTmux, startLive } from "./harness.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
@@ -115,6 +115,10 @@ test("a reply interrupted mid-stream is judged by the text it streamed", { skip 
   await listUntil((l) => l.length === 0);
   assert.equal(await reason(q.question_id), "prompt_submitted");
   await term.waitFor(/Fixed\./);
+});
+
+test("a reply answered from afar is typed into OpenCode's prompt, and the plugin closes it", { skip }, async () => {
+  figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
 });
 
 test("a reply ending with a question is listed; quitting OpenCode closes it", { skip }, async () => {
