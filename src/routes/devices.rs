@@ -30,6 +30,7 @@ pub async fn create(req: Request, env: &Env) -> ApiResult {
             owner_id: &person.owner_id,
             secret_hash: &sha256_hex(secret.as_bytes()),
             expires_at,
+            made_by: person.device_id.as_deref(),
         };
         if store::create_pairing(env, &pairing, now).await? {
             let code = format!("{id}-{secret}");

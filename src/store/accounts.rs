@@ -94,11 +94,15 @@ pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
 /// owner id.
 pub(super) const BUMP_REVISION: &str = "UPDATE owners SET revision = revision + 1 WHERE id = ?1";
 
-/// [`BUMP_REVISION`] for the owner of the task with a credential. Binds ?1 the
-/// credential's hash.
-pub(super) const BUMP_REVISION_OF_TASK: &str = "
+/// [`BUMP_REVISION`] for a report, once its batch has claimed the session:
+/// only when this very report was applied (its task live, no newer report of
+/// the session before it). A revoked task's hooks, which fire until its agent
+/// ends, and stale retries leave the page's ETag alone. Binds ?1 the
+/// credential's hash, ?2 the session, ?3 the report's id.
+pub(super) const BUMP_REVISION_OF_APPLIED_REPORT: &str = "
 UPDATE owners SET revision = revision + 1
-WHERE id = (SELECT owner_id FROM tasks WHERE credential_hash = ?1)";
+WHERE id = (SELECT t.owner_id FROM tasks t JOIN sessions s ON s.task_id = t.id
+            WHERE t.credential_hash = ?1 AND s.session = ?2 AND s.applied_id = ?3)";
 
 /// [`BUMP_REVISION`] for the owner of a task. Binds ?1 the task id.
 pub(super) const BUMP_REVISION_OF_TASK_ID: &str = "

@@ -11,11 +11,13 @@ pub const MAX_PAIRING_TRIES: u32 = 5;
 
 /// A new pairing, unless a live one has the same id (then nothing: the caller
 /// draws again); an expired or used row with that id is reused. Binds ?1 id,
-/// ?2 owner id, ?3 the secret's hash, ?4 now, ?5 when it expires.
+/// ?2 owner id, ?3 the secret's hash, ?4 now, ?5 when it expires, ?6 the
+/// device that made it (null: the owner's token).
 const CREATE_PAIRING: &str = "
-INSERT INTO pairings (id, owner_id, secret_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)
+INSERT INTO pairings (id, owner_id, secret_hash, created_at, expires_at, made_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
 ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, secret_hash = excluded.secret_hash,
-  created_at = excluded.created_at, expires_at = excluded.expires_at, tries = 0, used_at = NULL, used_by = NULL
+  created_at = excluded.created_at, expires_at = excluded.expires_at, tries = 0, used_at = NULL, used_by = NULL,
+  made_by = excluded.made_by
 WHERE pairings.expires_at <= ?4 OR pairings.used_at IS NOT NULL
 RETURNING id";
 
@@ -24,6 +26,8 @@ pub struct NewPairing<'a> {
     pub owner_id: &'a str,
     pub secret_hash: &'a str,
     pub expires_at: f64,
+    /// The device asking, when a device asks.
+    pub made_by: Option<&'a str>,
 }
 
 /// Whether the pairing was made (false: its id is taken by a live one).
@@ -35,6 +39,7 @@ pub async fn create_pairing(env: &Env, p: &NewPairing<'_>, now: f64) -> Result<b
         s(p.secret_hash),
         n(now),
         n(p.expires_at),
+        p.made_by.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     let rows = stmt(&db, CREATE_PAIRING, &args)?.all().await?;
     Ok(!rows.results::<Value>()?.is_empty())
@@ -44,11 +49,14 @@ pub async fn create_pairing(env: &Env, p: &NewPairing<'_>, now: f64) -> Result<b
 const COUNT_TRY: &str = "
 UPDATE pairings SET tries = tries + 1 WHERE id = ?1 AND used_at IS NULL AND expires_at > ?2";
 
-/// Uses the code if its secret is right and it has tries left. Binds ?1 the
-/// id, ?2 the secret's hash, ?3 now, ?4 this request's id, ?5 the most tries.
+/// Uses the code if its secret is right, it has tries left, and the device
+/// that made it (if a device did) is not revoked. Binds ?1 the id, ?2 the
+/// secret's hash, ?3 now, ?4 this request's id, ?5 the most tries.
 const USE_CODE: &str = "
 UPDATE pairings SET used_at = ?3, used_by = ?4
-WHERE id = ?1 AND secret_hash = ?2 AND used_at IS NULL AND expires_at > ?3 AND tries <= ?5";
+WHERE id = ?1 AND secret_hash = ?2 AND used_at IS NULL AND expires_at > ?3 AND tries <= ?5
+  AND (made_by IS NULL
+       OR EXISTS (SELECT 1 FROM devices d WHERE d.id = pairings.made_by AND d.revoked_at IS NULL))";
 
 /// The device, for the code this request used. Binds ?1 the pairing id, ?2
 /// this request's id, ?3 the device id, ?4 its name, ?5 its token's hash, ?6 now.

@@ -215,3 +215,42 @@ test("channels are validated, stored, listed without secrets, and deleted", asyn
   assert.equal((await call(w, "DELETE", "/v1/channels/ntfy", { token: ana.token })).status, 200);
   assert.equal((await call(w, "DELETE", "/v1/channels/ntfy", { token: ana.token })).status, 404);
 });
+
+test("the list's ETag: 304 while nothing changed, a new one for each change, none for a refused or stale report", async () => {
+  const o = await newOwner(w, "Etta");
+  const t = await newTask(w, o.token, { name: "etag" });
+  const get = (etag) => call(w, "GET", "/v1/needs-you", { token: o.token, headers: etag ? { "if-none-match": etag } : {} });
+  // The ETag also carries the minute (for "how long ago"): compare revisions.
+  const revision = (r) => r.headers.get("etag").match(/^"r(\d+)-m\d+"$/)[1];
+
+  const first = await get();
+  assert.equal(first.status, 200);
+  const again = await get(first.headers.get("etag"));
+  assert.equal(again.status, 304, "nothing changed");
+  assert.equal(again.text, "");
+
+  const seq = 5_000_000;
+  const open = await post(w, t.credential, report({ session: "e", seq, action: "open", kind: "dialog", text: "Which?" }));
+  assert.equal(open.status, 200, open.text);
+  const opened = await get(first.headers.get("etag"));
+  assert.equal(opened.status, 200);
+  assert.notEqual(revision(opened), revision(first));
+  assert.equal(opened.body.questions.length, 1);
+
+  // An older report of the session is not applied: nothing on the list moves.
+  const stale = await post(w, t.credential, report({ session: "e", seq: seq - 1, action: "close", reason: "answered" }));
+  assert.equal(stale.status, 200, stale.text);
+  assert.equal(revision(await get()), revision(opened), "a stale report changes nothing");
+
+  assert.equal((await call(w, "DELETE", `/v1/tasks/${t.task_id}`, { token: o.token })).status, 200);
+  const revoked = await get();
+  assert.notEqual(revision(revoked), revision(opened), "the revoke closed the question");
+  assert.deepEqual(revoked.body.questions, []);
+  // A revoked task's hooks keep firing until its agent ends: refused, and
+  // the page's next poll is still answered 304.
+  for (let i = 1; i <= 3; i++) {
+    const r = await post(w, t.credential, report({ session: "e", seq: seq + i, action: "open", kind: "reply", text: "More?" }));
+    assert.equal(r.status, 401);
+  }
+  assert.equal(revision(await get()), revision(revoked), "refused reports change nothing");
+});

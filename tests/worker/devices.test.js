@@ -119,6 +119,19 @@ test("revocation by the owner works at once; another owner's device is a strange
   assert.equal((await call(w, "DELETE", `/v1/devices/${phone.device_id}`, { token: ana.token })).status, 404, "once");
 });
 
+test("a code made by a device dies with it: revoking a stolen device also stops the codes it made", async () => {
+  const ana = await newOwner(w);
+  const stolen = (await redeem((await pairing(ana.token)).code)).body;
+  const made = await pairing(stolen.token);
+  const fromOwner = await pairing(ana.token);
+  assert.equal((await call(w, "DELETE", `/v1/devices/${stolen.device_id}`, { token: ana.token })).status, 200);
+  const devices = await count(w, "devices", `owner_id = '${ana.owner_id}'`);
+  const refused = await redeem(made.code, "thief");
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(await count(w, "devices", `owner_id = '${ana.owner_id}'`), devices, "no device made");
+  assert.equal((await redeem(fromOwner.code)).status, 201, "the owner's own codes still work");
+});
+
 test("dismissing closes the question as not needed, tells its channels, and only once", async () => {
   const ana = await newOwner(w);
   await call(w, "PUT", "/v1/channels/webhook", { token: ana.token, body: { url: `${sink.url}/dismiss`, secret: "0123456789abcdef" } });
