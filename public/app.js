@@ -274,7 +274,19 @@ if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js").catch(() => {});
 }
 
-const code = location.pathname === "/pair" ? decodeURIComponent(location.hash.slice(1)) : "";
+/** The code a pairing link carries after its `#`. A mangled one (a lone `%`)
+ *  is taken as it is, to be refused like any wrong code. */
+function linkCode() {
+  if (location.pathname !== "/pair") return "";
+  const raw = location.hash.slice(1);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+const code = linkCode();
 if (code) {
   // The code came in the link's fragment, which no server saw; drop it from
   // the address bar and the history once read.

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use needs_you_core::QuestionOption;
 use worker::{
     wasm_bindgen_futures, AbortController, Delay, Fetch, Headers, Method, Request, RequestInit,
+    RequestRedirect,
 };
 
 use crate::delivery::Event;
@@ -151,7 +152,12 @@ pub async fn send(out: &Outgoing, timeout: Duration) -> Result<u16, String> {
         _ => Method::Post,
     };
     let mut init = RequestInit::new();
-    init.with_method(method).with_headers(headers);
+    // A redirect is an answer, not a new address: the Worker talks only to the
+    // URL it was given (an https push endpoint may not send it on to http, or
+    // anywhere else). A 3xx is a failed attempt like any other.
+    init.with_method(method)
+        .with_headers(headers)
+        .with_redirect(RequestRedirect::Manual);
     if let Some(body) = &out.body {
         init.with_body(Some(
             worker::js_sys::Uint8Array::from(body.as_slice()).into(),

@@ -87,6 +87,12 @@ test("pairing from a typed code; a wrong, a used and an expired code are refused
   await tryCode("ZZZZ-ZZZZ");
   assert.match(await refused(), /wrong, used, expired/);
 
+  // A mangled link (a lone "%" is no URL escape) is a wrong code, not a blank page.
+  await page.goto(w.url + "/pair#%");
+  assert.match(await refused(), /wrong, used, expired/);
+  assert.ok(await page.locator("#signed-out").isVisible());
+  assert.deepEqual(page.errors, []);
+
   const expired = (await api("POST", "/v1/pairings", owner.token)).body;
   await sleep(3200);
   await tryCode(expired.code);

@@ -1,7 +1,7 @@
 // The one local HTTP sink of the JavaScript tests: a real server on 127.0.0.1
 // that records every request and answers as told (200 by default; a number of
-// 503s, a delay, or no answer at all), so channels and reporters are checked
-// against real HTTP.
+// 503s or redirects, a delay, or no answer at all), so channels and reporters
+// are checked against real HTTP.
 import { createServer } from "node:http";
 
 export async function startSink({ port = 0 } = {}) {
@@ -9,6 +9,8 @@ export async function startSink({ port = 0 } = {}) {
   let failures = 0;
   let delayMs = 0;
   let hanging = 0;
+  let redirects = 0;
+  let redirectTo = "";
   const held = new Set();
   const server = createServer((req, res) => {
     let body = "";
@@ -23,7 +25,11 @@ export async function startSink({ port = 0 } = {}) {
         return;
       }
       const answer = () => {
-        if (failures > 0) {
+        if (redirects > 0) {
+          redirects -= 1;
+          entry.status = 307;
+          res.writeHead(307, { location: redirectTo }).end();
+        } else if (failures > 0) {
           failures -= 1;
           entry.status = 503;
           res.writeHead(503, { "content-type": "text/plain" }).end("down");
@@ -47,6 +53,11 @@ export async function startSink({ port = 0 } = {}) {
     /** The next `n` requests get 503. */
     failNext(n) {
       failures = n;
+    },
+    /** The next `n` requests are sent on to `location` (307). */
+    redirectNext(n, location) {
+      redirects = n;
+      redirectTo = location;
     },
     /** The next `n` requests are never answered. */
     hangNext(n) {

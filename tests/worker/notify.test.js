@@ -144,3 +144,16 @@ test("an owner without channels: the question stays listed, nothing is sent", as
   assert.equal(sink.received.length, before);
   assert.equal(await count(w, "deliveries", `question_id = '${r.body.question_id}'`), 0);
 });
+
+test("a channel's redirect is not followed: the Worker talks only to the URL it was given", async () => {
+  const { owner, task, topic, mine } = await setup();
+  await call(w, "DELETE", "/v1/channels/ntfy", { token: owner.token });
+  sink.redirectNext(1, `${sink.url}/elsewhere/${topic}`);
+  const r = await post(w, task.credential, open("redirected"));
+  const qid = r.body.question_id;
+  await waitFor(async () => (await count(w, "deliveries", `question_id = '${qid}' AND ok = 1`)) > 0, 8000);
+  const first = await w.db.prepare("SELECT status, ok FROM deliveries WHERE question_id = ? ORDER BY attempt LIMIT 1").bind(qid).first();
+  assert.deepEqual([first.status, first.ok], [307, 0], "a redirect is a failed attempt, retried");
+  assert.ok(mine().every((g) => !g.url.startsWith("/elsewhere/")), "the redirect's target was never asked");
+  assert.ok(mine().some((g) => g.url.startsWith("/hook/")));
+});
