@@ -11,6 +11,8 @@ use crate::store;
 
 pub struct Owner {
     pub id: String,
+    /// The hash of the token the request came with.
+    pub token_hash: String,
 }
 
 /// A person: an owner with their own token, or a device they paired, which
@@ -67,10 +69,11 @@ pub async fn owner(req: &Request, env: &Env) -> Result<Owner, ApiError> {
             "this route needs an owner token (nyo_…)",
         ));
     }
-    let id = store::owner_by_token_hash(env, &sha256_hex(token.as_bytes()))
+    let token_hash = sha256_hex(token.as_bytes());
+    let id = store::owner_by_token_hash(env, &token_hash)
         .await?
         .ok_or_else(|| ApiError::unauthorized("unknown owner token"))?;
-    Ok(Owner { id })
+    Ok(Owner { id, token_hash })
 }
 
 /// An owner or a live device of theirs. A revoked device is refused at once.

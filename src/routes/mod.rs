@@ -41,6 +41,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
     match (method.clone(), parts.as_slice()) {
         (Method::Get, ["v1", "health"]) => ok(200, &json!({"ok": true})),
         (Method::Post, ["v1", "owners"]) => owners::create(req, env).await,
+        (Method::Post, ["v1", "owners", "me", "token"]) => owners::rotate(req, env).await,
         (Method::Post, ["v1", "tasks"]) => tasks::create(req, env).await,
         (Method::Get, ["v1", "tasks"]) => tasks::list(req, env).await,
         (Method::Delete, ["v1", "tasks", id]) => tasks::revoke(req, env, id).await,
@@ -76,6 +77,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         | (_, ["v1", "tasks" | "channels" | "devices", _])
         | (_, ["v1", "questions", _, "deliveries" | "dismiss" | "answers"])
         | (_, ["v1", "relay"])
+        | (_, ["v1", "owners", "me", "token"])
         | (_, ["v1", "devices", "me", "push"])
         | (_, ["v1", "push", "key"]) => Err(ApiError::new(
             405,

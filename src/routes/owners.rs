@@ -1,9 +1,10 @@
 //! `POST /v1/owners`: the admin creates an owner; the token is shown once.
+//! `POST /v1/owners/me/token`: an owner replaces a token that may have leaked.
 
 use serde_json::json;
 use worker::{Env, Request};
 
-use crate::api::{name_field, ok, read_object, ApiResult};
+use crate::api::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::ids::{new_id, new_token, now_ms, sha256_hex, OWNER_PREFIX};
 use crate::{auth, store};
 
@@ -16,4 +17,19 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     let (id, token) = (new_id("own_"), new_token(OWNER_PREFIX));
     store::create_owner(env, &id, &name, &sha256_hex(token.as_bytes()), now_ms()).await?;
     ok(201, &json!({"owner_id": id, "name": name, "token": token}))
+}
+
+/// `POST /v1/owners/me/token`: a new owner token, shown once; the one the
+/// request came with stops working at once. Devices and tasks are untouched:
+/// they have credentials of their own.
+pub async fn rotate(req: Request, env: &Env) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let token = new_token(OWNER_PREFIX);
+    let new_hash = sha256_hex(token.as_bytes());
+    if !store::rotate_owner_token(env, &owner.id, &owner.token_hash, &new_hash).await? {
+        return Err(ApiError::unauthorized(
+            "the owner token was replaced meanwhile",
+        ));
+    }
+    ok(200, &json!({"owner_id": owner.id, "token": token}))
 }

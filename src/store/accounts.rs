@@ -6,7 +6,7 @@ use worker::{Env, Result};
 
 use needs_you_core::CloseReason;
 
-use super::{db, n, opt_n, questions, s, stmt};
+use super::{changes, db, n, opt_n, questions, s, stmt};
 use crate::question::ClosedQuestion;
 
 /// Binds ?1 id, ?2 name, ?3 the token's hash, ?4 now.
@@ -25,6 +25,26 @@ pub async fn create_owner(
         .run()
         .await?;
     Ok(())
+}
+
+/// Replaces an owner's token, only if it is still the one the request came
+/// with: of two rotations at once, one wins. Binds ?1 the owner id, ?2 the
+/// old token's hash, ?3 the new one's.
+const ROTATE_OWNER_TOKEN: &str =
+    "UPDATE owners SET token_hash = ?3 WHERE id = ?1 AND token_hash = ?2";
+
+/// Whether the token was replaced (false: another rotation came first).
+pub async fn rotate_owner_token(
+    env: &Env,
+    id: &str,
+    old_hash: &str,
+    new_hash: &str,
+) -> Result<bool> {
+    let db = db(env)?;
+    let r = stmt(&db, ROTATE_OWNER_TOKEN, &[s(id), s(old_hash), s(new_hash)])?
+        .run()
+        .await?;
+    Ok(changes(&r)? > 0)
 }
 
 /// Binds ?1 the token's hash.

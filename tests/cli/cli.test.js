@@ -254,6 +254,29 @@ test("run --tmux at a terminal attaches to the new session; detached from, it wa
 /** Quotes one word for /bin/sh. */
 const shellQuote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
 
+test("rotate-token replaces the owner token in the login file; the old one is refused; a device may not", async () => {
+  const m = await ownerMachine();
+  const file = join(m.home, ".config", "needs-you", "login.json");
+  const old = m.login.token;
+  const r = await cli(m, ["rotate-token"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(oneLine(r.stdout), r.stdout);
+  const now = JSON.parse(readFileSync(file, "utf8"));
+  assert.match(now.token, /^nyo_[0-9a-f]{64}$/);
+  assert.notEqual(now.token, old);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.ok(!(r.stdout + r.stderr).includes(now.token.slice(4)), "the token is not printed");
+  assert.equal((await api("GET", "/v1/tasks", old)).status, 401, "the old token is refused");
+  assert.equal((await cli(m, ["tasks", "--json"])).code, 0, "this machine goes on with the new one");
+
+  const device = await deviceMachine({ login: now });
+  const refused = await cli(device, ["rotate-token"]);
+  assert.equal(refused.code, 1);
+  assert.ok(oneLine(refused.stderr), refused.stderr);
+  assert.match(refused.stderr, /paired device/);
+  assert.equal((await cli(m, ["rotate-token", "now"])).code, 2, "bad usage");
+});
+
 test("dismiss closes a question as not needed; a bad or unknown id says so", async () => {
   const owner = await ownerMachine();
   const task = (await api("POST", "/v1/tasks", owner.login.token, { name: "t" })).body;

@@ -254,3 +254,31 @@ test("the list's ETag: 304 while nothing changed, a new one for each change, non
   }
   assert.equal(revision(await get()), revision(revoked), "refused reports change nothing");
 });
+
+test("an owner replaces a leaked token: the old one stops at once; devices and tasks go on", async () => {
+  const o = await newOwner(w, "Rui");
+  const t = await newTask(w, o.token, { name: "rotate" });
+  const p = await call(w, "POST", "/v1/pairings", { token: o.token });
+  const d = (await call(w, "POST", "/v1/devices", { body: { code: p.body.code, name: "phone" } })).body;
+
+  // Nobody else may: not a task, a device, the admin, nor no one.
+  for (const token of [t.credential, d.token, ADMIN, undefined]) {
+    assert.equal((await call(w, "POST", "/v1/owners/me/token", { token })).status, 401, String(token));
+  }
+  assert.equal((await call(w, "GET", "/v1/owners/me/token", { token: o.token })).status, 405);
+
+  const r = await call(w, "POST", "/v1/owners/me/token", { token: o.token });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.owner_id, o.owner_id);
+  assert.match(r.body.token, /^nyo_[0-9a-f]{64}$/);
+  assert.notEqual(r.body.token, o.token);
+  const stored = await w.db.prepare("SELECT token_hash FROM owners WHERE id = ?").bind(o.owner_id).first();
+  assert.ok(!stored.token_hash.includes(r.body.token.slice(4)), "stored hashed");
+
+  assert.equal((await call(w, "GET", "/v1/tasks", { token: o.token })).status, 401, "the old token stops at once");
+  assert.equal((await call(w, "POST", "/v1/owners/me/token", { token: o.token })).status, 401, "and cannot rotate again");
+  const tasks = await call(w, "GET", "/v1/tasks", { token: r.body.token });
+  assert.deepEqual(tasks.body.tasks.map((x) => x.task_id), [t.task_id], "the new one sees the same owner");
+  assert.equal((await call(w, "GET", "/v1/needs-you", { token: d.token })).status, 200, "devices go on");
+  assert.equal((await post(w, t.credential, report({ session: "rot", action: "close", reason: "answered" }))).status, 200, "tasks go on");
+});

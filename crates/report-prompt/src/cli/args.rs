@@ -17,6 +17,9 @@ SET UP (once per machine):
                            needs-you login 'https://needs-you.example.workers.dev/pair#K7Q2-M9XD'
   logout                 revoke this machine's device credential and forget it
                            needs-you logout
+  rotate-token           replace a leaked owner token: the old one stops working at once;
+                         devices and tasks keep their own (owner login only)
+                           needs-you rotate-token
 
 AGENTS:
   run [--name NAME] [--expires DURATION] [--tmux] -- COMMAND [ARGS...]
@@ -64,6 +67,7 @@ pub enum Command {
         target: String,
     },
     Logout,
+    RotateToken,
     Run(RunOptions),
     Ls {
         watch: bool,
@@ -184,6 +188,10 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, String> {
         "logout" => {
             allow(&[], 0)?;
             Command::Logout
+        }
+        "rotate-token" => {
+            allow(&[], 0)?;
+            Command::RotateToken
         }
         "ls" => {
             allow(&["--watch", "--json"], 0)?;

@@ -104,6 +104,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Setup { url } => setup(&url),
         Command::Login { target } => login(&target),
         Command::Logout => logout(),
+        Command::RotateToken => rotate_token(),
         Command::Run(opts) => {
             let (_, client) = logged_in()?;
             run::run(&client, opts)
@@ -152,7 +153,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Answer { question, text } => answer(&question, &text),
         Command::Pair { json } => pair(json),
         Command::Channels { json } => {
-            let (_, client) = owner()?;
+            let (_, client) = owner("manages channels")?;
             let list = client.get("/v1/channels")?;
             if json {
                 print_json(&list);
@@ -167,7 +168,7 @@ fn dispatch(command: Command) -> Result<i32> {
             priority,
         } => channel_set(&kind, &url, priority),
         Command::ChannelRemove { kind } => {
-            let (_, client) = owner()?;
+            let (_, client) = owner("manages channels")?;
             client.delete(&format!("/v1/channels/{kind}"))?;
             println!("Removed the {kind} channel.");
             Ok(exit::OK)
@@ -217,13 +218,14 @@ fn logged_in() -> Result<(Login, Client)> {
     Ok((login, client))
 }
 
-/// The owner's login, for what only the owner may do.
-fn owner() -> Result<(Login, Client)> {
+/// The owner's login, for what only the owner may do (`what`: "manages
+/// channels").
+fn owner(what: &str) -> Result<(Login, Client)> {
     let (login, client) = logged_in()?;
     if !login.is_owner() {
         return Err(Fail::new(
             exit::REFUSED,
-            "only the owner's login manages channels; this machine is a paired device",
+            format!("only the owner's login {what}; this machine is a paired device"),
         ));
     }
     Ok((login, client))
@@ -366,6 +368,30 @@ fn logout() -> Result<i32> {
     Ok(exit::OK)
 }
 
+/// `rotate-token`: a new owner token in place of one that may have leaked.
+/// The login file is rewritten once before the server is asked, so that the
+/// new token, which the server shows only once, has somewhere to go.
+fn rotate_token() -> Result<i32> {
+    let (mut login, client) = owner("replaces the owner token")?;
+    config::save(&login).map_err(|e| Fail::new(exit::REFUSED, e))?;
+    let r = client.post("/v1/owners/me/token", &json!({}))?;
+    let token = r["token"]
+        .as_str()
+        .filter(|t| t.starts_with("nyo_"))
+        .ok_or_else(|| Fail::new(exit::SERVER, "the server answered without a new token"))?
+        .to_owned();
+    login.token = token.clone();
+    config::save(&login).map_err(|e| {
+        // The old token is gone already: this is the only copy of the new one.
+        Fail::new(
+            exit::REFUSED,
+            format!("{e}; keep the new owner token by hand: {token}"),
+        )
+    })?;
+    println!("Replaced the owner token: the old one no longer works, wherever it was kept.");
+    Ok(exit::OK)
+}
+
 /// `answer QUESTION TEXT`: queued like the page's, then followed until it is
 /// typed or refused (15 s at most: the agent's machine may be asleep).
 fn answer(question: &str, text: &str) -> Result<i32> {
@@ -433,7 +459,7 @@ fn pair(json_out: bool) -> Result<i32> {
 }
 
 fn channel_set(kind: &str, url: &str, priority: Option<u8>) -> Result<i32> {
-    let (_, client) = owner()?;
+    let (_, client) = owner("manages channels")?;
     let mut body = json!({"url": url});
     if kind == "ntfy" {
         if let Some(t) = std::env::var("NEEDS_YOU_NTFY_TOKEN")
@@ -463,7 +489,7 @@ fn channel_set(kind: &str, url: &str, priority: Option<u8>) -> Result<i32> {
 }
 
 fn test_push(json_out: bool) -> Result<i32> {
-    let (_, client) = owner()?;
+    let (_, client) = owner("sends a test push")?;
     let r = client.post("/v1/channels/test", &json!({}))?;
     let results = r["results"].as_array().cloned().unwrap_or_default();
     if json_out {
