@@ -416,10 +416,10 @@ mod tests {
         assert!(Subscription::from_browser(&bad, false).is_err());
     }
 
-    #[test]
-    fn open_and_close_share_a_topic_and_carry_the_headers() {
+    /// The request for `event` of `q` to a browser's subscription, with a
+    /// fixed key and salt.
+    fn push(event: Event, q: &Question) -> Result<Outgoing, String> {
         let sub = Subscription::from_browser(&browser("https://fcm.example/wp/1"), false).unwrap();
-        let q = question();
         let key = SecretKey::from_slice(&[7u8; 32]).unwrap();
         let v = vapid();
         let sender = Sender {
@@ -428,8 +428,14 @@ mod tests {
             ephemeral: &key,
             salt: [1; 16],
         };
-        let open = request(&sub, Event::Open, &q, &sender).unwrap();
-        let close = request(&sub, Event::Close, &q, &sender).unwrap();
+        request(&sub, event, q, &sender)
+    }
+
+    #[test]
+    fn open_and_close_share_a_topic_and_carry_the_headers() {
+        let q = question();
+        let open = push(Event::Open, &q).unwrap();
+        let close = push(Event::Close, &q).unwrap();
         let header = |o: &Outgoing, name: &str| {
             o.headers
                 .iter()
@@ -450,15 +456,6 @@ mod tests {
 
     #[test]
     fn a_message_fits_one_push_whatever_its_characters_weigh() {
-        let sub = Subscription::from_browser(&browser("https://fcm.example/wp/1"), false).unwrap();
-        let key = SecretKey::from_slice(&[7u8; 32]).unwrap();
-        let v = vapid();
-        let sender = Sender {
-            vapid: &v,
-            now_s: 1_000,
-            ephemeral: &key,
-            salt: [1; 16],
-        };
         // Four bytes a character, and six once escaped: both far over 4 KB
         // at the character limits.
         for heavy in ["\u{1F680}", "\u{1b}"] {
@@ -478,10 +475,7 @@ mod tests {
                 .unwrap()
                 .to_owned();
             assert!(text.contains(heavy), "some of the text is kept");
-            let body = request(&sub, Event::Open, &q, &sender)
-                .unwrap()
-                .body
-                .unwrap();
+            let body = push(Event::Open, &q).unwrap().body.unwrap();
             assert!(body.len() <= 4096, "{} bytes", body.len());
         }
         // A light text is not cut below the character limit.
