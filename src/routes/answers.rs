@@ -1,5 +1,6 @@
 //! Answering a reply question from afar: `POST /v1/questions/{id}/answers`
-//! by its owner (or a device of theirs), and `GET /v1/relay`, the WebSocket
+//! by its owner (or a device of theirs), `GET /v1/answers/{id}` to follow
+//! it, and `GET /v1/relay`, the WebSocket
 //! through which the task's relay receives its answers ([`crate::relay`]).
 
 use serde_json::json;
@@ -78,6 +79,16 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             };
             Err(ApiError::new(409, why.0, why.1))
         }
+    }
+}
+
+/// `GET /v1/answers/{id}`: the answer's state, also once its question has
+/// closed (the list shows only open ones). Another owner's: 404.
+pub async fn get(req: Request, env: &Env, answer_id: &str) -> ApiResult {
+    let person = auth::person(&req, env).await?;
+    match store::answer_of_owner(env, &person.owner_id, answer_id).await? {
+        Some(a) => ok(200, &a),
+        None => Err(ApiError::not_found()),
     }
 }
 

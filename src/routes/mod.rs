@@ -57,6 +57,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         (Method::Post, ["v1", "questions", id, "answers"]) => {
             answers::post(req, env, ctx, id).await
         }
+        (Method::Get, ["v1", "answers", id]) => answers::get(req, env, id).await,
         (Method::Get, ["v1", "relay"]) => answers::connect(req, env).await,
         (Method::Post, ["v1", "pairings"]) => devices::create(req, env).await,
         (Method::Post, ["v1", "devices"]) => devices::redeem(req, env).await,
@@ -74,7 +75,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             ["v1", "health" | "owners" | "tasks" | "task" | "reports" | "needs-you" | "channels"
             | "pairings" | "devices"],
         )
-        | (_, ["v1", "tasks" | "channels" | "devices", _])
+        | (_, ["v1", "tasks" | "channels" | "devices" | "answers", _])
         | (_, ["v1", "questions", _, "deliveries" | "dismiss" | "answers"])
         | (_, ["v1", "relay"])
         | (_, ["v1", "owners", "me", "token"])

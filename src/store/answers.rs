@@ -210,3 +210,32 @@ pub struct AnswerView {
     pub text: String,
     pub updated_at: i64,
 }
+
+/// One of the owner's answers, with its state. Binds ?1 the answer id, ?2
+/// the owner id.
+const ANSWER_OF_OWNER: &str = "
+SELECT id AS answer_id, question_id, state, reason, text, created_at, updated_at
+FROM answers WHERE id = ?1 AND owner_id = ?2";
+
+/// An answer as its sender follows it (`GET /v1/answers/{id}`).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AnswerState {
+    pub answer_id: String,
+    pub question_id: String,
+    pub state: String,
+    pub reason: Option<String>,
+    pub text: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+pub async fn answer_of_owner(
+    env: &Env,
+    owner_id: &str,
+    answer_id: &str,
+) -> Result<Option<AnswerState>> {
+    let db = db(env)?;
+    stmt(&db, ANSWER_OF_OWNER, &[s(answer_id), s(owner_id)])?
+        .first(None)
+        .await
+}

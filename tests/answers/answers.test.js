@@ -162,7 +162,8 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
 
   const answerable = (await say({ action: "open", kind: "reply", text: "Shall I?",
     terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0", answerable: true } })).body;
-  assert.equal((await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "first" })).status, 201);
+  const first = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "first" });
+  assert.equal(first.status, 201);
   const r4 = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "second" });
   assert.deepEqual([r4.status, r4.body.error], [409, "answer_pending"]);
   for (const bad of [{}, { text: 5 }, { text: "\n\u0003 " }]) {
@@ -177,6 +178,16 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
   await say({ action: "close", reason: "answered" });
   const r5 = await api("POST", `/v1/questions/${closed.question_id}/answers`, device.token, { text: "y" });
   assert.deepEqual([r5.status, r5.body.error], [409, "closed"]);
+
+  // An answer is followed by its id, also once its question has closed; by
+  // its owner and their devices only.
+  const followed = await api("GET", `/v1/answers/${first.body.answer_id}`, device.token);
+  assert.equal(followed.status, 200, JSON.stringify(followed.body));
+  assert.deepEqual([followed.body.question_id, followed.body.text], [answerable.question_id, "first"]);
+  assert.equal(typeof followed.body.state, "string");
+  assert.equal((await api("GET", `/v1/answers/${first.body.answer_id}`, other.token)).status, 404, "another owner's");
+  assert.equal((await api("GET", `/v1/answers/${first.body.answer_id}`, t)).status, 401, "a task credential");
+  assert.equal((await api("GET", "/v1/answers/ans_nothere", o.token)).status, 404);
   await api("DELETE", `/v1/devices/${device.device_id}`, o.token);
   const r6 = await api("POST", `/v1/questions/${closed.question_id}/answers`, device.token, { text: "y" });
   assert.equal(r6.status, 401, "a revoked device");
@@ -329,10 +340,10 @@ test("needs-you answer types from another terminal, and says why when it cannot"
     c.stderr.on("data", (d) => (err += d));
     c.on("exit", (code) => resolve({ code, out, err }));
   });
-  const r = await cli("answer", q.question_id, "yes,", "from", "the", "CLI");
+  const r = await cli("answer", q.question_id, "yes,", "from", "the", "CLI", "--quietly");
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out.trim(), "Typed into the agent's terminal.");
-  assert.deepEqual(keys(dir).map((b) => b.data), ["yes, from the CLI", "\r"]);
+  assert.deepEqual(keys(dir).map((b) => b.data), ["yes, from the CLI --quietly", "\r"]);
 
   const p = (await api("POST", "/v1/reports", o.task.credential, { cli: "codex", session: "dlg", seq: 1, action: "open", kind: "permission", text: "Run?" })).body;
   const refused = await cli("answer", p.question_id, "y");

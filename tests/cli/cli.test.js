@@ -368,9 +368,53 @@ test("failures: not logged in, a login file others can read, a revoked device, n
   }
   const help = (await cli(owner, ["--help"]));
   assert.equal(help.code, 0);
-  for (const cmd of ["setup", "login", "logout", "run", "ls", "tasks", "dismiss", "pair", "channels", "test-push"]) {
+  for (const cmd of ["setup", "login", "logout", "rotate-token", "run", "ls", "tasks", "answer", "dismiss", "pair", "channels", "test-push"]) {
     assert.match(help.stdout, new RegExp(`needs-you ${cmd}`), `an example for ${cmd}`);
   }
+});
+
+test("a URL that is not the Worker: a page or a redirect is said in one line, and no login is saved", async () => {
+  // What a wrong URL answers: a login page (200, HTML) or a redirect to one.
+  const { createServer } = await import("node:http");
+  const server = createServer((req, res) => {
+    if (req.url.startsWith("/moved")) res.writeHead(302, { location: "/login" }).end();
+    else res.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  try {
+    for (const url of [`${base}/pair#K7Q2-M9XD`, `${base}/moved/pair#K7Q2-M9XD`]) {
+      const m = machine();
+      const r = await cli(m, ["login", url]);
+      assert.equal(r.code, 4, r.stderr);
+      assert.ok(oneLine(r.stderr), r.stderr);
+      assert.match(r.stderr, /is it the needs-you Worker's URL\?/);
+      assert.ok(!existsSync(join(m.home, ".config", "needs-you", "login.json")), "nothing saved");
+    }
+    const m = machine();
+    const setup = await cli(m, ["setup", base], { NEEDS_YOU_ADMIN_TOKEN: ADMIN });
+    assert.equal(setup.code, 4, setup.stderr);
+    assert.ok(!existsSync(join(m.home, ".config", "needs-you", "login.json")), "nothing saved");
+  } finally {
+    server.close();
+  }
+  // A line break in what the person typed stays out of the error's one line.
+  const r = await cli(machine(), ["login", "http://127.0.0.1:9/\nx"]);
+  assert.notEqual(r.code, 0);
+  assert.ok(oneLine(r.stderr), JSON.stringify(r.stderr));
+});
+
+test("a reader that goes away ends needs-you quietly, not with a panic", () => {
+  // Python opens a pipe, closes its reading end, and runs needs-you with the
+  // writing end as stdout: the first write meets a closed pipe.
+  const script = `import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "--help"], stdout=w, stderr=subprocess.PIPE)
+print(p.returncode, len(p.stderr))`;
+  const [code, errBytes] = execFileSync("python3", ["-c", script, BIN], { encoding: "utf8" }).trim().split(" ").map(Number);
+  assert.equal(code, -13, "ended by SIGPIPE, like any Unix tool (a panic exits 101)");
+  assert.equal(errBytes, 0, "nothing on stderr");
 });
 
 test("logout revokes the device and forgets it", async () => {

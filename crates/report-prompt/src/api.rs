@@ -58,6 +58,9 @@ impl Client {
             agent: ureq::Agent::config_builder()
                 .timeout_global(Some(TIMEOUT))
                 .http_status_as_error(false)
+                // A redirect means a wrong URL (a login page, a renamed
+                // Worker): said, not followed.
+                .max_redirects(0)
                 .user_agent(concat!("needs-you/", env!("CARGO_PKG_VERSION")))
                 .build()
                 .into(),
@@ -66,6 +69,20 @@ impl Client {
 
     pub fn base(&self) -> &str {
         &self.base
+    }
+
+    /// A success that no needs-you Worker would send: most likely a wrong URL
+    /// (a login page, a proxy), never to be taken for an empty answer.
+    fn not_a_worker(&self, status: u16, what: &str) -> Failure {
+        Failure {
+            kind: FailureKind::Server,
+            status: Some(status),
+            code: None,
+            message: format!(
+                "{} {what} (HTTP {status}): is it the needs-you Worker's URL?",
+                self.base
+            ),
+        }
     }
 
     pub fn get(&self, path: &str) -> Result<Value, Failure> {
@@ -138,7 +155,14 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let text = resp.body_mut().read_to_string().unwrap_or_default();
-        let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let parsed = serde_json::from_str::<Value>(&text);
+        if (300..400).contains(&status) && status != 304 {
+            return Err(self.not_a_worker(status, "sent the request elsewhere"));
+        }
+        if status < 400 && !text.trim().is_empty() && parsed.is_err() {
+            return Err(self.not_a_worker(status, "answered with something else than JSON"));
+        }
+        let body = parsed.unwrap_or(Value::Null);
         if status < 400 {
             return Ok(Answer { status, body, etag });
         }

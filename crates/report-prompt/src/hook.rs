@@ -58,12 +58,13 @@ fn record(cli: Cli, event: &Value) {
     }
     let path = PathBuf::from(dir).join(format!("{cli}.{name}.json"));
     let text = serde_json::to_string_pretty(event).unwrap_or_default() + "\n";
-    let _ = std::fs::write(path, text);
+    // Prompts and tool output: private, like everything in the state directory.
+    let _ = crate::state::write_private(&path, text);
 }
 
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
     if let Err(msg) = decide_and_hand_off(cli, state_dir) {
-        eprintln!("report-prompt: {msg}");
+        crate::say(msg);
     }
 }
 
@@ -190,7 +191,7 @@ pub fn classify_stdin(cli: Cli) -> i32 {
             0
         }
         Err(msg) => {
-            eprintln!("report-prompt: {msg}");
+            crate::say(msg);
             1
         }
     }

@@ -40,3 +40,11 @@ pub mod send;
 pub mod state;
 pub mod terminal;
 pub mod watch;
+
+/// One line on stderr, prefixed with the program's name. Never fails: in the
+/// agent's hook a closed stderr must not become a panic, nor the panic an
+/// abort.
+pub fn say(msg: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "report-prompt: {msg}");
+}

@@ -2,7 +2,7 @@
 //! (`src/lib.rs`) for what it promises and how it is built.
 
 use report_prompt::args::{self, Command};
-use report_prompt::{doctor, hook, install, relay, send, watch};
+use report_prompt::{doctor, hook, install, relay, say, send, watch};
 
 fn main() {
     // A panic must cost one line on stderr and exit 0 like any other failure.
@@ -13,19 +13,24 @@ fn main() {
             .copied()
             .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
             .unwrap_or("panic");
-        eprintln!("report-prompt: internal error: {msg}");
+        say(format_args!("internal error: {msg}"));
     }));
     let code = std::panic::catch_unwind(run).unwrap_or(0);
     std::process::exit(code);
 }
 
 fn run() -> i32 {
-    let command = match args::parse(std::env::args().skip(1)) {
+    // Read leniently: a hook's arguments that are not UTF-8 are a bad flag,
+    // not a panic.
+    let args = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
+    let command = match args::parse(args) {
         Ok(c) => c,
         Err(msg) => {
             // Most likely a hook with a bad flag: still drain stdin, exit 0.
             hook::drain_stdin();
-            eprintln!("report-prompt: {msg} (see `report-prompt --help`)");
+            say(format_args!("{msg} (see `report-prompt --help`)"));
             return 0;
         }
     };

@@ -233,6 +233,9 @@ fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(REQUEST_TIMEOUT))
         .http_status_as_error(false)
+        // A redirected POST would arrive as a GET somewhere else and its
+        // report be lost as "delivered": a 3xx is a refusal, in the log.
+        .max_redirects(0)
         .user_agent(concat!("report-prompt/", env!("CARGO_PKG_VERSION")))
         .build()
         .into()

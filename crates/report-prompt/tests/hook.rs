@@ -338,3 +338,38 @@ fn classify_prints_the_decision_and_sends_nothing() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(sink.requests().is_empty());
 }
+
+#[test]
+fn a_closed_stderr_does_not_turn_the_error_line_into_an_abort() {
+    let (_t, dir) = state_dir();
+    // The CLI stopped reading the hook's stderr: the one line meets EPIPE.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(["--cli", "claude-code", "--state-dir", dir.to_str().unwrap()])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(writer);
+    let mut child = cmd.spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"{garbage").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", out.status);
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn an_argument_that_is_not_utf8_is_a_bad_flag() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_t, dir) = state_dir();
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.arg(std::ffi::OsStr::from_bytes(b"--cli\xff"))
+        .args(["claude-code", "--state-dir", dir.to_str().unwrap()])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    // The whole event is read (feed would fail on a closed stdin otherwise).
+    let err = assert_quiet(&feed(cmd, &"x".repeat(256 * 1024)));
+    assert!(err.contains("report-prompt --help"), "{err}");
+}

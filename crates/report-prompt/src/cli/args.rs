@@ -210,14 +210,21 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, String> {
             }
         }
         "answer" => {
-            let (question, words) = positional
+            // Everything after the question id is the answer, words that
+            // start with `--` included (an optional `--` first is dropped).
+            let (question, words) = rest
                 .split_first()
+                .filter(|(q, _)| !q.starts_with("--"))
                 .ok_or("`answer` needs a question id and the answer")?;
+            let words = match words.split_first() {
+                Some((dashes, after)) if dashes == "--" => after,
+                _ => words,
+            };
             if words.is_empty() {
                 return Err("`answer` needs the answer after the question id".into());
             }
             Command::Answer {
-                question: (*question).to_owned(),
+                question: question.clone(),
                 text: words.join(" "),
             }
         }
@@ -380,6 +387,26 @@ mod tests {
         assert!(p(&["run", "--"]).is_err());
         assert!(p(&["run", "--expires", "soon", "--", "x"]).is_err());
         assert!(p(&["run", "--bogus", "--", "x"]).is_err());
+    }
+
+    #[test]
+    fn an_answer_keeps_every_word_after_the_question() {
+        let answer = |args: &[&str]| match p(args) {
+            Ok(Command::Answer { question, text }) => Ok((question, text)),
+            other => Err(format!("{other:?}")),
+        };
+        assert_eq!(
+            answer(&["answer", "q_1", "use", "--force", "please"]).unwrap(),
+            ("q_1".into(), "use --force please".into())
+        );
+        assert_eq!(
+            answer(&["answer", "q_1", "--", "--no-verify is fine"])
+                .unwrap()
+                .1,
+            "--no-verify is fine"
+        );
+        assert!(answer(&["answer", "q_1"]).is_err());
+        assert!(answer(&["answer", "--json", "q_1", "yes"]).is_err());
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod term;
 use std::ffi::OsString;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use needs_you_core::answer::to_line;
 use serde_json::{json, Value};
 
 use crate::api::{Client, Failure, FailureKind};
@@ -75,17 +76,26 @@ type Result<T> = std::result::Result<T, Fail>;
 
 /// Runs the command line; returns the exit code.
 pub fn main(args: Vec<OsString>) -> i32 {
+    // Like any Unix tool, a reader that went away (`needs-you tasks | head`)
+    // ends it quietly, not with a panic at the next write. Programs that
+    // `run` starts get the default back anyway.
+    // SAFETY: setting a signal's disposition to its default, before any
+    // thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let command = match args::parse(args) {
         Ok(c) => c,
         Err(msg) => {
-            eprintln!("needs-you: {msg} (see `needs-you --help`)");
+            eprintln!("needs-you: {} (see `needs-you --help`)", to_line(&msg));
             return exit::USAGE;
         }
     };
     match dispatch(command) {
         Ok(code) => code,
         Err(f) => {
-            eprintln!("needs-you: {}", f.message);
+            // One line, whatever a server or a URL put in the message.
+            eprintln!("needs-you: {}", to_line(&f.message));
             f.code
         }
     }
@@ -218,6 +228,16 @@ fn logged_in() -> Result<(Login, Client)> {
     Ok((login, client))
 }
 
+/// The credential in a server's answer (`token`, starting with `prefix`):
+/// nothing else is ever saved as a login.
+fn credential(answer: &Value, prefix: &str) -> Result<String> {
+    answer["token"]
+        .as_str()
+        .filter(|t| t.starts_with(prefix))
+        .map(str::to_owned)
+        .ok_or_else(|| Fail::new(exit::SERVER, "the server answered without a credential"))
+}
+
 /// The owner's login, for what only the owner may do (`what`: "manages
 /// channels").
 fn owner(what: &str) -> Result<(Login, Client)> {
@@ -275,7 +295,7 @@ fn setup(url: &str) -> Result<i32> {
                 f.into()
             }
         })?;
-    let token = owner["token"].as_str().unwrap_or_default().to_owned();
+    let token = credential(&owner, "nyo_")?;
     let path = config::save(&Login {
         url: anon.base().to_owned(),
         token,
@@ -328,7 +348,7 @@ fn login(target: &str) -> Result<i32> {
     let device = client.post("/v1/devices", &json!({"code": code, "name": name}))?;
     let path = config::save(&Login {
         url: client.base().to_owned(),
-        token: device["token"].as_str().unwrap_or_default().to_owned(),
+        token: credential(&device, "nyd_")?,
         device_id: device["device_id"].as_str().map(str::to_owned),
     })
     .map_err(|e| Fail::new(exit::REFUSED, e))?;
@@ -375,11 +395,7 @@ fn rotate_token() -> Result<i32> {
     let (mut login, client) = owner("replaces the owner token")?;
     config::save(&login).map_err(|e| Fail::new(exit::REFUSED, e))?;
     let r = client.post("/v1/owners/me/token", &json!({}))?;
-    let token = r["token"]
-        .as_str()
-        .filter(|t| t.starts_with("nyo_"))
-        .ok_or_else(|| Fail::new(exit::SERVER, "the server answered without a new token"))?
-        .to_owned();
+    let token = credential(&r, "nyo_")?;
     login.token = token.clone();
     config::save(&login).map_err(|e| {
         // The old token is gone already: this is the only copy of the new one.
@@ -401,30 +417,18 @@ fn answer(question: &str, text: &str) -> Result<i32> {
         &format!("/v1/questions/{id}/answers"),
         &json!({"text": text}),
     )?;
-    let answer_id = queued["answer_id"].as_str().unwrap_or_default().to_owned();
+    let answer_id = queued["answer_id"].as_str().unwrap_or_default();
+    let path = format!("/v1/answers/{}", path_part(answer_id)?);
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
-        let list = client.get("/v1/needs-you")?;
-        let found = list["questions"]
-            .as_array()
-            .and_then(|qs| qs.iter().find(|q| q["question_id"] == id))
-            .map(|q| q["answer"].clone());
-        let state = match &found {
-            Some(a) if a["answer_id"] == answer_id.as_str() => a["state"].as_str().unwrap_or(""),
-            // The question closed: the agent took the answer and moved on.
-            None => "typed",
-            Some(_) => "",
-        };
-        match state {
+        let a = client.get(&path)?;
+        match a["state"].as_str().unwrap_or("") {
             "typed" => {
                 println!("Typed into the agent's terminal.");
                 return Ok(exit::OK);
             }
             "failed" => {
-                let reason = found
-                    .as_ref()
-                    .and_then(|a| a["reason"].as_str())
-                    .unwrap_or("");
+                let reason = a["reason"].as_str().unwrap_or("");
                 return Err(Fail::new(exit::REFUSED, format!("not typed: {reason}")));
             }
             _ if std::time::Instant::now() >= deadline => {
