@@ -221,34 +221,69 @@ test("run --tmux runs the agent in a new tmux session, with the credential kept 
   assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, []);
 });
 
-test("run --tmux at a terminal attaches to the new session; detached from, it waits for the agent", async () => {
+/** needs-you run --tmux at a terminal that `script` gives it, as a person's
+ *  shell would: that is what makes it attach instead of starting detached.
+ *  Writing to `keys` types into that terminal. */
+function atTerminal(m, args, extraEnv = {}) {
+  const line = [BIN, ...args].map(shellQuote).join(" ");
+  const child = spawn("script", ["-qfec", line, "/dev/null"], {
+    env: { ...m.env, SHELL: "/bin/sh", TERM: "xterm", ...extraEnv }, stdio: ["pipe", "pipe", "pipe"] });
+  const run = { out: "", keys: child.stdin, child };
+  child.stdout.on("data", (d) => (run.out += d));
+  child.stderr.on("data", (d) => (run.out += d));
+  run.ended = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  return run;
+}
+
+const clients = () => execFileSync("tmux", ["list-clients", "-F", "#{session_name}"], { env: tmuxEnv(), encoding: "utf8" });
+
+/** The pid of the needs-you process below `pid` (script, then maybe a shell). */
+function needsYouBelow(pid) {
+  const rows = execFileSync("ps", ["-e", "-o", "pid=,ppid=,comm="], { encoding: "utf8" }).trim().split("\n")
+    .map((l) => l.trim().split(/\s+/)).map(([p, pp, comm]) => ({ pid: Number(p), ppid: Number(pp), comm }));
+  const below = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const r of rows) if (below.has(r.ppid) && !below.has(r.pid)) { below.add(r.pid); grew = true; }
+  }
+  return rows.find((r) => below.has(r.pid) && r.comm === "needs-you")?.pid;
+}
+
+test("run --tmux at a terminal attaches to the new session; detached from, it waits for the agent, and passes it a Ctrl-C", async () => {
   const m = await ownerMachine();
   const dir = agentDir();
-  // `script` gives needs-you a terminal for stdin and stdout, as a person's
-  // shell would: that is what makes it attach instead of starting detached.
-  const line = [BIN, "run", "--tmux", "--name", "attached", "--", AGENT, dir, "6"].map(shellQuote).join(" ");
-  const child = spawn("script", ["-qfec", line, "/dev/null"], {
-    env: { ...m.env, SHELL: "/bin/sh", TERM: "xterm" }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const ended = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-
-  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), out);
-  const clients = () => execFileSync("tmux", ["list-clients", "-F", "#{session_name}"], { env: tmuxEnv(), encoding: "utf8" });
+  const run = atTerminal(m, ["run", "--tmux", "--name", "attached", "--", AGENT, dir, "6"], { AGENT_TRAPS: "INT" });
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), run.out);
   assert.match(clients(), /^attached-[0-9a-f]{4}$/m, "the terminal is attached to the agent's session");
-  assert.ok(!out.includes("running in the tmux session"), "no hint to attach: it is attached");
+  assert.ok(!run.out.includes("running in the tmux session"), "no hint to attach: it is attached");
 
   const session = clients().trim().split("\n").find((s) => s.startsWith("attached-"));
   execFileSync("tmux", ["detach-client", "-s", session], { env: tmuxEnv() });
   assert.ok(await waitFor(() => !clients().includes(session), 5000), "detached");
   await sleep(1200); // two of run's checks on the session
-  assert.equal(child.exitCode, null, "run waits for the agent, not for the terminal");
+  assert.equal(run.child.exitCode, null, "run waits for the agent, not for the terminal");
   assert.equal(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks.length, 1, "the task lives on");
 
-  writeFileSync(join(dir, "go"), "");
-  assert.equal(await ended, 6, out);
+  // Ctrl-C at the terminal where run waits: the agent, in tmux, gets it.
+  run.keys.write("\u0003");
+  assert.equal(await run.ended, 130, run.out);
+  assert.equal(readFileSync(join(dir, "signal"), "utf8").trim(), "INT");
   assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, [], "revoked when the agent ended");
+});
+
+test("run --tmux, attached: a kill reaches the agent in its session", async () => {
+  const m = await ownerMachine();
+  const dir = agentDir();
+  const run = atTerminal(m, ["run", "--tmux", "--name", "killed", "--", AGENT, dir, "0"], { AGENT_TRAPS: "TERM" });
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), run.out);
+  assert.match(clients(), /^killed-[0-9a-f]{4}$/m);
+  const pid = needsYouBelow(run.child.pid);
+  assert.ok(pid, "needs-you is running");
+  await sleep(300); // the session has written the agent's pid
+  process.kill(pid, "SIGTERM");
+  assert.ok(await waitFor(() => existsSync(join(dir, "signal")), 5000), "the agent got it");
+  assert.equal(readFileSync(join(dir, "signal"), "utf8").trim(), "TERM");
+  assert.equal(await run.ended, 143, run.out);
 });
 
 /** Quotes one word for /bin/sh. */

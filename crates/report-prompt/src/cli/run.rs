@@ -10,7 +10,11 @@
 //! itself (it is in the terminal's foreground group with us), so we forward
 //! only what another process sent us (`kill`), told apart by `si_code`;
 //! forwarding the terminal's too would give the command every Ctrl-C twice,
-//! which an agent may read as "quit".
+//! which an agent may read as "quit". A command in a tmux session of its own
+//! is in another terminal: it gets our terminal's Ctrl-C and Ctrl-\ from us
+//! (after a detach, needs-you still waits in the foreground), but never a
+//! hang-up, which tmux is there to survive. Once the command has ended, the
+//! signals have their default back: a Ctrl-C during the revoke ends us.
 //!
 //! With `--tmux`, outside tmux, the command runs in a new tmux session so that
 //! answers can be typed into it. The credential reaches it through a private
@@ -23,7 +27,7 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
@@ -37,6 +41,9 @@ use crate::state::write_private;
 
 /// The process that signals are forwarded to (0: none yet).
 static CHILD: AtomicI32 = AtomicI32::new(0);
+/// Whether the command runs in a tmux session of its own, out of our
+/// terminal's reach.
+static ELSEWHERE: AtomicBool = AtomicBool::new(false);
 
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP];
 
@@ -44,9 +51,12 @@ extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
     let code = unsafe { (*info).si_code };
     // SI_USER (0) and SI_QUEUE (< 0): another process. The terminal's
-    // (SI_KERNEL, > 0) reached the command's group already.
+    // (SI_KERNEL, > 0) reached the command's group already, unless the
+    // command is in tmux.
+    let from_terminal = code > 0;
+    let elsewhere = ELSEWHERE.load(Ordering::SeqCst) && sig != libc::SIGHUP;
     let pid = CHILD.load(Ordering::SeqCst);
-    if code <= 0 && pid > 0 {
+    if pid > 0 && (!from_terminal || elsewhere) {
         // SAFETY: kill is async-signal-safe.
         unsafe { libc::kill(pid, sig) };
     }
@@ -61,6 +71,16 @@ fn install_forwarding() {
             sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// The default action back, once there is no command to forward to.
+fn restore_defaults() {
+    for sig in FORWARDED {
+        // SAFETY: the default disposition is always valid.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
         }
     }
 }
@@ -178,10 +198,12 @@ pub fn run(client: &Client, opts: RunOptions) -> Result<i32> {
     ];
     install_forwarding();
     let ended = if new_session {
+        ELSEWHERE.store(true, Ordering::SeqCst);
         in_new_session(&name, &cwd, &env, &opts.command)
     } else {
         here(&env, &opts.command)
     };
+    restore_defaults();
     // Revoke whatever happened: the task's questions must not outlive it.
     if let Err(f) = client.delete(&format!("/v1/tasks/{task_id}")) {
         eprintln!(
@@ -280,8 +302,8 @@ pub fn session_name(task: &str) -> String {
     format!("{clean}-{:04x}", crate::state::now_micros() & 0xffff)
 }
 
-fn tmux(args: &[&OsStr]) -> std::io::Result<ExitStatus> {
-    Command::new("tmux").args(args).status()
+fn tmux(args: &[&OsStr]) -> std::io::Result<std::process::Child> {
+    Command::new("tmux").args(args).spawn()
 }
 
 fn in_new_session(
@@ -320,21 +342,33 @@ fn in_new_session(
     if !attached {
         eprintln!("needs-you: running in the tmux session {session} (tmux attach -t {session})");
     }
-    let started = tmux(&args);
+    // The command's pid, once its session has written it: signals go there.
+    let note_pid = || {
+        if CHILD.load(Ordering::SeqCst) == 0 {
+            if let Some(pid) = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|p| p.trim().parse().ok())
+            {
+                CHILD.store(pid, Ordering::SeqCst);
+            }
+        }
+    };
+    // Attached, the tmux client runs until the person detaches or the
+    // command ends: the pid is looked for meanwhile.
+    let started = tmux(&args).and_then(|mut client| loop {
+        note_pid();
+        match client.try_wait()? {
+            Some(status) => break Ok(status),
+            None => std::thread::sleep(Duration::from_millis(100)),
+        }
+    });
     let ended = match started {
         Ok(s) if s.success() || attached => {
             // Detached from, or started in the background: the session lives
             // on until the command exits.
             let target = format!("={session}");
             loop {
-                if CHILD.load(Ordering::SeqCst) == 0 {
-                    if let Some(pid) = std::fs::read_to_string(&pid_file)
-                        .ok()
-                        .and_then(|p| p.trim().parse().ok())
-                    {
-                        CHILD.store(pid, Ordering::SeqCst);
-                    }
-                }
+                note_pid();
                 let alive = Command::new("tmux")
                     .args(["has-session", "-t", &target])
                     .stderr(std::process::Stdio::null())
