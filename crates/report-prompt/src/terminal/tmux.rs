@@ -88,17 +88,50 @@ fn target(
     if let Ok(t) = std::fs::read_to_string(&cache) {
         return Some(t);
     }
-    let out = Command::new("tmux")
-        .args(["-S", socket, "display-message", "-p", "-t", pane_id])
-        .arg("#{session_name}:#{window_index}.#{pane_index}")
-        .output()
-        .ok()?;
-    let t = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    if !out.status.success() || t.is_empty() {
+    let mut ask = Command::new("tmux");
+    ask.args(["-S", socket, "display-message", "-p", "-t", pane_id])
+        .arg("#{session_name}:#{window_index}.#{pane_index}");
+    let (ok, out) = output_within(ask, TMUX_ANSWERS_WITHIN)?;
+    let t = String::from_utf8_lossy(&out).trim().to_owned();
+    if !ok || t.is_empty() {
         return None;
     }
     let _ = crate::state::write_private(&cache, &t);
     Some(t)
+}
+
+/// How long the hook waits for tmux: it runs in the agent's loop, and a
+/// tmux server that hangs must not hang the agent (the pane then goes
+/// unrecorded, as outside tmux). tmux answers in a few milliseconds.
+const TMUX_ANSWERS_WITHIN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Runs `cmd` for its stdout, killed if it takes longer than `limit`:
+/// whether it succeeded, and what it printed. None if it could not run or
+/// was too slow.
+fn output_within(mut cmd: Command, limit: std::time::Duration) -> Option<(bool, Vec<u8>)> {
+    use std::io::Read;
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let end = std::time::Instant::now() + limit;
+    let status = loop {
+        match child.try_wait().ok()? {
+            Some(status) => break status,
+            None if std::time::Instant::now() >= end => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(2)),
+        }
+    };
+    // Its answer is one short line: it fits the pipe, so it was not blocked.
+    let mut out = Vec::new();
+    child.stdout.take()?.read_to_end(&mut out).ok()?;
+    Some((status.success(), out))
 }
 
 /// Whether an answer may be typed into the pane now: it exists, still runs
@@ -174,6 +207,20 @@ pub fn send_enter(p: &TmuxPane) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slow_program_is_given_up_on() {
+        let mut slow = Command::new("sleep");
+        slow.arg("5");
+        let started = std::time::Instant::now();
+        assert!(output_within(slow, std::time::Duration::from_millis(100)).is_none());
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let mut quick = Command::new("echo");
+        quick.arg("x:0.1");
+        let (ok, out) = output_within(quick, std::time::Duration::from_secs(5)).unwrap();
+        assert!(ok);
+        assert_eq!(out, b"x:0.1\n");
+    }
 
     #[test]
     fn a_last_semicolon_is_escaped_for_tmux() {
