@@ -33,9 +33,10 @@ RETURNING id, kind, notified_at`;
 const TOUCH_TASK = `
 UPDATE tasks SET last_report_at = ?4
 WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)`;
-const BUMP_REVISION_OF_TASK = `
+const BUMP_REVISION_OF_APPLIED_REPORT = `
 UPDATE owners SET revision = revision + 1
-WHERE id = (SELECT owner_id FROM tasks WHERE credential_hash = ?1)`;
+WHERE id = (SELECT t.owner_id FROM tasks t JOIN sessions s ON s.task_id = t.id
+            WHERE t.credential_hash = ?1 AND s.session = ?2 AND s.applied_id = ?3)`;
 const OUTCOME = `
 SELECT t.revoked_at, t.expires_at,
        coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
@@ -64,7 +65,7 @@ async function report(request, env, ctx) {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));
   }
   batch.push(stmt(TOUCH_TASK, []));
-  batch.push(env.DB.prepare(BUMP_REVISION_OF_TASK).bind(hash));
+  batch.push(env.DB.prepare(BUMP_REVISION_OF_APPLIED_REPORT).bind(...keys.slice(0, 3)));
   batch.push(env.DB.prepare(OUTCOME).bind(...keys.slice(0, 3)));
   const results = await env.DB.batch(batch);
   const closed = results[1].results;
