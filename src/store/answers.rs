@@ -100,20 +100,25 @@ pub struct ForRelay {
     pub text: String,
 }
 
-/// Answers of the task's questions that closed before they were typed fail.
-/// Binds ?1 the task id, ?2 now.
+/// Answers that never reached the agent's machine and whose question closed
+/// meanwhile fail: nothing can type them now. One the relay had (`delivered`)
+/// may have been typed, its Enter closing the question, with the `typed`
+/// lost in a dropped connection: that one is sent again below, for the relay
+/// to say what became of it. Binds ?1 the task id, ?2 now.
 const FAIL_CLOSED: &str = "
 UPDATE answers SET state = 'failed', reason = 'the question closed before the answer was typed', updated_at = ?2
-WHERE task_id = ?1 AND state IN ('queued', 'delivered')
+WHERE task_id = ?1 AND state = 'queued'
   AND question_id IN (SELECT id FROM questions WHERE task_id = ?1 AND closed_at IS NOT NULL)";
 
-/// The task's answers on their way, oldest first. Binds ?1 the task id.
+/// The task's answers on their way, oldest first: those queued (their
+/// questions are open, after [`FAIL_CLOSED`]) and those the relay had.
+/// Binds ?1 the task id.
 const ON_THEIR_WAY: &str = "
 SELECT a.id AS answer_id, a.question_id, q.session,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
        a.text
 FROM answers a JOIN questions q ON q.id = a.question_id
-WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL
+WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered')
 ORDER BY a.created_at";
 
 pub async fn answers_on_their_way(env: &Env, task_id: &str, now: f64) -> Result<Vec<ForRelay>> {

@@ -374,3 +374,41 @@ test("an answer whose question closed while the relay was away fails with that r
   assert.equal(a.reason, "the question closed before the answer was typed");
   assert.equal(keys(first.dir).length, 0);
 });
+
+test("a relay whose 'typed' was lost in a drop says it again after the question closed: the answer ends typed, not failed", async () => {
+  const o = await owner();
+  const t = o.task.credential;
+  const q = (await api("POST", "/v1/reports", t, { cli: "claude-code", session: "lost", seq: 1, action: "open", kind: "reply",
+    text: "Shall I?", terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0", answerable: true } })).body;
+  const a = (await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "yes" })).body;
+
+  // The relay's side of the protocol, by hand: a WebSocket into Miniflare.
+  const relay = async () => {
+    const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${t}` } });
+    assert.equal(resp.status, 101);
+    const ws = resp.webSocket;
+    const got = [];
+    ws.addEventListener("message", (e) => got.push(JSON.parse(e.data)));
+    ws.accept();
+    ws.send(JSON.stringify({ type: "hello" }));
+    return { ws, got };
+  };
+  const state = async () => { const r = await api("GET", `/v1/answers/${a.answer_id}`, o.token); return r.body?.state ?? JSON.stringify(r); };
+
+  const first = await relay();
+  assert.ok(await waitFor(() => first.got.some((m) => m.answer_id === a.answer_id), 5000), "delivered");
+  first.ws.send(JSON.stringify({ type: "received", answer_id: a.answer_id }));
+  assert.ok(await waitFor(async () => (await state()) === "delivered", 5000), `${await state()} ${JSON.stringify(first.got)}`);
+  // Typed, and the Enter made the agent's hook close the question; the
+  // connection dropped before the relay could say so.
+  first.ws.close(1001, "gone");
+  await api("POST", "/v1/reports", t, { cli: "claude-code", session: "lost", seq: 2, action: "close", reason: "prompt_submitted" });
+
+  const second = await relay();
+  assert.ok(await waitFor(() => second.got.some((m) => m.answer_id === a.answer_id), 5000),
+    "the answer comes back, so the relay can say what became of it");
+  second.ws.send(JSON.stringify({ type: "typed", answer_id: a.answer_id }));
+  assert.ok(await waitFor(async () => (await state()) === "typed", 5000), await state());
+  second.ws.close(1000, "done");
+});
+

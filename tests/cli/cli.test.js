@@ -409,11 +409,15 @@ test("failures: not logged in, a login file others can read, a revoked device, n
 });
 
 test("a URL that is not the Worker: a page or a redirect is said in one line, and no login is saved", async () => {
-  // What a wrong URL answers: a login page (200, HTML) or a redirect to one.
+  // What a wrong URL answers: a login page (200, HTML), or a redirect. The
+  // redirect leads to what would pass for a login, were it followed.
   const { createServer } = await import("node:http");
   const server = createServer((req, res) => {
-    if (req.url.startsWith("/moved")) res.writeHead(302, { location: "/login" }).end();
-    else res.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
+    if (req.url.startsWith("/moved")) res.writeHead(307, { location: "/elsewhere" }).end();
+    else if (req.url.startsWith("/elsewhere")) {
+      res.writeHead(201, { "content-type": "application/json" })
+        .end(JSON.stringify({ device_id: "dev_x", name: "x", token: `nyd_${"0".repeat(64)}` }));
+    } else res.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${server.address().port}`;

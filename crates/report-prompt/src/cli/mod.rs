@@ -422,7 +422,8 @@ fn answer(question: &str, text: &str) -> Result<i32> {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
         let a = client.get(&path)?;
-        match a["state"].as_str().unwrap_or("") {
+        let state = a["state"].as_str().unwrap_or("");
+        match state {
             "typed" => {
                 println!("Typed into the agent's terminal.");
                 return Ok(exit::OK);
@@ -432,7 +433,13 @@ fn answer(question: &str, text: &str) -> Result<i32> {
                 return Err(Fail::new(exit::REFUSED, format!("not typed: {reason}")));
             }
             _ if std::time::Instant::now() >= deadline => {
-                println!("Sent; the agent's machine has not taken it yet (it will when its relay reconnects).");
+                if state == "delivered" {
+                    println!(
+                        "The agent's machine has it; it has not said yet whether it was typed."
+                    );
+                } else {
+                    println!("Sent; the agent's machine has not taken it yet (it will when its relay reconnects).");
+                }
                 return Ok(exit::OK);
             }
             _ => std::thread::sleep(Duration::from_millis(300)),

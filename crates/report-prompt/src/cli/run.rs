@@ -44,6 +44,9 @@ static CHILD: AtomicI32 = AtomicI32::new(0);
 /// Whether the command runs in a tmux session of its own, out of our
 /// terminal's reach.
 static ELSEWHERE: AtomicBool = AtomicBool::new(false);
+/// A signal to forward that came before the command's pid was known (a tmux
+/// session's first moments): sent once it is.
+static PENDING: AtomicI32 = AtomicI32::new(0);
 
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP];
 
@@ -56,9 +59,13 @@ extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     let from_terminal = code > 0;
     let elsewhere = ELSEWHERE.load(Ordering::SeqCst) && sig != libc::SIGHUP;
     let pid = CHILD.load(Ordering::SeqCst);
-    if pid > 0 && (!from_terminal || elsewhere) {
-        // SAFETY: kill is async-signal-safe.
-        unsafe { libc::kill(pid, sig) };
+    if !from_terminal || elsewhere {
+        if pid > 0 {
+            // SAFETY: kill is async-signal-safe.
+            unsafe { libc::kill(pid, sig) };
+        } else {
+            PENDING.store(sig, Ordering::SeqCst);
+        }
     }
 }
 
@@ -350,6 +357,11 @@ fn in_new_session(
                 .and_then(|p| p.trim().parse().ok())
             {
                 CHILD.store(pid, Ordering::SeqCst);
+                let sig = PENDING.swap(0, Ordering::SeqCst);
+                if sig != 0 {
+                    // SAFETY: a signal to the command we started.
+                    unsafe { libc::kill(pid, sig) };
+                }
             }
         }
     };

@@ -24,8 +24,10 @@ pub struct TmuxPane {
     /// started it), and its start time in clock ticks since boot.
     pub pane_pid: u32,
     pub pane_started: u64,
-    /// The agent's own process, which keystrokes must reach.
-    pub agent: Agent,
+    /// The agent's own process, which keystrokes must reach (none in a pane
+    /// recorded by an older reporter: nothing is typed there).
+    #[serde(default)]
+    pub agent: Option<Agent>,
     /// `session:window.pane`, for people.
     pub target: String,
 }
@@ -66,7 +68,7 @@ pub fn this_pane(state_dir: &Path) -> Option<TmuxPane> {
         pane_id,
         pane_pid,
         pane_started,
-        agent,
+        agent: Some(agent),
         target,
     })
 }
@@ -170,7 +172,12 @@ pub fn check(p: &TmuxPane) -> Result<(), String> {
             "the pane is at a shell prompt ({command}): the agent has exited, and a typed answer would run as a command"
         ));
     }
-    foreground::check(&p.agent, p.pane_pid)
+    match &p.agent {
+        Some(agent) => foreground::check(agent, p.pane_pid),
+        None => Err(
+            "the pane was recorded by an older report-prompt, which did not note the agent's process: answer in the terminal".into(),
+        ),
+    }
 }
 
 fn send_keys(p: &TmuxPane, keys: &[&str]) -> Result<(), String> {
