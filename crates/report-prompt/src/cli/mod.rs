@@ -268,18 +268,23 @@ fn refuse_second_login() -> Result<()> {
     Ok(())
 }
 
+/// A secret from the environment variable `var`, else asked without echo:
+/// never from the command line, where `ps` and the shell's history keep it.
+fn secret(var: &str, prompt: &str) -> Result<String> {
+    match std::env::var(var).ok().filter(|t| !t.is_empty()) {
+        Some(t) => Ok(t),
+        None => term::ask(prompt, true).map_err(|e| Fail::new(exit::USAGE, e)),
+    }
+}
+
 /// `setup URL`: the first owner of a fresh deploy, logged in here.
 fn setup(url: &str) -> Result<i32> {
     refuse_second_login()?;
     let anon = client_for(url)?;
-    let admin = match std::env::var("NEEDS_YOU_ADMIN_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty())
-    {
-        Some(t) => t,
-        None => term::ask("Admin token (the Worker's ADMIN_TOKEN secret): ", true)
-            .map_err(|e| Fail::new(exit::USAGE, e))?,
-    };
+    let admin = secret(
+        "NEEDS_YOU_ADMIN_TOKEN",
+        "Admin token (the Worker's ADMIN_TOKEN secret): ",
+    )?;
     let admin_client =
         Client::new(anon.base(), Some(&admin)).map_err(|e| Fail::new(exit::USAGE, e))?;
     let name = std::env::var("USER")
@@ -483,15 +488,10 @@ fn channel_set(kind: &str, url: &str, priority: Option<u8>) -> Result<i32> {
             body["priority"] = json!(p);
         }
     } else {
-        let secret = match std::env::var("NEEDS_YOU_WEBHOOK_SECRET")
-            .ok()
-            .filter(|t| !t.is_empty())
-        {
-            Some(s) => s,
-            None => term::ask("Webhook secret (16 characters or more): ", true)
-                .map_err(|e| Fail::new(exit::USAGE, e))?,
-        };
-        body["secret"] = json!(secret);
+        body["secret"] = json!(secret(
+            "NEEDS_YOU_WEBHOOK_SECRET",
+            "Webhook secret (16 characters or more): "
+        )?);
     }
     let shown = client.put(&format!("/v1/channels/{kind}"), &body)?;
     println!("Set the {kind} channel: {}", show::channel_line(&shown));
