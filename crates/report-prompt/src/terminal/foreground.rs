@@ -1,11 +1,9 @@
 //! Whether the agent that asked is the program a typed line reaches.
 //!
 //! A pane's terminal hands keystrokes to its foreground process group. At
-//! the open the hook records the agent's process: the first of its ancestors
-//! that is not a shell (CLIs run hooks through `sh -c`; the plugins run the
-//! reporter themselves). Before every keystroke the relay checks that this
-//! very process (pid and start time) still runs, on the pane's terminal, and
-//! that the foreground group is its own or that of a process between it and
+//! the open the hook records the agent's process (`tmux::this_pane`). Before
+//! every keystroke the relay checks that this very process (pid and start
+//! time) still runs, on the pane's terminal, and that the foreground group is its own or that of a process between it and
 //! the pane's first one: the group of a wrapper such as `needs-you run`,
 //! which keeps its agent in its group. Not the first process's group: that is
 //! the shell the agent was started from, at its prompt.
@@ -29,26 +27,6 @@ pub const SHELLS: &[&str] = &[
 pub struct Agent {
     pub pid: u32,
     pub started: u64,
-}
-
-/// The agent above this hook: the first ancestor of `me` that is not a
-/// shell, found before reaching `root` (the pane's first process, which may
-/// be the agent itself). None when only shells lie between.
-pub fn agent_of(me: u32, root: u32) -> Option<Agent> {
-    let mut pid = procfs::stat(me)?.ppid;
-    loop {
-        let s = procfs::stat(pid)?;
-        if !SHELLS.contains(&s.comm.as_str()) {
-            return Some(Agent {
-                pid,
-                started: s.started,
-            });
-        }
-        if pid == root || s.ppid <= 1 {
-            return None;
-        }
-        pid = s.ppid;
-    }
 }
 
 /// Why a line typed into the terminal of `root` (the pane's first process)

@@ -42,16 +42,27 @@ fn server() -> Option<(String, u32)> {
     Some((socket, pid))
 }
 
-/// This hook's pane, if it runs in tmux, with its process found by walking
-/// up from this process to the one whose parent is the tmux server.
+/// This hook's pane, if it runs in tmux, found in one walk up from this
+/// process: its first process is the one whose parent is the tmux server,
+/// and the agent the first ancestor on the way that is not a shell (CLIs run
+/// hooks through `sh -c`; the plugins run us themselves). None when only
+/// shells lie between: no agent to type into.
 pub fn this_pane(state_dir: &Path) -> Option<TmuxPane> {
     let (socket, server_pid) = server()?;
     let pane_id = std::env::var("TMUX_PANE")
         .ok()
         .filter(|p| p.starts_with('%'))?;
-    let mut pid = std::process::id();
+    let me = std::process::id();
+    let mut pid = me;
+    let mut agent = None;
     let (pane_pid, pane_started) = loop {
         let s = procfs::stat(pid)?;
+        if agent.is_none() && pid != me && !SHELLS.contains(&s.comm.as_str()) {
+            agent = Some(Agent {
+                pid,
+                started: s.started,
+            });
+        }
         if s.ppid == server_pid {
             break (pid, s.started);
         }
@@ -60,7 +71,7 @@ pub fn this_pane(state_dir: &Path) -> Option<TmuxPane> {
         }
         pid = s.ppid;
     };
-    let agent = foreground::agent_of(std::process::id(), pane_pid)?;
+    let agent = agent?;
     let target = target(state_dir, &socket, server_pid, &pane_id, pane_pid)?;
     Some(TmuxPane {
         socket,
@@ -219,9 +230,8 @@ mod tests {
     fn a_slow_program_is_given_up_on() {
         let mut slow = Command::new("sleep");
         slow.arg("5");
-        let started = std::time::Instant::now();
+        // Waited for, it would end well, with nothing printed.
         assert!(output_within(slow, std::time::Duration::from_millis(100)).is_none());
-        assert!(started.elapsed() < std::time::Duration::from_secs(2));
         let mut quick = Command::new("echo");
         quick.arg("x:0.1");
         let (ok, out) = output_within(quick, std::time::Duration::from_secs(5)).unwrap();
