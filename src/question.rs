@@ -32,7 +32,7 @@ pub struct Question {
     #[serde(default, deserialize_with = "terminal_from_json")]
     pub terminal: Option<Terminal>,
     /// A reply whose terminal an answer can be typed into from afar.
-    #[serde(default, deserialize_with = "flag")]
+    #[serde(default, deserialize_with = "crate::store::flag")]
     pub answerable: bool,
 }
 
@@ -94,15 +94,6 @@ fn options_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<QuestionOpti
 fn terminal_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Terminal>, D::Error> {
     let text = Option::<String>::deserialize(d)?;
     Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
-}
-
-/// A 0/1 column, or a boolean from JSON.
-fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    Ok(match serde_json::Value::deserialize(d)? {
-        serde_json::Value::Bool(b) => b,
-        serde_json::Value::Number(n) => n.as_i64().unwrap_or(0) != 0,
-        _ => false,
-    })
 }
 
 #[cfg(test)]

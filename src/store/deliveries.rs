@@ -10,26 +10,33 @@ use super::{db, n, opt_n, questions, s, stmt, ChannelRow};
 use crate::delivery::{Attempts, Event};
 use crate::question::Question;
 
-/// The channels of the question's owner: the ones the owner set, and every
-/// live device's push subscription, named `webpush:<device id>`. Binds ?1 the
-/// question id.
-const CHANNELS_OF_QUESTION: &str = "
-SELECT kind, config FROM channels
-WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1)
-UNION ALL
-SELECT 'webpush:' || id AS kind, push AS config FROM devices
-WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1)
-  AND revoked_at IS NULL AND push IS NOT NULL
-ORDER BY kind";
-
-/// The owner's channels as [`CHANNELS_OF_QUESTION`] finds them, with each
-/// device's name for a person. Binds ?1 the owner id.
-const CHANNELS_OF_OWNER: &str = "
-SELECT kind, config, kind AS name FROM channels WHERE owner_id = ?1
+/// Every channel of the owner named by `$owner` (an SQL expression), with a
+/// name for a person: the ones the owner set, and each live device's push
+/// subscription, named `webpush:<device id>`. What hears of a question is
+/// decided here only; the two statements below differ in how they find the
+/// owner.
+macro_rules! channels_of {
+    ($owner:literal) => {
+        concat!(
+            "
+SELECT kind, config, kind AS name FROM channels WHERE owner_id = ",
+            $owner,
+            "
 UNION ALL
 SELECT 'webpush:' || id AS kind, push AS config, name FROM devices
-WHERE owner_id = ?1 AND revoked_at IS NULL AND push IS NOT NULL
-ORDER BY kind";
+WHERE owner_id = ",
+            $owner,
+            " AND revoked_at IS NULL AND push IS NOT NULL
+ORDER BY kind"
+        )
+    };
+}
+
+/// The channels of the question's owner. Binds ?1 the question id.
+const CHANNELS_OF_QUESTION: &str = channels_of!("(SELECT owner_id FROM questions WHERE id = ?1)");
+
+/// The owner's channels. Binds ?1 the owner id.
+const CHANNELS_OF_OWNER: &str = channels_of!("?1");
 
 #[derive(Deserialize)]
 pub struct NamedChannel {

@@ -139,12 +139,8 @@ pub struct DeviceView {
     pub name: String,
     pub created_at: i64,
     /// Whether the device has a Web Push subscription.
-    #[serde(deserialize_with = "from_flag")]
+    #[serde(deserialize_with = "super::flag")]
     pub push: bool,
-}
-
-fn from_flag<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error> {
-    Ok(i64::deserialize(d)? != 0)
 }
 
 pub async fn list_devices(

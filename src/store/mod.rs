@@ -79,3 +79,14 @@ impl ReportKeys<'_> {
         args
     }
 }
+
+/// A column that SQLite keeps as 0 or 1 (or JSON's true and false), read as
+/// a bool; anything else reads as false.
+pub fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error> {
+    use serde::Deserialize;
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Bool(b) => b,
+        serde_json::Value::Number(n) => n.as_i64().unwrap_or(0) != 0,
+        _ => false,
+    })
+}
