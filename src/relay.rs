@@ -1,5 +1,5 @@
 //! One Durable Object per task, holding the WebSocket of that task's relay:
-//! `report-prompt relay` on the agent's machine, which types answers into
+//! `report-prompt __relay` on the agent's machine, which types answers into
 //! the agent's tmux pane.
 //!
 //! The Worker checks the task credential and hands the upgrade here
