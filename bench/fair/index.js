@@ -60,7 +60,7 @@ async function report(request, env, ctx) {
   if (r.action === "open") {
     batch.push(stmt(SUPERSEDE, ["superseded", r.kind, r.text]));
     batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq,
-      r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.answerable ? 1 : 0]));
+      r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.kind === "tmux" ? 1 : 0]));
   } else {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));
   }

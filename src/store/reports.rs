@@ -109,7 +109,9 @@ pub async fn apply_report(
                     seq: *seq,
                     terminal_json: terminal_json.as_deref(),
                     answerable: *kind == needs_you_core::Kind::Reply
-                        && terminal.as_ref().is_some_and(|t| t.answerable),
+                        && terminal
+                            .as_ref()
+                            .is_some_and(needs_you_core::Terminal::answerable),
                 },
             )?);
         }

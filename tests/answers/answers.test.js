@@ -143,13 +143,13 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
   let seq = 1;
   const say = (fields) => api("POST", "/v1/reports", t, { cli: "codex", session: "api", seq: seq++, ...fields });
   const dialog = (await say({ action: "open", kind: "permission", text: "Run it?",
-    terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0", answerable: true } })).body;
+    terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
   const r1 = await api("POST", `/v1/questions/${dialog.question_id}/answers`, o.token, { text: "y" });
   assert.deepEqual([r1.status, r1.body.error], [409, "answer_in_terminal"]);
   assert.match(r1.body.message, /answer it there/);
 
   const plain = (await say({ action: "open", kind: "reply", text: "Go on?",
-    terminal: { kind: "terminal", host: "h", cwd: "/", answerable: false } })).body;
+    terminal: { kind: "terminal", host: "h", cwd: "/" } })).body;
   const r2 = await api("POST", `/v1/questions/${plain.question_id}/answers`, o.token, { text: "y" });
   assert.deepEqual([r2.status, r2.body.error], [409, "not_answerable"]);
   assert.match(r2.body.message, /not running in tmux/);
@@ -161,7 +161,7 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
   assert.equal(r3.status, 404, "another owner's question");
 
   const answerable = (await say({ action: "open", kind: "reply", text: "Shall I?",
-    terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0", answerable: true } })).body;
+    terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
   const first = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "first" });
   assert.equal(first.status, 201);
   const r4 = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "second" });
@@ -174,7 +174,7 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
   const device = (await api("POST", "/v1/devices", null, { code: p.code, name: "phone" })).body;
   await say({ action: "close", reason: "answered" });
   const closed = (await say({ action: "open", kind: "reply", text: "Again?",
-    terminal: { kind: "tmux", host: "h", cwd: "/", answerable: true } })).body;
+    terminal: { kind: "tmux", host: "h", cwd: "/" } })).body;
   await say({ action: "close", reason: "answered" });
   const r5 = await api("POST", `/v1/questions/${closed.question_id}/answers`, device.token, { text: "y" });
   assert.deepEqual([r5.status, r5.body.error], [409, "closed"]);
@@ -300,7 +300,7 @@ test("the page: a reply in tmux is answered from its card and the state follows;
   const o = await owner();
   const { dir, q } = await agentInTmux(o);
   await api("POST", "/v1/reports", o.task.credential, { cli: "opencode", session: "plain", seq: 1, action: "open", kind: "reply",
-    text: "Elsewhere?", terminal: { kind: "terminal", host: "laptop", cwd: "/src/web", answerable: false } });
+    text: "Elsewhere?", terminal: { kind: "terminal", host: "laptop", cwd: "/src/web" } });
   const browser = await launch();
   try {
     const pairing = (await api("POST", "/v1/pairings", o.token)).body;
@@ -379,7 +379,7 @@ test("a relay whose 'typed' was lost in a drop says it again after the question 
   const o = await owner();
   const t = o.task.credential;
   const q = (await api("POST", "/v1/reports", t, { cli: "claude-code", session: "lost", seq: 1, action: "open", kind: "reply",
-    text: "Shall I?", terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0", answerable: true } })).body;
+    text: "Shall I?", terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
   const a = (await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "yes" })).body;
 
   // The relay's side of the protocol, by hand: a WebSocket into Miniflare.

@@ -172,14 +172,18 @@ pub struct Terminal {
     /// tmux's `session:window.pane`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
-    /// An answer can be typed into it from afar.
-    pub answerable: bool,
 }
 
 /// The terminal kinds a report may name.
 pub const TERMINAL_KINDS: &[&str] = &["tmux", "terminal"];
 
 impl Terminal {
+    /// Whether an answer can be typed into it from afar: the relay types
+    /// with tmux's `send-keys`, so into tmux panes only.
+    pub fn answerable(&self) -> bool {
+        self.kind == "tmux"
+    }
+
     fn from_value(v: Option<&Value>) -> Result<Option<Terminal>, ReportError> {
         let obj = match v {
             None | Some(Value::Null) => return Ok(None),
@@ -204,7 +208,6 @@ impl Terminal {
         }
         let target = Some(text("target", 200)?).filter(|t| !t.is_empty());
         Ok(Some(Terminal {
-            answerable: kind == "tmux" && obj.get("answerable") == Some(&Value::Bool(true)),
             kind,
             host: text("host", 200)?,
             cwd: text("cwd", 1000)?,
@@ -476,21 +479,20 @@ mod terminal_tests {
     #[test]
     fn a_terminal_is_optional_and_only_tmux_is_answerable() {
         let Report::Open { terminal, .. } = open(json!({"kind": "tmux", "host": "box",
-            "cwd": "/src/api", "target": "main:1.0", "answerable": true}))
+            "cwd": "/src/api", "target": "main:1.0"}))
         .unwrap() else {
             panic!()
         };
         let t = terminal.unwrap();
-        assert!(t.answerable);
+        assert!(t.answerable());
         assert_eq!(t.target.as_deref(), Some("main:1.0"));
         let Report::Open { terminal, .. } =
-            open(json!({"kind": "terminal", "host": "box", "cwd": "/", "answerable": true}))
-                .unwrap()
+            open(json!({"kind": "terminal", "host": "box", "cwd": "/"})).unwrap()
         else {
             panic!()
         };
         assert!(
-            !terminal.unwrap().answerable,
+            !terminal.unwrap().answerable(),
             "nothing is typed into a terminal we cannot reach"
         );
         assert!(matches!(
