@@ -14,7 +14,7 @@ mod tasks;
 use serde_json::json;
 use worker::{Context, Env, Method, Request, Response};
 
-use crate::api::{ok, ApiError, ApiResult};
+use crate::api::{ok, read_bytes, ApiError, ApiResult};
 
 /// Answers one request: the API under `/v1/`, the page's files elsewhere.
 /// Every API answer says `Cache-Control: no-store`: it may carry a credential
@@ -26,12 +26,27 @@ pub async fn handle(req: Request, env: &Env, ctx: &Context) -> Response {
             Err(e) => ApiError::from(e).into_response(),
         };
     }
+    // A second handle on the same JavaScript request (not its JavaScript
+    // `clone()`, which would tee the body), to read what the route left unread.
+    let mut unread = Request::from(Clone::clone(req.inner()));
     let resp = match route(req, env, ctx).await {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
     };
+    drain(&mut unread).await;
     let _ = resp.headers().set("cache-control", "no-store");
     resp
+}
+
+/// Reads a body that the route answered without reading, as when a request
+/// is refused before its body is looked at. workerd (under `wrangler dev` and
+/// Miniflare) otherwise resets the kept-alive connection after the answer,
+/// without `Connection: close`, so the client's next request on it fails.
+/// Only as far as the limit: a larger body was refused for its size.
+async fn drain(req: &mut Request) {
+    if !req.inner().body_used() {
+        let _ = read_bytes(req).await;
+    }
 }
 
 async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {

@@ -3,6 +3,7 @@
 // delivery log an owner can read to see why a phone stopped ringing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { connect } from "node:net";
 import { ADMIN, call, count, newOwner, newTask, post, report, sleep, startSink, waitFor, withWorkerAndSink } from "./helpers.js";
 
 const DELAY = 300;
@@ -84,6 +85,59 @@ test("a declared length over the limit is refused without reading", async () => 
     headers: { "content-type": "application/json" },
   });
   assert.equal(r.status, 413);
+});
+
+/**
+ * Sends `requests` one after another on one kept-alive TCP connection, each
+ * once the previous one's answer has arrived in full; resolves with each
+ * answer's status line, or "closed" for a request the server never answered.
+ */
+function onOneConnection(url, requests) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const statuses = [];
+    let buffered = Buffer.alloc(0);
+    const socket = connect(Number(port), hostname);
+    const next = () => {
+      if (statuses.length === requests.length) return socket.end(), resolve(statuses);
+      socket.write(requests[statuses.length]);
+    };
+    socket.on("connect", next);
+    socket.on("data", (data) => {
+      buffered = Buffer.concat([buffered, data]);
+      const end = buffered.indexOf("\r\n\r\n");
+      if (end < 0) return;
+      const head = buffered.subarray(0, end).toString();
+      const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      if (buffered.length < end + 4 + length) return;
+      statuses.push(head.split("\r\n")[0]);
+      buffered = buffered.subarray(end + 4 + length);
+      // As a client would: the next request a moment later, not in the same packet.
+      setTimeout(next, 20);
+    });
+    const closed = () => {
+      while (statuses.length < requests.length) statuses.push("closed");
+      resolve(statuses);
+    };
+    socket.on("error", closed);
+    socket.on("close", closed);
+  });
+}
+
+test("a request refused before its body is read leaves its connection open for the next one", async () => {
+  const body = JSON.stringify({ text: "y" });
+  const refused = [
+    "POST /v1/questions/q_none/answers HTTP/1.1",
+    `Host: 127.0.0.1`,
+    "Authorization: Bearer nyd_not-a-device",
+    "Content-Type: application/json",
+    `Content-Length: ${body.length}`,
+    "",
+    body,
+  ].join("\r\n");
+  const health = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  const statuses = await onOneConnection(w.url, [refused, refused, health]);
+  assert.deepEqual(statuses, ["HTTP/1.1 401 Unauthorized", "HTTP/1.1 401 Unauthorized", "HTTP/1.1 200 OK"]);
 });
 
 test("channel settings that could never work are refused and nothing is stored", async () => {
