@@ -14,6 +14,8 @@ const $ = (id) => document.getElementById(id);
 let etag = null;
 let timer = null;
 let list = { questions: [], tasks: [] };
+/** When the request for `list` was sent: it knows of no question opened later. */
+let listAsked = 0;
 /** What the person is typing in each answer box, kept across refreshes. */
 const drafts = new Map();
 
@@ -63,9 +65,11 @@ async function refresh() {
   clearTimeout(timer);
   timer = null;
   try {
+    const asked = Date.now();
     const r = await call("GET", "/v1/needs-you", { etag });
     if (r.status !== 304) {
       list = r.body;
+      listAsked = asked;
       etag = r.etag;
       render();
     }
@@ -114,7 +118,7 @@ function render() {
   $("tasks").replaceChildren(...rows);
   $("no-tasks").hidden = rows.length > 0;
   highlight();
-  import("./push.js").then((push) => push.tidy(list.questions));
+  import("./push.js").then((push) => push.tidy(list.questions, listAsked));
 }
 
 function card(q, now) {

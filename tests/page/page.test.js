@@ -294,3 +294,34 @@ test("the service worker shows a push as a notification tagged by question, and 
   assert.deepEqual((await notifications(page)).map((n) => [n.tag, n.title]), [["question-q_3", "Claude Code is asking"]]);
   await context.close();
 });
+
+test("the page closes the notifications of questions gone from its list, but not one shown after the list was asked for", async () => {
+  const { task, context, page } = await pairedPage();
+  await context.grantPermissions(["notifications"], { origin: w.url });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const { cdp, id } = await registrationId(context, page, w.url);
+  const open = (q) => ({ event: "open", question_id: q, tag: `question-${q}`, title: "Claude Code is asking",
+    body: "api refactor: ?", url: `/#question-${q}`, reason: null });
+  const shown = async (tag) => (await notifications(page)).some((n) => n.tag === tag);
+
+  // A notification of a question that closed while the page was away.
+  await deliverPush(cdp, w.url, id, open("q_gone"));
+  assert.ok(await waitFor(() => shown("question-q_gone"), 5000));
+
+  // The next list: a question opens, then, while the list is on its way, a
+  // push for another that the list cannot know of yet.
+  let held = false;
+  await page.route("**/v1/needs-you", async (route) => {
+    if (!held) {
+      held = true;
+      await say(task, { session: "t", action: "open", kind: "reply", text: "Which region?" });
+      await deliverPush(cdp, w.url, id, open("q_new"));
+      assert.ok(await waitFor(() => shown("question-q_new"), 5000));
+    }
+    await route.continue();
+  });
+  await cards(page).first().waitFor({ timeout: 10000 });
+  assert.ok(await waitFor(async () => !(await shown("question-q_gone")), 5000), "the closed question's notification went");
+  assert.deepEqual((await notifications(page)).map((n) => n.tag), ["question-q_new"]);
+  await context.close();
+});
