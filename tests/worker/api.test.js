@@ -223,9 +223,15 @@ test("the list's ETag: 304 while nothing changed, a new one for each change, non
   // The ETag also carries the minute (for "how long ago"): compare revisions.
   const revision = (r) => r.headers.get("etag").match(/^"r(\d+)-m\d+"$/)[1];
 
-  const first = await get();
+  const minute = (r) => r.headers.get("etag").match(/-m(\d+)"$/)[1];
+  let first = await get();
+  let again = await get(first.headers.get("etag"));
+  // Unless a minute turned between the two, which is a change; then again.
+  if (again.status === 200 && minute(again) !== minute(first)) {
+    first = again;
+    again = await get(first.headers.get("etag"));
+  }
   assert.equal(first.status, 200);
-  const again = await get(first.headers.get("etag"));
   assert.equal(again.status, 304, "nothing changed");
   assert.equal(again.text, "");
 
