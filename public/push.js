@@ -62,16 +62,12 @@ export async function unsubscribeHere() {
 }
 
 /**
- * Closes notifications of questions that are no longer open: those missing
- * from a list asked for at `asked` (ms) and shown before then. One shown
- * later may be for a question opened after the list was read; it stays.
+ * Asks the service worker to close the notifications of questions missing
+ * from a list asked for at `asked` (ms): it alone reads and closes them (see
+ * sw.js on why reads take turns with shows).
  */
 export async function tidy(open, asked) {
   if (!supported()) return;
   const reg = await navigator.serviceWorker.getRegistration();
-  if (!reg) return;
-  const openTags = new Set(open.map((q) => `question-${q.question_id}`));
-  for (const n of await reg.getNotifications()) {
-    if (!openTags.has(n.tag) && n.timestamp < asked) n.close();
-  }
+  reg?.active?.postMessage({ tidy: { open: open.map((q) => q.question_id), asked } });
 }

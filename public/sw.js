@@ -10,9 +10,9 @@
 // * it first replaces the question's notification, in place and silently
 //   (same tag), with "…: answered" — that is the "show" every browser counts;
 // * then, if other notifications of ours are still on screen, it closes that
-//   replacement at once: Chrome still sees a notification of ours showing;
+//   replacement: Chrome still sees a notification of ours showing;
 // * if it would be the last one, the quiet "answered" line stays until the
-//   page is opened (the page closes it) or the next open replaces it.
+//   page is opened (the page closes it) or the next open is on screen.
 //
 // The open text is gone either way: nobody is asked to answer a question
 // that was already answered.
@@ -59,40 +59,85 @@ self.addEventListener("fetch", (event) => {
   );
 });
 
-self.addEventListener("push", (event) => {
-  event.waitUntil(handlePush(event));
-});
+// Chromium forgets a notification it is still putting on screen if
+// getNotifications() runs meanwhile: it drops what the screen does not show
+// yet. Six pushes at once lost one in about one run of ten here, always
+// through a read. So every show and every read take turns in one chain, and a
+// read waits until nothing was shown for SETTLE_MS. Opens never wait.
+const SETTLE_MS = 1000;
+let chain = Promise.resolve();
+let lastShown = -Infinity;
 
-async function handlePush(event) {
+function inTurn(job) {
+  const done = chain.then(job);
+  chain = done.catch(() => {});
+  return done;
+}
+
+function show(title, options) {
+  return self.registration.showNotification(title, { icon: "/icons/icon-192.png", ...options })
+    .finally(() => (lastShown = Date.now()));
+}
+
+/** Runs `job` with the notifications on screen, in turn, once they settled. */
+async function whenSettled(job) {
+  for (;;) {
+    const wait = lastShown + SETTLE_MS - Date.now();
+    if (wait > 0) {
+      await new Promise((r) => setTimeout(r, wait));
+      continue;
+    }
+    const ran = await inTurn(async () => {
+      if (Date.now() - lastShown < SETTLE_MS) return false; // shown while waiting for the turn
+      await job(await self.registration.getNotifications());
+      return true;
+    });
+    if (ran) return;
+  }
+}
+
+self.addEventListener("push", (event) => {
   let m;
   try {
     m = event.data.json();
   } catch {
     m = { event: "open", title: "Needs you", body: "An agent needs you.", tag: "needs-you", url: "/" };
   }
-  const data = { url: m.url || "/", question_id: m.question_id, event: m.event };
-  if (m.event !== "close") {
-    // Shown before the quiet lines go, so the screen is never empty between.
-    await self.registration.showNotification(m.title, {
-      body: m.body, tag: m.tag, data, renotify: true, icon: "/icons/icon-192.png",
-    });
-    return closeAnswered();
-  }
-  await self.registration.showNotification(m.title, {
-    body: m.body, tag: m.tag, data, silent: true, icon: "/icons/icon-192.png",
-  });
-  const shown = await self.registration.getNotifications();
-  if (shown.some((n) => n.tag !== m.tag)) {
-    for (const n of shown) if (n.tag === m.tag) n.close();
-  }
+  event.waitUntil(m.event === "close" ? pushedClose(m) : pushedOpen(m));
+});
+
+function data(m) {
+  return { url: m.url || "/", question_id: m.question_id, event: m.event };
 }
 
-/** Closes the quiet "answered" lines left by earlier closes. */
-async function closeAnswered() {
-  for (const n of await self.registration.getNotifications()) {
-    if (n.data?.event === "close") n.close();
-  }
+async function pushedOpen(m) {
+  await inTurn(() => show(m.title, { body: m.body, tag: m.tag, data: data(m), renotify: true }));
+  // The quiet "answered" lines of earlier closes go once this one is on screen.
+  await whenSettled((shown) => {
+    for (const n of shown) if (n.data?.event === "close") n.close();
+  });
 }
+
+async function pushedClose(m) {
+  await inTurn(() => show(m.title, { body: m.body, tag: m.tag, data: data(m), silent: true }));
+  await whenSettled((shown) => {
+    if (shown.some((n) => n.tag !== m.tag)) {
+      for (const n of shown) if (n.tag === m.tag) n.close();
+    }
+  });
+}
+
+// The page, given a new list: close the notifications of questions it no
+// longer holds that were shown before the list was asked for (one shown later
+// may be for a question opened after the list was read).
+self.addEventListener("message", (event) => {
+  const tidy = event.data?.tidy;
+  if (!tidy) return;
+  const open = new Set(tidy.open.map((id) => `question-${id}`));
+  event.waitUntil(whenSettled((shown) => {
+    for (const n of shown) if (!open.has(n.tag) && n.timestamp < tidy.asked) n.close();
+  }));
+});
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();

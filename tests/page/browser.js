@@ -40,10 +40,15 @@ export async function deliverPush(cdp, origin, registrationId, message) {
   });
 }
 
-/** The notifications the service worker shows now: [{title, body, tag}]. */
+/**
+ * The notifications the service worker shows now: [{title, body, tag}], read
+ * by the service worker in its turn, as it reads them itself: a read while
+ * Chromium is still putting one on screen would lose that one (sw.js).
+ */
 export async function notifications(page) {
-  return page.evaluate(async () => {
-    const reg = await navigator.serviceWorker.ready;
-    return (await reg.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag }));
-  });
+  const context = page.context();
+  const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  return sw.evaluate(() => new Promise((resolve) => whenSettled((shown) => {
+    resolve(shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag })));
+  })));
 }
