@@ -110,8 +110,9 @@ pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
 
 /// Raises the owner's list revision (the list's ETag): every statement batch
 /// that changes what `GET /v1/needs-you` shows ends with this one, or with
-/// one of the two below, which find the owner from a task. Binds ?1 the
-/// owner id.
+/// one of the two below, which find the owner from a task (or, for a relay's
+/// hello, `answers.rs`'s, which raises it only if an answer failed). Binds ?1
+/// the owner id.
 pub(super) const BUMP_REVISION: &str = "UPDATE owners SET revision = revision + 1 WHERE id = ?1";
 
 /// [`BUMP_REVISION`] for a report, once its batch has claimed the session:

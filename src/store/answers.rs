@@ -110,6 +110,15 @@ UPDATE answers SET state = 'failed', reason = 'the question closed before the an
 WHERE task_id = ?1 AND state = 'queued'
   AND question_id IN (SELECT id FROM questions WHERE task_id = ?1 AND closed_at IS NOT NULL)";
 
+/// The list revision's raise after [`FAIL_CLOSED`], only if it failed an
+/// answer now: a relay says hello on every connection, mostly with nothing
+/// to settle, and every open page would read its whole list again. Binds ?1
+/// the task id, ?2 now.
+const BUMP_REVISION_IF_FAILED_NOW: &str = "
+UPDATE owners SET revision = revision + 1
+WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)
+  AND EXISTS (SELECT 1 FROM answers WHERE task_id = ?1 AND state = 'failed' AND updated_at = ?2)";
+
 /// The task's answers on their way, oldest first: those queued (their
 /// questions are open, after [`FAIL_CLOSED`]) and those the relay had.
 /// Binds ?1 the task id.
@@ -126,7 +135,7 @@ pub async fn answers_on_their_way(env: &Env, task_id: &str, now: f64) -> Result<
     let results = db
         .batch(vec![
             stmt(&db, FAIL_CLOSED, &[s(task_id), n(now)])?,
-            stmt(&db, super::BUMP_REVISION_OF_TASK_ID, &[s(task_id)])?,
+            stmt(&db, BUMP_REVISION_IF_FAILED_NOW, &[s(task_id), n(now)])?,
             stmt(&db, ON_THEIR_WAY, &[s(task_id)])?,
         ])
         .await?;

@@ -412,3 +412,39 @@ test("a relay whose 'typed' was lost in a drop says it again after the question 
   second.ws.close(1000, "done");
 });
 
+
+test("a relay's hello moves the list's revision only when it failed an answer", async () => {
+  const o = await owner();
+  const t = o.task.credential;
+  const revision = async () => (await w.db.prepare("SELECT revision FROM owners WHERE id = ?").bind(o.owner_id).first()).revision;
+  const hello = async () => {
+    const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${t}` } });
+    assert.equal(resp.status, 101);
+    const ws = resp.webSocket;
+    const got = [];
+    ws.addEventListener("message", (e) => got.push(JSON.parse(e.data)));
+    ws.accept();
+    ws.send(JSON.stringify({ type: "hello" }));
+    return { ws, got };
+  };
+  const q = (await api("POST", "/v1/reports", t, { cli: "claude-code", session: "h", seq: 1, action: "open", kind: "reply",
+    text: "Shall I?", terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
+  const a = (await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "yes" })).body;
+  await api("POST", "/v1/reports", t, { cli: "claude-code", session: "h", seq: 2, action: "close", reason: "prompt_submitted" });
+
+  // The queued answer's question closed: the hello fails it, and the page must hear.
+  const before = await revision();
+  const first = await hello();
+  const failed = async () => (await api("GET", `/v1/answers/${a.answer_id}`, o.token)).body?.state === "failed";
+  assert.ok(await waitFor(failed, 5000));
+  assert.equal(await revision(), before + 1);
+  first.ws.close(1000, "done");
+
+  // Nothing left to settle: hellos leave the revision, and so every page's ETag, alone.
+  for (let i = 0; i < 3; i++) {
+    const again = await hello();
+    await sleep(500);
+    again.ws.close(1000, "done");
+  }
+  assert.equal(await revision(), before + 1);
+});
