@@ -69,13 +69,7 @@ pub fn ok<T: Serialize>(status: u16, body: &T) -> ApiResult {
 /// reading anything, else as soon as the chunks read pass the limit, so a
 /// huge or endless body is never read in full.
 pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
-    let declared = req
-        .headers()
-        .get("content-length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+    if declared_length(req).is_some_and(|n| n > MAX_BODY_BYTES as u64) {
         return Err(too_large());
     }
     // No body at all reads as an empty one.
@@ -91,6 +85,15 @@ pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
         bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
+}
+
+/// The body's length as its `Content-Length` says, if it says.
+pub fn declared_length(req: &Request) -> Option<u64> {
+    req.headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.trim().parse::<u64>().ok())
 }
 
 /// Reads the body as one JSON object, refusing more than 32 KiB before parsing.

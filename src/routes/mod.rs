@@ -11,10 +11,11 @@ mod push;
 mod reports;
 mod tasks;
 
+use needs_you_core::report::MAX_BODY_BYTES;
 use serde_json::json;
 use worker::{Context, Env, Method, Request, Response};
 
-use crate::api::{ok, read_bytes, ApiError, ApiResult};
+use crate::api::{declared_length, ok, read_bytes, ApiError, ApiResult};
 
 /// Answers one request: the API under `/v1/`, the page's files elsewhere.
 /// Every API answer says `Cache-Control: no-store`: it may carry a credential
@@ -42,9 +43,11 @@ pub async fn handle(req: Request, env: &Env, ctx: &Context) -> Response {
 /// is refused before its body is looked at. workerd (under `wrangler dev` and
 /// Miniflare) otherwise resets the kept-alive connection after the answer,
 /// without `Connection: close`, so the client's next request on it fails.
-/// Only as far as the limit: a larger body was refused for its size.
+/// Only a body of a declared length within the limit, which is on its way
+/// in full: a chunked one may stall, and the answer must not wait on it.
 async fn drain(req: &mut Request) {
-    if !req.inner().body_used() {
+    let small = declared_length(req).is_some_and(|n| n <= MAX_BODY_BYTES as u64);
+    if small && !req.inner().body_used() {
         let _ = read_bytes(req).await;
     }
 }
