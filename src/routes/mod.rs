@@ -28,13 +28,19 @@ pub async fn handle(req: Request, env: &Env, ctx: &Context) -> Response {
         };
     }
     // A second handle on the same JavaScript request (not its JavaScript
-    // `clone()`, which would tee the body), to read what the route left unread.
-    let mut unread = Request::from(Clone::clone(req.inner()));
+    // `clone()`, which would tee the body), to read what the route left
+    // unread; only for a body that [`drain`] would read, so a poll pays nothing.
+    let declared = declared_length(&req).unwrap_or(0);
+    let body = (1..=MAX_BODY_BYTES as u64)
+        .contains(&declared)
+        .then(|| Request::from(Clone::clone(req.inner())));
     let resp = match route(req, env, ctx).await {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
     };
-    drain(&mut unread).await;
+    if let Some(mut body) = body {
+        drain(&mut body).await;
+    }
     let _ = resp.headers().set("cache-control", "no-store");
     resp
 }
@@ -43,11 +49,11 @@ pub async fn handle(req: Request, env: &Env, ctx: &Context) -> Response {
 /// is refused before its body is looked at. workerd (under `wrangler dev` and
 /// Miniflare) otherwise resets the kept-alive connection after the answer,
 /// without `Connection: close`, so the client's next request on it fails.
-/// Only a body of a declared length within the limit, which is on its way
-/// in full: a chunked one may stall, and the answer must not wait on it.
+/// Only a body of a declared length within the limit (the caller's choice),
+/// which is on its way in full: a chunked one may stall, and the answer must
+/// not wait on it.
 async fn drain(req: &mut Request) {
-    let small = declared_length(req).is_some_and(|n| n <= MAX_BODY_BYTES as u64);
-    if small && !req.inner().body_used() {
+    if !req.inner().body_used() {
         let _ = read_bytes(req).await;
     }
 }
