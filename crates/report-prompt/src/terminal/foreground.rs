@@ -3,10 +3,11 @@
 //! A pane's terminal hands keystrokes to its foreground process group. At
 //! the open the hook records the agent's process (`tmux::this_pane`). Before
 //! every keystroke the relay checks that this very process (pid and start
-//! time) still runs, on the pane's terminal, and that the foreground group is its own or that of a process between it and
-//! the pane's first one: the group of a wrapper such as `needs-you run`,
-//! which keeps its agent in its group. Not the first process's group: that is
-//! the shell the agent was started from, at its prompt.
+//! time) still runs, on the pane's terminal, and that the foreground group
+//! is its own or that of a process between it and the pane's first one: the
+//! group of a wrapper such as `needs-you run`, which keeps its agent in its
+//! group. Not the first process's group: that is the shell the agent was
+//! started from, at its prompt.
 //!
 //! So nothing is typed when the agent has exited while its wrapper still
 //! runs (the terminal would keep the line for the shell that comes back),
