@@ -41,6 +41,21 @@ async function owner() {
   return { ...o, task };
 }
 
+/**
+ * The relay's side of the protocol, by hand: a WebSocket into Miniflare with
+ * task credential `t`, its hello sent; `got` collects what the Worker sends.
+ */
+async function relayByHand(t) {
+  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${t}` } });
+  assert.equal(resp.status, 101);
+  const ws = resp.webSocket;
+  const got = [];
+  ws.addEventListener("message", (e) => got.push(JSON.parse(e.data)));
+  ws.accept();
+  ws.send(JSON.stringify({ type: "hello" }));
+  return { ws, got };
+}
+
 let n = 0;
 /** The stand-in agent in a new tmux server's pane; resolves once its question is listed. */
 async function agentInTmux(o, { env = {}, command } = {}) {
@@ -382,20 +397,9 @@ test("a relay whose 'typed' was lost in a drop says it again after the question 
     text: "Shall I?", terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
   const a = (await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "yes" })).body;
 
-  // The relay's side of the protocol, by hand: a WebSocket into Miniflare.
-  const relay = async () => {
-    const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${t}` } });
-    assert.equal(resp.status, 101);
-    const ws = resp.webSocket;
-    const got = [];
-    ws.addEventListener("message", (e) => got.push(JSON.parse(e.data)));
-    ws.accept();
-    ws.send(JSON.stringify({ type: "hello" }));
-    return { ws, got };
-  };
   const state = async () => { const r = await api("GET", `/v1/answers/${a.answer_id}`, o.token); return r.body?.state ?? JSON.stringify(r); };
 
-  const first = await relay();
+  const first = await relayByHand(t);
   assert.ok(await waitFor(() => first.got.some((m) => m.answer_id === a.answer_id), 5000), "delivered");
   first.ws.send(JSON.stringify({ type: "received", answer_id: a.answer_id }));
   assert.ok(await waitFor(async () => (await state()) === "delivered", 5000), `${await state()} ${JSON.stringify(first.got)}`);
@@ -404,7 +408,7 @@ test("a relay whose 'typed' was lost in a drop says it again after the question 
   first.ws.close(1001, "gone");
   await api("POST", "/v1/reports", t, { cli: "claude-code", session: "lost", seq: 2, action: "close", reason: "prompt_submitted" });
 
-  const second = await relay();
+  const second = await relayByHand(t);
   assert.ok(await waitFor(() => second.got.some((m) => m.answer_id === a.answer_id), 5000),
     "the answer comes back, so the relay can say what became of it");
   second.ws.send(JSON.stringify({ type: "typed", answer_id: a.answer_id }));
@@ -417,16 +421,6 @@ test("a relay's hello moves the list's revision only when it failed an answer", 
   const o = await owner();
   const t = o.task.credential;
   const revision = async () => (await w.db.prepare("SELECT revision FROM owners WHERE id = ?").bind(o.owner_id).first()).revision;
-  const hello = async () => {
-    const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${t}` } });
-    assert.equal(resp.status, 101);
-    const ws = resp.webSocket;
-    const got = [];
-    ws.addEventListener("message", (e) => got.push(JSON.parse(e.data)));
-    ws.accept();
-    ws.send(JSON.stringify({ type: "hello" }));
-    return { ws, got };
-  };
   const q = (await api("POST", "/v1/reports", t, { cli: "claude-code", session: "h", seq: 1, action: "open", kind: "reply",
     text: "Shall I?", terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
   const a = (await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "yes" })).body;
@@ -434,7 +428,7 @@ test("a relay's hello moves the list's revision only when it failed an answer", 
 
   // The queued answer's question closed: the hello fails it, and the page must hear.
   const before = await revision();
-  const first = await hello();
+  const first = await relayByHand(t);
   const failed = async () => (await api("GET", `/v1/answers/${a.answer_id}`, o.token)).body?.state === "failed";
   assert.ok(await waitFor(failed, 5000));
   assert.equal(await revision(), before + 1);
@@ -442,7 +436,7 @@ test("a relay's hello moves the list's revision only when it failed an answer", 
 
   // Nothing left to settle: hellos leave the revision, and so every page's ETag, alone.
   for (let i = 0; i < 3; i++) {
-    const again = await hello();
+    const again = await relayByHand(t);
     await sleep(500);
     again.ws.close(1000, "done");
   }
