@@ -6,7 +6,7 @@
 use serde_json::json;
 use worker::{Context, Env, Request};
 
-use needs_you_core::answer::to_line;
+use needs_you_core::answer;
 
 use crate::api::{ok, read_object, ApiError, ApiResult};
 use crate::ids::{new_id, now_ms};
@@ -19,7 +19,9 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
     let person = auth::person(&req, env).await?;
     let body = read_object(&mut req).await?;
     let text = match body.get("text") {
-        Some(serde_json::Value::String(t)) => to_line(t),
+        Some(serde_json::Value::String(t)) => {
+            answer::check(t).map_err(|why| ApiError::bad_request("refused_answer", why))?
+        }
         _ => {
             return Err(ApiError::bad_request(
                 "invalid_request",
@@ -27,12 +29,6 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             ))
         }
     };
-    if text.is_empty() {
-        return Err(ApiError::bad_request(
-            "invalid_request",
-            "the answer is empty once line breaks and control characters are removed",
-        ));
-    }
     let answer_id = new_id("ans_");
     let now = now_ms();
     match store::queue_answer(env, &person.owner_id, question_id, &answer_id, &text, now).await? {

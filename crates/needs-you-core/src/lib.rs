@@ -8,11 +8,14 @@
 //!   that is worth showing on a phone.
 //! * [`classify`]: which hook event of which CLI opens a question, closes it, or
 //!   means nothing, following the hook table in `docs/hooks.md`.
+//! * [`answer`]: what may be typed into an agent's prompt from afar.
+//! * [`text`]: the control and invisible characters that no screen shows.
 
 pub mod answer;
 pub mod classify;
 pub mod question;
 pub mod report;
+pub mod text;
 
 pub use classify::{classify, Classified, Decision};
 pub use report::{

@@ -11,7 +11,8 @@
 //! 2. checks that the question is still the open one of its session here (a
 //!    reply, and no report newer than the one the server last applied), and
 //!    that the pane is still the agent's ([`terminal::check`]);
-//! 3. types it as one line ([`needs_you_core::answer::to_line`] again), and
+//! 3. types it as one line, if [`needs_you_core::answer::check`] passes it
+//!    again (a command-like answer is refused here too), and
 //!    Enter a second later;
 //! 4. says `typed`, or `failed` with the reason.
 //!
@@ -28,7 +29,6 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use needs_you_core::answer::to_line;
 use needs_you_core::Kind;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -318,10 +318,8 @@ fn serve(
                     continue;
                 }
                 let outcome = may_type(dir, task, &answer).and_then(|pane| {
-                    let line = to_line(&answer.text);
-                    if line.is_empty() {
-                        return Err("the answer is empty".into());
-                    }
+                    let line =
+                        needs_you_core::answer::check(&answer.text).map_err(str::to_owned)?;
                     terminal::type_line(&pane, &line, || still_open(dir, &answer))
                 });
                 let msg = match outcome {
