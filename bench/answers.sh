@@ -9,7 +9,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 command -v hyperfine > /dev/null || { apt-get install -y hyperfine > /dev/null 2>&1 || { apt-get update > /dev/null && apt-get install -y hyperfine > /dev/null; }; }
-cargo build --quiet --release -p report-prompt
+cargo build --quiet --release -p needs-you
 start_needs_you 8792
 export TMUX_TMPDIR=$WORK/tmux REPORTER=$PWD/target/release/report-prompt
 mkdir -p "$TMUX_TMPDIR"

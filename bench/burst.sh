@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 BEFORE=${BEFORE:-226ee0b}
 OLD_DIR=$HOME/.cache/needs-you/bench-reporter-$BEFORE
 mkdir -p bench/results
-cargo build --quiet --release -p report-prompt
+cargo build --quiet --release -p needs-you
 if [ ! -x "$OLD_DIR/report-prompt" ]; then
   tree=$(mktemp -d)
   git worktree add --quiet --detach "$tree" "$BEFORE"

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine > /dev/null || { apt-get install -y hyperfine > /dev/null 2>&1 || { apt-get update > /dev/null && apt-get install -y hyperfine > /dev/null; }; }
-cargo build --quiet --release -p report-prompt
+cargo build --quiet --release -p needs-you
 BIN=$PWD/target/release/report-prompt
 WORK=$(mktemp -d)
 mkdir -p bench/results

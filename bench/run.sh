@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 command -v hyperfine > /dev/null || { apt-get install -y hyperfine > /dev/null 2>&1 || { apt-get update > /dev/null && apt-get install -y hyperfine > /dev/null; }; }
-cargo build --quiet --release -p report-prompt
+cargo build --quiet --release -p needs-you
 start_needs_you 8791
 export XDG_CONFIG_HOME=$WORK/config
 mkdir -p "$XDG_CONFIG_HOME/needs-you" && chmod 700 "$XDG_CONFIG_HOME/needs-you"

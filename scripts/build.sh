@@ -6,7 +6,7 @@ source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
 # The root Cargo.toml is also the workspace, whose default members are the
 # native crates: name the Worker package explicitly.
-worker-build --release -- --package needs-you
+worker-build --release -- --package needs-you-worker
 # worker-build keeps the wasm's function-name section (it passes --debuginfo to
 # wasm-opt): about 125 KB of names that nothing reads (a panic is logged with
 # its Rust message). Strip it, with the same wasm features worker-build enables.

@@ -60,7 +60,7 @@ needs-you is running on $URL  (admin token: .dev.vars; these: $DEMO)
 The page: open this pairing link in a browser (it works once, for 10 minutes):
   $PAIR_URL
 
-The command line (cargo install --path crates/report-prompt), on this machine:
+The command line (cargo install --path crates/needs-you), on this machine:
   NEEDS_YOU_ADMIN_TOKEN=\$(sed -n 's/^ADMIN_TOKEN=//p' .dev.vars) needs-you setup $URL
   needs-you run -- claude          # or any command; needs-you ls shows what needs you
 

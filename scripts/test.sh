@@ -23,14 +23,14 @@ bash scripts/setup.sh
 step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --quiet --all-targets -- -D warnings
-cargo clippy --quiet -p needs-you --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --quiet -p needs-you-worker --target wasm32-unknown-unknown -- -D warnings
 
 step "Rust tests (core crate, reporter)"
 run cargo test --quiet
 
 step "build the Worker, the release reporter and needs-you"
 bash scripts/build.sh > /dev/null
-cargo build --quiet --release -p report-prompt
+cargo build --quiet --release -p needs-you
 
 step "Worker integration tests (Miniflare)"
 run node --test --test-concurrency=1 tests/worker/

@@ -1,7 +1,8 @@
-//! The pure logic that the needs-you reporter and Worker share.
+//! The pure logic that the needs-you reporter, command line and Worker share,
+//! and every format that crosses from one machine to another.
 //!
-//! Nothing here does I/O. The reporter builds it natively, the Worker builds it to
-//! wasm32, and both get the same answers:
+//! Nothing here does I/O. The reporter and the command line build it
+//! natively, the Worker builds it to wasm32, and all get the same answers:
 //!
 //! * [`report`]: the report sent to `POST /v1/reports`, and its validation.
 //! * [`question`]: "does this reply end with a question", and the tail of a reply
@@ -10,15 +11,27 @@
 //!   means nothing, following the hook table in `docs/hooks.md`.
 //! * [`answer`]: what may be typed into an agent's prompt from afar.
 //! * [`text`]: the control and invisible characters that no screen shows.
+//! * [`api`]: the API's views that the Worker writes and the command line
+//!   reads: the list, a question, a task, an answer.
+//! * [`relay`]: the messages between the Worker and the relay on the agent's
+//!   machine, and the socket's close codes.
+//! * [`url`]: which server addresses a client may talk to.
+//! * `wire`: the macro that makes an enum travel as a fixed set of strings.
+
+#[macro_use]
+mod wire;
 
 pub mod answer;
+pub mod api;
 pub mod classify;
 pub mod question;
+pub mod relay;
 pub mod report;
 pub mod text;
+pub mod url;
 
 pub use classify::{classify, Classified, Decision};
 pub use report::{
     truncate_bytes, truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError,
-    Terminal,
+    Terminal, TerminalKind,
 };

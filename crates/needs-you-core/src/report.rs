@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::classify::Decision;
+use crate::text;
 
 /// Most bytes in a request body.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
@@ -22,57 +22,6 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1000;
 pub const MAX_SESSION_CHARS: usize = 200;
 /// The largest `seq`: integers up to 2^53 - 1 survive JSON, JavaScript and D1 exactly.
 pub const MAX_SEQ: u64 = (1 << 53) - 1;
-
-/// An enum that travels as one of a fixed set of strings.
-macro_rules! wire_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            /// Every value, in the order the wire names are listed in messages.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $wire),+ }
-            }
-
-            pub fn parse(s: &str) -> Option<Self> {
-                match s { $($wire => Some($name::$variant),)+ _ => None }
-            }
-
-            /// The wire names joined for an error message.
-            pub fn choices() -> String {
-                [$($wire),+].join(", ")
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = String::deserialize(d)?;
-                $name::parse(&s).ok_or_else(|| {
-                    serde::de::Error::custom(format!(
-                        "{s:?} is not one of {}",
-                        $name::choices()
-                    ))
-                })
-            }
-        }
-    };
-}
 
 wire_enum! {
     /// The coding agent that reported.
@@ -161,12 +110,17 @@ pub enum Report {
     },
 }
 
+wire_enum! {
+    /// The terminal an agent runs in: `tmux`, or `terminal` for any other
+    /// (nothing can be typed into it from afar).
+    TerminalKind { Tmux = "tmux", Terminal = "terminal" }
+}
+
 /// Where an agent runs, as its reporter saw it: every card says which
 /// terminal to go to, and whether an answer can be typed into it from afar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Terminal {
-    /// `tmux`, or `terminal` for any other (nothing can be typed into it).
-    pub kind: String,
+    pub kind: TerminalKind,
     pub host: String,
     pub cwd: String,
     /// tmux's `session:window.pane`.
@@ -174,14 +128,11 @@ pub struct Terminal {
     pub target: Option<String>,
 }
 
-/// The terminal kinds a report may name.
-pub const TERMINAL_KINDS: &[&str] = &["tmux", "terminal"];
-
 impl Terminal {
     /// Whether an answer can be typed into it from afar: the relay types
     /// with tmux's `send-keys`, so into tmux panes only.
     pub fn answerable(&self) -> bool {
-        self.kind == "tmux"
+        self.kind == TerminalKind::Tmux
     }
 
     fn from_value(v: Option<&Value>) -> Result<Option<Terminal>, ReportError> {
@@ -193,19 +144,18 @@ impl Terminal {
         let text = |field: &str, max: usize| -> Result<String, ReportError> {
             match obj.get(field) {
                 None | Some(Value::Null) => Ok(String::new()),
-                Some(Value::String(s)) => Ok(truncate_chars(s, max)),
+                Some(Value::String(s)) => Ok(truncate_chars(&text::line(s), max)),
                 Some(_) => Err(ReportError::invalid(format!(
                     "`terminal.{field}` must be a string"
                 ))),
             }
         };
-        let kind = text("kind", 20)?;
-        if !TERMINAL_KINDS.contains(&kind.as_str()) {
-            return Err(ReportError::invalid(format!(
+        let kind = TerminalKind::parse(&text("kind", 20)?).ok_or_else(|| {
+            ReportError::invalid(format!(
                 "`terminal.kind` must be one of {}",
-                TERMINAL_KINDS.join(", ")
-            )));
-        }
+                TerminalKind::choices()
+            ))
+        })?;
         let target = Some(text("target", 200)?).filter(|t| !t.is_empty());
         Ok(Some(Terminal {
             kind,
@@ -286,7 +236,7 @@ impl Report {
                 let kind = parse_enum(obj, "kind", Kind::parse, Kind::choices)?;
                 let text = match obj.get("text") {
                     None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => truncate_chars(s, MAX_TEXT_CHARS),
+                    Some(Value::String(s)) => truncate_chars(&text::paragraphs(s), MAX_TEXT_CHARS),
                     Some(_) => return Err(ReportError::invalid("`text` must be a string")),
                 };
                 let options = parse_options(obj.get("options"))?;
@@ -317,38 +267,6 @@ impl Report {
             other => Err(ReportError::invalid(format!(
                 "`action` must be open or close, not {other:?}"
             ))),
-        }
-    }
-
-    /// The report that a classifier's decision makes, numbered `seq`; `None`
-    /// for an ignored or expected event, which is never reported.
-    pub fn from_decision(
-        cli: Cli,
-        session: String,
-        seq: u64,
-        decision: Decision,
-    ) -> Option<Report> {
-        match decision {
-            Decision::Open {
-                kind,
-                text,
-                options,
-            } => Some(Report::Open {
-                cli,
-                session,
-                seq,
-                kind,
-                text,
-                options,
-                terminal: None,
-            }),
-            Decision::Close { reason } => Some(Report::Close {
-                cli,
-                session,
-                seq,
-                reason,
-            }),
-            Decision::Expect { .. } | Decision::Ignore { .. } => None,
         }
     }
 
@@ -412,11 +330,11 @@ fn parse_option(item: &Value) -> Option<QuestionOption> {
     let label = obj.get("label")?.as_str()?;
     let description = match obj.get("description") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(truncate_chars(s, MAX_DESCRIPTION_CHARS)),
+        Some(Value::String(s)) => Some(truncate_chars(&text::paragraphs(s), MAX_DESCRIPTION_CHARS)),
         Some(_) => return None,
     };
     Some(QuestionOption {
-        label: truncate_chars(label, MAX_LABEL_CHARS),
+        label: truncate_chars(&text::line(label), MAX_LABEL_CHARS),
         description,
     })
 }
@@ -618,44 +536,6 @@ mod tests {
         assert_eq!(text.chars().count(), MAX_TEXT_CHARS);
         assert!(text.ends_with('…'));
         assert_eq!(options.len(), MAX_OPTIONS);
-    }
-
-    #[test]
-    fn a_decision_becomes_its_report() {
-        let open = Decision::Open {
-            kind: Kind::Reply,
-            text: "Go on?".into(),
-            options: vec![],
-        };
-        assert_eq!(
-            Report::from_decision(Cli::Codex, "s".into(), 7, open),
-            Some(Report::Open {
-                cli: Cli::Codex,
-                session: "s".into(),
-                seq: 7,
-                kind: Kind::Reply,
-                text: "Go on?".into(),
-                options: vec![],
-                terminal: None,
-            })
-        );
-        let close = Decision::Close {
-            reason: CloseReason::ToolRan,
-        };
-        assert_eq!(
-            Report::from_decision(Cli::Hermes, "s".into(), 8, close),
-            Some(Report::Close {
-                cli: Cli::Hermes,
-                session: "s".into(),
-                seq: 8,
-                reason: CloseReason::ToolRan
-            })
-        );
-        let ignore = Decision::Ignore { why: "x".into() };
-        assert_eq!(
-            Report::from_decision(Cli::Codex, "s".into(), 9, ignore),
-            None
-        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::question::{ends_with_question, reply_tail};
 use crate::report::{
-    truncate_chars, Cli, CloseReason, Kind, QuestionOption, MAX_LABEL_CHARS, MAX_OPTIONS,
+    truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, MAX_LABEL_CHARS, MAX_OPTIONS,
 };
 
 /// What an event means for the person's "Needs you" list.
@@ -40,6 +40,35 @@ pub enum Decision {
     Expect { kind: Kind, text: String },
     /// Nothing to report; `why` says which rule decided, for `classify`.
     Ignore { why: String },
+}
+
+impl Decision {
+    /// The report this decision makes for `session`, numbered `seq`; `None`
+    /// for an ignored or expected event, which is never reported.
+    pub fn into_report(self, cli: Cli, session: String, seq: u64) -> Option<Report> {
+        match self {
+            Decision::Open {
+                kind,
+                text,
+                options,
+            } => Some(Report::Open {
+                cli,
+                session,
+                seq,
+                kind,
+                text,
+                options,
+                terminal: None,
+            }),
+            Decision::Close { reason } => Some(Report::Close {
+                cli,
+                session,
+                seq,
+                reason,
+            }),
+            Decision::Expect { .. } | Decision::Ignore { .. } => None,
+        }
+    }
 }
 
 /// A decision together with the session it belongs to.
@@ -337,6 +366,41 @@ mod tests {
             reason: CloseReason::ToolRan,
         };
         assert_eq!(settle(close.clone(), &dialog_open), close);
+    }
+
+    #[test]
+    fn a_decision_becomes_its_report() {
+        let open = Decision::Open {
+            kind: Kind::Reply,
+            text: "Go on?".into(),
+            options: vec![],
+        };
+        assert_eq!(
+            open.into_report(Cli::Codex, "s".into(), 7),
+            Some(Report::Open {
+                cli: Cli::Codex,
+                session: "s".into(),
+                seq: 7,
+                kind: Kind::Reply,
+                text: "Go on?".into(),
+                options: vec![],
+                terminal: None,
+            })
+        );
+        let close = Decision::Close {
+            reason: CloseReason::ToolRan,
+        };
+        assert_eq!(
+            close.into_report(Cli::Hermes, "s".into(), 8),
+            Some(Report::Close {
+                cli: Cli::Hermes,
+                session: "s".into(),
+                seq: 8,
+                reason: CloseReason::ToolRan
+            })
+        );
+        let ignore = Decision::Ignore { why: "x".into() };
+        assert_eq!(ignore.into_report(Cli::Codex, "s".into(), 9), None);
     }
 
     #[test]

@@ -4,18 +4,20 @@
 
 use std::path::PathBuf;
 
+use needs_you_core::api::TaskIdentity;
 use needs_you_core::Cli;
 
-use crate::api::{Client, FailureKind};
+use crate::client::{Client, FailureKind};
 use crate::install::{self, plugins};
 use crate::send::Target;
 use crate::state::{self, StateDir};
 
-struct Report {
+/// What the checks found, printed as they go.
+struct Checklist {
     problems: usize,
 }
 
-impl Report {
+impl Checklist {
     fn ok(&self, what: &str) {
         println!("ok    {what}");
     }
@@ -29,7 +31,7 @@ impl Report {
 }
 
 pub fn run(state_dir: Option<PathBuf>) -> i32 {
-    let mut r = Report { problems: 0 };
+    let mut r = Checklist { problems: 0 };
     check_server(&mut r);
     check_state(&mut r, state_dir);
     check_hooks(&r);
@@ -42,7 +44,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     }
 }
 
-fn check_server(r: &mut Report) {
+fn check_server(r: &mut Checklist) {
     let target = match Target::from_env() {
         Ok(t) => t,
         Err(e) => {
@@ -61,7 +63,7 @@ fn check_server(r: &mut Report) {
         Ok(c) => c,
         Err(e) => return r.bad(&e, "check NEEDS_YOU_URL"),
     };
-    match client.get("/v1/health") {
+    match client.get::<serde_json::Value>("/v1/health") {
         Ok(_) => r.ok("the server answers /v1/health"),
         Err(f) if f.kind == FailureKind::Unreachable => {
             r.bad(
@@ -75,9 +77,8 @@ fn check_server(r: &mut Report) {
             "check NEEDS_YOU_URL",
         ),
     }
-    match client.get("/v1/task") {
-        Ok(body) => {
-            let name = body["name"].as_str().unwrap_or_default();
+    match client.get::<TaskIdentity>("/v1/task") {
+        Ok(TaskIdentity { name, .. }) => {
             r.ok(&format!("the credential belongs to task {name:?}"));
         }
         Err(f) if f.kind == FailureKind::Unreachable => r.bad(
@@ -95,7 +96,7 @@ fn check_server(r: &mut Report) {
     }
 }
 
-fn check_state(r: &mut Report, state_dir: Option<PathBuf>) {
+fn check_state(r: &mut Checklist, state_dir: Option<PathBuf>) {
     let path = state::resolve(state_dir);
     match StateDir::open(path.clone()) {
         Ok(dir) => {
@@ -122,7 +123,7 @@ fn check_state(r: &mut Report, state_dir: Option<PathBuf>) {
     }
 }
 
-fn check_hooks(r: &Report) {
+fn check_hooks(r: &Checklist) {
     let codex = format!(
         "{} or {}",
         install::CODEX_MANAGED_HOOKS,

@@ -1,5 +1,6 @@
-//! The agent machine's half of needs-you, shared by its two commands:
-//! `report-prompt` (`src/main.rs`) and `needs-you` (`src/bin/needs-you.rs`).
+//! The agent machine's half of needs-you: everything `report-prompt` does,
+//! and the pieces of it that the `needs-you` command line shares. The
+//! `needs-you` package builds both binaries.
 //!
 //! `report-prompt` tells the needs-you server when a coding agent waits for
 //! its person, and when the person answered.
@@ -10,24 +11,26 @@
 //! decides, updates its state files, hands the request to a detached copy of
 //! itself and returns in a few milliseconds.
 //!
-//! * [`args`]: the command line.
+//! * [`commands`]: `report-prompt`'s entry: its subcommands run.
+//! * [`args`]: its command line, parsed by hand (start-up is the hook's cost).
 //! * [`hook`]: hook mode: read an event, decide, record, hand off.
+//! * [`questions`]: a question opened or closed here, and its report queued.
 //! * [`state`]: the per-user state directory: markers and `seq`.
 //! * [`detach`]: starting a detached helper that owns a lock (sender, watcher).
 //! * [`outbox`]: the reports waiting to be sent, in order, one sender at a time.
+//! * [`send`]: the detached sender, and where reports go.
 //! * [`parent`]: whether Codex runs this hook in its shared background server.
-//! * [`send`]: the detached sender and the HTTP client.
+//! * [`procfs`]: what Linux's `/proc` tells of a process.
 //! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
 //! * [`relay`]: the detached relay that types answers from afar.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
 //! * [`doctor`]: a check of the whole set-up, for a person.
-//! * [`api`]: the JSON client of the Worker's API that `needs-you` uses.
-//! * [`cli`]: the `needs-you` command line.
+//! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
 
-pub mod api;
 pub mod args;
-pub mod cli;
+pub mod client;
+pub mod commands;
 pub mod detach;
 pub mod doctor;
 pub mod hook;
@@ -35,6 +38,7 @@ pub mod install;
 pub mod outbox;
 pub mod parent;
 pub mod procfs;
+pub mod questions;
 pub mod relay;
 pub mod send;
 pub mod state;

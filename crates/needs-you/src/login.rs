@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::write_private;
+use needs_you_reporter::state::write_private;
 
 /// Who this machine is logged in as.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -31,7 +31,9 @@ impl Login {
 pub fn dir() -> PathBuf {
     match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
         Some(d) => PathBuf::from(d).join("needs-you"),
-        None => crate::install::home().join(".config").join("needs-you"),
+        None => needs_you_reporter::install::home()
+            .join(".config")
+            .join("needs-you"),
     }
 }
 

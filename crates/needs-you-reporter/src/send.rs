@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use needs_you_core::url::check_base_url;
 use needs_you_core::Report;
 
 use crate::detach;
@@ -43,40 +44,10 @@ impl Target {
             return Err("NEEDS_YOU_TOKEN is not set; run `report-prompt doctor`".into());
         }
         Ok(Target {
-            base: check_base_url(&url)?,
+            base: check_base_url(&url).map_err(|e| format!("NEEDS_YOU_URL: {e}"))?,
             token,
         })
     }
-}
-
-/// HTTPS anywhere; plain HTTP only to this machine (tests, `wrangler dev`);
-/// never a user or password in it, since the URL is written to the log.
-pub fn check_base_url(url: &str) -> Result<String, String> {
-    let base = url.trim().trim_end_matches('/');
-    let authority = base.split_once("://").map_or("", |(_, rest)| rest);
-    if authority.split('/').next().unwrap_or("").contains('@') {
-        return Err("NEEDS_YOU_URL must not hold a user or password".into());
-    }
-    if base.starts_with("https://") {
-        return Ok(base.to_owned());
-    }
-    if let Some(rest) = base.strip_prefix("http://") {
-        let host = rest.split('/').next().unwrap_or("");
-        let host = match host.rsplit_once(':') {
-            Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
-            _ => host,
-        };
-        let loopback = host
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback());
-        if loopback || matches!(host, "localhost" | "[::1]") {
-            return Ok(base.to_owned());
-        }
-        return Err(format!(
-            "NEEDS_YOU_URL must use https:// (plain http is only for localhost): {base}"
-        ));
-    }
-    Err(format!("NEEDS_YOU_URL must start with https:// : {base}"))
 }
 
 /// Adds the report to the outbox of its server and credential.
@@ -249,25 +220,4 @@ pub fn post_report(agent: &ureq::Agent, target: &Target, body: &[u8]) -> Result<
         .send(body)
         .map_err(|e| e.to_string())?;
     Ok(resp.status().as_u16())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_base_url;
-
-    #[test]
-    fn https_anywhere_http_only_locally() {
-        assert_eq!(
-            check_base_url("https://x.example/").unwrap(),
-            "https://x.example"
-        );
-        assert!(check_base_url("http://127.0.0.1:8787").is_ok());
-        assert!(check_base_url("http://localhost:8787/").is_ok());
-        assert!(check_base_url("http://[::1]:8787").is_ok());
-        assert!(check_base_url("http://example.com").is_err());
-        assert!(check_base_url("http://127.0.0.1.evil.com").is_err());
-        assert!(check_base_url("ftp://x").is_err());
-        assert!(check_base_url("https://u:secret@x.example").is_err());
-        assert!(check_base_url("https://x.example/a@b").is_ok());
-    }
 }

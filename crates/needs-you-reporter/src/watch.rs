@@ -27,7 +27,7 @@ use needs_you_core::{Cli, CloseReason};
 use serde_json::Value;
 
 use crate::detach;
-use crate::hook;
+use crate::questions;
 use crate::state::{self, session_key, StateDir};
 
 /// How often the transcript is looked at.
@@ -103,7 +103,7 @@ pub fn run(state_dir: Option<PathBuf>, session: &str, transcript: &Path) -> i32 
                     // opened since the last look.
                     let reason = CloseReason::Interrupted;
                     let closed =
-                        hook::close(&dir, Cli::ClaudeCode, session, reason, Some(open.seq));
+                        questions::close(&dir, Cli::ClaudeCode, session, reason, Some(open.seq));
                     if let Err(e) = closed {
                         dir.log(&format!("the transcript watcher could not close: {e}"));
                     }

@@ -34,10 +34,12 @@ use serde_json::json;
 
 use needs_you_core::Cli;
 
-use super::args::RunOptions;
-use super::{exit, Fail, Result};
-use crate::api::Client;
-use crate::state::write_private;
+use needs_you_core::api::NewTask;
+use needs_you_reporter::state::{now_micros, write_private};
+
+use super::logged_in;
+use crate::cli::RunOptions;
+use crate::fail::{exit, Fail, Result};
 
 /// The process that signals are forwarded to (0: none yet).
 static CHILD: AtomicI32 = AtomicI32::new(0);
@@ -164,7 +166,8 @@ pub fn default_name(program: &OsStr, cwd: &Path) -> String {
     }
 }
 
-pub fn run(client: &Client, opts: RunOptions) -> Result<i32> {
+pub fn run(opts: RunOptions) -> Result<i32> {
+    let (_, client) = logged_in()?;
     let program = opts.command[0].clone();
     if find_program(&program).is_none() {
         return Err(Fail::new(
@@ -173,7 +176,7 @@ pub fn run(client: &Client, opts: RunOptions) -> Result<i32> {
         ));
     }
     if let Some(cli) = known_agent(&program) {
-        if !crate::install::is_installed(cli) {
+        if !needs_you_reporter::install::is_installed(cli) {
             eprintln!(
                 "needs-you: {}'s {} not installed, so it will not report; run `report-prompt install --cli {cli}`",
                 cli.display_name(),
@@ -193,12 +196,11 @@ pub fn run(client: &Client, opts: RunOptions) -> Result<i32> {
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let name = opts.name.unwrap_or_else(|| default_name(&program, &cwd));
-    let task = client.post(
+    let task: NewTask = client.post(
         "/v1/tasks",
         &json!({"name": name, "expires_in_s": opts.expires_s}),
     )?;
-    let task_id = task["task_id"].as_str().unwrap_or_default().to_owned();
-    let credential = task["credential"].as_str().unwrap_or_default().to_owned();
+    let (task_id, credential) = (task.task_id, task.credential);
     let env = [
         ("NEEDS_YOU_URL", client.base().to_owned()),
         ("NEEDS_YOU_TOKEN", credential),
@@ -212,7 +214,7 @@ pub fn run(client: &Client, opts: RunOptions) -> Result<i32> {
     };
     restore_defaults();
     // Revoke whatever happened: the task's questions must not outlive it.
-    if let Err(f) = client.delete(&format!("/v1/tasks/{task_id}")) {
+    if let Err(f) = client.delete::<serde_json::Value>(&format!("/v1/tasks/{task_id}")) {
         eprintln!(
             "needs-you: could not revoke the task {name:?} ({}); it expires by itself in {}",
             f.message,
@@ -279,7 +281,7 @@ fn handover_dir() -> Result<PathBuf> {
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir);
-    let nonce = crate::state::now_micros();
+    let nonce = now_micros();
     let dir = base.join(format!("needs-you-run-{}-{nonce}", std::process::id()));
     std::fs::DirBuilder::new()
         .mode(0o700)
@@ -306,7 +308,7 @@ pub fn session_name(task: &str) -> String {
         })
         .take(40)
         .collect();
-    format!("{clean}-{:04x}", crate::state::now_micros() & 0xffff)
+    format!("{clean}-{:04x}", now_micros() & 0xffff)
 }
 
 fn tmux(args: &[&OsStr]) -> std::io::Result<std::process::Child> {

@@ -1,13 +1,16 @@
-//! The Worker's JSON API, for the `needs-you` command line: one blocking
-//! request at a time, and every failure sorted into what a person (and a
-//! script's exit code) needs to know: the server is out of reach, the
-//! credential was refused, or the server refused the request and said why.
+//! An HTTP client of the Worker's JSON API, for people's commands (`needs-you`,
+//! `report-prompt doctor`): one blocking request at a time, and every failure
+//! sorted into what a person (and a script's exit code) needs to know: the
+//! server is out of reach, the credential was refused, or the server refused
+//! the request and said why. (The hook never uses it: its reports go through
+//! the outbox and the detached sender, `send`.)
 
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::send::check_base_url;
+use needs_you_core::url::check_base_url;
 
 /// A request that gets no answer in this time counts as "out of reach".
 const TIMEOUT: Duration = Duration::from_secs(15);
@@ -42,8 +45,8 @@ pub struct Client {
     agent: ureq::Agent,
 }
 
-/// A successful answer: the status, the JSON body (null for none), the ETag.
-pub struct Answer {
+/// A successful response: the status, the JSON body (null for none), the ETag.
+pub struct Reply {
     pub status: u16,
     pub body: Value,
     pub etag: Option<String>,
@@ -53,7 +56,7 @@ impl Client {
     /// `base` must be https (or http to this machine), like the reporter's.
     pub fn new(base: &str, token: Option<&str>) -> Result<Client, String> {
         Ok(Client {
-            base: check_base_url(base).map_err(|e| e.replace("NEEDS_YOU_URL", "the URL"))?,
+            base: check_base_url(base)?,
             token: token.map(str::to_owned),
             agent: ureq::Agent::config_builder()
                 .timeout_global(Some(TIMEOUT))
@@ -85,20 +88,35 @@ impl Client {
         }
     }
 
-    pub fn get(&self, path: &str) -> Result<Value, Failure> {
-        self.request("GET", path, None, None).map(|a| a.body)
+    /// `GET path`, its answer read as `T` (one of `needs_you_core::api`'s views).
+    pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, Failure> {
+        self.read(self.request("GET", path, None, None)?.body)
     }
 
-    pub fn post(&self, path: &str, body: &Value) -> Result<Value, Failure> {
-        self.request("POST", path, Some(body), None).map(|a| a.body)
+    pub fn post<T: DeserializeOwned>(&self, path: &str, body: &Value) -> Result<T, Failure> {
+        self.read(self.request("POST", path, Some(body), None)?.body)
     }
 
-    pub fn put(&self, path: &str, body: &Value) -> Result<Value, Failure> {
-        self.request("PUT", path, Some(body), None).map(|a| a.body)
+    pub fn put<T: DeserializeOwned>(&self, path: &str, body: &Value) -> Result<T, Failure> {
+        self.read(self.request("PUT", path, Some(body), None)?.body)
     }
 
-    pub fn delete(&self, path: &str) -> Result<Value, Failure> {
-        self.request("DELETE", path, None, None).map(|a| a.body)
+    pub fn delete<T: DeserializeOwned>(&self, path: &str) -> Result<T, Failure> {
+        self.read(self.request("DELETE", path, None, None)?.body)
+    }
+
+    /// A successful answer as the view it should be; one that is not (a
+    /// server of another version, a proxy) is said as such.
+    pub fn read<T: DeserializeOwned>(&self, body: Value) -> Result<T, Failure> {
+        serde_json::from_value(body).map_err(|e| Failure {
+            kind: FailureKind::Server,
+            status: None,
+            code: None,
+            message: format!(
+                "{} answered in a form this needs-you cannot read ({e})",
+                self.base
+            ),
+        })
     }
 
     /// One request; `etag` is sent as `If-None-Match` (a 304 is an answer
@@ -109,7 +127,7 @@ impl Client {
         path: &str,
         body: Option<&Value>,
         etag: Option<&str>,
-    ) -> Result<Answer, Failure> {
+    ) -> Result<Reply, Failure> {
         let url = format!("{}{path}", self.base);
         let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
         let result = match method {
@@ -164,7 +182,7 @@ impl Client {
         }
         let body = parsed.unwrap_or(Value::Null);
         if status < 400 {
-            return Ok(Answer { status, body, etag });
+            return Ok(Reply { status, body, etag });
         }
         let code = body["error"].as_str().map(str::to_owned);
         let message = body["message"]

@@ -1,10 +1,12 @@
-//! `report-prompt`: run from a coding agent's hooks; see the library's docs
-//! (`src/lib.rs`) for what it promises and how it is built.
+//! `report-prompt`'s entry: its command line parsed, and each subcommand
+//! run. The binary itself is built by the `needs-you` package, so that
+//! `cargo install needs-you` installs both commands.
 
-use report_prompt::args::{self, Command};
-use report_prompt::{doctor, hook, install, relay, say, send, watch};
+use crate::args::{self, Command};
+use crate::{doctor, hook, install, relay, say, send, watch};
 
-fn main() {
+/// Runs `report-prompt` with this process's arguments; returns the exit code.
+pub fn main() -> i32 {
     // A panic must cost one line on stderr and exit 0 like any other failure.
     std::panic::set_hook(Box::new(|info| {
         let msg = info
@@ -15,8 +17,7 @@ fn main() {
             .unwrap_or("panic");
         say(format_args!("internal error: {msg}"));
     }));
-    let code = std::panic::catch_unwind(run).unwrap_or(0);
-    std::process::exit(code);
+    std::panic::catch_unwind(run).unwrap_or(0)
 }
 
 fn run() -> i32 {

@@ -10,7 +10,7 @@
 pub mod foreground;
 pub mod tmux;
 
-use needs_you_core::Terminal;
+use needs_you_core::{Terminal, TerminalKind};
 use serde::{Deserialize, Serialize};
 
 /// A pane that answers can be typed into, as recorded at the open.
@@ -48,7 +48,7 @@ pub fn here(cwd: Option<&str>, state_dir: &std::path::Path) -> Here {
     match tmux::this_pane(state_dir) {
         Some(p) => Here {
             terminal: Terminal {
-                kind: "tmux".into(),
+                kind: TerminalKind::Tmux,
                 host,
                 cwd,
                 target: Some(p.target.clone()),
@@ -57,7 +57,7 @@ pub fn here(cwd: Option<&str>, state_dir: &std::path::Path) -> Here {
         },
         None => Here {
             terminal: Terminal {
-                kind: "terminal".into(),
+                kind: TerminalKind::Terminal,
                 host,
                 cwd,
                 target: None,

@@ -13,7 +13,7 @@ pub fn ask(prompt: &str, hidden: bool) -> Result<String, String> {
         .read(true)
         .write(true)
         .open("/dev/tty")
-        .map_err(|_| "no terminal to ask on; give it in the environment instead".to_owned())?;
+        .map_err(|_| "no terminal to ask on".to_owned())?;
     let fd = tty.as_raw_fd();
     (&tty)
         .write_all(prompt.as_bytes())
@@ -61,11 +61,14 @@ pub fn width() -> usize {
     100
 }
 
-/// `s` cut to `max` characters, the last one `…` when cut; line breaks
-/// become spaces, so that one item stays on one line.
+/// `s` cut to `max` characters, the last one `…` when cut; line breaks and
+/// other control characters become spaces, so that one item stays on one
+/// line and nothing from a server drives the terminal; invisible characters
+/// go ([`needs_you_core::text`]).
 pub fn cut(s: &str, max: usize) -> String {
     let flat: String = s
         .chars()
+        .filter(|c| !needs_you_core::text::is_invisible(*c))
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     if flat.chars().count() <= max {
@@ -98,6 +101,7 @@ mod tests {
         assert_eq!(cut("line one\nline two", 40), "line one line two");
         assert_eq!(cut("abcdefghij", 5), "abcd…");
         assert_eq!(cut("\u{1b}[31mred", 20), " [31mred");
+        assert_eq!(cut("a\u{202E}b\u{200B}c", 20), "abc");
     }
 
     #[test]

@@ -131,6 +131,7 @@ fn serve(
     reader.read_exact(&mut body).unwrap();
     let body = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
     let status = script.lock().unwrap().pop_front().unwrap_or(200);
+    let whoami = path == "/v1/task";
     log.lock().unwrap().push(Received {
         method,
         path,
@@ -139,10 +140,17 @@ fn serve(
         status,
     });
     std::thread::sleep(delay);
+    // Who a task credential is, as the Worker says it; `{}` to anything else.
+    let answer = if whoami {
+        r#"{"task_id":"tsk_sink","name":"sink task"}"#
+    } else {
+        "{}"
+    };
     let mut stream = stream;
     let _ = write!(
         stream,
-        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{{}}"
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+        answer.len()
     );
 }
 

@@ -9,10 +9,11 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use needs_you_core::classify::settle;
-use needs_you_core::{classify, Cli, CloseReason, Decision, Kind, Report};
+use needs_you_core::{classify, Cli, Decision, Kind, Report};
 use serde_json::Value;
 
 use crate::parent;
+use crate::questions::{self, state_error};
 use crate::relay;
 use crate::send;
 use crate::state::{self, StateDir};
@@ -105,7 +106,7 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             let target = send::Target::from_env()?;
             let here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
             let report = |seq| {
-                let mut r = Report::from_decision(cli, session.clone(), seq, decision.clone());
+                let mut r = decision.clone().into_report(cli, session.clone(), seq);
                 if let Some(Report::Open { terminal, .. }) = &mut r {
                     *terminal = Some(here.terminal.clone());
                 }
@@ -117,13 +118,9 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
                 .then(|| watch::transcript_of(cli, &event))
                 .flatten();
             let at = transcript.as_ref().map(|(_, len)| *len);
-            dir.record_open(&session, kind, at, |seq| {
-                send::queue(&report(seq).expect("an open"), dir.path(), &target)
-            })
-            .map_err(state_error)??;
-            // The sender reads the environment again; the check above keeps a
-            // set-up error on the hook's stderr, where a person can see it.
-            send::ensure_sender(dir.path(), &target)?;
+            questions::open(&dir, &target, &session, kind, at, |seq| {
+                report(seq).expect("an open")
+            })?;
             if let Some((path, _)) = transcript {
                 watch::start(&dir, &session, &path);
             }
@@ -143,43 +140,9 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             }
             Ok(())
         }
-        Decision::Close { reason } => close(&dir, cli, &session, reason, None),
+        Decision::Close { reason } => questions::close(&dir, cli, &session, reason, None),
         Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
     }
-}
-
-/// Closes `session`'s open question here (with `opened`, only the one that
-/// report opened) and tells the server, if one is open; nothing at all (not
-/// even an environment check) when none is. The report is queued while the
-/// state is locked, so reports are queued in the order of their `seq` even
-/// when hooks of one session race.
-pub fn close(
-    dir: &StateDir,
-    cli: Cli,
-    session: &str,
-    reason: CloseReason,
-    opened: Option<u64>,
-) -> Result<(), String> {
-    let queued = dir
-        .record_close(session, opened, |seq| {
-            let target = send::Target::from_env()?;
-            let report = Report::Close {
-                cli,
-                session: session.to_owned(),
-                seq,
-                reason,
-            };
-            send::queue(&report, dir.path(), &target).map(|()| target)
-        })
-        .map_err(state_error)?;
-    match queued {
-        None => Ok(()),
-        Some(target) => send::ensure_sender(dir.path(), &target?),
-    }
-}
-
-pub fn state_error(e: std::io::Error) -> String {
-    format!("state directory: {e}")
 }
 
 /// `report-prompt classify`: the decision as one JSON object on stdout.

@@ -1,0 +1,331 @@
+//! The HTTP API's views: the JSON that the Worker writes and the command line
+//! (and, in JavaScript, the page) reads. Each shape is written here once;
+//! `docs/api.md` shows them with examples.
+//!
+//! * [`Question`]: one question, as the list and the webhook show it;
+//!   [`Listed`] adds who asks and its latest answer, in the list.
+//! * [`Task`]: a live task and whether it waits.
+//! * [`Answer`]: an answer's state on its way to the agent, in the list;
+//!   [`AnswerStatus`]: the same, followed by its id.
+//! * [`NeedsYou`]: `GET /v1/needs-you`, the whole list.
+//! * [`Channel`], [`TestResult`]: an owner's channels, and a test push.
+//! * What a creation answers, once: [`NewOwner`], [`NewTask`], [`Pairing`],
+//!   [`NewDevice`], [`Queued`], [`NewToken`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::{Cli, CloseReason, Kind, QuestionOption, Terminal};
+
+/// One question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub question_id: String,
+    pub task_id: String,
+    pub task_name: String,
+    pub session: String,
+    pub cli: Cli,
+    pub kind: Kind,
+    pub text: String,
+    pub options: Vec<QuestionOption>,
+    pub opened_at: i64,
+    pub notified_at: Option<i64>,
+    pub closed_at: Option<i64>,
+    pub close_reason: Option<CloseReason>,
+    /// Where its agent runs, as its reporter said (none from older reporters).
+    #[serde(default)]
+    pub terminal: Option<Terminal>,
+    /// A reply whose terminal an answer can be typed into from afar.
+    #[serde(default)]
+    pub answerable: bool,
+}
+
+/// A question in the "Needs you" list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Listed {
+    #[serde(flatten)]
+    pub question: Question,
+    /// Who asks, in the words every screen shows: [`Cli::asking`].
+    pub who: String,
+    /// Its latest answer, if it has one.
+    pub answer: Option<Answer>,
+}
+
+wire_enum! {
+    /// Where an answer is: stored, on the agent's machine, typed, or not.
+    AnswerState { Queued = "queued", Delivered = "delivered", Typed = "typed", Failed = "failed" }
+}
+
+impl AnswerState {
+    /// Still on its way: a second answer to the question waits for it.
+    pub fn on_its_way(self) -> bool {
+        matches!(self, AnswerState::Queued | AnswerState::Delivered)
+    }
+}
+
+/// An answer, as the list shows it with its question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub answer_id: String,
+    pub state: AnswerState,
+    /// Why it failed, for a person.
+    pub reason: Option<String>,
+    pub text: String,
+    pub updated_at: i64,
+}
+
+/// An answer followed by its id (`GET /v1/answers/{id}`), also once its
+/// question has closed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerStatus {
+    pub answer_id: String,
+    pub question_id: String,
+    pub state: AnswerState,
+    pub reason: Option<String>,
+    pub text: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+wire_enum! {
+    /// A live task waits while it has an open question.
+    TaskState { Waiting = "waiting", Running = "running" }
+}
+
+/// A live task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub task_id: String,
+    pub name: String,
+    pub state: TaskState,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub last_report_at: Option<i64>,
+    /// The agent that reported last, if any did.
+    pub cli: Option<Cli>,
+    /// That agent's name ("Claude Code"), in the list only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+/// `GET /v1/needs-you`: the open questions, newest first, and the live tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeedsYou {
+    pub questions: Vec<Listed>,
+    pub tasks: Vec<Task>,
+}
+
+/// `GET /v1/task`: who a task credential is, for the reporter's `doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskIdentity {
+    pub task_id: String,
+    pub name: String,
+}
+
+/// `GET /v1/tasks`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tasks {
+    pub tasks: Vec<Task>,
+}
+
+wire_enum! {
+    /// The channels an owner sets (`PUT /v1/channels/{kind}`); Web Push is a
+    /// device's own, set by its page.
+    ChannelKind { Ntfy = "ntfy", Webhook = "webhook" }
+}
+
+/// A channel as its owner may read it back: never a token or a secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ChannelSettings {
+    Ntfy {
+        url: String,
+        priority: u8,
+        click: Option<String>,
+        has_token: bool,
+    },
+    Webhook {
+        url: String,
+        has_secret: bool,
+    },
+}
+
+impl ChannelSettings {
+    pub fn url(&self) -> &str {
+        match self {
+            ChannelSettings::Ntfy { url, .. } | ChannelSettings::Webhook { url, .. } => url,
+        }
+    }
+
+    pub fn kind(&self) -> ChannelKind {
+        match self {
+            ChannelSettings::Ntfy { .. } => ChannelKind::Ntfy,
+            ChannelSettings::Webhook { .. } => ChannelKind::Webhook,
+        }
+    }
+}
+
+/// A channel's last delivery that worked and the last that did not, with its
+/// error: why a phone stopped ringing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelOutcome {
+    pub last_success_at: Option<i64>,
+    pub last_failure_at: Option<i64>,
+    pub last_error: Option<String>,
+}
+
+/// A channel: its settings, and in `GET /v1/channels` its last outcomes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Channel {
+    #[serde(flatten)]
+    pub settings: ChannelSettings,
+    #[serde(
+        flatten,
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "outcome_if_any"
+    )]
+    pub outcome: Option<ChannelOutcome>,
+}
+
+/// A flattened outcome is "there" when any of its fields is, null or not.
+fn outcome_if_any<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<ChannelOutcome>, D::Error> {
+    use serde::de::Error;
+    let rest = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+    let fields = ["last_success_at", "last_failure_at", "last_error"];
+    if !fields.iter().any(|f| rest.contains_key(*f)) {
+        return Ok(None);
+    }
+    serde_json::from_value(serde_json::Value::Object(rest))
+        .map(Some)
+        .map_err(D::Error::custom)
+}
+
+/// `GET /v1/channels`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Channels {
+    pub channels: Vec<Channel>,
+}
+
+/// One channel's answer to `POST /v1/channels/test`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// `ntfy`, `webhook`, or `webpush:<device id>`.
+    pub channel: String,
+    /// For a person: the channel, or "browser: <device name>".
+    pub name: String,
+    pub ok: bool,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+}
+
+/// `POST /v1/channels/test`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResults {
+    pub results: Vec<TestResult>,
+}
+
+/// `POST /v1/owners`: the token, shown once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewOwner {
+    pub owner_id: String,
+    pub name: String,
+    pub token: String,
+}
+
+/// `POST /v1/owners/me/token`: the new token, shown once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewToken {
+    pub owner_id: String,
+    pub token: String,
+}
+
+/// `POST /v1/tasks`: the credential, shown once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewTask {
+    pub task_id: String,
+    pub name: String,
+    pub credential: String,
+    pub expires_at: Option<i64>,
+}
+
+/// `POST /v1/pairings`: a one-time code and the link that carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    pub code: String,
+    pub url: String,
+    pub expires_at: i64,
+}
+
+/// `POST /v1/devices`: the device's credential, shown once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewDevice {
+    pub device_id: String,
+    pub name: String,
+    pub token: String,
+}
+
+/// `POST /v1/questions/{id}/answers`: queued, with the line that will be typed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Queued {
+    pub answer_id: String,
+    pub question_id: String,
+    pub state: AnswerState,
+    pub text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_listed_question_is_one_flat_object() {
+        let v = json!({"question_id": "q_1", "task_id": "tsk_1", "task_name": "deploy",
+            "session": "s", "cli": "codex", "kind": "reply", "text": "Go on?", "options": [],
+            "opened_at": 1, "notified_at": null, "closed_at": null, "close_reason": null,
+            "terminal": {"kind": "tmux", "host": "box", "cwd": "/w", "target": "a:0.0"},
+            "answerable": true, "who": "Codex asked in a reply",
+            "answer": {"answer_id": "ans_1", "state": "typed", "reason": null, "text": "yes",
+                       "updated_at": 2}});
+        let listed: Listed = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(listed.answer.as_ref().unwrap().state, AnswerState::Typed);
+        assert_eq!(serde_json::to_value(&listed).unwrap(), v);
+    }
+
+    #[test]
+    fn a_task_reads_its_state_and_agent() {
+        let t: Task = serde_json::from_value(json!({"task_id": "t", "name": "n",
+            "state": "waiting", "created_at": 1, "expires_at": null, "last_report_at": null,
+            "cli": "claude-code"}))
+        .unwrap();
+        assert_eq!(
+            (t.state, t.cli),
+            (TaskState::Waiting, Some(Cli::ClaudeCode))
+        );
+        assert!(serde_json::from_value::<Task>(json!({"state": "asleep"})).is_err());
+    }
+
+    #[test]
+    fn a_channel_is_its_kind_settings_and_outcomes() {
+        let put = json!({"kind": "ntfy", "url": "https://ntfy.sh/t", "priority": 5,
+                         "click": null, "has_token": true});
+        let c: Channel = serde_json::from_value(put.clone()).unwrap();
+        assert_eq!(c.settings.kind(), ChannelKind::Ntfy);
+        assert_eq!(
+            serde_json::to_value(&c).unwrap(),
+            put,
+            "no outcomes: none shown"
+        );
+        let listed = json!({"kind": "webhook", "url": "https://x.example/h", "has_secret": true,
+            "last_success_at": 5, "last_failure_at": null, "last_error": null});
+        let c: Channel = serde_json::from_value(listed.clone()).unwrap();
+        assert_eq!(c.outcome.as_ref().unwrap().last_success_at, Some(5));
+        assert_eq!(serde_json::to_value(&c).unwrap(), listed);
+        let never = json!({"kind": "webhook", "url": "https://x.example/h", "has_secret": true,
+            "last_success_at": null, "last_failure_at": null, "last_error": null});
+        let c: Channel = serde_json::from_value(never.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&c).unwrap(), never, "nulls stay");
+    }
+}

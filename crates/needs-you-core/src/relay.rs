@@ -1,0 +1,108 @@
+//! The relay's protocol: the messages between the Worker's relay object (one
+//! per task) and `report-prompt __relay` on the agent's machine, over the
+//! WebSocket of `GET /v1/relay`. JSON text frames, each an object whose
+//! `type` says what it is. Both ends read and write these types, and nothing
+//! else.
+//!
+//! ```text
+//! relay  -> Worker   {"type": "hello"}                      on every connect
+//! Worker -> relay    {"type": "answer", answer_id, question_id, session, session_seq, text}
+//! relay  -> Worker   {"type": "received", answer_id}
+//! relay  -> Worker   {"type": "typed", answer_id}
+//! relay  -> Worker   {"type": "failed", answer_id, reason}
+//! ```
+//!
+//! On a `hello` the Worker sends every answer of the task still on its way.
+//! A message of a type the reader does not know is skipped, so either end
+//! may be newer than the other.
+
+use serde::{Deserialize, Serialize};
+
+/// The close code of a relay whose task was revoked: stop, do not reconnect.
+pub const CLOSE_REVOKED: u16 = 4001;
+
+/// The longest failure reason the Worker keeps from a relay.
+pub const MAX_REASON_CHARS: usize = 300;
+
+/// An answer on its way to the agent's terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub answer_id: String,
+    pub question_id: String,
+    /// The CLI's session the question belongs to.
+    pub session: String,
+    /// The session's last report the server applied: the relay types only if
+    /// its machine made no newer one.
+    pub session_seq: u64,
+    /// The line to type, as `answer::check` made it.
+    pub text: String,
+}
+
+/// What the Worker sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ToRelay {
+    Answer(Answer),
+}
+
+/// What the relay sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum FromRelay {
+    /// Connected: send what is on its way.
+    Hello,
+    /// The agent's machine has the answer.
+    Received { answer_id: String },
+    /// Typed into the terminal, Enter included.
+    Typed { answer_id: String },
+    /// Not typed, and why, for the person.
+    Failed { answer_id: String, reason: String },
+}
+
+impl FromRelay {
+    /// One JSON text frame.
+    pub fn to_frame(&self) -> String {
+        serde_json::to_string(self).expect("relay messages serialize")
+    }
+}
+
+impl ToRelay {
+    /// One JSON text frame.
+    pub fn to_frame(&self) -> String {
+        serde_json::to_string(self).expect("relay messages serialize")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn frames_are_the_documented_objects() {
+        let a = ToRelay::Answer(Answer {
+            answer_id: "ans_1".into(),
+            question_id: "q_1".into(),
+            session: "s".into(),
+            session_seq: 1_764_460_800_123_000,
+            text: "yes".into(),
+        });
+        let v: serde_json::Value = serde_json::from_str(&a.to_frame()).unwrap();
+        assert_eq!(
+            v,
+            json!({"type": "answer", "answer_id": "ans_1", "question_id": "q_1", "session": "s",
+                   "session_seq": 1_764_460_800_123_000u64, "text": "yes"})
+        );
+        assert_eq!(FromRelay::Hello.to_frame(), r#"{"type":"hello"}"#);
+        let failed: FromRelay =
+            serde_json::from_str(r#"{"type":"failed","answer_id":"a","reason":"gone"}"#).unwrap();
+        assert_eq!(
+            failed,
+            FromRelay::Failed {
+                answer_id: "a".into(),
+                reason: "gone".into()
+            }
+        );
+        assert!(serde_json::from_str::<FromRelay>(r#"{"type":"shout"}"#).is_err());
+    }
+}

@@ -1,0 +1,63 @@
+//! A question's two ends on this machine: marked open in the state directory
+//! and its report queued, or marked closed and its close queued, the report
+//! always queued under the state's lock so that reports leave in `seq` order
+//! however hooks race. The hook opens and closes; the transcript watcher
+//! closes what ended without a hook.
+
+use needs_you_core::{Cli, CloseReason, Kind, Report};
+
+use crate::send::{self, Target};
+use crate::state::StateDir;
+
+/// Marks `session`'s question of `kind` open (with how long its transcript
+/// was, for a CLI that has one), queues the report that `report` makes for
+/// its `seq`, and makes sure a sender drains the queue.
+pub fn open(
+    dir: &StateDir,
+    target: &Target,
+    session: &str,
+    kind: Kind,
+    transcript_at: Option<u64>,
+    report: impl FnOnce(u64) -> Report,
+) -> Result<(), String> {
+    dir.record_open(session, kind, transcript_at, |seq| {
+        send::queue(&report(seq), dir.path(), target)
+    })
+    .map_err(state_error)??;
+    // The sender reads the environment again; the hook checked it first, so
+    // a set-up error stays on the hook's stderr, where a person can see it.
+    send::ensure_sender(dir.path(), target)
+}
+
+/// Closes `session`'s open question here (with `opened`, only the one that
+/// report opened) and tells the server, if one is open; nothing at all (not
+/// even an environment check) when none is.
+pub fn close(
+    dir: &StateDir,
+    cli: Cli,
+    session: &str,
+    reason: CloseReason,
+    opened: Option<u64>,
+) -> Result<(), String> {
+    let queued = dir
+        .record_close(session, opened, |seq| {
+            let target = Target::from_env()?;
+            let report = Report::Close {
+                cli,
+                session: session.to_owned(),
+                seq,
+                reason,
+            };
+            send::queue(&report, dir.path(), &target).map(|()| target)
+        })
+        .map_err(state_error)?;
+    match queued {
+        None => Ok(()),
+        Some(target) => send::ensure_sender(dir.path(), &target?),
+    }
+}
+
+/// A state directory failure, for the hook's one line.
+pub fn state_error(e: std::io::Error) -> String {
+    format!("state directory: {e}")
+}

@@ -1,0 +1,233 @@
+//! Who this machine is: `setup` (the first owner of a deploy), `login` (a
+//! device paired with a code), `logout`, `rotate-token`, and `pair` (a code
+//! for the next device).
+
+use needs_you_core::api::{NewDevice, NewOwner, NewToken, Pairing};
+use needs_you_reporter::client::{Client, FailureKind};
+use serde_json::{json, Value};
+
+use super::{logged_in, now_ms, owner, path_part, print_json};
+use crate::fail::{exit, Fail, Result};
+use crate::login::{self, Login};
+use crate::term;
+
+/// A credential that the server sent (`token`), if it starts with `prefix`:
+/// nothing else is ever saved as a login.
+fn credential(token: &str, prefix: &str) -> Result<String> {
+    if token.starts_with(prefix) {
+        Ok(token.to_owned())
+    } else {
+        Err(Fail::new(
+            exit::SERVER,
+            "the server answered without a credential",
+        ))
+    }
+}
+
+fn client_for(url: &str) -> Result<Client> {
+    Client::new(url, None).map_err(|e| Fail::new(exit::USAGE, e))
+}
+
+fn refuse_second_login() -> Result<()> {
+    if let Some(l) = login::load().map_err(|e| Fail::new(exit::LOGIN, e))? {
+        return Err(Fail::new(
+            exit::REFUSED,
+            format!(
+                "already logged in to {}; run `needs-you logout` first",
+                l.url
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A secret from the environment variable `var`, else asked without echo:
+/// never from the command line, where `ps` and the shell's history keep it.
+pub fn secret(var: &str, prompt: &str) -> Result<String> {
+    match std::env::var(var).ok().filter(|t| !t.is_empty()) {
+        Some(t) => Ok(t),
+        None => term::ask(prompt, true)
+            .map_err(|e| Fail::new(exit::USAGE, format!("{e}: set {var} in the environment"))),
+    }
+}
+
+/// `setup URL`: the first owner of a fresh deploy, logged in here.
+pub fn setup(url: &str) -> Result<i32> {
+    refuse_second_login()?;
+    let anon = client_for(url)?;
+    let admin = secret(
+        "NEEDS_YOU_ADMIN_TOKEN",
+        "Admin token (the Worker's ADMIN_TOKEN secret): ",
+    )?;
+    let admin_client =
+        Client::new(anon.base(), Some(&admin)).map_err(|e| Fail::new(exit::USAGE, e))?;
+    let name = std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "me".into());
+    let owner: NewOwner = admin_client
+        .post("/v1/owners", &json!({"name": name}))
+        .map_err(|f| {
+            if f.kind == FailureKind::Refused {
+                Fail::new(exit::LOGIN, "the server refused that admin token")
+            } else {
+                f.into()
+            }
+        })?;
+    let token = credential(&owner.token, "nyo_")?;
+    let path = login::save(&Login {
+        url: anon.base().to_owned(),
+        token,
+        device_id: None,
+    })
+    .map_err(|e| Fail::new(exit::REFUSED, e))?;
+    println!(
+        "Created the owner {name:?} on {} and logged in (saved in {}).",
+        anon.base(),
+        path.display()
+    );
+    println!("Next: `needs-you pair` to pair your phone, then `needs-you run -- claude`.");
+    Ok(exit::OK)
+}
+
+/// Splits a pairing link `https://host/pair#CODE` into the server and the code.
+fn split_link(target: &str) -> (String, Option<String>) {
+    let server = |url: &str| {
+        url.trim_end_matches('/')
+            .trim_end_matches("/pair")
+            .to_owned()
+    };
+    match target.split_once('#') {
+        Some((url, code)) if !code.is_empty() => (server(url), Some(code.to_owned())),
+        _ => (server(target), None),
+    }
+}
+
+/// `login URL|LINK`: a pairing code into this machine's device credential.
+pub fn login(target: &str) -> Result<i32> {
+    refuse_second_login()?;
+    let (url, code) = split_link(target);
+    let client = client_for(&url)?;
+    let code = match code {
+        Some(c) => c,
+        None => {
+            term::ask("Pairing code (from the page or `needs-you pair`): ", false).map_err(|e| {
+                Fail::new(
+                    exit::USAGE,
+                    format!(
+                        "{e}: give the pairing link instead: needs-you login '{url}/pair#CODE'"
+                    ),
+                )
+            })?
+        }
+    };
+    let host = needs_you_reporter::terminal::host_name();
+    let name = match host.as_str() {
+        "" => "needs-you on this machine".to_owned(),
+        h => format!("needs-you on {h}"),
+    };
+    let device: NewDevice = client.post("/v1/devices", &json!({"code": code, "name": name}))?;
+    let path = login::save(&Login {
+        url: client.base().to_owned(),
+        token: credential(&device.token, "nyd_")?,
+        device_id: Some(device.device_id),
+    })
+    .map_err(|e| Fail::new(exit::REFUSED, e))?;
+    println!(
+        "Logged in to {} as {name:?} (saved in {}).",
+        client.base(),
+        path.display()
+    );
+    println!("Next: `needs-you run -- claude`.");
+    Ok(exit::OK)
+}
+
+/// `logout`: a device credential is revoked first; an owner token only forgotten.
+pub fn logout() -> Result<i32> {
+    let Some(login) = login::load().map_err(|e| Fail::new(exit::LOGIN, e))? else {
+        println!("Not logged in.");
+        return Ok(exit::OK);
+    };
+    if let Some(id) = &login.device_id {
+        let client =
+            Client::new(&login.url, Some(&login.token)).map_err(|e| Fail::new(exit::LOGIN, e))?;
+        match client.delete::<Value>(&format!("/v1/devices/{}", path_part(id)?)) {
+            // Revoked already: forgetting it is all that is left.
+            Ok(_) => {}
+            Err(f) if f.kind == FailureKind::Refused => {}
+            Err(f) => return Err(f.into()),
+        }
+    }
+    login::forget().map_err(|e| Fail::new(exit::REFUSED, e))?;
+    if login.is_owner() {
+        println!(
+            "Forgot the owner token on this machine. It still works wherever else you keep it."
+        );
+    } else {
+        println!("Revoked this machine's device credential and forgot it.");
+    }
+    Ok(exit::OK)
+}
+
+/// `rotate-token`: a new owner token in place of one that may have leaked.
+/// The login file is rewritten once before the server is asked, so that the
+/// new token, which the server shows only once, has somewhere to go.
+pub fn rotate_token() -> Result<i32> {
+    let (mut login, client) = owner("replaces the owner token")?;
+    login::save(&login).map_err(|e| Fail::new(exit::REFUSED, e))?;
+    let r: NewToken = client.post("/v1/owners/me/token", &json!({}))?;
+    let token = credential(&r.token, "nyo_")?;
+    login.token = token.clone();
+    login::save(&login).map_err(|e| {
+        // The old token is gone already: this is the only copy of the new one.
+        Fail::new(
+            exit::REFUSED,
+            format!("{e}; keep the new owner token by hand: {token}"),
+        )
+    })?;
+    println!("Replaced the owner token: the old one no longer works, wherever it was kept.");
+    Ok(exit::OK)
+}
+
+/// `pair`: a one-time code for another device, as a QR code and as text.
+pub fn pair(json_out: bool) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let p: Pairing = client.post("/v1/pairings", &json!({}))?;
+    if json_out {
+        print_json(&p);
+        return Ok(exit::OK);
+    }
+    let minutes = ((p.expires_at as f64 - now_ms()) / 60_000.0).round();
+    print!(
+        "{}",
+        term::qr(&p.url).map_err(|e| Fail::new(exit::REFUSED, e))?
+    );
+    println!("\nScan it with the phone's camera, or open: {}", p.url);
+    println!(
+        "Code: {} (works once, for {minutes:.0} minutes; on another computer: needs-you login {})",
+        p.code,
+        client.base()
+    );
+    Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pairing_link_gives_the_server_and_the_code() {
+        assert_eq!(
+            split_link("https://x.example/pair#K7Q2-M9XD"),
+            ("https://x.example".into(), Some("K7Q2-M9XD".into()))
+        );
+        assert_eq!(
+            split_link("https://x.example/"),
+            ("https://x.example".into(), None)
+        );
+        assert_eq!(
+            split_link("http://127.0.0.1:8787"),
+            ("http://127.0.0.1:8787".into(), None)
+        );
+    }
+}

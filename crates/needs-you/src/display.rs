@@ -1,0 +1,143 @@
+//! Lists for a person: the "Needs you" list, the tasks, the channels and a
+//! test push's results, each line cut to the terminal's width. Pure: the
+//! JSON and the time come in, the text goes out.
+
+use needs_you_core::api::{Channel, Listed, Task, TaskState, TestResult};
+use needs_you_core::Cli;
+
+use crate::term::cut;
+
+/// "12s", "3m", "2h", "4d".
+pub fn age(ms: f64, now: f64) -> String {
+    let s = ((now - ms) / 1000.0).max(0.0) as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+fn agent(cli: Option<Cli>) -> &'static str {
+    cli.map_or("-", Cli::display_name)
+}
+
+/// The open questions, newest first, as the server sorted them.
+pub fn questions(rows: &[Listed], now: f64, width: usize) -> String {
+    if rows.is_empty() {
+        return "All quiet: nothing needs you.\n".into();
+    }
+    let mut out = format!(
+        "{:<5} {:<16} {:<11} {:<10} TEXT\n",
+        "AGE", "TASK", "AGENT", "KIND"
+    );
+    for Listed { question: q, .. } in rows {
+        let text_width = width.saturating_sub(46).max(10);
+        let line = format!(
+            "{:<5} {:<16} {:<11} {:<10} {}",
+            age(q.opened_at as f64, now),
+            cut(&q.task_name, 16),
+            agent(Some(q.cli)),
+            q.kind.as_str(),
+            cut(&q.text, text_width),
+        );
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+pub fn tasks(rows: &[Task], now: f64, width: usize) -> String {
+    if rows.is_empty() {
+        return "No live tasks. Start one with `needs-you run -- COMMAND`.\n".into();
+    }
+    let mut out = format!(
+        "{:<24} {:<24} {:<11} LAST REPORT\n",
+        "TASK", "STATE", "AGENT"
+    );
+    for t in rows {
+        let state = match t.state {
+            TaskState::Waiting => "waiting for your answer",
+            TaskState::Running => "running",
+        };
+        let last = t.last_report_at.map_or("none".to_owned(), |at| {
+            format!("{} ago", age(at as f64, now))
+        });
+        let line = format!(
+            "{:<24} {:<24} {:<11} {last}",
+            cut(&t.name, 24),
+            state,
+            agent(t.cli),
+        );
+        out.push_str(&cut(&line, width));
+        out.push('\n');
+    }
+    out
+}
+
+pub fn channel_line(c: &Channel, now: f64) -> String {
+    let mut line = format!("{:<8} {}", c.settings.kind(), cut(c.settings.url(), 200));
+    let outcome = c.outcome.clone().unwrap_or_default();
+    if let Some(at) = outcome.last_success_at {
+        line.push_str(&format!("  last delivered {} ago", age(at as f64, now)));
+    }
+    if let Some(e) = outcome.last_error {
+        line.push_str(&format!("  last error: {}", cut(&e, 200)));
+    }
+    line
+}
+
+pub fn channels(rows: &[Channel], now: f64) -> String {
+    if rows.is_empty() {
+        return "No channels. Set one: needs-you channels set ntfy https://ntfy.sh/<a-long-random-topic>\n"
+            .into();
+    }
+    rows.iter().map(|c| channel_line(c, now) + "\n").collect()
+}
+
+pub fn test_results(results: &[TestResult]) -> String {
+    results
+        .iter()
+        .map(|r| {
+            let outcome = if r.ok {
+                format!("answered {}", r.status.unwrap_or(0))
+            } else {
+                format!(
+                    "failed: {}",
+                    cut(r.error.as_deref().unwrap_or("no answer"), 200)
+                )
+            };
+            format!("{:<32} {outcome}\n", cut(&r.name, 32))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_list_is_cut_to_the_width() {
+        let now = 10_000_000.0;
+        let list: Vec<Listed> = serde_json::from_value(json!([{"question_id": "q", "task_id": "t",
+            "task_name": "api refactor", "session": "s", "cli": "claude-code", "kind": "dialog",
+            "text": "Which auth strategy should the API use, OAuth or email links?", "options": [],
+            "opened_at": now as i64 - 180_000, "notified_at": null, "closed_at": null,
+            "close_reason": null, "who": "Claude Code is asking", "answer": null}]))
+        .unwrap();
+        let out = questions(&list, now, 80);
+        let line = out.lines().nth(1).unwrap();
+        assert!(line.starts_with("3m    api refactor     Claude Code dialog     Which auth"));
+        assert!(line.chars().count() <= 80);
+        assert!(line.ends_with('…'));
+        assert_eq!(questions(&[], now, 80), "All quiet: nothing needs you.\n");
+    }
+
+    #[test]
+    fn ages() {
+        assert_eq!(age(0.0, 59_000.0), "59s");
+        assert_eq!(age(0.0, 7_200_000.0), "2h");
+        assert_eq!(age(0.0, 3.0 * 86_400_000.0), "3d");
+    }
+}

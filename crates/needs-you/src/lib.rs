@@ -1,0 +1,26 @@
+//! `needs-you`: the person's command line. Set up or log in once, then start
+//! agents under watch (`needs-you run -- claude`), see what needs you, pair a
+//! phone, set channels. This package also builds `report-prompt`, the hook
+//! (`src/bin/report-prompt.rs`, all of it the `needs-you-reporter` library),
+//! so that `cargo install needs-you` installs both.
+//!
+//! * `main.rs`: parses and dispatches, nothing else.
+//! * [`cli`]: the command line and its `--help`, defined once (clap).
+//! * [`commands`]: one module per command or small family:
+//!   [`commands::account`] (setup, login, logout, rotate-token, pair),
+//!   [`commands::questions`] (ls, tasks, answer, dismiss),
+//!   [`commands::channels`] (channels, test-push), [`commands::run`].
+//! * [`login`]: the login file.
+//! * [`display`]: lists for a person, cut to the terminal (pure).
+//! * [`term`]: asking on the terminal, its width, QR codes.
+//! * [`fail`]: exit codes, and the one line a failure prints.
+//!
+//! The HTTP client and the API's views are shared: `needs_you_reporter::client`
+//! and `needs_you_core::api`.
+
+pub mod cli;
+pub mod commands;
+pub mod display;
+pub mod fail;
+pub mod login;
+pub mod term;

@@ -1,0 +1,55 @@
+//! `needs-you`: parse, then hand each command to its module (see `lib.rs`).
+
+use needs_you::cli::{self, ChannelAction, Command};
+use needs_you::commands::{account, channels, questions, run};
+use needs_you::fail::Result;
+
+fn main() {
+    // Like any Unix tool, a reader that went away (`needs-you tasks | head`)
+    // ends it quietly, not with a panic at the next write. Programs that
+    // `run` starts get the default back anyway.
+    // SAFETY: setting a signal's disposition to its default, before any
+    // thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let code = match cli::parse(std::env::args_os()) {
+        Ok(command) => dispatch(command).unwrap_or_else(|f| {
+            // One line, whatever a server or a URL put in the message.
+            eprintln!("needs-you: {}", needs_you_core::text::line(&f.message));
+            f.code
+        }),
+        Err(code) => code,
+    };
+    std::process::exit(code);
+}
+
+fn dispatch(command: Command) -> Result<i32> {
+    match command {
+        Command::Setup { url } => account::setup(&url),
+        Command::Login { target } => account::login(&target),
+        Command::Logout => account::logout(),
+        Command::RotateToken => account::rotate_token(),
+        Command::Pair { json } => account::pair(json),
+        Command::Run(opts) => run::run(opts),
+        Command::Exec {
+            env_file,
+            status_file,
+            command,
+        } => run::exec(&env_file, &status_file, command),
+        Command::Ls { watch, json } => questions::ls(watch, json),
+        Command::Tasks { json } => questions::tasks(json),
+        Command::Answer { question, text } => questions::answer(&question, &text.join(" ")),
+        Command::Dismiss { question } => questions::dismiss(&question),
+        Command::Channels(args) => match args.action {
+            None => channels::list(args.json),
+            Some(ChannelAction::Set {
+                kind,
+                url,
+                priority,
+            }) => channels::set(kind, &url, priority),
+            Some(ChannelAction::Remove { kind }) => channels::remove(kind),
+        },
+        Command::TestPush { json } => channels::test_push(json),
+    }
+}
