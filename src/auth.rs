@@ -5,8 +5,8 @@
 
 use worker::{Env, Request};
 
-use crate::api::ApiError;
 use crate::ids::{sha256_hex, DEVICE_PREFIX, OWNER_PREFIX, TASK_PREFIX};
+use crate::json::ApiError;
 use crate::store;
 
 pub struct Owner {

@@ -5,11 +5,25 @@ use worker::Env;
 use crate::channels::webpush::Vapid;
 use crate::delivery::Timing;
 
-/// The notifier's timings.
-pub fn timing(env: &Env) -> Timing {
-    Timing {
-        delay_ms: notify_delay_ms(env),
-        retry_base_ms: retry_base_ms(env),
+/// What a notifier's alarm needs, read once per run.
+pub struct Settings {
+    pub timing: Timing,
+    /// How long a channel gets to answer one delivery.
+    pub send_timeout: std::time::Duration,
+    /// The Web Push identity: `None` when not set up, `Err` when malformed.
+    pub vapid: Option<Result<Vapid, String>>,
+}
+
+impl Settings {
+    pub fn read(env: &Env) -> Settings {
+        Settings {
+            timing: Timing {
+                delay_ms: notify_delay_ms(env),
+                retry_base_ms: retry_base_ms(env),
+            },
+            send_timeout: send_timeout(env),
+            vapid: vapid(env),
+        }
     }
 }
 
@@ -20,7 +34,7 @@ pub fn notify_delay_ms(env: &Env) -> f64 {
 
 /// How long a channel gets to answer one delivery: `NOTIFY_TIMEOUT_MS`,
 /// 10 s by default.
-pub fn send_timeout(env: &Env) -> std::time::Duration {
+fn send_timeout(env: &Env) -> std::time::Duration {
     std::time::Duration::from_millis(number_var(env, "NOTIFY_TIMEOUT_MS", 10_000.0) as u64)
 }
 
@@ -30,7 +44,7 @@ pub fn pairing_ttl_ms(env: &Env) -> f64 {
 }
 
 /// First retry delay of a failed delivery; doubles with each attempt.
-pub fn retry_base_ms(env: &Env) -> f64 {
+fn retry_base_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_RETRY_MS", 2_000.0)
 }
 

@@ -5,22 +5,35 @@
 //! question ([`notifier::Notifier`]) holds the alarm that notifies the owner's phone
 //! when a dialog is still open `NOTIFY_DELAY_MS` after it was reported.
 //!
-//! * [`routes`]: the HTTP API, one module per resource.
+//! * [`routes`]: the HTTP API, one module per resource, dispatched on the
+//!   path and then the method; `routes::page` serves the page's files.
+//! * [`json`]: JSON responses, the error type every route returns, and
+//!   reading a body within its limit.
 //! * [`auth`]: credentials: who is calling.
-//! * [`question`]: the one question type that every part reads.
-//! * [`store`]: every D1 statement; a question's whole life in `store::questions`.
+//! * [`question`]: the question as the Worker reads it from D1.
+//! * [`store`]: every D1 statement; a question's life in `store::questions`.
 //! * [`delivery`]: the delivery rules, pure: who still needs which event, when.
-//! * [`notifier`]: the Durable Object and its alarm, which follow those rules.
-//! * [`channels`]: ntfy, webhook and Web Push requests, built as data, and the one send.
+//! * [`notifier`]: the Durable Object per question, its alarm and its commands.
+//! * [`alarm`]: what the alarm does: follow the rules until they say wait.
+//! * [`channels`]: ntfy, webhook and Web Push requests, built as data; the one
+//!   send, and one attempt of one channel (`channels::attempt`).
 //! * [`relay`]: the Durable Object holding a task's relay socket, for answers.
-//! * [`api`]: JSON responses and the error type every route returns.
+//! * [`config`]: the settings, from vars and secrets.
+//! * [`ids`]: random ids, credentials, their hashes, the clock.
+//! * [`urls`]: URLs checked and cut by hand (no parser's tables in the wasm).
+//! * [`panic`]: a readable panic message, in front of the SDK's own hook.
+//!
+//! The views the API answers with, and the relay's messages, are
+//! `needs_you_core::api` and `needs_you_core::relay`: the command line reads
+//! the same types.
 
-mod api;
+mod alarm;
 mod auth;
 mod channels;
 mod config;
 mod delivery;
 mod ids;
+mod json;
 mod notifier;
 mod panic;
 mod question;

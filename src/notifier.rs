@@ -1,4 +1,6 @@
-//! One Durable Object per question, holding the alarm that notifies its owner.
+//! One Durable Object per question, holding the alarm that notifies its
+//! owner, and the commands the Worker sends it (arm, disarm, closed). What
+//! the alarm does when it fires is [`crate::alarm`]'s.
 //!
 //! The Worker arms the object when a dialog or permission opens (due
 //! `NOTIFY_DELAY_MS` after the server learned of it), disarms it when the
@@ -18,12 +20,10 @@ use worker::{
     ScheduledTime, State,
 };
 
-use crate::channels::{send, webpush, Channel, Outgoing, WEBPUSH_PREFIX};
-use crate::config::{self, notify_delay_ms, send_timeout, timing};
-use crate::delivery::{next_step, Event, Snapshot, Step};
-use crate::ids::{self, now_ms};
-use crate::question::{ClosedQuestion, Question};
-use crate::store::{self, Attempt};
+use crate::alarm;
+use crate::config::{notify_delay_ms, Settings};
+use crate::ids::now_ms;
+use crate::question::ClosedQuestion;
 
 /// The storage key of the question id.
 const QUESTION_KEY: &str = "question";
@@ -89,7 +89,7 @@ impl DurableObject for Notifier {
             worker::console_error!("a notifier alarm fired without its question's id");
             return Response::empty();
         };
-        let next = deliver(&self.env, &question_id).await?;
+        let next = alarm::deliver(&self.env, &Settings::read(&self.env), &question_id).await?;
         // The object takes commands while its alarm waits on the network. One
         // that came meanwhile (a close, or a disarm that wiped the storage) may
         // need what this run did not do: run again now, rather than let the
@@ -170,161 +170,4 @@ pub async fn closed(env: &Env, questions: &[ClosedQuestion]) {
             worker::console_error!("could not reach the notifier of {}: {e}", q.id);
         }
     }
-}
-
-// ---- the alarm's work ------------------------------------------------------------
-
-/// Follows the delivery rules for one question until they say to wait or stop.
-/// Returns when to run again, or `None` when done.
-async fn deliver(env: &Env, question_id: &str) -> Result<Option<f64>> {
-    let Some(read) = store::alarm_read(env, question_id).await? else {
-        return Ok(None);
-    };
-    let timing = timing(env);
-    let mut configs = read.channels;
-    let mut snap = Snapshot {
-        question: read.question,
-        channels: configs.iter().map(|c| c.kind.clone()).collect(),
-        attempts: read.attempts,
-    };
-    loop {
-        let now = now_ms();
-        match next_step(&snap, &timing, now) {
-            Step::Done => return Ok(None),
-            Step::WakeAt(t) => return Ok(Some(t)),
-            Step::MarkNotified => store::mark_notified(env, question_id, now).await?,
-            Step::Send { channel, event } => {
-                let row = &configs[channel];
-                let outcome = attempt(env, &snap, &row.kind, &row.config, event, now).await;
-                snap.record(&row.kind, event, outcome == Outcome::Delivered, now_ms());
-                if outcome == Outcome::Gone {
-                    // The subscription was dropped: it is no channel any more.
-                    configs.remove(channel);
-                    snap.channels.remove(channel);
-                }
-            }
-        }
-        // The question is read again after every step: a send can take
-        // seconds, and the question may have closed meanwhile. Nothing is then
-        // sent for it but its close, which carries why it closed.
-        match store::question(env, question_id).await? {
-            Some(q) => snap.question = q,
-            None => return Ok(None),
-        }
-    }
-}
-
-/// How one attempt went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Delivered,
-    /// Failed; the rules may try again.
-    Failed,
-    /// The push service says the subscription is gone (404, 410): it was
-    /// dropped, and is never tried again.
-    Gone,
-}
-
-/// One try of one channel: how it went, the HTTP status, and why it failed.
-pub struct Tried {
-    pub outcome: Outcome,
-    pub status: Option<u16>,
-    pub error: Option<String>,
-}
-
-/// Sends `event` of `q` to the channel stored as `kind`/`config`, once. A
-/// push subscription whose service says it is gone is dropped here: the
-/// alarm and the test push both go through this one place.
-pub async fn try_channel(
-    env: &Env,
-    kind: &str,
-    config: &str,
-    event: Event,
-    q: &Question,
-    now: f64,
-) -> Tried {
-    let channel = Channel::from_stored(kind, config);
-    let result = match &channel {
-        Ok(channel) => match request(env, channel, event, q, now) {
-            Ok(out) => send(&out, send_timeout(env)).await,
-            Err(e) => Err(e),
-        },
-        Err(e) => Err(format!("bad configuration: {e}")),
-    };
-    let push = matches!(channel, Ok(Channel::WebPush(_)));
-    let (outcome, status, error) = match result {
-        Ok(code) if (200..300).contains(&code) => (Outcome::Delivered, Some(code), None),
-        Ok(code @ (404 | 410)) if push => (
-            Outcome::Gone,
-            Some(code),
-            Some(format!("HTTP {code}: the subscription is gone; removed")),
-        ),
-        Ok(code) => (Outcome::Failed, Some(code), Some(format!("HTTP {code}"))),
-        Err(e) => (Outcome::Failed, None, Some(e)),
-    };
-    if outcome == Outcome::Gone {
-        let device_id = kind.trim_start_matches(WEBPUSH_PREFIX);
-        if let Err(e) = store::drop_gone_push(env, device_id, config, now_ms()).await {
-            worker::console_error!("could not drop the push subscription of {device_id}: {e}");
-        }
-    }
-    Tried {
-        outcome,
-        status,
-        error,
-    }
-}
-
-/// Sends one event to one channel and records the attempt.
-async fn attempt(
-    env: &Env,
-    snap: &Snapshot,
-    kind: &str,
-    config: &str,
-    event: Event,
-    now: f64,
-) -> Outcome {
-    let q = &snap.question;
-    let tried = try_channel(env, kind, config, event, q, now).await;
-    let record = Attempt {
-        question_id: &q.id,
-        channel: kind,
-        event,
-        attempt: snap.tried(kind, event) + 1,
-        ok: tried.outcome == Outcome::Delivered,
-        status: tried.status,
-        error: tried.error.as_deref(),
-    };
-    // Not fatal: an error here would make the runtime retry the whole alarm
-    // and send again what was just delivered.
-    if let Err(e) = store::record_attempt(env, &record, now_ms()).await {
-        worker::console_error!("could not record a delivery of {}: {e}", q.id);
-    }
-    tried.outcome
-}
-
-/// The channel's request; for Web Push with the Worker's VAPID identity and a
-/// fresh ephemeral key and salt.
-fn request(
-    env: &Env,
-    channel: &Channel,
-    event: Event,
-    q: &Question,
-    now: f64,
-) -> std::result::Result<Outgoing, String> {
-    let Channel::WebPush(_) = channel else {
-        return channel.request(event, q, now, None);
-    };
-    let vapid = match config::vapid(env) {
-        Some(v) => v?,
-        None => return channel.request(event, q, now, None),
-    };
-    let ephemeral = ids::ephemeral_key();
-    let sender = webpush::Sender {
-        vapid: &vapid,
-        now_s: (now / 1000.0) as u64,
-        ephemeral: &ephemeral,
-        salt: ids::random_bytes(),
-    };
-    channel.request(event, q, now, Some(&sender))
 }

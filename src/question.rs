@@ -1,39 +1,38 @@
 //! The question, as the Worker reads it from D1 and shows it to everyone: the
 //! "Needs you" list, the channels and the notifier's alarm all use this one
-//! type. A statement that returns only a few columns has its own narrow type
-//! ([`ClosedQuestion`]).
+//! type. What it shows is `needs_you_core::api::Question`, the API's own
+//! view, which the command line reads too; beside it, what only the Worker
+//! needs (when its task expires). A statement that returns only a few
+//! columns has its own narrow type ([`ClosedQuestion`]).
 
-use serde::{Deserialize, Deserializer, Serialize};
+use std::ops::{Deref, DerefMut};
 
-use needs_you_core::{Cli, CloseReason, Kind, QuestionOption, Terminal};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 
-/// One question with its task's name. Serialized, it is the list's and the
-/// webhook's `question` object.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+use needs_you_core::api;
+use needs_you_core::{Cli, Kind};
+
+/// One question with its task's name.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Question {
-    #[serde(rename = "question_id")]
-    pub id: String,
-    pub task_id: String,
-    pub task_name: String,
-    pub session: String,
-    pub cli: Cli,
-    pub kind: Kind,
-    pub text: String,
-    #[serde(deserialize_with = "options_from_json")]
-    pub options: Vec<QuestionOption>,
-    pub opened_at: i64,
-    pub notified_at: Option<i64>,
-    pub closed_at: Option<i64>,
-    pub close_reason: Option<CloseReason>,
+    /// What every screen and channel shows.
+    pub shown: api::Question,
     /// When its task stops being live; the alarm notifies no expired task.
-    #[serde(default, skip_serializing)]
     pub task_expires_at: Option<i64>,
-    /// Where its agent runs, as its reporter said (none from older reporters).
-    #[serde(default, deserialize_with = "terminal_from_json")]
-    pub terminal: Option<Terminal>,
-    /// A reply whose terminal an answer can be typed into from afar.
-    #[serde(default, deserialize_with = "crate::store::flag")]
-    pub answerable: bool,
+}
+
+impl Deref for Question {
+    type Target = api::Question;
+    fn deref(&self) -> &api::Question {
+        &self.shown
+    }
+}
+
+impl DerefMut for Question {
+    fn deref_mut(&mut self) -> &mut api::Question {
+        &mut self.shown
+    }
 }
 
 impl Question {
@@ -49,27 +48,71 @@ impl Question {
         opened_at: i64,
     ) -> Self {
         Question {
-            id: id.to_owned(),
-            task_id: String::new(),
-            task_name: task_name.to_owned(),
-            session: String::new(),
-            cli,
-            kind,
-            text: text.to_owned(),
-            options: vec![],
-            opened_at,
-            notified_at: None,
-            closed_at: None,
-            close_reason: None,
+            shown: api::Question {
+                question_id: id.to_owned(),
+                task_id: String::new(),
+                task_name: task_name.to_owned(),
+                session: String::new(),
+                cli,
+                kind,
+                text: text.to_owned(),
+                options: vec![],
+                opened_at,
+                notified_at: None,
+                closed_at: None,
+                close_reason: None,
+                terminal: None,
+                answerable: false,
+            },
             task_expires_at: None,
-            terminal: None,
-            answerable: false,
         }
     }
 
     /// Whether its task has expired at `now` (ms).
     pub fn task_expired(&self, now: f64) -> bool {
         self.task_expires_at.is_some_and(|t| t as f64 <= now)
+    }
+}
+
+/// A D1 row of `store::questions`' question statements: the view's columns,
+/// with `options` and `terminal` stored as JSON text and `answerable` as 0
+/// or 1, and the task's expiry. Parsed here, and nowhere else. A row that
+/// somehow holds bad options or a bad terminal shows none rather than
+/// failing the whole list.
+impl<'de> Deserialize<'de> for Question {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut row = Map::<String, Value>::deserialize(d)?;
+        let json_text = |v: Option<Value>, default: Value| match v {
+            Some(Value::String(t)) => serde_json::from_str(&t).unwrap_or(default),
+            _ => default,
+        };
+        let options = json_text(row.remove("options"), Value::Array(vec![]));
+        let options = match options {
+            Value::Array(_) => options,
+            _ => Value::Array(vec![]),
+        };
+        row.insert("options".into(), options);
+        let terminal = json_text(row.remove("terminal"), Value::Null);
+        let terminal = match serde_json::from_value::<needs_you_core::Terminal>(terminal) {
+            Ok(t) => serde_json::to_value(t).unwrap_or(Value::Null),
+            Err(_) => Value::Null,
+        };
+        row.insert("terminal".into(), terminal);
+        let answerable = match row.remove("answerable") {
+            Some(Value::Bool(b)) => b,
+            Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0) != 0.0,
+            _ => false,
+        };
+        row.insert("answerable".into(), Value::Bool(answerable));
+        let task_expires_at = row
+            .remove("task_expires_at")
+            .and_then(|v| v.as_f64())
+            .map(|t| t as i64);
+        let shown = serde_json::from_value(Value::Object(row)).map_err(serde::de::Error::custom)?;
+        Ok(Question {
+            shown,
+            task_expires_at,
+        })
     }
 }
 
@@ -82,23 +125,10 @@ pub struct ClosedQuestion {
     pub notified_at: Option<i64>,
 }
 
-/// `options` is stored as JSON text: parsed here, and nowhere else. A row
-/// that somehow holds something else shows no options rather than failing
-/// the whole list.
-fn options_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<QuestionOption>, D::Error> {
-    let text = String::deserialize(d)?;
-    Ok(serde_json::from_str(&text).unwrap_or_default())
-}
-
-/// `terminal` is stored as JSON text, or null.
-fn terminal_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Terminal>, D::Error> {
-    let text = Option::<String>::deserialize(d)?;
-    Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use needs_you_core::CloseReason;
     use serde_json::json;
 
     fn row() -> serde_json::Value {
@@ -116,7 +146,7 @@ mod tests {
         assert_eq!(q.options.len(), 2);
         assert_eq!(q.options[1].description.as_deref(), Some("stop"));
         assert!(!q.task_expired(4999.0) && q.task_expired(5000.0));
-        let out = serde_json::to_value(&q).unwrap();
+        let out = serde_json::to_value(&*q).unwrap();
         assert_eq!(out["question_id"], "q_1");
         assert_eq!(
             out["options"],

@@ -9,25 +9,19 @@
 //! answer still on its way, so one queued while it was away arrives once it
 //! is back. Revoking the task closes its sockets (`/close`).
 //!
-//! Messages are JSON. To the relay: `{"type": "answer", answer_id,
-//! question_id, session, session_seq, text}`. From it: `{"type": "hello"}`,
-//! `{"type": "received" | "typed", answer_id}`, `{"type": "failed",
-//! answer_id, reason}`. Every state change is checked against the socket's
-//! own task in D1, so a relay can only ever touch its own task's answers.
+//! The messages are `needs_you_core::relay`'s, the relay's own types. Every
+//! state change is checked against the socket's own task in D1, so a relay
+//! can only ever touch its own task's answers.
 
-use serde::Deserialize;
+use needs_you_core::relay::{Answer, FromRelay, ToRelay, CLOSE_REVOKED, MAX_REASON_CHARS};
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
     WebSocket, WebSocketIncomingMessage, WebSocketPair,
 };
 
 use crate::ids::now_ms;
-use crate::store::{self, ForRelay, Progress};
-
-/// The close code a relay reads as "your task was revoked: stop".
-pub const CLOSE_REVOKED: u16 = 4001;
-/// The longest failure reason kept from a relay.
-const MAX_REASON_CHARS: usize = 300;
+use crate::store;
+use needs_you_core::api::AnswerState;
 
 #[durable_object]
 pub struct Relay {
@@ -35,21 +29,10 @@ pub struct Relay {
     env: Env,
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum FromRelay {
-    Hello,
-    Received { answer_id: String },
-    Typed { answer_id: String },
-    Failed { answer_id: String, reason: String },
-}
-
-fn send(ws: &WebSocket, answer: &ForRelay) {
-    let mut msg = serde_json::to_value(answer).unwrap_or_default();
-    msg["type"] = "answer".into();
+fn send(ws: &WebSocket, answer: Answer) {
     // A socket that just went away is the relay's to reconnect; the answer
     // stays on its way in D1 and is sent again on its `hello`.
-    let _ = ws.send_with_str(msg.to_string());
+    let _ = ws.send_with_str(ToRelay::Answer(answer).to_frame());
 }
 
 impl DurableObject for Relay {
@@ -71,7 +54,7 @@ impl DurableObject for Relay {
                 let answer_id = req.headers().get("x-answer-id")?.unwrap_or_default();
                 if let Some(answer) = store::answer_on_its_way(&self.env, &answer_id).await? {
                     for ws in self.state.get_websockets() {
-                        send(&ws, &answer);
+                        send(&ws, answer.clone());
                     }
                 }
                 Response::empty()
@@ -105,7 +88,7 @@ impl DurableObject for Relay {
         match msg {
             FromRelay::Hello => {
                 for answer in store::answers_on_their_way(&self.env, &task_id, now).await? {
-                    send(&ws, &answer);
+                    send(&ws, answer);
                 }
             }
             FromRelay::Received { answer_id } => {
@@ -113,15 +96,22 @@ impl DurableObject for Relay {
                     &self.env,
                     &task_id,
                     &answer_id,
-                    Progress::Delivered,
+                    AnswerState::Delivered,
                     None,
                     now,
                 )
                 .await?
             }
             FromRelay::Typed { answer_id } => {
-                store::mark_answer(&self.env, &task_id, &answer_id, Progress::Typed, None, now)
-                    .await?
+                store::mark_answer(
+                    &self.env,
+                    &task_id,
+                    &answer_id,
+                    AnswerState::Typed,
+                    None,
+                    now,
+                )
+                .await?
             }
             FromRelay::Failed { answer_id, reason } => {
                 let reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
@@ -129,7 +119,7 @@ impl DurableObject for Relay {
                     &self.env,
                     &task_id,
                     &answer_id,
-                    Progress::Failed,
+                    AnswerState::Failed,
                     Some(&reason),
                     now,
                 )

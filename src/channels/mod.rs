@@ -2,12 +2,14 @@
 //!
 //! Each channel turns a question event into an [`Outgoing`] request with pure
 //! code ([`ntfy`], [`webhook`], [`webpush`]), so what goes on the wire is
-//! decided in one place and tested without a network; [`send`] is the only I/O.
+//! decided in one place and tested without a network; [`send`] is the only
+//! I/O, and [`attempt`] one try of one channel, recorded.
 //!
 //! ntfy and the webhook are set by the owner, one of each at most. Web Push is
 //! a channel per paired device that subscribed: its name is `webpush:<device
 //! id>`, and the alarm finds it beside the owner's other channels.
 
+pub mod attempt;
 pub mod ntfy;
 pub mod webhook;
 pub mod webpush;
@@ -16,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use needs_you_core::QuestionOption;
+use needs_you_core::{api, QuestionOption};
 use worker::{
     wasm_bindgen_futures, AbortController, Delay, Fetch, Headers, Method, Request, RequestInit,
     RequestRedirect,
@@ -35,9 +37,6 @@ pub struct Outgoing {
     pub body: Option<Vec<u8>>,
 }
 
-/// The channel kinds `PUT /v1/channels/{kind}` accepts.
-pub const KINDS: &[&str] = &["ntfy", "webhook"];
-
 /// The name of a device's Web Push channel starts with this, then its id.
 pub const WEBPUSH_PREFIX: &str = "webpush:";
 
@@ -50,14 +49,15 @@ pub enum Channel {
 
 impl Channel {
     /// Validates a configuration sent by an owner.
-    pub fn from_config(kind: &str, config: &Map<String, Value>) -> Result<Channel, String> {
+    pub fn from_config(
+        kind: api::ChannelKind,
+        config: &Map<String, Value>,
+    ) -> Result<Channel, String> {
         match kind {
-            "ntfy" => ntfy::Ntfy::from_config(config).map(Channel::Ntfy),
-            "webhook" => webhook::Webhook::from_config(config).map(Channel::Webhook),
-            other => Err(format!(
-                "unknown channel kind {other:?}; use one of {}",
-                KINDS.join(", ")
-            )),
+            api::ChannelKind::Ntfy => ntfy::Ntfy::from_config(config).map(Channel::Ntfy),
+            api::ChannelKind::Webhook => {
+                webhook::Webhook::from_config(config).map(Channel::Webhook)
+            }
         }
     }
 
@@ -69,6 +69,8 @@ impl Channel {
                 .map(Channel::WebPush)
                 .map_err(|e| format!("the stored subscription is unreadable: {e}"));
         }
+        let kind = api::ChannelKind::parse(kind)
+            .ok_or_else(|| format!("the stored channel kind {kind:?} is unknown"))?;
         match serde_json::from_str::<Value>(stored) {
             Ok(Value::Object(map)) => Channel::from_config(kind, &map),
             _ => Err("the stored configuration is not a JSON object".into()),
@@ -85,17 +87,21 @@ impl Channel {
         .unwrap_or(Value::Null)
     }
 
-    /// What an owner may read back: never a token or a secret.
-    pub fn public(&self, kind: &str) -> Value {
+    /// What an owner may read back of a channel they set: never a token or
+    /// a secret. A device's push subscription is no owner's to read.
+    pub fn public(&self) -> Option<api::ChannelSettings> {
         match self {
-            Channel::Ntfy(c) => {
-                serde_json::json!({"kind": kind, "url": c.url, "priority": c.priority,
-                "click": c.click, "has_token": c.token.is_some()})
-            }
-            Channel::Webhook(c) => {
-                serde_json::json!({"kind": kind, "url": c.url, "has_secret": true})
-            }
-            Channel::WebPush(_) => serde_json::json!({"kind": kind}),
+            Channel::Ntfy(c) => Some(api::ChannelSettings::Ntfy {
+                url: c.url.clone(),
+                priority: c.priority,
+                click: c.click.clone(),
+                has_token: c.token.is_some(),
+            }),
+            Channel::Webhook(c) => Some(api::ChannelSettings::Webhook {
+                url: c.url.clone(),
+                has_secret: true,
+            }),
+            Channel::WebPush(_) => None,
         }
     }
 
@@ -216,12 +222,13 @@ mod tests {
         ];
         for (kind, c) in refused {
             assert!(
-                Channel::from_config(kind, &cfg(c.clone())).is_err(),
+                Channel::from_config(api::ChannelKind::parse(kind).unwrap(), &cfg(c.clone()))
+                    .is_err(),
                 "{kind} {c}"
             );
         }
         let ok = Channel::from_config(
-            "ntfy",
+            api::ChannelKind::Ntfy,
             &cfg(json!({"url": "https://ntfy.sh/topic", "token": "tk_1"})),
         );
         assert!(ok.is_ok());

@@ -86,7 +86,7 @@ impl Ntfy {
                 let message = truncate_bytes(&message, MAX_MESSAGE_BYTES);
                 let mut body = serde_json::json!({
                     "topic": topic, "title": title, "message": message, "priority": self.priority,
-                    "tags": [tag, q.cli.as_str()], "sequence_id": q.id,
+                    "tags": [tag, q.cli.as_str()], "sequence_id": q.question_id,
                 });
                 if let Some(click) = &self.click {
                     body["click"] = Value::String(click.clone());
@@ -100,7 +100,7 @@ impl Ntfy {
             }
             Event::Close => Outgoing {
                 method: "PUT",
-                url: format!("{base}/{topic}/{}/clear", q.id),
+                url: format!("{base}/{topic}/{}/clear", q.question_id),
                 headers,
                 body: None,
             },
@@ -151,20 +151,18 @@ mod tests {
     fn a_long_question_is_cut_to_what_ntfy_shows() {
         let c = json!({"url": "https://ntfy.sh/topic"});
         let ntfy = Ntfy::from_config(c.as_object().unwrap()).unwrap();
-        let q = Question {
-            options: vec![QuestionOption {
-                label: "yes".into(),
-                description: None,
-            }],
-            ..Question::open(
-                "q_1",
-                "deploy",
-                Cli::Codex,
-                Kind::Reply,
-                &"\u{1F680}".repeat(4000),
-                0,
-            )
-        };
+        let mut q = Question::open(
+            "q_1",
+            "deploy",
+            Cli::Codex,
+            Kind::Reply,
+            &"\u{1F680}".repeat(4000),
+            0,
+        );
+        q.options = vec![QuestionOption {
+            label: "yes".into(),
+            description: None,
+        }];
         let body: Value =
             serde_json::from_slice(&ntfy.request(Event::Open, &q).body.unwrap()).unwrap();
         let message = body["message"].as_str().unwrap();

@@ -45,8 +45,8 @@ impl Webhook {
             Event::Open => "question.open",
             Event::Close => "question.closed",
         };
-        let body =
-            serde_json::json!({"event": name, "sent_at": now as i64, "question": q}).to_string();
+        let body = serde_json::json!({"event": name, "sent_at": now as i64, "question": &q.shown})
+            .to_string();
         Outgoing {
             method: "POST",
             url: self.url.clone(),

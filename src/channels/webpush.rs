@@ -207,11 +207,11 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
     };
     json!({
         "event": event.as_str(),
-        "question_id": q.id,
-        "tag": format!("question-{}", q.id),
+        "question_id": q.question_id,
+        "tag": format!("question-{}", q.question_id),
         "title": title,
         "body": body,
-        "url": format!("/#question-{}", q.id),
+        "url": format!("/#question-{}", q.question_id),
         "reason": q.close_reason.map(|r| r.as_str()),
     })
 }
@@ -251,7 +251,7 @@ pub fn request(
             ("content-type", "application/octet-stream".to_owned()),
             ("ttl", TTL_S.to_string()),
             ("urgency", "high".to_owned()),
-            ("topic", topic(&q.id)),
+            ("topic", topic(&q.question_id)),
         ],
         body: Some(body),
     })
@@ -459,15 +459,13 @@ mod tests {
         // Four bytes a character, and six once escaped: both far over 4 KB
         // at the character limits.
         for heavy in ["\u{1F680}", "\u{1b}"] {
-            let q = Question {
-                task_name: "\u{1F680}".repeat(100),
-                text: heavy.repeat(2000),
-                options: vec![QuestionOption {
-                    label: heavy.repeat(400),
-                    description: None,
-                }],
-                ..question()
-            };
+            let mut q = question();
+            q.task_name = "\u{1F680}".repeat(100);
+            q.text = heavy.repeat(2000);
+            q.options = vec![QuestionOption {
+                label: heavy.repeat(400),
+                description: None,
+            }];
             let m = message(Event::Open, &q);
             assert!(m.len() <= MAX_MESSAGE_BYTES, "{} bytes", m.len());
             let text = serde_json::from_str::<Value>(&m).unwrap()["body"]
@@ -484,10 +482,8 @@ mod tests {
             assert!(body.len() <= 4096, "{} bytes", body.len());
         }
         // A light text is not cut below the character limit.
-        let q = Question {
-            text: "a".repeat(2000),
-            ..question()
-        };
+        let mut q = question();
+        q.text = "a".repeat(2000);
         let m: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
         assert!(m["body"]
             .as_str()

@@ -3,13 +3,12 @@
 //! it, and `GET /v1/relay`, the WebSocket
 //! through which the task's relay receives its answers ([`crate::relay`]).
 
-use serde_json::json;
 use worker::{Context, Env, Request};
 
-use needs_you_core::answer;
+use needs_you_core::{answer, api};
 
-use crate::api::{ok, read_object, ApiError, ApiResult};
 use crate::ids::{new_id, now_ms};
+use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::store::{self, Queued};
 use crate::{auth, relay};
 
@@ -38,7 +37,12 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             ctx.wait_until(async move { relay::deliver(&env2, &task_id, &id).await });
             ok(
                 201,
-                &json!({"answer_id": answer_id, "question_id": question_id, "state": "queued", "text": text}),
+                &api::Queued {
+                    answer_id,
+                    question_id: question_id.to_owned(),
+                    state: api::AnswerState::Queued,
+                    text,
+                },
             )
         }
         Queued::NotFound => Err(ApiError::not_found()),

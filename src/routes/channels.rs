@@ -1,72 +1,75 @@
 //! Notification channels: `PUT`, `GET` and `DELETE /v1/channels/{kind}`, and
 //! `POST /v1/channels/test`.
 
-use serde_json::{json, Value};
+use serde_json::json;
 use worker::{Env, Request};
 
+use needs_you_core::api::{self, ChannelKind};
 use needs_you_core::{Cli, Kind};
 
-use crate::api::{ok, read_object, ApiError, ApiResult};
-use crate::channels::{Channel, KINDS, WEBPUSH_PREFIX};
+use crate::channels::attempt::{try_channel, Outcome};
+use crate::channels::{Channel, WEBPUSH_PREFIX};
+use crate::config::Settings;
 use crate::delivery::Event;
 use crate::ids::now_ms;
-use crate::notifier::Outcome;
+use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::question::Question;
-use crate::{auth, notifier, store};
+use crate::{auth, store};
 
-fn known_kind(kind: &str) -> Result<(), ApiError> {
-    if KINDS.contains(&kind) {
-        Ok(())
-    } else {
-        Err(ApiError::new(
+fn known_kind(kind: &str) -> Result<ChannelKind, ApiError> {
+    ChannelKind::parse(kind).ok_or_else(|| {
+        ApiError::new(
             404,
             "unknown_channel",
-            format!("no channel kind {kind:?}; use one of {}", KINDS.join(", ")),
-        ))
-    }
+            format!(
+                "no channel kind {kind:?}; use one of {}",
+                ChannelKind::choices()
+            ),
+        )
+    })
 }
 
 pub async fn put(mut req: Request, env: &Env, kind: &str) -> ApiResult {
     let owner = auth::owner(&req, env).await?;
-    known_kind(kind)?;
+    let kind = known_kind(kind)?;
     let body = read_object(&mut req).await?;
     let channel = Channel::from_config(kind, &body)
         .map_err(|m| ApiError::bad_request("invalid_channel", m))?;
     store::put_channel(
         env,
         &owner.id,
-        kind,
+        kind.as_str(),
         &channel.stored().to_string(),
         now_ms(),
     )
     .await?;
-    ok(200, &channel.public(kind))
+    ok(200, &channel.public())
 }
 
 pub async fn list(req: Request, env: &Env) -> ApiResult {
     let owner = auth::owner(&req, env).await?;
-    let channels: Vec<Value> = store::channels(env, &owner.id)
+    let channels: Vec<api::Channel> = store::channels(env, &owner.id)
         .await?
-        .iter()
+        .into_iter()
         .filter_map(|row| {
-            let mut public = Channel::from_stored(&row.kind, &row.config)
+            let settings = Channel::from_stored(&row.kind, &row.config)
                 .ok()?
-                .public(&row.kind);
+                .public()?;
             // Why a phone stopped ringing: the last delivery that worked and
             // the last that did not, with its error.
-            public["last_success_at"] = json!(row.last_success_at);
-            public["last_failure_at"] = json!(row.last_failure_at);
-            public["last_error"] = json!(row.last_error);
-            Some(public)
+            Some(api::Channel {
+                settings,
+                outcome: Some(row.outcome),
+            })
         })
         .collect();
-    ok(200, &json!({"channels": channels}))
+    ok(200, &api::Channels { channels })
 }
 
 pub async fn delete(req: Request, env: &Env, kind: &str) -> ApiResult {
     let owner = auth::owner(&req, env).await?;
-    known_kind(kind)?;
-    if !store::delete_channel(env, &owner.id, kind).await? {
+    let kind = known_kind(kind)?;
+    if !store::delete_channel(env, &owner.id, kind.as_str()).await? {
         return Err(ApiError::not_found());
     }
     ok(200, &json!({"kind": kind, "deleted": true}))
@@ -86,16 +89,22 @@ pub async fn test(req: Request, env: &Env) -> ApiResult {
         "A test notification: this channel reaches you.",
         now as i64,
     );
+    let settings = Settings::read(env);
     let mut results = Vec::new();
     for row in store::channels_of_owner(env, &owner.id).await? {
-        let tried = notifier::try_channel(env, &row.kind, &row.config, Event::Open, &q, now).await;
+        let tried = try_channel(env, &settings, &row.kind, &row.config, Event::Open, &q, now).await;
         let name = if row.kind.starts_with(WEBPUSH_PREFIX) {
             format!("browser: {}", row.name)
         } else {
             row.name.clone()
         };
-        results.push(json!({"channel": row.kind, "name": name,
-            "ok": tried.outcome == Outcome::Delivered, "status": tried.status, "error": tried.error}));
+        results.push(api::TestResult {
+            channel: row.kind,
+            name,
+            ok: tried.outcome == Outcome::Delivered,
+            status: tried.status,
+            error: tried.error,
+        });
     }
-    ok(200, &json!({"results": results}))
+    ok(200, &api::TestResults { results })
 }

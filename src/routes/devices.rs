@@ -2,15 +2,16 @@
 //! one-time code; the new device redeems it for its own credential. The owner
 //! lists and revokes devices; a device sees and revokes only itself.
 
+use needs_you_core::api;
 use serde_json::json;
 use worker::{Env, Request};
 
-use crate::api::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::auth;
 use crate::config::pairing_ttl_ms;
 use crate::ids::{
     new_id, new_token, normalize_code, now_ms, pairing_code, sha256_hex, DEVICE_PREFIX,
 };
+use crate::json::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::store::{self, NewPairing, Redeem};
 
 pub const MAX_NAME_CHARS: usize = 100;
@@ -38,7 +39,11 @@ pub async fn create(req: Request, env: &Env) -> ApiResult {
             let origin = crate::urls::origin(&url);
             return ok(
                 201,
-                &json!({"code": code, "url": format!("{origin}/pair#{code}"), "expires_at": expires_at as i64}),
+                &api::Pairing {
+                    url: format!("{origin}/pair#{code}"),
+                    code,
+                    expires_at: expires_at as i64,
+                },
             );
         }
     }
@@ -80,7 +85,11 @@ pub async fn redeem(mut req: Request, env: &Env) -> ApiResult {
     }
     ok(
         201,
-        &json!({"device_id": device_id, "name": name, "token": token}),
+        &api::NewDevice {
+            device_id,
+            name,
+            token,
+        },
     )
 }
 

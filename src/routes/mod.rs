@@ -15,7 +15,7 @@ use needs_you_core::report::MAX_BODY_BYTES;
 use serde_json::json;
 use worker::{Context, Env, Method, Request, Response};
 
-use crate::api::{declared_length, ok, read_bytes, ApiError, ApiResult};
+use crate::json::{declared_length, ok, read_bytes, ApiError, ApiResult};
 
 /// Answers one request: the API under `/v1/`, the page's files elsewhere.
 /// Every API answer says `Cache-Control: no-store`: it may carry a credential
@@ -58,57 +58,70 @@ async fn drain(req: &mut Request) {
     }
 }
 
+/// One path's methods: the route for each, and 405 for any other.
+macro_rules! methods {
+    ($method:expr, $path:expr; $($m:ident => $route:expr),+ $(,)?) => {
+        match $method {
+            $(Method::$m => $route,)+
+            other => Err(not_allowed(&other, $path)),
+        }
+    };
+}
+
+/// Dispatches on the path first, then on the method: each path is written
+/// once, with its methods beside it.
 async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let path = req.path();
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     let method = req.method();
-    match (method.clone(), parts.as_slice()) {
-        (Method::Get, ["v1", "health"]) => ok(200, &json!({"ok": true})),
-        (Method::Post, ["v1", "owners"]) => owners::create(req, env).await,
-        (Method::Post, ["v1", "owners", "me", "token"]) => owners::rotate(req, env).await,
-        (Method::Post, ["v1", "tasks"]) => tasks::create(req, env).await,
-        (Method::Get, ["v1", "tasks"]) => tasks::list(req, env).await,
-        (Method::Delete, ["v1", "tasks", id]) => tasks::revoke(req, env, id).await,
-        (Method::Get, ["v1", "task"]) => tasks::whoami(req, env).await,
-        (Method::Post, ["v1", "reports"]) => reports::post(req, env, ctx).await,
-        (Method::Get, ["v1", "needs-you"]) => needs_you::list(req, env).await,
-        (Method::Get, ["v1", "questions", id, "deliveries"]) => {
-            needs_you::deliveries(req, env, id).await
+    let p = path.as_str();
+    match parts.as_slice() {
+        ["v1", "health"] => methods!(method, p; Get => ok(200, &json!({"ok": true}))),
+        ["v1", "owners"] => methods!(method, p; Post => owners::create(req, env).await),
+        ["v1", "owners", "me", "token"] => {
+            methods!(method, p; Post => owners::rotate(req, env).await)
         }
-        (Method::Post, ["v1", "questions", id, "dismiss"]) => {
-            needs_you::dismiss(req, env, id).await
+        ["v1", "tasks"] => methods!(method, p;
+            Post => tasks::create(req, env).await,
+            Get => tasks::list(req, env).await),
+        ["v1", "tasks", id] => methods!(method, p; Delete => tasks::revoke(req, env, id).await),
+        ["v1", "task"] => methods!(method, p; Get => tasks::whoami(req, env).await),
+        ["v1", "reports"] => methods!(method, p; Post => reports::post(req, env, ctx).await),
+        ["v1", "needs-you"] => methods!(method, p; Get => needs_you::list(req, env).await),
+        ["v1", "questions", id, "deliveries"] => {
+            methods!(method, p; Get => needs_you::deliveries(req, env, id).await)
         }
-        (Method::Post, ["v1", "questions", id, "answers"]) => {
-            answers::post(req, env, ctx, id).await
+        ["v1", "questions", id, "dismiss"] => {
+            methods!(method, p; Post => needs_you::dismiss(req, env, id).await)
         }
-        (Method::Get, ["v1", "answers", id]) => answers::get(req, env, id).await,
-        (Method::Get, ["v1", "relay"]) => answers::connect(req, env).await,
-        (Method::Post, ["v1", "pairings"]) => devices::create(req, env).await,
-        (Method::Post, ["v1", "devices"]) => devices::redeem(req, env).await,
-        (Method::Get, ["v1", "devices"]) => devices::list(req, env).await,
-        (Method::Put, ["v1", "devices", "me", "push"]) => push::subscribe(req, env).await,
-        (Method::Delete, ["v1", "devices", "me", "push"]) => push::unsubscribe(req, env).await,
-        (Method::Delete, ["v1", "devices", id]) => devices::revoke(req, env, id).await,
-        (Method::Get, ["v1", "push", "key"]) => push::key(env),
-        (Method::Get, ["v1", "channels"]) => channels::list(req, env).await,
-        (Method::Post, ["v1", "channels", "test"]) => channels::test(req, env).await,
-        (Method::Put, ["v1", "channels", kind]) => channels::put(req, env, kind).await,
-        (Method::Delete, ["v1", "channels", kind]) => channels::delete(req, env, kind).await,
-        (
-            _,
-            ["v1", "health" | "owners" | "tasks" | "task" | "reports" | "needs-you" | "channels"
-            | "pairings" | "devices"],
-        )
-        | (_, ["v1", "tasks" | "channels" | "devices" | "answers", _])
-        | (_, ["v1", "questions", _, "deliveries" | "dismiss" | "answers"])
-        | (_, ["v1", "relay"])
-        | (_, ["v1", "owners", "me", "token"])
-        | (_, ["v1", "devices", "me", "push"])
-        | (_, ["v1", "push", "key"]) => Err(ApiError::new(
-            405,
-            "method_not_allowed",
-            format!("{} is not allowed on {path}", method.as_ref()),
-        )),
+        ["v1", "questions", id, "answers"] => {
+            methods!(method, p; Post => answers::post(req, env, ctx, id).await)
+        }
+        ["v1", "answers", id] => methods!(method, p; Get => answers::get(req, env, id).await),
+        ["v1", "relay"] => methods!(method, p; Get => answers::connect(req, env).await),
+        ["v1", "pairings"] => methods!(method, p; Post => devices::create(req, env).await),
+        ["v1", "devices"] => methods!(method, p;
+            Post => devices::redeem(req, env).await,
+            Get => devices::list(req, env).await),
+        ["v1", "devices", "me", "push"] => methods!(method, p;
+            Put => push::subscribe(req, env).await,
+            Delete => push::unsubscribe(req, env).await),
+        ["v1", "devices", id] => methods!(method, p; Delete => devices::revoke(req, env, id).await),
+        ["v1", "push", "key"] => methods!(method, p; Get => push::key(env)),
+        ["v1", "channels"] => methods!(method, p; Get => channels::list(req, env).await),
+        // `test` is no channel kind: POST tests them all, PUT and DELETE say so.
+        ["v1", "channels", "test"] if method == Method::Post => channels::test(req, env).await,
+        ["v1", "channels", kind] => methods!(method, p;
+            Put => channels::put(req, env, kind).await,
+            Delete => channels::delete(req, env, kind).await),
         _ => Err(ApiError::new(404, "not_found", format!("no route {path}"))),
     }
+}
+
+fn not_allowed(method: &Method, path: &str) -> ApiError {
+    ApiError::new(
+        405,
+        "method_not_allowed",
+        format!("{} is not allowed on {path}", method.as_ref()),
+    )
 }

@@ -1,13 +1,13 @@
 //! `GET /v1/needs-you`: the owner's open questions, newest first; one
 //! question's delivery log; and dismissing a question from the page.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use needs_you_core::Cli;
+use needs_you_core::api;
 use worker::{Env, Request, Response};
 
-use crate::api::{json_response, ok, ApiError, ApiResult};
 use crate::ids::now_ms;
+use crate::json::{json_response, ok, ApiError, ApiResult};
 use crate::store::Dismissed;
 use crate::{auth, notifier, store};
 
@@ -32,33 +32,25 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
     let page = store::list_page(env, &person.owner_id, now).await?;
     // Each question with who asks, in the words every screen shows, and its
     // latest answer (the last in order wins), or null.
-    let questions: Vec<Value> = page
+    let questions: Vec<api::Listed> = page
         .questions
-        .iter()
-        .map(|q| {
-            let mut v = serde_json::to_value(q).unwrap_or_default();
-            v["who"] = q.cli.asking(q.kind).into();
-            let answer = page.answers.iter().rev().find(|a| a.question_id == q.id);
-            v["answer"] = serde_json::to_value(answer).unwrap_or_default();
-            v
+        .into_iter()
+        .map(|q| api::Listed {
+            who: q.cli.asking(q.kind),
+            answer: page
+                .answers
+                .iter()
+                .rev()
+                .find(|a| a.question_id == q.question_id)
+                .map(|a| a.answer.clone()),
+            question: q.shown,
         })
         .collect();
-    // Each task with its agent's name.
-    let tasks: Vec<Value> = page
-        .tasks
-        .iter()
-        .map(|t| {
-            let mut v = serde_json::to_value(t).unwrap_or_default();
-            v["agent"] = t
-                .cli
-                .as_deref()
-                .and_then(Cli::parse)
-                .map(Cli::display_name)
-                .into();
-            v
-        })
-        .collect();
-    let resp = json_response(200, &json!({"questions": questions, "tasks": tasks}))?;
+    let list = api::NeedsYou {
+        questions,
+        tasks: page.tasks,
+    };
+    let resp = json_response(200, &list)?;
     resp.headers().set("etag", &etag(page.revision))?;
     Ok(resp)
 }

@@ -1,11 +1,11 @@
 //! `POST /v1/owners`: the admin creates an owner; the token is shown once.
 //! `POST /v1/owners/me/token`: an owner replaces a token that may have leaked.
 
-use serde_json::json;
+use needs_you_core::api;
 use worker::{Env, Request};
 
-use crate::api::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::ids::{new_id, new_token, now_ms, sha256_hex, OWNER_PREFIX};
+use crate::json::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::{auth, store};
 
 pub const MAX_NAME_CHARS: usize = 100;
@@ -16,7 +16,14 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     let name = name_field(&body, "name", MAX_NAME_CHARS)?;
     let (id, token) = (new_id("own_"), new_token(OWNER_PREFIX));
     store::create_owner(env, &id, &name, &sha256_hex(token.as_bytes()), now_ms()).await?;
-    ok(201, &json!({"owner_id": id, "name": name, "token": token}))
+    ok(
+        201,
+        &api::NewOwner {
+            owner_id: id,
+            name,
+            token,
+        },
+    )
 }
 
 /// `POST /v1/owners/me/token`: a new owner token, shown once; the one the
@@ -31,5 +38,11 @@ pub async fn rotate(req: Request, env: &Env) -> ApiResult {
             "the owner token was replaced meanwhile",
         ));
     }
-    ok(200, &json!({"owner_id": owner.id, "token": token}))
+    ok(
+        200,
+        &api::NewToken {
+            owner_id: owner.id,
+            token,
+        },
+    )
 }

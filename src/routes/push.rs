@@ -4,10 +4,10 @@
 use serde_json::{json, Value};
 use worker::{Env, Request};
 
-use crate::api::{ok, read_object, ApiError, ApiResult};
 use crate::channels::webpush::Subscription;
 use crate::config::{allow_loopback_push, vapid};
 use crate::ids::now_ms;
+use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::{auth, store};
 
 /// `GET /v1/push/key`: `{public_key}`, the page's `applicationServerKey`.

@@ -10,8 +10,8 @@ use worker::{Context, Env, Request};
 
 use needs_you_core::{Report, ReportError};
 
-use crate::api::{ok, read_bytes, ApiError, ApiResult};
 use crate::ids::{new_id, now_ms};
+use crate::json::{ok, read_bytes, ApiError, ApiResult};
 use crate::store::{ReportKeys, ReportOutcome};
 use crate::{auth, notifier, store};
 

@@ -1,12 +1,13 @@
 //! Tasks: an owner (or a device of theirs, such as the `needs-you` command
 //! line) creates, lists and revokes them; a task asks who it is.
 
+use needs_you_core::api;
 use serde_json::{json, Value};
 use worker::{Env, Request};
 
-use crate::api::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::ids::{new_id, new_token, now_ms, sha256_hex, TASK_PREFIX};
-use crate::store::{self, NewTask};
+use crate::json::{name_field, ok, read_object, ApiError, ApiResult};
+use crate::store::{self, TaskRow};
 use crate::{auth, notifier, relay};
 
 pub const MAX_NAME_CHARS: usize = 100;
@@ -37,7 +38,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     let hash = sha256_hex(credential.as_bytes());
     store::create_task(
         env,
-        &NewTask {
+        &TaskRow {
             id: &id,
             owner_id: &person.owner_id,
             name: &name,
@@ -49,7 +50,12 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     .await?;
     ok(
         201,
-        &json!({"task_id": id, "name": name, "credential": credential, "expires_at": expires_at.map(|t| t as i64)}),
+        &api::NewTask {
+            task_id: id,
+            name,
+            credential,
+            expires_at: expires_at.map(|t| t as i64),
+        },
     )
 }
 
@@ -57,7 +63,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
 pub async fn list(req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
     let tasks = store::list_tasks(env, &person.owner_id, now_ms()).await?;
-    ok(200, &json!({"tasks": tasks}))
+    ok(200, &api::Tasks { tasks })
 }
 
 /// `DELETE /v1/tasks/{id}`: the credential stops working at once, and the
@@ -78,5 +84,11 @@ pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
 /// `GET /v1/task`: who am I, for a task credential.
 pub async fn whoami(req: Request, env: &Env) -> ApiResult {
     let task = auth::task(&req, env, now_ms()).await?;
-    ok(200, &json!({"task_id": task.id, "name": task.name}))
+    ok(
+        200,
+        &api::TaskIdentity {
+            task_id: task.id,
+            name: task.name,
+        },
+    )
 }

@@ -1,11 +1,12 @@
 //! Owners and tasks: creation, credential look-ups, listing and revocation.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use worker::{Env, Result};
 
-use needs_you_core::CloseReason;
+use needs_you_core::{api, CloseReason};
 
+use super::revision::BUMP_REVISION;
 use super::{changes, db, n, opt_n, questions, s, stmt};
 use crate::question::ClosedQuestion;
 
@@ -76,7 +77,7 @@ pub async fn task_by_credential_hash(env: &Env, hash: &str) -> Result<Option<Tas
         .await
 }
 
-pub struct NewTask<'a> {
+pub struct TaskRow<'a> {
     pub id: &'a str,
     pub owner_id: &'a str,
     pub name: &'a str,
@@ -90,7 +91,7 @@ const CREATE_TASK: &str = "
 INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
-pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
+pub async fn create_task(env: &Env, t: &TaskRow<'_>, now: f64) -> Result<()> {
     let db = db(env)?;
     let args = [
         s(t.id),
@@ -108,54 +109,6 @@ pub async fn create_task(env: &Env, t: &NewTask<'_>, now: f64) -> Result<()> {
     Ok(())
 }
 
-/// Raises the owner's list revision (the list's ETag): every statement batch
-/// that changes what `GET /v1/needs-you` shows ends with this one, or with
-/// one of the two below, which find the owner from a task (or, for a relay's
-/// hello, `answers.rs`'s, which raises it only if an answer failed). Binds ?1
-/// the owner id.
-pub(super) const BUMP_REVISION: &str = "UPDATE owners SET revision = revision + 1 WHERE id = ?1";
-
-/// [`BUMP_REVISION`] for a report, once its batch has claimed the session:
-/// only when this very report was applied (its task live, no newer report of
-/// the session before it). A revoked task's hooks, which fire until its agent
-/// ends, and stale retries leave the page's ETag alone. Binds ?1 the
-/// credential's hash, ?2 the session, ?3 the report's id.
-pub(super) const BUMP_REVISION_OF_APPLIED_REPORT: &str = "
-UPDATE owners SET revision = revision + 1
-WHERE id = (SELECT t.owner_id FROM tasks t JOIN sessions s ON s.task_id = t.id
-            WHERE t.credential_hash = ?1 AND s.session = ?2 AND s.applied_id = ?3)";
-
-/// [`BUMP_REVISION`] for the owner of a task. Binds ?1 the task id.
-pub(super) const BUMP_REVISION_OF_TASK_ID: &str = "
-UPDATE owners SET revision = revision + 1
-WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)";
-
-/// The owner's list revision. Binds ?1 the owner id.
-pub(super) const REVISION: &str = "SELECT revision FROM owners WHERE id = ?1";
-
-#[derive(Deserialize)]
-pub(super) struct RevisionRow {
-    pub revision: i64,
-}
-
-pub async fn list_revision(env: &Env, owner_id: &str) -> Result<i64> {
-    let db = db(env)?;
-    let row: Option<RevisionRow> = stmt(&db, REVISION, &[s(owner_id)])?.first(None).await?;
-    Ok(row.map_or(0, |r| r.revision))
-}
-
-#[derive(Deserialize, Serialize)]
-pub struct TaskView {
-    pub task_id: String,
-    pub name: String,
-    pub state: String,
-    pub created_at: i64,
-    pub expires_at: Option<i64>,
-    pub last_report_at: Option<i64>,
-    /// The agent that reported last, if any did.
-    pub cli: Option<String>,
-}
-
 /// The owner's live tasks (neither revoked nor expired), newest first.
 /// Binds ?1 the owner id, ?2 now.
 pub(super) const LIST_TASKS: &str = "
@@ -167,12 +120,19 @@ FROM tasks t
 WHERE t.owner_id = ?1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
 ORDER BY t.created_at DESC";
 
-pub async fn list_tasks(env: &Env, owner_id: &str, now: f64) -> Result<Vec<TaskView>> {
+pub async fn list_tasks(env: &Env, owner_id: &str, now: f64) -> Result<Vec<api::Task>> {
     let db = db(env)?;
-    stmt(&db, LIST_TASKS, &[s(owner_id), n(now)])?
+    let tasks: Vec<api::Task> = stmt(&db, LIST_TASKS, &[s(owner_id), n(now)])?
         .all()
         .await?
-        .results()
+        .results()?;
+    Ok(tasks.into_iter().map(named).collect())
+}
+
+/// A task with its agent's name, as every list shows it.
+pub(super) fn named(mut t: api::Task) -> api::Task {
+    t.agent = t.cli.map(|c| c.display_name().to_owned());
+    t
 }
 
 /// Revokes the task if it is the owner's. Binds ?1 the task id, ?2 the owner id, ?3 now.

@@ -3,9 +3,11 @@
 //! reports back. Every statement that changes one also raises the owner's
 //! list revision, so the page shows the answer's state as it moves.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{Env, Result};
+
+use needs_you_core::{api, relay};
 
 use super::{db, n, s, stmt};
 
@@ -68,7 +70,7 @@ pub async fn queue_answer(
                 QUEUE,
                 &[s(question_id), s(owner_id), n(now), s(answer_id), s(text)],
             )?,
-            stmt(&db, super::BUMP_REVISION, &[s(owner_id)])?,
+            stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
         ])
         .await?;
     #[derive(Deserialize)]
@@ -86,18 +88,6 @@ pub async fn queue_answer(
             None => Queued::NotFound,
         },
     )
-}
-
-/// An answer as the relay receives it.
-#[derive(Debug, Deserialize, Serialize)]
-pub struct ForRelay {
-    pub answer_id: String,
-    pub question_id: String,
-    pub session: String,
-    /// The session's last report the server applied: the relay types only if
-    /// its machine saw no newer one.
-    pub session_seq: i64,
-    pub text: String,
 }
 
 /// Answers that never reached the agent's machine and whose question closed
@@ -130,7 +120,11 @@ FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered')
 ORDER BY a.created_at";
 
-pub async fn answers_on_their_way(env: &Env, task_id: &str, now: f64) -> Result<Vec<ForRelay>> {
+pub async fn answers_on_their_way(
+    env: &Env,
+    task_id: &str,
+    now: f64,
+) -> Result<Vec<relay::Answer>> {
     let db = db(env)?;
     let results = db
         .batch(vec![
@@ -150,7 +144,7 @@ SELECT a.id AS answer_id, a.question_id, q.session,
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL";
 
-pub async fn answer_on_its_way(env: &Env, answer_id: &str) -> Result<Option<ForRelay>> {
+pub async fn answer_on_its_way(env: &Env, answer_id: &str) -> Result<Option<relay::Answer>> {
     let db = db(env)?;
     stmt(&db, ONE_ON_ITS_WAY, &[s(answer_id)])?
         .first(None)
@@ -164,29 +158,11 @@ UPDATE answers SET state = ?3, reason = ?4, updated_at = ?5
 WHERE id = ?1 AND task_id = ?2
   AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'failed')))";
 
-/// What the relay reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Progress {
-    Delivered,
-    Typed,
-    Failed,
-}
-
-impl Progress {
-    fn as_str(self) -> &'static str {
-        match self {
-            Progress::Delivered => "delivered",
-            Progress::Typed => "typed",
-            Progress::Failed => "failed",
-        }
-    }
-}
-
 pub async fn mark_answer(
     env: &Env,
     task_id: &str,
     answer_id: &str,
-    progress: Progress,
+    progress: api::AnswerState,
     reason: Option<&str>,
     now: f64,
 ) -> Result<()> {
@@ -200,7 +176,11 @@ pub async fn mark_answer(
     ];
     db.batch(vec![
         stmt(&db, MARK, &args)?,
-        stmt(&db, super::BUMP_REVISION_OF_TASK_ID, &[s(task_id)])?,
+        stmt(
+            &db,
+            super::revision::BUMP_REVISION_OF_TASK_ID,
+            &[s(task_id)],
+        )?,
     ])
     .await?;
     Ok(())
@@ -213,16 +193,12 @@ FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.owner_id = ?1 AND q.closed_at IS NULL
 ORDER BY a.created_at";
 
-/// An answer as the list shows it.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct AnswerView {
-    #[serde(skip_serializing)]
+/// An answer as the list shows it, and the question it answers.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AnswerOf {
     pub question_id: String,
-    pub answer_id: String,
-    pub state: String,
-    pub reason: Option<String>,
-    pub text: String,
-    pub updated_at: i64,
+    #[serde(flatten)]
+    pub answer: api::Answer,
 }
 
 /// One of the owner's answers, with its state. Binds ?1 the answer id, ?2
@@ -231,23 +207,11 @@ const ANSWER_OF_OWNER: &str = "
 SELECT id AS answer_id, question_id, state, reason, text, created_at, updated_at
 FROM answers WHERE id = ?1 AND owner_id = ?2";
 
-/// An answer as its sender follows it (`GET /v1/answers/{id}`).
-#[derive(Debug, Serialize, Deserialize)]
-pub struct AnswerState {
-    pub answer_id: String,
-    pub question_id: String,
-    pub state: String,
-    pub reason: Option<String>,
-    pub text: String,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
-
 pub async fn answer_of_owner(
     env: &Env,
     owner_id: &str,
     answer_id: &str,
-) -> Result<Option<AnswerState>> {
+) -> Result<Option<api::AnswerStatus>> {
     let db = db(env)?;
     stmt(&db, ANSWER_OF_OWNER, &[s(answer_id), s(owner_id)])?
         .first(None)

@@ -1,5 +1,6 @@
 //! An owner's notification channels.
 
+use needs_you_core::api;
 use serde::Deserialize;
 use worker::{Env, Result};
 
@@ -39,12 +40,8 @@ pub async fn delete_channel(env: &Env, owner_id: &str, kind: &str) -> Result<boo
 pub struct ChannelRow {
     pub kind: String,
     pub config: String,
-    #[serde(default)]
-    pub last_success_at: Option<i64>,
-    #[serde(default)]
-    pub last_failure_at: Option<i64>,
-    #[serde(default)]
-    pub last_error: Option<String>,
+    #[serde(flatten)]
+    pub outcome: api::ChannelOutcome,
 }
 
 /// The owner's channels with their last delivery outcome. Binds ?1 the owner id.

@@ -3,6 +3,8 @@
 //!
 //! * [`questions`]: a question's life (open, supersede, close, notify,
 //!   delete): every statement that changes one.
+//! * [`list`]: what the page shows, read in one batch.
+//! * [`revision`]: the owner's list revision, the list's ETag.
 //! * [`reports`]: the report's one atomic batch, built from those statements.
 //! * [`accounts`]: owners and tasks.
 //! * [`devices`]: paired devices and their pairing codes.
@@ -18,16 +20,20 @@ mod answers;
 mod channels;
 mod deliveries;
 mod devices;
+mod list;
 mod questions;
 mod reports;
+mod revision;
 
 pub use accounts::*;
 pub use answers::*;
 pub use channels::*;
 pub use deliveries::*;
 pub use devices::*;
+pub use list::*;
 pub use questions::*;
 pub use reports::*;
+pub use revision::list_revision;
 
 use wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result, Env, Result};

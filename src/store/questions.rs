@@ -188,7 +188,7 @@ pub async fn dismiss(env: &Env, owner_id: &str, question_id: &str, now: f64) -> 
                 &[s(question_id), s(owner_id), n(now), s(reason)],
             )?,
             stmt(&db, OWNERS_QUESTION, &[s(question_id), s(owner_id)])?,
-            stmt(&db, super::BUMP_REVISION, &[s(owner_id)])?,
+            stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
         ])
         .await?;
     let closed = closed_by(&results[0])?;
@@ -221,46 +221,13 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()>
 
 /// The owner's open questions of live tasks, newest first, from the partial
 /// index of open questions only. Binds ?1 the owner id, ?2 now.
-const NEEDS_YOU: &str = "
+pub(super) const NEEDS_YOU: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
        q.terminal, q.answerable
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
 ORDER BY q.opened_at DESC";
-
-/// What the page shows, read together so that it matches its revision.
-pub struct ListPage {
-    pub revision: i64,
-    pub questions: Vec<Question>,
-    pub tasks: Vec<super::TaskView>,
-    /// The latest answer of each open question that has one.
-    pub answers: Vec<super::AnswerView>,
-}
-
-/// The owner's list revision, open questions and live tasks, in one batch.
-pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> {
-    let db = db(env)?;
-    let owner_now = [s(owner_id), n(now)];
-    let results = db
-        .batch(vec![
-            stmt(&db, super::accounts::REVISION, &[s(owner_id)])?,
-            stmt(&db, NEEDS_YOU, &owner_now)?,
-            stmt(&db, super::accounts::LIST_TASKS, &owner_now)?,
-            stmt(&db, super::answers::ANSWERS_OF_OPEN, &[s(owner_id)])?,
-        ])
-        .await?;
-    let revision = results[0]
-        .results::<super::accounts::RevisionRow>()?
-        .first()
-        .map_or(0, |r| r.revision);
-    Ok(ListPage {
-        revision,
-        questions: results[1].results()?,
-        tasks: results[2].results()?,
-        answers: results[3].results()?,
-    })
-}
 
 /// One question, open or closed, with its task. Binds ?1 the question id.
 const BY_ID: &str = "

@@ -122,7 +122,7 @@ pub async fn apply_report(
     batch.push(stmt(&db, TOUCH_TASK, &keys.bind(&[]))?);
     batch.push(stmt(
         &db,
-        super::BUMP_REVISION_OF_APPLIED_REPORT,
+        super::revision::BUMP_REVISION_OF_APPLIED_REPORT,
         &keys.bind(&[])[..3],
     )?);
     batch.push(stmt(&db, OUTCOME, &keys.bind(&[])[..3])?);

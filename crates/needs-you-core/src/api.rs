@@ -102,8 +102,8 @@ pub struct Task {
     pub last_report_at: Option<i64>,
     /// The agent that reported last, if any did.
     pub cli: Option<Cli>,
-    /// That agent's name ("Claude Code"), in the list only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// That agent's name ("Claude Code").
+    #[serde(default)]
     pub agent: Option<String>,
 }
 

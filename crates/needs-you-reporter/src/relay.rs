@@ -29,9 +29,9 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use needs_you_core::relay::{Answer, FromRelay, ToRelay, CLOSE_REVOKED};
 use needs_you_core::Kind;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use tungstenite::client::IntoClientRequest;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::stream::MaybeTlsStream;
@@ -42,8 +42,6 @@ use crate::send::Target;
 use crate::state::{self, session_key, write_private, StateDir};
 use crate::terminal::{self, Pane};
 
-/// The close code of a revoked task (the Worker's `relay::CLOSE_REVOKED`).
-const CLOSE_REVOKED: u16 = 4001;
 /// How long a read waits before the relay looks around (idle, ping).
 const TICK: Duration = Duration::from_secs(20);
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
@@ -91,14 +89,6 @@ pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), String> {
         dir.as_os_str(),
     ];
     detach::spawn(args, lock).map_err(|e| format!("cannot start the relay: {e}"))
-}
-
-#[derive(Debug, Deserialize)]
-struct Answer {
-    answer_id: String,
-    session: String,
-    session_seq: u64,
-    text: String,
 }
 
 fn idle_limit() -> Duration {
@@ -214,8 +204,8 @@ fn connect(target: &Target) -> Connect {
     }
 }
 
-fn say(ws: &mut Socket, msg: serde_json::Value) -> bool {
-    ws.send(Message::text(msg.to_string())).is_ok()
+fn say(ws: &mut Socket, msg: &FromRelay) -> bool {
+    ws.send(Message::text(msg.to_frame())).is_ok()
 }
 
 /// The relay's main loop; returns its exit code (0: always, it is detached).
@@ -236,7 +226,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let task = task_key(&target);
     let idle = idle_limit();
     let mut last_open = Instant::now();
-    let mut handled: HashMap<String, serde_json::Value> = HashMap::new();
+    let mut handled: HashMap<String, FromRelay> = HashMap::new();
     let mut backoff = FIRST_BACKOFF;
     let mut first = true;
     loop {
@@ -265,7 +255,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
             }
         };
         let up = Instant::now();
-        if !say(&mut ws, json!({"type": "hello"})) {
+        if !say(&mut ws, &FromRelay::Hello) {
             continue;
         }
         let served = serve(&mut ws, &dir, &task, &mut handled, &mut last_open, idle);
@@ -293,26 +283,27 @@ fn serve(
     ws: &mut Socket,
     dir: &StateDir,
     task: &str,
-    handled: &mut HashMap<String, serde_json::Value>,
+    handled: &mut HashMap<String, FromRelay>,
     last_open: &mut Instant,
     idle: Duration,
 ) -> Served {
     loop {
         match ws.read() {
             Ok(Message::Text(text)) => {
-                let Ok(answer) = serde_json::from_str::<Answer>(text.as_str()) else {
+                // A message of a kind this relay does not know: skipped.
+                let Ok(ToRelay::Answer(answer)) = serde_json::from_str(text.as_str()) else {
                     continue;
                 };
-                if !say(
-                    ws,
-                    json!({"type": "received", "answer_id": answer.answer_id}),
-                ) {
+                let received = FromRelay::Received {
+                    answer_id: answer.answer_id.clone(),
+                };
+                if !say(ws, &received) {
                     return Served::Dropped;
                 }
                 // Sent again after a reconnect: it was handled already, and
                 // its outcome may be what the drop lost.
                 if let Some(said) = handled.get(&answer.answer_id) {
-                    if !say(ws, said.clone()) {
+                    if !say(ws, said) {
                         return Served::Dropped;
                     }
                     continue;
@@ -322,14 +313,14 @@ fn serve(
                         needs_you_core::answer::check(&answer.text).map_err(str::to_owned)?;
                     terminal::type_line(&pane, &line, || still_open(dir, &answer))
                 });
+                let answer_id = answer.answer_id.clone();
                 let msg = match outcome {
-                    Ok(()) => json!({"type": "typed", "answer_id": answer.answer_id}),
-                    Err(reason) => {
-                        json!({"type": "failed", "answer_id": answer.answer_id, "reason": reason})
-                    }
+                    Ok(()) => FromRelay::Typed { answer_id },
+                    Err(reason) => FromRelay::Failed { answer_id, reason },
                 };
-                handled.insert(answer.answer_id, msg.clone());
-                if !say(ws, msg) {
+                let sent = say(ws, &msg);
+                handled.insert(answer.answer_id, msg);
+                if !sent {
                     return Served::Dropped;
                 }
             }

@@ -1,0 +1,53 @@
+//! What a notifier's alarm does when it fires: reads its question, its
+//! owner's channels and every past attempt, asks the delivery rules
+//! ([`crate::delivery`]) what to do, does it, and asks again, until the rules
+//! say to wait or stop. The attempts themselves are
+//! [`crate::channels::attempt`]'s.
+
+use worker::{Env, Result};
+
+use crate::channels::attempt::{attempt, Outcome};
+use crate::config::Settings;
+use crate::delivery::{next_step, Snapshot, Step};
+use crate::ids::now_ms;
+use crate::store;
+
+/// Follows the delivery rules for one question until they say to wait or stop.
+/// Returns when to run again, or `None` when done.
+pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Result<Option<f64>> {
+    let Some(read) = store::alarm_read(env, question_id).await? else {
+        return Ok(None);
+    };
+    let mut configs = read.channels;
+    let mut snap = Snapshot {
+        question: read.question,
+        channels: configs.iter().map(|c| c.kind.clone()).collect(),
+        attempts: read.attempts,
+    };
+    loop {
+        let now = now_ms();
+        match next_step(&snap, &settings.timing, now) {
+            Step::Done => return Ok(None),
+            Step::WakeAt(t) => return Ok(Some(t)),
+            Step::MarkNotified => store::mark_notified(env, question_id, now).await?,
+            Step::Send { channel, event } => {
+                let row = &configs[channel];
+                let outcome =
+                    attempt(env, settings, &snap, &row.kind, &row.config, event, now).await;
+                snap.record(&row.kind, event, outcome == Outcome::Delivered, now_ms());
+                if outcome == Outcome::Gone {
+                    // The subscription was dropped: it is no channel any more.
+                    configs.remove(channel);
+                    snap.channels.remove(channel);
+                }
+            }
+        }
+        // The question is read again after every step: a send can take
+        // seconds, and the question may have closed meanwhile. Nothing is then
+        // sent for it but its close, which carries why it closed.
+        match store::question(env, question_id).await? {
+            Some(q) => snap.question = q,
+            None => return Ok(None),
+        }
+    }
+}

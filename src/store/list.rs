@@ -1,0 +1,46 @@
+//! What the page shows: the owner's revision, open questions, live tasks and
+//! the answers on their way, read in one batch so that they match.
+
+use worker::{Env, Result};
+
+use needs_you_core::api;
+
+use super::{accounts, answers, db, n, questions, revision, s, stmt, AnswerOf};
+use crate::question::Question;
+
+/// What the page shows, read together so that it matches its revision.
+pub struct ListPage {
+    pub revision: i64,
+    pub questions: Vec<Question>,
+    pub tasks: Vec<api::Task>,
+    /// The latest answer of each open question that has one.
+    pub answers: Vec<AnswerOf>,
+}
+
+/// The owner's list revision, open questions and live tasks, in one batch.
+pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> {
+    let db = db(env)?;
+    let owner_now = [s(owner_id), n(now)];
+    let results = db
+        .batch(vec![
+            stmt(&db, revision::REVISION, &[s(owner_id)])?,
+            stmt(&db, questions::NEEDS_YOU, &owner_now)?,
+            stmt(&db, accounts::LIST_TASKS, &owner_now)?,
+            stmt(&db, answers::ANSWERS_OF_OPEN, &[s(owner_id)])?,
+        ])
+        .await?;
+    let revision = results[0]
+        .results::<revision::RevisionRow>()?
+        .first()
+        .map_or(0, |r| r.revision);
+    Ok(ListPage {
+        revision,
+        questions: results[1].results()?,
+        tasks: results[2]
+            .results::<api::Task>()?
+            .into_iter()
+            .map(accounts::named)
+            .collect(),
+        answers: results[3].results()?,
+    })
+}
