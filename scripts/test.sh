@@ -22,6 +22,7 @@ bash scripts/setup.sh
 
 step "format and lints"
 cargo fmt --all -- --check
+python3 scripts/module-cycles.py src crates/*/src
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet -p needs-you-worker --target wasm32-unknown-unknown -- -D warnings
 

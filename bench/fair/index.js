@@ -1,8 +1,8 @@
 // The fair floor: what needs-you does for a report, in plain JavaScript. The
-// statements are those of src/store/reports.rs and src/store/questions.rs (the
-// same SQL, the same parameters); the notifier object stores its question's id
-// and sets or deletes its alarm, as src/notifier.rs does. `POST /setup` makes
-// one owner and task and answers the task's credential.
+// statements are those of src/store/ (the same SQL, the same parameters; a
+// test in src/store/mod.rs checks it); the notifier object stores its
+// question's id and sets or deletes its alarm, as src/notifier.rs does.
+// `POST /setup` makes one owner and task and answers the task's credential.
 const CLAIM = `
 INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
 SELECT id, ?2, ?5, ?3, ?6, ?4 FROM tasks

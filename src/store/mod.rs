@@ -96,3 +96,35 @@ pub fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool,
         _ => false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// The benchmark's fair floor (`bench/fair/index.js`) runs the report's
+    /// statements in JavaScript to show what the same work costs there. It
+    /// compares with this Worker only while its SQL is this Worker's: checked
+    /// statement by statement, white space aside.
+    #[test]
+    fn the_fair_floor_runs_the_report_path_s_own_statements() {
+        let js = include_str!("../../bench/fair/index.js");
+        let ours = [
+            ("CLAIM", super::reports::CLAIM),
+            ("SUPERSEDE", super::questions::SUPERSEDE),
+            ("OPEN", super::questions::OPEN),
+            ("CLOSE_IN_SESSION", super::questions::CLOSE_IN_SESSION),
+            ("TOUCH_TASK", super::reports::TOUCH_TASK),
+            (
+                "BUMP_REVISION_OF_APPLIED_REPORT",
+                super::revision::BUMP_REVISION_OF_APPLIED_REPORT,
+            ),
+            ("OUTCOME", super::reports::OUTCOME),
+        ];
+        let words = |sql: &str| sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (name, sql) in ours {
+            let start = js
+                .find(&format!("const {name} = `"))
+                .unwrap_or_else(|| panic!("bench/fair has no {name}"));
+            let body = &js[start..].split('`').nth(1).unwrap();
+            assert_eq!(words(body), words(sql), "bench/fair's {name} drifted");
+        }
+    }
+}

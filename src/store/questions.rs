@@ -18,7 +18,7 @@ use crate::question::{ClosedQuestion, Question};
 /// Binds the [`ReportKeys`], then ?5 the new question's id, ?6 cli, ?7 kind,
 /// ?8 text, ?9 options (JSON), ?10 seq, ?11 terminal (JSON or null),
 /// ?12 answerable (0 or 1).
-const OPEN: &str = "
+pub(super) const OPEN: &str = "
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
                        terminal, answerable)
 SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12 FROM tasks t
@@ -31,7 +31,7 @@ RETURNING id";
 /// and text is the same question: left open), while this request holds the
 /// claim. Binds the [`ReportKeys`], then ?5 the close reason, ?6 the new
 /// kind, ?7 the new text.
-const SUPERSEDE: &str = "
+pub(super) const SUPERSEDE: &str = "
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
   AND NOT (kind = ?6 AND text = ?7)
@@ -40,7 +40,7 @@ RETURNING id, kind, notified_at";
 
 /// Closes the session's open question, while this request holds the claim.
 /// Binds the [`ReportKeys`], then ?5 the close reason.
-const CLOSE_IN_SESSION: &str = "
+pub(super) const CLOSE_IN_SESSION: &str = "
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)

@@ -16,7 +16,7 @@ use crate::question::ClosedQuestion;
 
 /// Claims the session for this request if its `seq` is the newest, and only
 /// for a live credential. Binds the [`ReportKeys`], then ?5 seq, ?6 cli.
-const CLAIM: &str = "
+pub(super) const CLAIM: &str = "
 INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
 SELECT id, ?2, ?5, ?3, ?6, ?4 FROM tasks
 WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)
@@ -26,13 +26,13 @@ ON CONFLICT (task_id, session) DO UPDATE SET
 WHERE excluded.last_seq > sessions.last_seq";
 
 /// Records when a live task last reported. Binds the [`ReportKeys`].
-const TOUCH_TASK: &str = "
+pub(super) const TOUCH_TASK: &str = "
 UPDATE tasks SET last_report_at = ?4
 WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)";
 
 /// What the batch did: the credential's task, whether this request's claim
 /// held, and whether the task still waits. Binds ?1 to ?3 of the [`ReportKeys`].
-const OUTCOME: &str = "
+pub(super) const OUTCOME: &str = "
 SELECT t.revoked_at, t.expires_at,
        coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
        EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting
