@@ -38,6 +38,7 @@ const out = {};
     if (u.origin === url && !u.pathname.startsWith("/v1/")) files.add(u.pathname);
   });
   await page.goto(pairing.url);
+  await page.click("#pair-ask-yes"); // "Pair this browser with …?"
   await page.locator("#signed-in").waitFor();
   await page.evaluate(() => navigator.serviceWorker.ready);
   await sleep(1500);

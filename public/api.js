@@ -45,6 +45,11 @@ export async function call(method, path, { body, etag } = {}) {
   return { status: resp.status, body: json, etag: resp.headers.get("etag") };
 }
 
+/** Whose a pairing code is and what it grants, without using it. */
+export async function checkCode(code) {
+  return (await call("POST", "/v1/pairings/check", { body: { code } })).body;
+}
+
 /** Turns a pairing code into this browser's device credential. */
 export async function pair(code, name) {
   const { body } = await call("POST", "/v1/devices", { body: { code, name } });

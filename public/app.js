@@ -3,8 +3,8 @@
 // Every text from the server goes into the page with textContent, never as
 // HTML.
 
-import { call, device, forget, pair } from "./api.js";
-import { ago, deviceName } from "./words.js";
+import { call, checkCode, device, forget, pair } from "./api.js";
+import { ago, deviceName, mayDo } from "./words.js";
 
 /** How often a visible page asks for changes. An unchanged list costs the
  *  Worker a 304 after two indexed reads (README: "Idle cost"). */
@@ -50,6 +50,33 @@ $("pair-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   redeem($("code").value);
 });
+
+/** A pairing link someone may have sent: say whose it is and what it gives
+ *  before this browser is tied to that account. A code typed by hand is the
+ *  person's own doing, and pairs at once. */
+async function askFirst(code) {
+  $("pair-error").hidden = true;
+  let found;
+  try {
+    found = await checkCode(code);
+  } catch (e) {
+    $("pair-error").textContent = e.message;
+    $("pair-error").hidden = false;
+    return;
+  }
+  $("pair-ask-title").textContent = `Pair this browser with ${found.owner_name}?`;
+  $("pair-ask-grants").textContent = `It will ${mayDo(found.rights)}.`;
+  $("pair-ask").hidden = false;
+  $("pair-ask-yes").onclick = () => {
+    $("pair-ask").hidden = true;
+    redeem(code);
+  };
+  $("pair-ask-no").onclick = () => {
+    $("pair-ask").hidden = true;
+    status("Not paired.");
+  };
+  $("pair-ask-yes").focus();
+}
 
 // ---- signed in: the list ---------------------------------------------------
 
@@ -298,8 +325,7 @@ if (code) {
   if (device()) showSignedIn();
   else {
     showSignedOut("");
-    $("code").value = code;
-    redeem(code);
+    askFirst(code);
   }
 } else if (device()) {
   showSignedIn();

@@ -2,11 +2,25 @@
 // (drawn as SVG elements, never as HTML text), a link and the code itself.
 
 import { call } from "./api.js";
+import { mayDo } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
+/** The rights ticked in the dialog. */
+function ticked() {
+  return [...document.querySelectorAll("#pair-rights input:checked")].map((i) => i.value);
+}
+
 export async function showPairing() {
-  const { body } = await call("POST", "/v1/pairings", { body: {} });
+  const dialog = document.getElementById("pair-dialog");
+  await draw();
+  // Another choice of rights is another code.
+  for (const box of document.querySelectorAll("#pair-rights input")) box.onchange = () => draw().catch(() => {});
+  if (!dialog.open) dialog.showModal();
+}
+
+async function draw() {
+  const { body } = await call("POST", "/v1/pairings", { body: { rights: ticked() } });
   const { default: qrcode } = await import("./vendor/qrcode-generator-2.0.4.mjs");
   const qr = qrcode(0, "M");
   qr.addData(body.url);
@@ -34,7 +48,7 @@ export async function showPairing() {
   link.href = body.url;
   link.textContent = body.url;
   document.getElementById("pair-code").textContent = body.code;
+  document.getElementById("pair-grants").textContent = `The device it pairs will ${mayDo(body.rights)}.`;
   document.getElementById("pair-expires").textContent =
     new Date(body.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  document.getElementById("pair-dialog").showModal();
 }

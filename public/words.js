@@ -23,3 +23,9 @@ export function deviceName(ua = navigator.userAgent) {
     : /Linux/.test(ua) ? "Linux" : "a device";
   return `${browser} on ${os}`;
 }
+
+/** What a device may do, for a person: "see what needs you, answer and approve, …". */
+export function mayDo(rights = []) {
+  const words = { tasks: "start and stop tasks", answer: "answer and approve", pair: "pair further devices" };
+  return ["see what needs you", ...rights.map((r) => words[r]).filter(Boolean)].join(", ");
+}

@@ -4,6 +4,7 @@
 //! say to wait or stop. The attempts themselves are
 //! [`crate::channels::attempt`]'s.
 
+use futures_util::future::join_all;
 use worker::{Env, Result};
 
 use crate::channels::attempt::{attempt, Outcome};
@@ -30,13 +31,26 @@ pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Resul
             Step::Done => return Ok(None),
             Step::WakeAt(t) => return Ok(Some(t)),
             Step::MarkNotified => store::mark_notified(env, question_id, now).await?,
-            Step::Send { channel, event } => {
-                let row = &configs[channel];
-                let outcome =
-                    attempt(env, settings, &snap, &row.kind, &row.config, event, now).await;
-                snap.record(&row.kind, event, outcome == Outcome::Delivered, now_ms());
-                if outcome == Outcome::Gone {
-                    // The subscription was dropped: it is no channel any more.
+            Step::Send(sends) => {
+                // Side by side: one slow channel (a push service that takes
+                // its 10 s) delays no other.
+                let tries = sends.iter().map(|s| {
+                    let row = &configs[s.channel];
+                    attempt(env, settings, &snap, &row.kind, &row.config, s.event, now)
+                });
+                let outcomes = join_all(tries).await;
+                let done = now_ms();
+                let mut gone = Vec::new();
+                for (s, outcome) in sends.iter().zip(outcomes) {
+                    let kind = configs[s.channel].kind.clone();
+                    snap.record(&kind, s.event, outcome == Outcome::Delivered, done);
+                    if outcome == Outcome::Gone {
+                        gone.push(s.channel);
+                    }
+                }
+                // A dropped subscription is no channel any more.
+                gone.sort_unstable_by(|a, b| b.cmp(a));
+                for channel in gone {
                     configs.remove(channel);
                     snap.channels.remove(channel);
                 }

@@ -3,6 +3,7 @@
 //! the kind it serves (a [`Person`] is an owner or one of their devices); any
 //! other credential is refused as if it were wrong.
 
+use needs_you_core::api::{Right, Rights};
 use worker::{Env, Request};
 
 use crate::ids::{sha256_hex, DEVICE_PREFIX, OWNER_PREFIX, TASK_PREFIX};
@@ -16,11 +17,37 @@ pub struct Owner {
 }
 
 /// A person: an owner with their own token, or a device they paired, which
-/// acts for them on the page's routes.
+/// acts for them on the page's routes, within the rights it was paired with.
 pub struct Person {
     pub owner_id: String,
     /// The device, when a device is calling.
     pub device_id: Option<String>,
+    /// What it may do beyond reading the list: everything for the owner.
+    pub rights: Rights,
+    /// The hash of the credential it came with: the key of its rates.
+    pub credential_hash: String,
+}
+
+impl Person {
+    /// Refuses what this device was not paired to do (403: the credential is
+    /// good, the deed is not its).
+    pub fn may(&self, right: Right) -> Result<(), ApiError> {
+        if self.rights.has(right) {
+            return Ok(());
+        }
+        let what = match right {
+            Right::Tasks => "start or stop tasks",
+            Right::Answer => "answer, approve or dismiss questions",
+            Right::Pair => "pair other devices",
+        };
+        Err(ApiError::new(
+            403,
+            "not_permitted",
+            format!(
+                "this device may not {what}: it was paired without that right (pair it again with it)"
+            ),
+        ))
+    }
 }
 
 pub struct Task {
@@ -87,6 +114,8 @@ pub async fn person(req: &Request, env: &Env) -> Result<Person, ApiError> {
         return Ok(Person {
             owner_id,
             device_id: None,
+            rights: Rights::all(),
+            credential_hash: hash,
         });
     }
     if token.starts_with(DEVICE_PREFIX) {
@@ -96,6 +125,8 @@ pub async fn person(req: &Request, env: &Env) -> Result<Person, ApiError> {
         return Ok(Person {
             owner_id: device.owner_id,
             device_id: Some(device.id),
+            rights: Rights::from_bits(device.rights),
+            credential_hash: hash,
         });
     }
     Err(ApiError::unauthorized(

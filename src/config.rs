@@ -2,7 +2,7 @@
 
 use worker::Env;
 
-use crate::channels::webpush::Vapid;
+use crate::channels::webpush::{PushServices, Vapid};
 use crate::delivery::Timing;
 
 /// What a notifier's alarm needs, read once per run.
@@ -12,6 +12,9 @@ pub struct Settings {
     pub send_timeout: std::time::Duration,
     /// The Web Push identity: `None` when not set up, `Err` when malformed.
     pub vapid: Option<Result<Vapid, String>>,
+    /// Where a push may go: a subscription stored before a service was
+    /// taken off the list is not sent to.
+    pub push_services: PushServices,
 }
 
 impl Settings {
@@ -23,6 +26,7 @@ impl Settings {
             },
             send_timeout: send_timeout(env),
             vapid: vapid(env),
+            push_services: push_services(env),
         }
     }
 }
@@ -75,8 +79,14 @@ pub fn vapid(env: &Env) -> Option<Result<Vapid, String>> {
     Some(Vapid::new(&key, &subject))
 }
 
-/// Whether push endpoints on `http://127.0.0.1` are accepted:
-/// `ALLOW_LOOPBACK_PUSH=true`, for local runs and tests only.
-pub fn allow_loopback_push(env: &Env) -> bool {
-    text(env, "ALLOW_LOOPBACK_PUSH").is_some_and(|v| v.trim() == "true")
+/// Where push subscriptions may point: the browsers' push services, the
+/// hosts in `PUSH_SERVICE_HOSTS` (comma-separated; `.example.org` for every
+/// host under it), and `http://127.0.0.1` with `ALLOW_LOOPBACK_PUSH=true`,
+/// for local runs and tests only.
+pub fn push_services(env: &Env) -> PushServices {
+    let loopback = text(env, "ALLOW_LOOPBACK_PUSH").is_some_and(|v| v.trim() == "true");
+    PushServices::new(
+        &text(env, "PUSH_SERVICE_HOSTS").unwrap_or_default(),
+        loopback,
+    )
 }

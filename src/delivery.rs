@@ -80,11 +80,18 @@ pub struct Timing {
     pub retry_base_ms: f64,
 }
 
+/// One delivery to make: `event` to the channel `snapshot.channels[channel]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Send {
+    pub channel: usize,
+    pub event: Event,
+}
+
 /// What to do next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// Send `event` to the channel `snapshot.channels[channel]` now.
-    Send { channel: usize, event: Event },
+    /// Make these deliveries now, side by side.
+    Send(Vec<Send>),
     /// A channel has the `open`: record that the owner was notified.
     MarkNotified,
     /// Nothing to do before this time (ms): come back then.
@@ -161,8 +168,8 @@ pub fn next_step(s: &Snapshot, timing: &Timing, now: f64) -> Step {
     first_due(s, Event::Open, timing, now, |_| true)
 }
 
-/// The first wanted channel that still needs `event` and may be tried now;
-/// else the earliest retry, else done.
+/// Every wanted channel that still needs `event` and may be tried now; else
+/// the earliest retry, else done.
 fn first_due(
     s: &Snapshot,
     event: Event,
@@ -171,21 +178,26 @@ fn first_due(
     wanted: impl Fn(&str) -> bool,
 ) -> Step {
     let mut wake: Option<f64> = None;
+    let mut due = Vec::new();
     for (i, ch) in s.channels.iter().enumerate() {
         if !wanted(ch) {
             continue;
         }
         match s.attempts(ch, event) {
-            None => return Step::Send { channel: i, event },
+            None => due.push(Send { channel: i, event }),
             Some(a) if a.ok || a.tried >= MAX_ATTEMPTS => continue,
             Some(a) => {
                 let at = retry_at(a, timing);
                 if now >= at {
-                    return Step::Send { channel: i, event };
+                    due.push(Send { channel: i, event });
+                } else {
+                    wake = Some(wake.map_or(at, |w| w.min(at)));
                 }
-                wake = Some(wake.map_or(at, |w| w.min(at)));
             }
         }
+    }
+    if !due.is_empty() {
+        return Step::Send(due);
     }
     wake.map_or(Step::Done, Step::WakeAt)
 }
@@ -227,7 +239,16 @@ mod tests {
     }
 
     fn send(channel: usize, event: Event) -> Step {
-        Step::Send { channel, event }
+        Step::Send(vec![Send { channel, event }])
+    }
+
+    fn send_all(channels: &[usize], event: Event) -> Step {
+        Step::Send(
+            channels
+                .iter()
+                .map(|&channel| Send { channel, event })
+                .collect(),
+        )
     }
 
     #[test]
@@ -235,13 +256,19 @@ mod tests {
         let mut s = snap(Kind::Dialog);
         assert_eq!(next_step(&s, &T, OPENED), Step::WakeAt(DUE));
         assert_eq!(next_step(&s, &T, DUE - 1.0), Step::WakeAt(DUE));
-        assert_eq!(next_step(&s, &T, DUE), send(0, Event::Open));
+        assert_eq!(
+            next_step(&s, &T, DUE),
+            send_all(&[0, 1], Event::Open),
+            "every channel at once: a slow one holds up no other"
+        );
         s.record("ntfy", Event::Open, true, DUE);
+        s.record("webhook", Event::Open, false, DUE);
         assert_eq!(next_step(&s, &T, DUE), Step::MarkNotified);
         s.question.notified_at = Some(DUE as i64);
-        assert_eq!(next_step(&s, &T, DUE), send(1, Event::Open));
-        s.record("webhook", Event::Open, true, DUE);
-        assert_eq!(next_step(&s, &T, DUE), Step::Done);
+        assert_eq!(next_step(&s, &T, DUE), Step::WakeAt(DUE + 2_000.0));
+        assert_eq!(next_step(&s, &T, DUE + 2_000.0), send(1, Event::Open));
+        s.record("webhook", Event::Open, true, DUE + 2_000.0);
+        assert_eq!(next_step(&s, &T, DUE + 2_000.0), Step::Done);
     }
 
     #[test]
@@ -251,7 +278,7 @@ mod tests {
         s.question.task_expires_at = Some(DUE as i64);
         assert_eq!(next_step(&s, &T, DUE), Step::Done);
         s.question.task_expires_at = Some(DUE as i64 + 1);
-        assert_eq!(next_step(&s, &T, DUE), send(0, Event::Open));
+        assert_eq!(next_step(&s, &T, DUE), send_all(&[0, 1], Event::Open));
     }
 
     #[test]

@@ -111,6 +111,27 @@ pub async fn read_object(req: &mut Request) -> Result<serde_json::Map<String, Va
     }
 }
 
+/// Reads a body that may be left out: none at all is an empty object.
+pub async fn read_optional_object(
+    req: &mut Request,
+) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let bytes = read_bytes(req).await?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Map::new());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::bad_request(
+            "invalid_request",
+            "the body must be a JSON object",
+        )),
+        Err(e) => Err(ApiError::bad_request(
+            "invalid_json",
+            format!("the body is not valid JSON: {e}"),
+        )),
+    }
+}
+
 fn too_large() -> ApiError {
     ApiError::new(
         413,
@@ -119,20 +140,25 @@ fn too_large() -> ApiError {
     )
 }
 
-/// A required, non-empty string field of at most `max` characters.
+/// A required name of 1 to `max` characters, as a person reads it: one line,
+/// without control or invisible characters (`needs_you_core::text::line`),
+/// so that no name can retitle a terminal or hide what it says.
 pub fn name_field(
     obj: &serde_json::Map<String, Value>,
     field: &str,
     max: usize,
 ) -> Result<String, ApiError> {
     match obj.get(field) {
-        Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= max => {
-            Ok(s.trim().to_owned())
+        Some(Value::String(s)) => {
+            let name = needs_you_core::text::line(s);
+            if name.is_empty() || name.chars().count() > max {
+                return Err(ApiError::bad_request(
+                    "invalid_request",
+                    format!("`{field}` must be 1 to {max} visible characters"),
+                ));
+            }
+            Ok(name)
         }
-        Some(Value::String(_)) => Err(ApiError::bad_request(
-            "invalid_request",
-            format!("`{field}` must be 1 to {max} characters"),
-        )),
         Some(_) => Err(ApiError::bad_request(
             "invalid_request",
             format!("`{field}` must be a string"),

@@ -18,7 +18,8 @@
 //! * [`channels`]: ntfy, webhook and Web Push requests, built as data; the one
 //!   send, and one attempt of one channel (`channels::attempt`).
 //! * [`relay`]: the Durable Object holding a task's relay socket, for answers.
-//! * [`config`]: the settings, from vars and secrets.
+//! * [`config`]: the settings, from vars and secrets; [`limits`]: how much
+//!   one owner, task or credential may hold or do.
 //! * [`ids`]: random ids, credentials, their hashes, the clock.
 //! * [`urls`]: URLs checked and cut by hand (no parser's tables in the wasm).
 //! * [`panic`]: a readable panic message, in front of the SDK's own hook.
@@ -34,6 +35,7 @@ mod config;
 mod delivery;
 mod ids;
 mod json;
+mod limits;
 mod notifier;
 mod panic;
 mod question;

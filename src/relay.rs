@@ -13,7 +13,9 @@
 //! state change is checked against the socket's own task in D1, so a relay
 //! can only ever touch its own task's answers.
 
-use needs_you_core::relay::{Answer, FromRelay, ToRelay, CLOSE_REVOKED, MAX_REASON_CHARS};
+use needs_you_core::relay::{
+    Answer, FromRelay, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED, MAX_REASON_CHARS,
+};
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
     WebSocket, WebSocketIncomingMessage, WebSocketPair,
@@ -45,6 +47,14 @@ impl DurableObject for Relay {
         let task_id = req.headers().get("x-task-id")?.unwrap_or_default();
         match req.path().as_str() {
             "/connect" => {
+                // One relay per task: the newest. Whatever held the task's
+                // socket before is told to stop.
+                for old in self.state.get_websockets() {
+                    let _ = old.close(
+                        Some(CLOSE_REPLACED),
+                        Some("a newer relay of this task connected"),
+                    );
+                }
                 let pair = WebSocketPair::new()?;
                 self.state.accept_web_socket(&pair.server);
                 pair.server.serialize_attachment(&task_id)?;

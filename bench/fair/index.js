@@ -7,6 +7,8 @@ const CLAIM = `
 INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
 SELECT id, ?2, ?5, ?3, ?6, ?4 FROM tasks
 WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)
+  AND (SELECT COUNT(*) FROM questions q
+       WHERE q.task_id = tasks.id AND q.closed_at IS NULL AND q.session <> ?2) < ?7
 ON CONFLICT (task_id, session) DO UPDATE SET
   last_seq = excluded.last_seq, applied_id = excluded.applied_id,
   cli = excluded.cli, updated_at = excluded.updated_at
@@ -40,7 +42,8 @@ WHERE id = (SELECT t.owner_id FROM tasks t JOIN sessions s ON s.task_id = t.id
 const OUTCOME = `
 SELECT t.revoked_at, t.expires_at,
        coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
-       EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting
+       EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting,
+       (SELECT COUNT(*) FROM questions WHERE task_id = t.id AND closed_at IS NULL AND session <> ?2) AS open_elsewhere
 FROM tasks t WHERE t.credential_hash = ?1`;
 
 const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -55,7 +58,7 @@ async function report(request, env, ctx) {
   const now = Date.now();
   const keys = [hash, r.session, id("r_"), now];
   const stmt = (sql, extra) => env.DB.prepare(sql).bind(...keys, ...extra);
-  const batch = [stmt(CLAIM, [r.seq, r.cli])];
+  const batch = [stmt(CLAIM, [r.seq, r.cli, r.action === "open" ? 20 : 4294967295])];
   const qid = id("q_");
   if (r.action === "open") {
     batch.push(stmt(SUPERSEDE, ["superseded", r.kind, r.text]));

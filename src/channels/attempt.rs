@@ -111,9 +111,12 @@ fn request(
     q: &Question,
     now: f64,
 ) -> std::result::Result<Outgoing, String> {
-    let Channel::WebPush(_) = channel else {
+    let Channel::WebPush(sub) = channel else {
         return channel.request(event, q, now, None);
     };
+    if !settings.push_services.allow(&sub.endpoint) {
+        return Err("the subscription's endpoint is not a known push service".into());
+    }
     let vapid = match &settings.vapid {
         Some(v) => v.as_ref().map_err(Clone::clone)?,
         None => return channel.request(event, q, now, None),

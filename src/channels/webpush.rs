@@ -63,22 +63,79 @@ pub struct Subscription {
     pub auth: String,
 }
 
+/// The hosts a push subscription may point at: the browsers' own push
+/// services, and those an operator adds (`PUSH_SERVICE_HOSTS`). Anything
+/// else would have the Worker POST, signed, wherever a device said.
+pub struct PushServices {
+    /// Host names, or `.suffix` for every host under it.
+    hosts: Vec<String>,
+    /// `http://127.0.0.1` too (`ALLOW_LOOPBACK_PUSH`): local runs and tests.
+    loopback: bool,
+}
+
+/// Chrome's and Edge's Chromium (FCM), Firefox (Mozilla's autopush), Safari
+/// (Apple), Windows' own (WNS).
+pub const KNOWN_PUSH_SERVICES: &[&str] = &[
+    "fcm.googleapis.com",
+    ".push.services.mozilla.com",
+    ".push.apple.com",
+    ".notify.windows.com",
+];
+
+impl PushServices {
+    /// The known services, `extra` (comma-separated hosts or `.suffixes`),
+    /// and loopback if allowed.
+    pub fn new(extra: &str, loopback: bool) -> PushServices {
+        let hosts = KNOWN_PUSH_SERVICES
+            .iter()
+            .map(|h| (*h).to_owned())
+            .chain(
+                extra
+                    .split(',')
+                    .map(|h| h.trim().to_ascii_lowercase())
+                    .filter(|h| !h.is_empty()),
+            )
+            .collect();
+        PushServices { hosts, loopback }
+    }
+
+    /// Whether `endpoint` is at one of them: `https://` to an allowed host,
+    /// or `http://127.0.0.1` when loopback is allowed.
+    pub fn allow(&self, endpoint: &str) -> bool {
+        if !super::is_http_url(endpoint) || endpoint.len() > 1024 {
+            return false;
+        }
+        if let Some(rest) = endpoint.strip_prefix("https://") {
+            let host = rest
+                .split(['/', '?', '#', ':'])
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            return self.hosts.iter().any(|h| match h.strip_prefix('.') {
+                Some(suffix) => host.ends_with(&format!(".{suffix}")),
+                None => host == *h,
+            });
+        }
+        self.loopback
+            && (endpoint.starts_with("http://127.0.0.1:")
+                || endpoint.starts_with("http://127.0.0.1/"))
+    }
+}
+
 impl Subscription {
     /// Reads the browser's `PushSubscription` JSON as it is
-    /// (`{endpoint, keys: {p256dh, auth}}`). `loopback` allows
-    /// `http://127.0.0.1` endpoints, for local runs and tests; otherwise only
-    /// `https://` is accepted.
-    pub fn from_browser(v: &Value, loopback: bool) -> Result<Subscription, String> {
+    /// (`{endpoint, keys: {p256dh, auth}}`), for an endpoint at one of
+    /// `services`.
+    pub fn from_browser(v: &Value, services: &PushServices) -> Result<Subscription, String> {
         let endpoint = v
             .get("endpoint")
             .and_then(Value::as_str)
             .ok_or("`endpoint` must be the push service URL")?;
-        let https = endpoint.starts_with("https://");
-        let local = loopback
-            && (endpoint.starts_with("http://127.0.0.1:")
-                || endpoint.starts_with("http://127.0.0.1/"));
-        if !(https || local) || !super::is_http_url(endpoint) || endpoint.len() > 1024 {
-            return Err("`endpoint` must be an https:// URL of at most 1024 characters".into());
+        if !services.allow(endpoint) {
+            return Err(
+                "`endpoint` must be an https:// URL of a browser's push service (FCM, Mozilla, Apple, Windows, or one in PUSH_SERVICE_HOSTS), at most 1024 characters"
+                    .into(),
+            );
         }
         let key = |name: &str| {
             v.get("keys")
@@ -403,23 +460,49 @@ mod tests {
 
     #[test]
     fn subscriptions_must_be_https_unless_loopback_is_allowed() {
-        assert!(Subscription::from_browser(&browser("https://fcm.example/wp/1"), false).is_ok());
-        assert!(Subscription::from_browser(&browser("http://127.0.0.1:9/p"), false).is_err());
-        assert!(Subscription::from_browser(&browser("http://127.0.0.1:9/p"), true).is_ok());
-        assert!(Subscription::from_browser(&browser("http://10.0.0.1:9/p"), true).is_err());
-        assert!(Subscription::from_browser(&browser("https://u:p@fcm.example/1"), false).is_err());
-        let mut bad = browser("https://fcm.example/wp/1");
+        let known = PushServices::new("", false);
+        let local = PushServices::new("", true);
+        let fcm = "https://fcm.googleapis.com/fcm/send/abc";
+        assert!(Subscription::from_browser(&browser(fcm), &known).is_ok());
+        for ok in [
+            "https://updates.push.services.mozilla.com/wpush/v2/x",
+            "https://web.push.apple.com/QGp",
+            "https://wns2-par02p.notify.windows.com/w/?token=x",
+        ] {
+            assert!(known.allow(ok), "{ok}");
+        }
+        for bad in [
+            "https://attacker.example/collect",
+            "https://fcm.googleapis.com.attacker.example/x",
+            "https://evilpush.apple.com/x",
+            "http://fcm.googleapis.com/fcm/send/abc",
+            "https://u:p@fcm.googleapis.com/1",
+        ] {
+            assert!(!known.allow(bad), "{bad}");
+        }
+        assert!(
+            PushServices::new(" push.example.org, .corp.example ", false)
+                .allow("https://a.corp.example/p")
+        );
+        assert!(Subscription::from_browser(&browser("http://127.0.0.1:9/p"), &known).is_err());
+        assert!(Subscription::from_browser(&browser("http://127.0.0.1:9/p"), &local).is_ok());
+        assert!(Subscription::from_browser(&browser("http://10.0.0.1:9/p"), &local).is_err());
+        let mut bad = browser("https://fcm.googleapis.com/wp/1");
         bad["keys"]["auth"] = json!("AAAA");
-        assert!(Subscription::from_browser(&bad, false).is_err());
-        bad = browser("https://fcm.example/wp/1");
+        assert!(Subscription::from_browser(&bad, &PushServices::new("", false)).is_err());
+        bad = browser("https://fcm.googleapis.com/wp/1");
         bad["keys"]["p256dh"] = json!("BAAA");
-        assert!(Subscription::from_browser(&bad, false).is_err());
+        assert!(Subscription::from_browser(&bad, &PushServices::new("", false)).is_err());
     }
 
     /// The request for `event` of `q` to a browser's subscription, with a
     /// fixed key and salt.
     fn push(event: Event, q: &Question) -> Result<Outgoing, String> {
-        let sub = Subscription::from_browser(&browser("https://fcm.example/wp/1"), false).unwrap();
+        let sub = Subscription::from_browser(
+            &browser("https://fcm.googleapis.com/wp/1"),
+            &PushServices::new("", false),
+        )
+        .unwrap();
         let key = SecretKey::from_slice(&[7u8; 32]).unwrap();
         let v = vapid();
         let sender = Sender {
@@ -448,7 +531,7 @@ mod tests {
         assert_eq!(header(&open, "urgency"), "high");
         assert_eq!(header(&open, "ttl"), TTL_S.to_string());
         assert_eq!(header(&open, "content-encoding"), "aes128gcm");
-        assert_eq!(open.url, "https://fcm.example/wp/1");
+        assert_eq!(open.url, "https://fcm.googleapis.com/wp/1");
         let m: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
         assert_eq!(m["title"], "Codex needs your permission");
         assert_eq!(m["tag"], "question-q_1");

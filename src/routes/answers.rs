@@ -5,10 +5,12 @@
 
 use worker::{Context, Env, Request};
 
-use needs_you_core::{answer, api};
+use needs_you_core::answer;
+use needs_you_core::api::{self, Right};
 
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, ApiError, ApiResult};
+use crate::limits::{self, Rate};
 use crate::store::{self, Queued};
 use crate::{auth, relay};
 
@@ -16,6 +18,8 @@ use crate::{auth, relay};
 /// which types it into the agent's tmux pane.
 pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
+    person.may(Right::Answer)?;
+    limits::within_rate(env, Rate::Answers, &person.credential_hash).await?;
     let body = read_object(&mut req).await?;
     let text = match body.get("text") {
         Some(serde_json::Value::String(t)) => {

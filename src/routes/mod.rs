@@ -100,6 +100,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "answers", id] => methods!(method, p; Get => answers::get(req, env, id).await),
         ["v1", "relay"] => methods!(method, p; Get => answers::connect(req, env).await),
         ["v1", "pairings"] => methods!(method, p; Post => devices::create(req, env).await),
+        ["v1", "pairings", "check"] => methods!(method, p; Post => devices::check(req, env).await),
         ["v1", "devices"] => methods!(method, p;
             Post => devices::redeem(req, env).await,
             Get => devices::list(req, env).await),

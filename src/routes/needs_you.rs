@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use needs_you_core::api;
+use needs_you_core::api::{self, Right};
 use worker::{Env, Request, Response};
 
 use crate::ids::now_ms;
@@ -48,6 +48,7 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
         .collect();
     let list = api::NeedsYou {
         questions,
+        more: page.more,
         tasks: page.tasks,
     };
     let resp = json_response(200, &list)?;
@@ -70,6 +71,7 @@ pub async fn deliveries(req: Request, env: &Env, question_id: &str) -> ApiResult
 /// any close.
 pub async fn dismiss(req: Request, env: &Env, question_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
+    person.may(Right::Answer)?;
     match store::dismiss(env, &person.owner_id, question_id, now_ms()).await? {
         Dismissed::Closed(closed) => {
             notifier::closed(env, &closed).await;

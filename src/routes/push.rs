@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use worker::{Env, Request};
 
 use crate::channels::webpush::Subscription;
-use crate::config::{allow_loopback_push, vapid};
+use crate::config::{push_services, vapid};
 use crate::ids::now_ms;
 use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::{auth, store};
@@ -46,7 +46,7 @@ async fn device(req: &Request, env: &Env) -> Result<String, ApiError> {
 pub async fn subscribe(mut req: Request, env: &Env) -> ApiResult {
     let device_id = device(&req, env).await?;
     let body = Value::Object(read_object(&mut req).await?);
-    let sub = Subscription::from_browser(&body, allow_loopback_push(env))
+    let sub = Subscription::from_browser(&body, &push_services(env))
         .map_err(|e| ApiError::bad_request("invalid_subscription", e))?;
     let stored =
         serde_json::to_string(&sub).map_err(|e| worker::Error::RustError(e.to_string()))?;

@@ -12,12 +12,14 @@ use needs_you_core::{Report, ReportError};
 
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_bytes, ApiError, ApiResult};
+use crate::limits::{self, Rate};
 use crate::store::{ReportKeys, ReportOutcome};
 use crate::{auth, notifier, store};
 
 pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let now = now_ms();
     let credential_hash = auth::task_credential_hash(&req)?;
+    limits::within_rate(env, Rate::Reports, &credential_hash).await?;
     let bytes = read_bytes(&mut req).await?;
     let report = Report::parse(&bytes).map_err(refusal)?;
     let request_id = new_id("r_");
@@ -32,6 +34,16 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
         outcome.task.as_ref().map(|t| (t.revoked_at, t.expires_at)),
         now,
     )?;
+    if outcome.crowded(&report) {
+        return Err(ApiError::new(
+            409,
+            "too_many_open",
+            format!(
+                "this task has {} open questions in other sessions already: close some first",
+                limits::OPEN_QUESTIONS_PER_TASK
+            ),
+        ));
+    }
 
     let body = json!({
         "applied": outcome.applied(),

@@ -1,29 +1,33 @@
 //! Tasks: an owner (or a device of theirs, such as the `needs-you` command
 //! line) creates, lists and revokes them; a task asks who it is.
 
-use needs_you_core::api;
+use needs_you_core::api::{self, Right};
 use serde_json::{json, Value};
 use worker::{Env, Request};
 
 use crate::ids::{new_id, new_token, now_ms, sha256_hex, TASK_PREFIX};
 use crate::json::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::store::{self, TaskRow};
-use crate::{auth, notifier, relay};
+use crate::{auth, limits, notifier, relay};
 
 pub const MAX_NAME_CHARS: usize = 100;
 /// The longest expiry accepted: a year.
 pub const MAX_EXPIRES_IN_S: u64 = 365 * 24 * 3600;
+/// A task's life when none is asked for: a week. A credential that nobody
+/// revokes (a wrapper killed, a script that forgot) must not work forever.
+pub const DEFAULT_EXPIRES_IN_S: u64 = 7 * 24 * 3600;
 
 /// `POST /v1/tasks {name, expires_in_s?}`: the credential is shown once.
 pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
+    person.may(Right::Tasks)?;
     let body = read_object(&mut req).await?;
     let name = name_field(&body, "name", MAX_NAME_CHARS)?;
     let now = now_ms();
     let expires_at = match body.get("expires_in_s") {
-        None | Some(Value::Null) => None,
+        None | Some(Value::Null) => now + DEFAULT_EXPIRES_IN_S as f64 * 1000.0,
         Some(v) => match v.as_u64() {
-            Some(s @ 1..=MAX_EXPIRES_IN_S) => Some(now + s as f64 * 1000.0),
+            Some(s @ 1..=MAX_EXPIRES_IN_S) => now + s as f64 * 1000.0,
             _ => {
                 return Err(ApiError::bad_request(
                     "invalid_request",
@@ -36,7 +40,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     };
     let (id, credential) = (new_id("tsk_"), new_token(TASK_PREFIX));
     let hash = sha256_hex(credential.as_bytes());
-    store::create_task(
+    let made = store::create_task(
         env,
         &TaskRow {
             id: &id,
@@ -44,17 +48,28 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
             name: &name,
             credential_hash: &hash,
             expires_at,
+            created_by: person.device_id.as_deref(),
         },
         now,
     )
     .await?;
+    if !made {
+        return Err(ApiError::new(
+            409,
+            "too_many_tasks",
+            format!(
+                "this owner has {} live tasks already: revoke some (`needs-you tasks`), or let them expire",
+                limits::TASKS_PER_OWNER
+            ),
+        ));
+    }
     ok(
         201,
         &api::NewTask {
             task_id: id,
             name,
             credential,
-            expires_at: expires_at.map(|t| t as i64),
+            expires_at: Some(expires_at as i64),
         },
     )
 }
@@ -70,6 +85,7 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
 /// task's open questions close.
 pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
+    person.may(Right::Tasks)?;
     let closed = store::revoke_task(env, &person.owner_id, task_id, now_ms())
         .await?
         .ok_or_else(ApiError::not_found)?;

@@ -6,8 +6,8 @@ use worker::{Env, Result};
 
 use needs_you_core::{api, CloseReason};
 
-use super::revision::BUMP_REVISION;
-use super::{changes, db, n, opt_n, questions, s, stmt};
+use super::{changes, db, n, questions, s, stmt};
+use crate::limits;
 use crate::question::ClosedQuestion;
 
 /// Binds ?1 id, ?2 name, ?3 the token's hash, ?4 now.
@@ -82,16 +82,29 @@ pub struct TaskRow<'a> {
     pub owner_id: &'a str,
     pub name: &'a str,
     pub credential_hash: &'a str,
-    pub expires_at: Option<f64>,
+    pub expires_at: f64,
+    /// The device that asked, revoked with it; none for the owner's token.
+    pub created_by: Option<&'a str>,
 }
 
-/// Binds ?1 id, ?2 owner id, ?3 name, ?4 the credential's hash, ?5 now,
-/// ?6 when it expires (or null).
+/// The task, while its owner has fewer than ?8 live tasks. Binds ?1 id, ?2
+/// owner id, ?3 name, ?4 the credential's hash, ?5 now, ?6 when it expires,
+/// ?7 the device that made it (or null), ?8 the limit.
 const CREATE_TASK: &str = "
-INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at, created_by)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+WHERE (SELECT COUNT(*) FROM tasks WHERE owner_id = ?2 AND revoked_at IS NULL
+       AND (expires_at IS NULL OR expires_at > ?5)) < ?8
+RETURNING id";
 
-pub async fn create_task(env: &Env, t: &TaskRow<'_>, now: f64) -> Result<()> {
+/// [`super::revision::BUMP_REVISION`] once task ?2 exists. Binds ?1 the
+/// owner id, ?2 the task id.
+const BUMP_REVISION_IF_TASK: &str = "
+UPDATE owners SET revision = revision + 1
+WHERE id = ?1 AND EXISTS (SELECT 1 FROM tasks WHERE id = ?2)";
+
+/// Whether the task was made (false: the owner has [`limits::TASKS_PER_OWNER`]).
+pub async fn create_task(env: &Env, t: &TaskRow<'_>, now: f64) -> Result<bool> {
     let db = db(env)?;
     let args = [
         s(t.id),
@@ -99,14 +112,17 @@ pub async fn create_task(env: &Env, t: &TaskRow<'_>, now: f64) -> Result<()> {
         s(t.name),
         s(t.credential_hash),
         n(now),
-        opt_n(t.expires_at),
+        n(t.expires_at),
+        t.created_by.map_or(wasm_bindgen::JsValue::NULL, s),
+        n(f64::from(limits::TASKS_PER_OWNER)),
     ];
-    db.batch(vec![
-        stmt(&db, CREATE_TASK, &args)?,
-        stmt(&db, BUMP_REVISION, &[s(t.owner_id)])?,
-    ])
-    .await?;
-    Ok(())
+    let results = db
+        .batch(vec![
+            stmt(&db, CREATE_TASK, &args)?,
+            stmt(&db, BUMP_REVISION_IF_TASK, &[s(t.owner_id), s(t.id)])?,
+        ])
+        .await?;
+    Ok(!results[0].results::<Value>()?.is_empty())
 }
 
 /// The owner's live tasks (neither revoked nor expired), newest first.
@@ -156,7 +172,11 @@ pub async fn revoke_task(
             stmt(&db, REVOKE_TASK, &[s(task_id), s(owner_id), n(now)])?,
             questions::close_for_task(&db, task_id, owner_id, CloseReason::SessionEnd, now)?,
             stmt(&db, TASK_OF_OWNER, &[s(task_id), s(owner_id)])?,
-            stmt(&db, BUMP_REVISION, &[s(owner_id)])?,
+            stmt(
+                &db,
+                super::revision::BUMP_REVISION_IF_REVOKED_NOW,
+                &[s(task_id), s(owner_id), n(now)],
+            )?,
         ])
         .await?;
     if results[2].results::<Value>()?.is_empty() {

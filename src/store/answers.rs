@@ -70,7 +70,11 @@ pub async fn queue_answer(
                 QUEUE,
                 &[s(question_id), s(owner_id), n(now), s(answer_id), s(text)],
             )?,
-            stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
+            stmt(
+                &db,
+                super::revision::BUMP_REVISION_IF_ANSWER,
+                &[s(answer_id), s(owner_id)],
+            )?,
         ])
         .await?;
     #[derive(Deserialize)]
@@ -153,7 +157,7 @@ pub async fn answer_on_its_way(env: &Env, answer_id: &str) -> Result<Option<rela
 
 /// Moves the task's answer to `state` from one that may precede it. Binds ?1
 /// the answer id, ?2 the task id, ?3 the state, ?4 the reason, ?5 now.
-const MARK: &str = "
+pub(super) const MARK: &str = "
 UPDATE answers SET state = ?3, reason = ?4, updated_at = ?5
 WHERE id = ?1 AND task_id = ?2
   AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'failed')))";
@@ -176,11 +180,7 @@ pub async fn mark_answer(
     ];
     db.batch(vec![
         stmt(&db, MARK, &args)?,
-        stmt(
-            &db,
-            super::revision::BUMP_REVISION_OF_TASK_ID,
-            &[s(task_id)],
-        )?,
+        stmt(&db, super::revision::BUMP_REVISION_IF_MARKED, &args)?,
     ])
     .await?;
     Ok(())

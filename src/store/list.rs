@@ -6,6 +6,7 @@ use worker::{Env, Result};
 use needs_you_core::api;
 
 use super::{accounts, answers, db, n, questions, revision, s, stmt, AnswerOf};
+use crate::limits;
 use crate::question::Question;
 
 /// What the page shows, read together so that it matches its revision.
@@ -15,6 +16,8 @@ pub struct ListPage {
     pub tasks: Vec<api::Task>,
     /// The latest answer of each open question that has one.
     pub answers: Vec<AnswerOf>,
+    /// Open questions left out of `questions` ([`limits::LIST_QUESTIONS`]).
+    pub more: u32,
 }
 
 /// The owner's list revision, open questions and live tasks, in one batch.
@@ -24,18 +27,30 @@ pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> 
     let results = db
         .batch(vec![
             stmt(&db, revision::REVISION, &[s(owner_id)])?,
-            stmt(&db, questions::NEEDS_YOU, &owner_now)?,
+            stmt(
+                &db,
+                questions::NEEDS_YOU,
+                &[s(owner_id), n(now), n(f64::from(limits::LIST_QUESTIONS))],
+            )?,
             stmt(&db, accounts::LIST_TASKS, &owner_now)?,
             stmt(&db, answers::ANSWERS_OF_OPEN, &[s(owner_id)])?,
+            stmt(&db, questions::NEEDS_YOU_COUNT, &owner_now)?,
         ])
         .await?;
+    #[derive(serde::Deserialize)]
+    struct Count {
+        n: u32,
+    }
+    let questions: Vec<Question> = results[1].results()?;
+    let open = results[4].results::<Count>()?.first().map_or(0, |c| c.n);
     let revision = results[0]
         .results::<revision::RevisionRow>()?
         .first()
         .map_or(0, |r| r.revision);
     Ok(ListPage {
         revision,
-        questions: results[1].results()?,
+        more: open.saturating_sub(questions.len() as u32),
+        questions,
         tasks: results[2]
             .results::<api::Task>()?
             .into_iter()

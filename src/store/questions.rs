@@ -188,7 +188,11 @@ pub async fn dismiss(env: &Env, owner_id: &str, question_id: &str, now: f64) -> 
                 &[s(question_id), s(owner_id), n(now), s(reason)],
             )?,
             stmt(&db, OWNERS_QUESTION, &[s(question_id), s(owner_id)])?,
-            stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
+            stmt(
+                &db,
+                super::revision::BUMP_REVISION_IF_CLOSED_NOW,
+                &[s(question_id), s(owner_id), n(now)],
+            )?,
         ])
         .await?;
     let closed = closed_by(&results[0])?;
@@ -219,15 +223,23 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()>
 
 // ---- read --------------------------------------------------------------------------
 
-/// The owner's open questions of live tasks, newest first, from the partial
-/// index of open questions only. Binds ?1 the owner id, ?2 now.
+/// The owner's open questions of live tasks, the newest ?3 of them, newest
+/// first, from the partial index of open questions only. Binds ?1 the owner
+/// id, ?2 now, ?3 how many.
 pub(super) const NEEDS_YOU: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
        q.terminal, q.answerable
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
-ORDER BY q.opened_at DESC";
+ORDER BY q.opened_at DESC LIMIT ?3";
+
+/// How many questions [`NEEDS_YOU`] would list without its limit. Binds ?1
+/// the owner id, ?2 now.
+pub(super) const NEEDS_YOU_COUNT: &str = "
+SELECT COUNT(*) AS n
+FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
+WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)";
 
 /// One question, open or closed, with its task. Binds ?1 the question id.
 const BY_ID: &str = "

@@ -12,14 +12,19 @@ use worker::{Env, Result};
 use needs_you_core::Report;
 
 use super::{db, n, questions, s, stmt, ReportKeys};
+use crate::limits;
 use crate::question::ClosedQuestion;
 
-/// Claims the session for this request if its `seq` is the newest, and only
-/// for a live credential. Binds the [`ReportKeys`], then ?5 seq, ?6 cli.
+/// Claims the session for this request if its `seq` is the newest, only for
+/// a live credential, and only while the task's other sessions hold fewer
+/// than ?7 open questions (an open binds the limit, a close one that is
+/// never reached). Binds the [`ReportKeys`], then ?5 seq, ?6 cli, ?7 the limit.
 pub(super) const CLAIM: &str = "
 INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
 SELECT id, ?2, ?5, ?3, ?6, ?4 FROM tasks
 WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)
+  AND (SELECT COUNT(*) FROM questions q
+       WHERE q.task_id = tasks.id AND q.closed_at IS NULL AND q.session <> ?2) < ?7
 ON CONFLICT (task_id, session) DO UPDATE SET
   last_seq = excluded.last_seq, applied_id = excluded.applied_id,
   cli = excluded.cli, updated_at = excluded.updated_at
@@ -31,11 +36,13 @@ UPDATE tasks SET last_report_at = ?4
 WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)";
 
 /// What the batch did: the credential's task, whether this request's claim
-/// held, and whether the task still waits. Binds ?1 to ?3 of the [`ReportKeys`].
+/// held, whether the task still waits, and how many questions its other
+/// sessions hold open. Binds ?1 to ?3 of the [`ReportKeys`].
 pub(super) const OUTCOME: &str = "
 SELECT t.revoked_at, t.expires_at,
        coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
-       EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting
+       EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting,
+       (SELECT COUNT(*) FROM questions WHERE task_id = t.id AND closed_at IS NULL AND session <> ?2) AS open_elsewhere
 FROM tasks t WHERE t.credential_hash = ?1";
 
 /// The task behind a credential, as the report's batch found it.
@@ -45,6 +52,7 @@ pub struct ReportTask {
     pub expires_at: Option<i64>,
     applied: i64,
     waiting: i64,
+    open_elsewhere: u32,
 }
 
 pub struct ReportOutcome {
@@ -67,6 +75,17 @@ impl ReportOutcome {
     pub fn waiting(&self) -> bool {
         self.task.as_ref().is_some_and(|t| t.waiting != 0)
     }
+
+    /// An open that was not applied because the task's other sessions hold
+    /// [`limits::OPEN_QUESTIONS_PER_TASK`] open questions.
+    pub fn crowded(&self, report: &Report) -> bool {
+        matches!(report, Report::Open { .. })
+            && !self.applied()
+            && self
+                .task
+                .as_ref()
+                .is_some_and(|t| t.open_elsewhere >= limits::OPEN_QUESTIONS_PER_TASK)
+    }
 }
 
 /// Applies one validated report for the task whose credential hashes to
@@ -79,7 +98,16 @@ pub async fn apply_report(
     question_id: &str,
 ) -> Result<ReportOutcome> {
     let db = db(env)?;
-    let claim = keys.bind(&[n(report.seq() as f64), s(report.cli().as_str())]);
+    // A close is never held back by the limit: it only frees room.
+    let limit = match report {
+        Report::Open { .. } => limits::OPEN_QUESTIONS_PER_TASK,
+        Report::Close { .. } => u32::MAX,
+    };
+    let claim = keys.bind(&[
+        n(report.seq() as f64),
+        s(report.cli().as_str()),
+        n(f64::from(limit)),
+    ]);
     let mut batch = vec![stmt(&db, CLAIM, &claim)?];
     match report {
         Report::Open {

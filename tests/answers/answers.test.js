@@ -358,6 +358,7 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     const pairing = (await api("POST", "/v1/pairings", o.token)).body;
     const { page } = await newPage(browser, { viewport: { width: 360, height: 740 } });
     await page.goto(pairing.url);
+    await page.click("#pair-ask-yes"); // "Pair this browser with …?"
     const card = page.locator(`#question-${q.question_id}`);
     await card.waitFor();
     assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));

@@ -51,6 +51,7 @@ async function pairedPage(options) {
   const pairing = (await api("POST", "/v1/pairings", owner.token)).body;
   const { context, page } = await newPage(browser, options);
   await page.goto(pairing.url);
+  await page.click("#pair-ask-yes"); // "Pair this browser with …?"
   await page.locator("#signed-in").waitFor();
   return { owner, task, context, page };
 }

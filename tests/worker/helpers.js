@@ -12,13 +12,26 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ADMIN = "test-admin-token-0123456789";
 
+/** The rate limits of wrangler.toml's `[[ratelimits]]`, by binding name. */
+export function deployedRates() {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const rates = {};
+  for (const m of toml.matchAll(/\[\[ratelimits\]\]\s*name = "(\w+)"[^[]*?limit = (\d+), period = (\d+)/g)) {
+    rates[m[1]] = { limit: Number(m[2]), period: Number(m[3]) };
+  }
+  return rates;
+}
+
 /**
  * Starts the Worker. `vars` override the settings' defaults (the code's own,
- * as in a deploy that sets none). `restart()` disposes of the Miniflare
- * instance and starts a new one on the same persisted D1 and Durable Object
- * storage, as a restart of the runtime would.
+ * as in a deploy that sets none). The rate limiters are wrangler.toml's with
+ * `{rates: deployedRates()}`, else so wide that no test of something else
+ * runs into them. `restart()` disposes of the Miniflare instance and starts
+ * a new one on the same persisted D1 and Durable Object storage, as a
+ * restart of the runtime would.
  */
-export async function startWorker(vars = {}) {
+export async function startWorker(vars = {}, { rates } = {}) {
+  const limits = rates ?? Object.fromEntries(Object.keys(deployedRates()).map((k) => [k, { limit: 1e9, period: 60 }]));
   const state = mkdtempSync(join(tmpdir(), "needs-you-test-"));
   const options = {
     scriptPath: join(ROOT, "build", "index.js"),
@@ -30,6 +43,7 @@ export async function startWorker(vars = {}) {
     durableObjects: { NOTIFIER: "Notifier", RELAY: "Relay" },
     durableObjectsPersist: join(state, "do"),
     bindings: { ADMIN_TOKEN: ADMIN, ...vars },
+    ratelimits: Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, { simple: v }])),
     // As wrangler.toml's [assets]: the page's files, the Worker first.
     assets: {
       directory: join(ROOT, "public"),

@@ -107,10 +107,14 @@ pub struct Task {
     pub agent: Option<String>,
 }
 
-/// `GET /v1/needs-you`: the open questions, newest first, and the live tasks.
+/// `GET /v1/needs-you`: the newest open questions, newest first, and the
+/// live tasks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NeedsYou {
     pub questions: Vec<Listed>,
+    /// Open questions beyond the list's cap, left out (the oldest).
+    #[serde(default)]
+    pub more: u32,
     pub tasks: Vec<Task>,
 }
 
@@ -119,6 +123,109 @@ pub struct NeedsYou {
 pub struct TaskIdentity {
     pub task_id: String,
     pub name: String,
+}
+
+wire_enum! {
+    /// What a device may do beyond reading its owner's list and tasks, chosen
+    /// when it is paired (a device's token never gains one later).
+    Right {
+        /// Create and revoke tasks: what `needs-you run` does.
+        Tasks = "tasks",
+        /// Act on questions: answer, allow, deny, choose, dismiss.
+        Answer = "answer",
+        /// Make pairing codes, which grant at most these same rights.
+        Pair = "pair",
+    }
+}
+
+/// A set of [`Right`]s, in their listed order, each once.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Vec<Right>", into = "Vec<Right>")]
+pub struct Rights(Vec<Right>);
+
+impl Rights {
+    /// Every right: the owner's token, and a page's pairing unless narrowed.
+    pub fn all() -> Rights {
+        Rights(Right::ALL.to_vec())
+    }
+
+    pub fn has(&self, r: Right) -> bool {
+        self.0.contains(&r)
+    }
+
+    /// The rights both sets hold.
+    pub fn and(&self, other: &Rights) -> Rights {
+        Rights::from(
+            self.0
+                .iter()
+                .copied()
+                .filter(|r| other.has(*r))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Right> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// For people and command lines: `tasks,answer`.
+    pub fn to_list(&self) -> String {
+        self.0
+            .iter()
+            .map(|r| r.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// From [`Rights::to_list`]; unknown names are dropped (a right an older
+    /// Worker does not know grants nothing).
+    pub fn from_list(list: &str) -> Rights {
+        Rights::from(
+            list.split(',')
+                .filter_map(|r| Right::parse(r.trim()))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// As D1 keeps it: one bit per right, in [`Right::ALL`]'s order, so that
+    /// SQL can narrow a set with `&`.
+    pub fn bits(&self) -> u32 {
+        Right::ALL
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| self.has(**r))
+            .fold(0, |bits, (i, _)| bits | 1 << i)
+    }
+
+    /// From [`Rights::bits`]; bits of no known right grant nothing.
+    pub fn from_bits(bits: u32) -> Rights {
+        Rights(
+            Right::ALL
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| bits & 1 << i != 0)
+                .map(|(_, r)| *r)
+                .collect(),
+        )
+    }
+}
+
+impl From<Vec<Right>> for Rights {
+    fn from(v: Vec<Right>) -> Rights {
+        Rights(
+            Right::ALL
+                .iter()
+                .copied()
+                .filter(|r| v.contains(r))
+                .collect(),
+        )
+    }
+}
+
+impl From<Rights> for Vec<Right> {
+    fn from(r: Rights) -> Vec<Right> {
+        r.0
+    }
 }
 
 /// `GET /v1/tasks`.
@@ -250,20 +357,61 @@ pub struct NewTask {
     pub expires_at: Option<i64>,
 }
 
-/// `POST /v1/pairings`: a one-time code and the link that carries it.
+/// `POST /v1/pairings`: a one-time code and the link that carries it, and
+/// the most a device paired with it may do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pairing {
     pub code: String,
     pub url: String,
     pub expires_at: i64,
+    pub rights: Rights,
 }
 
-/// `POST /v1/devices`: the device's credential, shown once.
+/// `POST /v1/pairings/check`: whose a code is and what it grants, before it
+/// is used, so that a page asks "Pair this browser with Ana?".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairingCheck {
+    pub owner_name: String,
+    pub expires_at: i64,
+    pub rights: Rights,
+}
+
+/// `POST /v1/devices`: the device's credential, shown once, and what it may do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewDevice {
     pub device_id: String,
     pub name: String,
     pub token: String,
+    pub rights: Rights,
+}
+
+/// A paired device, in `GET /v1/devices`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Device {
+    pub device_id: String,
+    pub name: String,
+    pub created_at: i64,
+    /// Whether it has a Web Push subscription.
+    pub push: bool,
+    pub rights: Rights,
+    /// The device whose code paired it, or null for the owner's.
+    pub paired_by: Option<String>,
+}
+
+/// `GET /v1/devices`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Devices {
+    pub devices: Vec<Device>,
+}
+
+/// `DELETE /v1/devices/{id}`: what went with it, the devices it paired (and
+/// theirs) and the tasks any of them created.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revoked {
+    pub device_id: String,
+    pub revoked: bool,
+    pub devices: Vec<String>,
+    pub tasks: Vec<String>,
 }
 
 /// `POST /v1/questions/{id}/answers`: queued, with the line that will be typed.
@@ -305,6 +453,24 @@ mod tests {
             (TaskState::Waiting, Some(Cli::ClaudeCode))
         );
         assert!(serde_json::from_value::<Task>(json!({"state": "asleep"})).is_err());
+    }
+
+    #[test]
+    fn rights_are_a_set_in_their_listed_order() {
+        let r: Rights = serde_json::from_value(json!(["pair", "tasks", "pair"])).unwrap();
+        assert_eq!(serde_json::to_value(&r).unwrap(), json!(["tasks", "pair"]));
+        assert_eq!(r.to_list(), "tasks,pair");
+        assert_eq!(
+            Rights::from_list("answer,flying,tasks").to_list(),
+            "tasks,answer"
+        );
+        let narrow = Rights::all().and(&Rights::from_list("tasks"));
+        assert!(narrow.has(Right::Tasks) && !narrow.has(Right::Answer));
+        assert_eq!(Rights::from_list("").to_list(), "");
+        assert_eq!(Rights::all().bits(), 0b111);
+        assert_eq!(Rights::from_bits(0b101 | 1 << 20).to_list(), "tasks,pair");
+        assert_eq!(Rights::from_bits(r.bits()), r);
+        assert!(serde_json::from_value::<Rights>(json!(["root"])).is_err());
     }
 
     #[test]

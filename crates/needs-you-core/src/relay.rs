@@ -20,6 +20,9 @@ use serde::{Deserialize, Serialize};
 
 /// The close code of a relay whose task was revoked: stop, do not reconnect.
 pub const CLOSE_REVOKED: u16 = 4001;
+/// The close code of a relay that a newer connection of its task replaced:
+/// one relay per task, the newest; the older stops, as with a revoke.
+pub const CLOSE_REPLACED: u16 = 4002;
 
 /// The longest failure reason the Worker keeps from a relay.
 pub const MAX_REASON_CHARS: usize = 300;

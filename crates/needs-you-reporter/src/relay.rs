@@ -19,9 +19,11 @@
 //! A dropped connection is made again after a pause (1 s, doubling to 30 s
 //! while connections keep failing or dropping at once); answers queued
 //! meanwhile come on the `hello`. An answer id already handled is never typed
-//! twice: its outcome is said again, in case the drop lost it. A close with the code the Worker uses for a
-//! revoked task, or a refused credential, ends it; so does a machine where
-//! nothing of its task has been open for `NEEDS_YOU_RELAY_IDLE_S` (600 s).
+//! twice: its outcome is said again, in case the drop lost it. A close that
+//! says the task was revoked, or that a newer relay of the task took over
+//! (`needs_you_core::relay`'s close codes), or a refused credential, ends it;
+//! so does a machine where nothing of its task has been open for
+//! `NEEDS_YOU_RELAY_IDLE_S` (600 s).
 //! Its failures go to the state directory's log.
 
 use std::collections::HashMap;
@@ -29,7 +31,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use needs_you_core::relay::{Answer, FromRelay, ToRelay, CLOSE_REVOKED};
+use needs_you_core::relay::{Answer, FromRelay, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED};
 use needs_you_core::Kind;
 use serde::{Deserialize, Serialize};
 use tungstenite::client::IntoClientRequest;
@@ -325,12 +327,12 @@ fn serve(
                 }
             }
             Ok(Message::Close(frame)) => {
-                let revoked = frame.is_some_and(|f| f.code == CloseCode::from(CLOSE_REVOKED));
-                return if revoked {
-                    Served::Stop
-                } else {
-                    Served::Dropped
-                };
+                // Revoked, or replaced by a newer relay of the task: stop.
+                let stop = frame.is_some_and(|f| {
+                    f.code == CloseCode::from(CLOSE_REVOKED)
+                        || f.code == CloseCode::from(CLOSE_REPLACED)
+                });
+                return if stop { Served::Stop } else { Served::Dropped };
             }
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))

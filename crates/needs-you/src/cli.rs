@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use needs_you_core::api::ChannelKind;
+use needs_you_core::api::{ChannelKind, Right, Rights};
 
 use crate::fail::exit;
 
@@ -32,7 +32,9 @@ pub enum Command {
         /// The Worker's URL.
         url: String,
     },
-    /// Pair this machine with a code from the page or `needs-you pair`.
+    /// Pair this machine with a code from the page or `needs-you pair`. It
+    /// may start and stop tasks and read the list; an agent that reads its
+    /// login cannot answer another agent unless --allow answer gave it that.
     #[command(
         after_help = "  needs-you login https://needs-you.example.workers.dev\n  \
         needs-you login 'https://needs-you.example.workers.dev/pair#K7Q2-M9XD'"
@@ -40,6 +42,10 @@ pub enum Command {
     Login {
         /// The Worker's URL, or a pairing link.
         target: String,
+        /// What else this machine may do: answer (answer, approve, dismiss),
+        /// pair (make codes for other devices), comma-separated.
+        #[arg(long, value_name = "RIGHTS", value_parser = rights, default_value = "")]
+        allow: Rights,
     },
     /// Revoke this machine's device credential and forget it.
     #[command(after_help = "  needs-you logout")]
@@ -84,9 +90,17 @@ pub enum Command {
     /// A pairing link for a phone or a browser, as a QR code and as text.
     #[command(after_help = "  needs-you pair")]
     Pair {
+        /// What the new device may do (default: all this login may do):
+        /// tasks, answer, pair, comma-separated.
+        #[arg(long, value_name = "RIGHTS", value_parser = rights)]
+        rights: Option<Rights>,
         #[arg(long)]
         json: bool,
     },
+    /// The paired devices, what each may do and which paired it; `revoke`
+    /// ends one at once, with the devices it paired and the tasks they made.
+    #[command(after_help = "  needs-you devices revoke dev_5c0e...")]
+    Devices(DevicesArgs),
     /// The owner's ntfy and webhook channels (owner login only).
     #[command(after_help = "  needs-you channels set ntfy https://ntfy.sh/my-long-secret-topic")]
     Channels(ChannelsArgs),
@@ -123,6 +137,21 @@ pub struct RunOptions {
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+#[derive(Debug, PartialEq, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct DevicesArgs {
+    #[arg(long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub action: Option<DeviceAction>,
+}
+
+#[derive(Debug, PartialEq, Subcommand)]
+pub enum DeviceAction {
+    /// Revoke a device (an id from `needs-you devices`).
+    Revoke { device: String },
 }
 
 #[derive(Debug, PartialEq, Args)]
@@ -240,6 +269,20 @@ fn non_blank(s: &str) -> Result<String, String> {
     } else {
         Ok(s.to_owned())
     }
+}
+
+/// "tasks,answer": every name one of [`Right`]'s.
+fn rights(s: &str) -> Result<Rights, String> {
+    let names: Vec<&str> = s
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .collect();
+    let known: Vec<Right> = names.iter().filter_map(|r| Right::parse(r)).collect();
+    if known.len() != names.len() {
+        return Err(format!("rights are {}", Right::choices()));
+    }
+    Ok(Rights::from(known))
 }
 
 fn channel_kind(s: &str) -> Result<ChannelKind, String> {

@@ -2,7 +2,7 @@
 //! test push's results, each line cut to the terminal's width. Pure: the
 //! JSON and the time come in, the text goes out.
 
-use needs_you_core::api::{Channel, Listed, Task, TaskState, TestResult};
+use needs_you_core::api::{Channel, Device, Listed, Task, TaskState, TestResult};
 use needs_you_core::Cli;
 
 use crate::term::cut;
@@ -110,6 +110,31 @@ pub fn test_results(results: &[TestResult]) -> String {
             format!("{:<32} {outcome}\n", cut(&r.name, 32))
         })
         .collect()
+}
+
+pub fn devices(rows: &[Device], now: f64) -> String {
+    if rows.is_empty() {
+        return "No devices. Pair one: needs-you pair\n".into();
+    }
+    let mut out = format!(
+        "{:<36} {:<24} {:<6} {:<22} PAIRED BY\n",
+        "DEVICE", "NAME", "AGE", "MAY"
+    );
+    for d in rows {
+        let may = match d.rights.to_list().as_str() {
+            "" => "read".to_owned(),
+            list => format!("read,{list}"),
+        };
+        out.push_str(&format!(
+            "{:<36} {:<24} {:<6} {:<22} {}\n",
+            d.device_id,
+            cut(&d.name, 24),
+            age(d.created_at as f64, now),
+            may,
+            d.paired_by.as_deref().unwrap_or("the owner")
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `needs-you`: parse, then hand each command to its module (see `lib.rs`).
 
-use needs_you::cli::{self, ChannelAction, Command};
+use needs_you::cli::{self, ChannelAction, Command, DeviceAction};
 use needs_you::commands::{account, channels, questions, run};
 use needs_you::fail::Result;
 
@@ -27,10 +27,10 @@ fn main() {
 fn dispatch(command: Command) -> Result<i32> {
     match command {
         Command::Setup { url } => account::setup(&url),
-        Command::Login { target } => account::login(&target),
+        Command::Login { target, allow } => account::login(&target, &allow),
         Command::Logout => account::logout(),
         Command::RotateToken => account::rotate_token(),
-        Command::Pair { json } => account::pair(json),
+        Command::Pair { rights, json } => account::pair(rights, json),
         Command::Run(opts) => run::run(opts),
         Command::Exec {
             env_file,
@@ -41,6 +41,10 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Tasks { json } => questions::tasks(json),
         Command::Answer { question, text } => questions::answer(&question, &text.join(" ")),
         Command::Dismiss { question } => questions::dismiss(&question),
+        Command::Devices(args) => match args.action {
+            None => account::devices(args.json),
+            Some(DeviceAction::Revoke { device }) => account::revoke_device(&device),
+        },
         Command::Channels(args) => match args.action {
             None => channels::list(args.json),
             Some(ChannelAction::Set {

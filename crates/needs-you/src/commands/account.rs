@@ -2,7 +2,9 @@
 //! device paired with a code), `logout`, `rotate-token`, and `pair` (a code
 //! for the next device).
 
-use needs_you_core::api::{NewDevice, NewOwner, NewToken, Pairing};
+use needs_you_core::api::{
+    Devices, NewDevice, NewOwner, NewToken, Pairing, Revoked, Right, Rights,
+};
 use needs_you_reporter::client::{Client, FailureKind};
 use serde_json::{json, Value};
 
@@ -86,7 +88,12 @@ pub fn setup(url: &str) -> Result<i32> {
         anon.base(),
         path.display()
     );
-    println!("Next: `needs-you pair` to pair your phone, then `needs-you run -- claude`.");
+    println!(
+        "This machine now holds the owner token, which can do everything: keep it where no agent runs. \
+         On a machine where agents run, log in as a device instead (`needs-you pair` here, then \
+         `needs-you login URL` there): it may start tasks but not answer them."
+    );
+    println!("Next: `needs-you pair` to pair your phone.");
     Ok(exit::OK)
 }
 
@@ -103,8 +110,11 @@ fn split_link(target: &str) -> (String, Option<String>) {
     }
 }
 
-/// `login URL|LINK`: a pairing code into this machine's device credential.
-pub fn login(target: &str) -> Result<i32> {
+/// `login URL|LINK [--allow RIGHTS]`: a pairing code into this machine's
+/// device credential. It may always start and stop tasks (what `run` needs);
+/// anything more only if asked for here: agents run on this machine, and
+/// any of them can read the login file.
+pub fn login(target: &str, allow: &Rights) -> Result<i32> {
     refuse_second_login()?;
     let (url, code) = split_link(target);
     let client = client_for(&url)?;
@@ -126,7 +136,15 @@ pub fn login(target: &str) -> Result<i32> {
         "" => "needs-you on this machine".to_owned(),
         h => format!("needs-you on {h}"),
     };
-    let device: NewDevice = client.post("/v1/devices", &json!({"code": code, "name": name}))?;
+    let asked: Rights = Rights::from(
+        std::iter::once(Right::Tasks)
+            .chain(allow.iter())
+            .collect::<Vec<_>>(),
+    );
+    let device: NewDevice = client.post(
+        "/v1/devices",
+        &json!({"code": code, "name": name, "rights": asked}),
+    )?;
     let path = login::save(&Login {
         url: client.base().to_owned(),
         token: credential(&device.token, "nyd_")?,
@@ -138,8 +156,34 @@ pub fn login(target: &str) -> Result<i32> {
         client.base(),
         path.display()
     );
+    println!("{}", what_it_may(&device.rights));
     println!("Next: `needs-you run -- claude`.");
     Ok(exit::OK)
+}
+
+/// What a device login may do, in a sentence: said when it is made.
+fn what_it_may(rights: &Rights) -> String {
+    let mut may = vec!["read the list"];
+    let mut may_not = Vec::new();
+    for (right, words) in [
+        (Right::Tasks, "start and stop tasks"),
+        (Right::Answer, "answer or approve"),
+        (Right::Pair, "pair other devices"),
+    ] {
+        if rights.has(right) {
+            may.push(words);
+        } else {
+            may_not.push(words);
+        }
+    }
+    let mut line = format!("This machine may {}", may.join(", "));
+    if !may_not.is_empty() {
+        line.push_str(&format!("; it may not {}", may_not.join(" or ")));
+    }
+    if !rights.has(Right::Answer) {
+        line.push_str(" (so an agent here that reads the login cannot answer another agent; `--allow answer` at login lets it)");
+    }
+    line + "."
 }
 
 /// `logout`: a device credential is revoked first; an owner token only forgotten.
@@ -189,10 +233,15 @@ pub fn rotate_token() -> Result<i32> {
     Ok(exit::OK)
 }
 
-/// `pair`: a one-time code for another device, as a QR code and as text.
-pub fn pair(json_out: bool) -> Result<i32> {
+/// `pair [--rights R]`: a one-time code for another device, as a QR code and
+/// as text; it grants `rights`, by default all this login may do.
+pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     let (_, client) = logged_in()?;
-    let p: Pairing = client.post("/v1/pairings", &json!({}))?;
+    let body = match &rights {
+        Some(r) => json!({ "rights": r }),
+        None => json!({}),
+    };
+    let p: Pairing = client.post("/v1/pairings", &body)?;
     if json_out {
         print_json(&p);
         return Ok(exit::OK);
@@ -207,6 +256,47 @@ pub fn pair(json_out: bool) -> Result<i32> {
         "Code: {} (works once, for {minutes:.0} minutes; on another computer: needs-you login {})",
         p.code,
         client.base()
+    );
+    let granted = p.rights.to_list();
+    println!(
+        "The device it pairs may read the list{}.",
+        if granted.is_empty() {
+            String::new()
+        } else {
+            format!(" and: {}", granted.replace(',', ", "))
+        }
+    );
+    Ok(exit::OK)
+}
+
+/// `devices [--json]`: the live devices (a device sees itself only).
+pub fn devices(json_out: bool) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let list: Devices = client.get("/v1/devices")?;
+    if json_out {
+        print_json(&list);
+    } else {
+        print!("{}", crate::display::devices(&list.devices, now_ms()));
+    }
+    Ok(exit::OK)
+}
+
+/// `devices revoke ID`: says what went with it.
+pub fn revoke_device(device: &str) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let r: Revoked = client.delete(&format!("/v1/devices/{}", path_part(device)?))?;
+    let others = r.devices.len().saturating_sub(1);
+    println!(
+        "Revoked {}{}{}.",
+        r.device_id,
+        match others {
+            0 => String::new(),
+            n => format!(", {n} device(s) it paired"),
+        },
+        match r.tasks.len() {
+            0 => String::new(),
+            n => format!(" and {n} task(s) they created"),
+        }
     );
     Ok(exit::OK)
 }

@@ -247,21 +247,31 @@ fn finish(ended: Ended) -> Result<i32> {
     }
 }
 
-/// Starts the command with `env` added, and forwards signals to it from now on.
+/// Our own secrets, which the person may have exported for `needs-you`
+/// itself: never the agent's to read (a prompt-injected agent would print
+/// them, or use them).
+pub const OUR_SECRETS: &[&str] = &[
+    "NEEDS_YOU_ADMIN_TOKEN",
+    "NEEDS_YOU_NTFY_TOKEN",
+    "NEEDS_YOU_WEBHOOK_SECRET",
+];
+
+/// Starts the command with `env` added and [`OUR_SECRETS`] removed, and
+/// forwards signals to it from now on.
 fn start<K: AsRef<OsStr>, V: AsRef<OsStr>>(
     command: &[OsString],
     env: impl IntoIterator<Item = (K, V)>,
 ) -> Result<std::process::Child> {
-    let child = Command::new(&command[0])
-        .args(&command[1..])
-        .envs(env)
-        .spawn()
-        .map_err(|e| {
-            Fail::new(
-                exit::NOT_FOUND,
-                format!("cannot start {}: {e}", command[0].to_string_lossy()),
-            )
-        })?;
+    let mut cmd = Command::new(&command[0]);
+    for secret in OUR_SECRETS {
+        cmd.env_remove(secret);
+    }
+    let child = cmd.args(&command[1..]).envs(env).spawn().map_err(|e| {
+        Fail::new(
+            exit::NOT_FOUND,
+            format!("cannot start {}: {e}", command[0].to_string_lossy()),
+        )
+    })?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
     Ok(child)
 }
@@ -311,8 +321,14 @@ pub fn session_name(task: &str) -> String {
     format!("{clean}-{:04x}", now_micros() & 0xffff)
 }
 
+/// tmux, without [`OUR_SECRETS`]: a tmux server it starts keeps its
+/// environment for every pane it ever opens.
 fn tmux(args: &[&OsStr]) -> std::io::Result<std::process::Child> {
-    Command::new("tmux").args(args).spawn()
+    let mut cmd = Command::new("tmux");
+    for secret in OUR_SECRETS {
+        cmd.env_remove(secret);
+    }
+    cmd.args(args).spawn()
 }
 
 fn in_new_session(
