@@ -2,7 +2,7 @@
 # Runs every test: formatting and lints, the Rust unit and integration tests
 # (the reporter's run the built binary against a real HTTP sink), the Worker's
 # integration tests in Miniflare (real D1, real Durable Object, real sink, a
-# mock push service), the page in headless Chromium against Miniflare, the
+# mock push service) and under wrangler dev itself, the page in headless Chromium against Miniflare, the
 # needs-you command line (real binaries, real tmux), answers typed into a
 # real tmux pane by the real relay,
 # the plugins' tests, and the live suite (the real agent CLIs in tmux against
@@ -35,6 +35,9 @@ cargo build --quiet --release -p needs-you
 
 step "Worker integration tests (Miniflare)"
 run node --test --test-concurrency=1 tests/worker/
+
+step "The Worker under wrangler dev itself: its proxy, and restarts by TERM and KILL"
+run node --test --test-concurrency=1 tests/wrangler/
 
 step "The page in a real browser (Debian's Chromium, Miniflare)"
 run node --test --test-concurrency=1 tests/page/

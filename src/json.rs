@@ -65,9 +65,20 @@ pub fn ok<T: Serialize>(status: u16, body: &T) -> ApiResult {
     Ok(json_response(status, body)?)
 }
 
+/// What is read and thrown away of a body past the limit, at most: beyond
+/// it, or past [`DISCARD_FOR`], the rest is cancelled.
+const DISCARD_BYTES: usize = 1024 * 1024;
+const DISCARD_FOR: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Reads the body, refusing more than 32 KiB: by its declared length before
 /// reading anything, else as soon as the chunks read pass the limit, so a
 /// huge or endless body is never read in full.
+///
+/// A body refused while it arrives is still read to its end and thrown away
+/// when that is quick ([`DISCARD_BYTES`], [`DISCARD_FOR`]): cancelled half
+/// way, it leaves the connection it came on broken, and the local runtime
+/// (`wrangler dev`) hands that connection the next request, anyone's, which
+/// then fails with "Your worker restarted mid-request".
 pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
     if declared_length(req).is_some_and(|n| n > MAX_BODY_BYTES as u64) {
         return Err(too_large());
@@ -80,11 +91,28 @@ pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
     while let Some(chunk) = stream.next().await {
         let chunk = chunk?;
         if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            discard_rest(&mut stream).await;
             return Err(too_large());
         }
         bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
+}
+
+/// Reads what is left of `stream` and throws it away, within the bounds.
+async fn discard_rest(stream: &mut worker::ByteStream) {
+    use futures_util::future::{select, Either};
+    let mut deadline = Box::pin(worker::Delay::from(DISCARD_FOR));
+    let mut left = DISCARD_BYTES;
+    loop {
+        match select(stream.next(), &mut deadline).await {
+            Either::Left((Some(Ok(chunk)), _)) if chunk.len() < left => left -= chunk.len(),
+            // Read to its end: the connection stays good.
+            Either::Left((None, _)) => return,
+            // Too much, an error, or a body that stalls: cancelled on drop.
+            _ => return,
+        }
+    }
 }
 
 /// The body's length as its `Content-Length` says, if it says.

@@ -22,7 +22,11 @@ pub fn is_http_url(u: &str) -> bool {
         }
         _ => authority,
     };
+    // A host is a name or an address, or an IPv6 address in brackets.
+    let bracketed = host.starts_with('[') && host.ends_with(']') && host.len() > 2;
+    let plain = !host.contains(['[', ']']);
     !host.is_empty()
+        && (bracketed || plain)
         && !authority.contains('@')
         && !u.contains(|c: char| c.is_whitespace() || c.is_control())
 }
@@ -58,6 +62,9 @@ mod tests {
             "https://example.com:http/x",
             "https://:443/x",
             "https://example.com/a\r\nb",
+            "http://[",
+            "http://[]/x",
+            "https://ex]ample.com/",
         ] {
             assert!(!is_http_url(bad), "{bad}");
         }

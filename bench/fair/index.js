@@ -45,13 +45,16 @@ SELECT t.revoked_at, t.expires_at,
        EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting,
        (SELECT COUNT(*) FROM questions WHERE task_id = t.id AND closed_at IS NULL AND session <> ?2) AS open_elsewhere
 FROM tasks t WHERE t.credential_hash = ?1`;
+const SESSION_OPEN = `
+SELECT q.id, q.kind, q.opened_at, q.notified_at FROM questions q
+WHERE q.task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND q.session = ?2 AND q.closed_at IS NULL`;
 
 const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const id = (prefix) => prefix + hex(crypto.getRandomValues(new Uint8Array(16)));
 const sha256 = async (s) => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
 const DELAY = 15000;
 
-async function report(request, env, ctx) {
+async function report(request, env) {
   const credential = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "");
   const hash = await sha256(credential);
   const r = JSON.parse(await request.text());
@@ -70,16 +73,19 @@ async function report(request, env, ctx) {
   batch.push(stmt(TOUCH_TASK, []));
   batch.push(env.DB.prepare(BUMP_REVISION_OF_APPLIED_REPORT).bind(...keys.slice(0, 3)));
   batch.push(env.DB.prepare(OUTCOME).bind(...keys.slice(0, 3)));
+  batch.push(env.DB.prepare(SESSION_OPEN).bind(...keys.slice(0, 2)));
   const results = await env.DB.batch(batch);
   const closed = results[1].results;
   const opened = r.action === "open" ? results[2].results[0]?.id ?? null : null;
-  const task = results.at(-1).results[0];
-  ctx.waitUntil((async () => {
-    for (const q of closed) {
-      if (q.kind !== "reply") await notifier(env, q.id, q.notified_at ? { op: "closed", question_id: q.id } : { op: "disarm" });
-    }
-    if (opened && r.kind !== "reply") await notifier(env, opened, { op: "arm", question_id: opened, due_at: now + DELAY });
-  })());
+  const task = results.at(-2).results[0];
+  const open = results.at(-1).results[0];
+  // The objects hear of it before the answer goes out, as src/routes/reports.rs does.
+  for (const q of closed) {
+    if (q.kind !== "reply") await notifier(env, q.id, q.notified_at ? { op: "closed", question_id: q.id } : { op: "disarm" });
+  }
+  if (r.action === "open" && open && open.kind !== "reply" && open.notified_at === null) {
+    await notifier(env, open.id, { op: "arm", question_id: open.id, due_at: open.opened_at + DELAY });
+  }
   return Response.json({ applied: !!task?.applied, question_id: opened, state: task?.waiting ? "waiting" : "running" });
 }
 

@@ -1,12 +1,17 @@
 //! `POST /v1/reports`: the one endpoint the reporters call, and the hottest.
 //!
-//! One D1 batch checks the credential and applies the report; the notifier
-//! objects hear of it after the response is sent (`wait_until`): they only
-//! follow D1, and the alarm re-reads D1 before it notifies anyone, so the order
-//! in which they hear of an open and its close does not matter.
+//! One D1 batch checks the credential and applies the report; then the
+//! notifier objects hear of it, before the answer goes out: a runtime that
+//! dies right after answering (a deploy, a restart, a kill) must not leave a
+//! dialog applied in D1 with no alarm armed, since the reporter, answered,
+//! would never send it again. The objects only follow D1, and the alarm
+//! re-reads D1 before it notifies anyone, so the order in which they hear of
+//! an open and its close does not matter. A retried open (its first answer
+//! lost) is stale and changes nothing, but arms its question again: the first
+//! try may have died between D1 and the object.
 
 use serde_json::json;
-use worker::{Context, Env, Request};
+use worker::{Env, Request};
 
 use needs_you_core::{Report, ReportError};
 
@@ -16,7 +21,7 @@ use crate::limits::{self, Rate};
 use crate::store::{ReportKeys, ReportOutcome};
 use crate::{auth, notifier, store};
 
-pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
+pub async fn post(mut req: Request, env: &Env) -> ApiResult {
     let now = now_ms();
     let credential_hash = auth::task_credential_hash(&req)?;
     limits::within_rate(env, Rate::Reports, &credential_hash).await?;
@@ -50,17 +55,19 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
         "question_id": outcome.opened,
         "state": if outcome.waiting() { "waiting" } else { "running" },
     });
-    let env = env.clone();
-    ctx.wait_until(async move { follow(&env, &report, &outcome, now).await });
+    follow(env, &report, &outcome).await;
     ok(200, &body)
 }
 
-/// Tells the notifier objects what the report changed.
-async fn follow(env: &Env, report: &Report, outcome: &ReportOutcome, now: f64) {
+/// Tells the notifier objects what the report changed: disarms what it
+/// closed, and arms the session's open dialog, the one it opened or the one a
+/// retry finds still waiting for its first notification. Arming is
+/// idempotent: the alarm is due when the question opened plus the delay.
+async fn follow(env: &Env, report: &Report, outcome: &ReportOutcome) {
     notifier::closed(env, &outcome.closed).await;
-    if let (Some(id), Report::Open { kind, .. }) = (&outcome.opened, report) {
-        if kind.notifies() {
-            notifier::arm(env, id, now).await;
+    if let (Some(open), Report::Open { .. }) = (&outcome.session_open, report) {
+        if open.kind.notifies() && open.notified_at.is_none() {
+            notifier::arm(env, &open.id, open.opened_at as f64).await;
         }
     }
 }

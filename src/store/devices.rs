@@ -148,8 +148,9 @@ pub enum Redeemed {
     Refused,
 }
 
-/// Whose a code is, if it works now, without using it: a wrong one counts
-/// as a try, like a redemption.
+/// Whose a code is, if it works now, without using it. Every look counts
+/// as one of the code's tries, like a redemption: a check cannot be used to
+/// guess codes where a redemption could not.
 pub async fn check_pairing(
     env: &Env,
     pairing_id: &str,
@@ -164,26 +165,27 @@ pub async fn check_pairing(
         wasm_bindgen::JsValue::NULL,
         n(f64::from(MAX_PAIRING_TRIES)),
     ];
-    let checked = stmt(&db, CHECK_CODE, &args)?.all().await?;
+    let results = db
+        .batch(vec![
+            stmt(&db, COUNT_TRY, &[s(pairing_id), n(now)])?,
+            stmt(&db, CHECK_CODE, &args)?,
+        ])
+        .await?;
     #[derive(Deserialize)]
     struct Row {
         owner_name: String,
         expires_at: i64,
         rights: u32,
     }
-    match checked.results::<Row>()?.into_iter().next() {
-        Some(r) => Ok(Some(api::PairingCheck {
+    Ok(results[1]
+        .results::<Row>()?
+        .into_iter()
+        .next()
+        .map(|r| api::PairingCheck {
             owner_name: r.owner_name,
             expires_at: r.expires_at,
             rights: Rights::from_bits(r.rights),
-        })),
-        None => {
-            stmt(&db, COUNT_TRY, &[s(pairing_id), n(now)])?
-                .run()
-                .await?;
-            Ok(None)
-        }
-    }
+        }))
 }
 
 /// Turns a code into a device, in one transaction: every try counts, and a

@@ -117,6 +117,7 @@ mod tests {
                 super::revision::BUMP_REVISION_OF_APPLIED_REPORT,
             ),
             ("OUTCOME", super::reports::OUTCOME),
+            ("SESSION_OPEN", super::reports::SESSION_OPEN),
         ];
         let words = |sql: &str| sql.split_whitespace().collect::<Vec<_>>().join(" ");
         for (name, sql) in ours {

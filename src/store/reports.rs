@@ -45,6 +45,12 @@ SELECT t.revoked_at, t.expires_at,
        (SELECT COUNT(*) FROM questions WHERE task_id = t.id AND closed_at IS NULL AND session <> ?2) AS open_elsewhere
 FROM tasks t WHERE t.credential_hash = ?1";
 
+/// The session's open question after the batch, if any. Binds ?1 and ?2 of
+/// the [`ReportKeys`].
+pub(super) const SESSION_OPEN: &str = "
+SELECT q.id, q.kind, q.opened_at, q.notified_at FROM questions q
+WHERE q.task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND q.session = ?2 AND q.closed_at IS NULL";
+
 /// The task behind a credential, as the report's batch found it.
 #[derive(Deserialize)]
 pub struct ReportTask {
@@ -55,6 +61,15 @@ pub struct ReportTask {
     open_elsewhere: u32,
 }
 
+/// A session's open question, as the notifier needs it.
+#[derive(Deserialize)]
+pub struct SessionOpen {
+    pub id: String,
+    pub kind: needs_you_core::Kind,
+    pub opened_at: i64,
+    pub notified_at: Option<i64>,
+}
+
 pub struct ReportOutcome {
     /// The credential's task; `None` for an unknown credential. When it is
     /// revoked or expired, nothing was written.
@@ -63,6 +78,8 @@ pub struct ReportOutcome {
     pub opened: Option<String>,
     /// Questions this report closed (by `close`, or superseded by an `open`).
     pub closed: Vec<ClosedQuestion>,
+    /// The session's open question after the report, if any.
+    pub session_open: Option<SessionOpen>,
 }
 
 impl ReportOutcome {
@@ -154,6 +171,7 @@ pub async fn apply_report(
         &keys.bind(&[])[..3],
     )?);
     batch.push(stmt(&db, OUTCOME, &keys.bind(&[])[..3])?);
+    batch.push(stmt(&db, SESSION_OPEN, &keys.bind(&[])[..2])?);
 
     let results = db.batch(batch).await?;
     let closed = questions::closed_by(&results[1])?;
@@ -161,13 +179,13 @@ pub async fn apply_report(
         Report::Open { .. } => questions::opened_by(&results[2])?,
         Report::Close { .. } => None,
     };
-    let task = match results.last() {
-        Some(r) => r.results::<ReportTask>()?.into_iter().next(),
-        None => None,
-    };
+    let n = results.len();
+    let task = results[n - 2].results::<ReportTask>()?.into_iter().next();
+    let session_open = results[n - 1].results::<SessionOpen>()?.into_iter().next();
     Ok(ReportOutcome {
         task,
         opened,
         closed,
+        session_open,
     })
 }

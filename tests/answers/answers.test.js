@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, startWorker, waitFor, sleep } from "../worker/helpers.js";
@@ -479,4 +479,24 @@ test("a relay's hello moves the list's revision only when it failed an answer", 
     again.ws.close(1000, "done");
   }
   assert.equal(await revision(), before + 1);
+});
+
+test("one relay per task: a newer one's connection ends the one before, which stops", async () => {
+  const o = await owner();
+  const relay = (name) => {
+    const dir = mkdtempSync(join(scratch, `relay-${name}-`));
+    const lock = openSync(join(dir, "lock"), "w");
+    const child = spawn(REPORTER, ["__relay", "--state-dir", dir], {
+      stdio: [lock, "ignore", "ignore"],
+      env: { PATH: process.env.PATH, NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: o.task.credential },
+    });
+    const exited = new Promise((resolve) => child.on("exit", () => resolve("exited")));
+    return { child, exited };
+  };
+  const first = relay("first");
+  await sleep(1500);
+  const second = relay("second");
+  assert.equal(await Promise.race([first.exited, sleep(8000).then(() => "still running")]), "exited");
+  assert.equal(await Promise.race([second.exited, sleep(1500).then(() => "running")]), "running", "the newest stays");
+  second.child.kill();
 });

@@ -91,6 +91,7 @@ async function deviceMachine(owner) {
   const r = (await cli(m, ["login", p.body.url]));
   assert.equal(r.code, 0, r.stderr);
   m.login = JSON.parse(readFileSync(join(m.home, ".config", "needs-you", "login.json"), "utf8"));
+  m.rightsSaid = /may read the list, start and stop tasks; it may not answer or approve/.test(r.stdout);
   return m;
 }
 
@@ -180,6 +181,50 @@ test("run: the agent gets the task's credential in its environment only, its que
   const q = await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(listed.question_id).first();
   assert.equal(q.close_reason, "session_end", "revoking the task closed its question");
   assert.deepEqual(JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks, []);
+});
+
+test("run keeps our own secrets out of the agent's environment", async () => {
+  const owner = await ownerMachine();
+  const m = await deviceMachine(owner);
+  const dir = agentDir();
+  const secrets = { NEEDS_YOU_ADMIN_TOKEN: ADMIN, NEEDS_YOU_NTFY_TOKEN: "tk_x", NEEDS_YOU_WEBHOOK_SECRET: "0123456789abcdef" };
+  const run = start(m, ["run", "--", AGENT, dir, "0"], secrets);
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent reported");
+  assert.deepEqual(readFileSync(join(dir, "env-names"), "utf8").trim().split("\n"), ["NEEDS_YOU_STATE_DIR", "NEEDS_YOU_TOKEN", "NEEDS_YOU_URL"]);
+  writeFileSync(join(dir, "go"), "");
+  assert.equal((await run.ended).code, 0);
+});
+
+test("a login on an agent machine starts tasks but cannot answer; --allow answer can, and devices shows who may what", async () => {
+  const owner = await ownerMachine();
+  const agentBox = await deviceMachine(owner);
+  assert.deepEqual(agentBox.rightsSaid, true);
+  const t = (await api("POST", "/v1/tasks", owner.login.token, { name: "asks" })).body;
+  const q = (await api("POST", "/v1/reports", t.credential, { action: "open", kind: "reply", cli: "codex", session: "s", seq: 1,
+    text: "Go on?", terminal: { kind: "tmux", host: "h", cwd: "/" } })).body;
+  const refused = await cli(agentBox, ["answer", q.question_id, "yes"]);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /may not answer/);
+  assert.ok(oneLine(refused.stderr));
+  const dismissed = await cli(agentBox, ["dismiss", q.question_id]);
+  assert.equal(dismissed.code, 1, "nor dismiss");
+
+  const trusted = machine();
+  const p = await api("POST", "/v1/pairings", owner.login.token);
+  const login = await cli(trusted, ["login", p.body.url, "--allow", "answer"]);
+  assert.equal(login.code, 0, login.stderr);
+  assert.match(login.stdout, /may read the list, start and stop tasks, answer or approve/);
+  const answered = await cli(trusted, ["answer", q.question_id, "yes"]);
+  assert.ok(!/may not answer/.test(answered.stderr), answered.stderr);
+
+  const list = await cli(owner, ["devices"], { COLUMNS: "200" });
+  assert.equal(list.code, 0, list.stderr);
+  const rows = list.stdout.trim().split("\n");
+  assert.match(rows[0], /^DEVICE +NAME +AGE +MAY +PAIRED BY$/);
+  assert.ok(rows.some((r) => /read,tasks,answer +the owner$/.test(r)), list.stdout);
+  assert.ok(rows.some((r) => / read,tasks +the owner$/.test(r)), list.stdout);
+  const bad = await cli(owner, ["login", w.url, "--allow", "root"]);
+  assert.equal(bad.code, 2);
 });
 
 test("run passes signals through: a trapped SIGINT and an untrapped SIGTERM", async () => {

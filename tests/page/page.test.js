@@ -71,6 +71,25 @@ test("pairing from a link: the code becomes a device credential, and the link le
   await context.close();
 });
 
+test("a pairing link asks whose it is before it pairs; Not now pairs nothing", async () => {
+  const owner = (await api("POST", "/v1/owners", ADMIN, { name: "Mallory" })).body;
+  const pairing = (await api("POST", "/v1/pairings", owner.token, { rights: ["tasks"] })).body;
+  const { context, page } = await newPage(browser);
+  await page.goto(pairing.url);
+  await page.locator("#pair-ask").waitFor();
+  assert.equal(await page.locator("#pair-ask-title").textContent(), "Pair this browser with Mallory?");
+  assert.equal(await page.locator("#pair-ask-grants").textContent(), "It will see what needs you, start and stop tasks.");
+  await sleep(500);
+  assert.equal(await page.evaluate(() => localStorage.getItem("needs-you.device")), null, "nothing paired while it asks");
+  await page.click("#pair-ask-no");
+  assert.ok(await page.locator("#pair-ask").isHidden());
+  assert.ok(await page.locator("#signed-out").isVisible());
+  const devices = (await api("GET", "/v1/devices", owner.token)).body.devices;
+  assert.deepEqual(devices, [], "no device for Mallory");
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test("pairing from a typed code; a wrong, a used and an expired code are refused with a reason", async () => {
   const owner = (await api("POST", "/v1/owners", ADMIN, { name: "Bo" })).body;
   const { context, page } = await newPage(browser);
