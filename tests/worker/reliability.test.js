@@ -273,3 +273,38 @@ test("a seeded fuzz of 2,400 malformed bodies over every write route: no 5xx, JS
   }
   assert.ok(tally.refused >= 2000, JSON.stringify(tally));
 });
+
+// ---- a flood from one task ------------------------------------------------------
+
+test("a flood: one task credential opens 300 permissions under 300 sessions; the list stays small, rings are bounded", async () => {
+  const owner = await newOwner(w);
+  const sink = await startSink();
+  try {
+    await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${sink.url}/hook`, secret: "0123456789abcdef" } });
+    const task = await newTask(w, owner.token, { name: "flood" });
+    const text = "Run this? ".repeat(390); // near the 4,000-character cut
+    const statuses = [];
+    const jobs = Array.from({ length: 300 }, (_, i) => async () => {
+      statuses.push((await post(w, task.credential, { action: "open", kind: "permission", cli: "codex",
+        session: `flood-${i}`, seq: 1_000 + i, text })).status);
+    });
+    await inFlight(jobs, 8);
+    const accepted = statuses.filter((s) => s === 200).length;
+    const refused = statuses.filter((s) => s === 409).length;
+    assert.equal(accepted + refused, 300, JSON.stringify([...new Set(statuses)]));
+    assert.equal(accepted, 20, "the task's open questions are capped");
+    const list = await call(w, "GET", "/v1/needs-you", { token: owner.token });
+    assert.equal(list.body.questions.length, 20);
+    const bytes = Buffer.byteLength(list.text);
+    assert.ok(bytes < 120_000, `the list is ${bytes} bytes`);
+    // Each accepted question rings once, after the delay; no refused one does.
+    await waitFor(() => sink.received.length >= accepted, 10_000);
+    await sleep(1000);
+    const rung = sink.received.map((r) => JSON.parse(r.body).question.question_id);
+    assert.equal(new Set(rung).size, accepted);
+    assert.equal(rung.length, accepted, "none twice");
+    console.log(`# figures ${JSON.stringify({ flood_reports: 300, accepted, refused_409: refused, list_bytes: bytes, pushes: rung.length })}`);
+  } finally {
+    await sink.stop();
+  }
+});
