@@ -10,6 +10,7 @@ use std::ops::{Deref, DerefMut};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
+use needs_you_core::afar::Afar;
 use needs_you_core::api;
 use needs_you_core::{Cli, Kind};
 
@@ -20,6 +21,10 @@ pub struct Question {
     pub shown: api::Question,
     /// When its task stops being live; the alarm notifies no expired task.
     pub task_expires_at: Option<i64>,
+    /// Whether its task was revoked (read only by the statements that ask).
+    pub task_revoked: bool,
+    /// Its owner (likewise).
+    pub owner_id: String,
 }
 
 impl Deref for Question {
@@ -63,8 +68,14 @@ impl Question {
                 close_reason: None,
                 terminal: None,
                 answerable: false,
+                answer_from_afar: None,
+                why_not: None,
+                questions: vec![],
+                digest: None,
             },
             task_expires_at: None,
+            task_revoked: false,
+            owner_id: String::new(),
         }
     }
 
@@ -108,10 +119,28 @@ impl<'de> Deserialize<'de> for Question {
             .remove("task_expires_at")
             .and_then(|v| v.as_f64())
             .map(|t| t as i64);
-        let shown = serde_json::from_value(Value::Object(row)).map_err(serde::de::Error::custom)?;
+        let task_revoked = row.remove("task_revoked_at").is_some_and(|v| !v.is_null());
+        let owner_id = match row.remove("owner_id") {
+            Some(Value::String(o)) => o,
+            _ => String::new(),
+        };
+        let takes = match row.remove("takes") {
+            Some(Value::String(t)) => Afar::parse(&t),
+            _ => None,
+        };
+        let questions = json_text(row.remove("questions"), Value::Array(vec![]));
+        row.insert("questions".into(), questions);
+        if !matches!(row.get("digest"), Some(Value::String(_))) {
+            row.remove("digest");
+        }
+        let mut shown: api::Question =
+            serde_json::from_value(Value::Object(row)).map_err(serde::de::Error::custom)?;
+        shown.settle_afar(takes);
         Ok(Question {
             shown,
             task_expires_at,
+            task_revoked,
+            owner_id,
         })
     }
 }

@@ -102,26 +102,13 @@ impl DurableObject for Relay {
                 }
             }
             FromRelay::Received { answer_id } => {
-                store::mark_answer(
-                    &self.env,
-                    &task_id,
-                    &answer_id,
-                    AnswerState::Delivered,
-                    None,
-                    now,
-                )
-                .await?
+                mark(&self.env, &task_id, &answer_id, AnswerState::Delivered, now).await?
             }
             FromRelay::Typed { answer_id } => {
-                store::mark_answer(
-                    &self.env,
-                    &task_id,
-                    &answer_id,
-                    AnswerState::Typed,
-                    None,
-                    now,
-                )
-                .await?
+                mark(&self.env, &task_id, &answer_id, AnswerState::Typed, now).await?
+            }
+            FromRelay::Taken { answer_id } => {
+                mark(&self.env, &task_id, &answer_id, AnswerState::Taken, now).await?
             }
             FromRelay::Failed { answer_id, reason } => {
                 let reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
@@ -153,6 +140,17 @@ impl DurableObject for Relay {
     async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
         Ok(())
     }
+}
+
+/// The relay moved an answer on, with no reason to keep.
+async fn mark(
+    env: &Env,
+    task_id: &str,
+    answer_id: &str,
+    state: AnswerState,
+    now: f64,
+) -> Result<()> {
+    store::mark_answer(env, task_id, answer_id, state, None, now).await
 }
 
 // ---- the Worker's side ---------------------------------------------------------

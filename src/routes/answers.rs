@@ -1,40 +1,122 @@
-//! Answering a reply question from afar: `POST /v1/questions/{id}/answers`
-//! by its owner (or a device of theirs), `GET /v1/answers/{id}` to follow
-//! it, and `GET /v1/relay`, the WebSocket
-//! through which the task's relay receives its answers ([`crate::relay`]).
+//! Answering from afar: `POST /v1/questions/{id}/answers` by its owner (or a
+//! device of theirs allowed to answer), `GET /v1/answers/{id}` to follow it,
+//! and `GET /v1/relay`, the WebSocket through which the task's relay
+//! receives its answers ([`crate::relay`]).
 
 use worker::{Context, Env, Request};
 
+use serde_json::Value;
+
+use needs_you_core::afar::{self, Afar, AnswerBody};
 use needs_you_core::answer;
 use needs_you_core::api::{self, Right};
+use needs_you_core::Kind;
 
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::limits::{self, Rate};
-use crate::store::{self, Queued};
+use crate::store::{self, NewAnswer, Queued};
 use crate::{auth, relay};
 
-/// `POST /v1/questions/{id}/answers {text}`: queued for the task's relay,
-/// which types it into the agent's tmux pane.
+/// `POST /v1/questions/{id}/answers`: `{text}` for a reply, `{decision:
+/// "allow"|"deny", message?, digest}` for a permission, `{choices, digest}`
+/// for a dialog; queued for the task's relay, which types a text into the
+/// agent's tmux pane and hands a decision or choices to the agent's waiting
+/// hook or plugin. Each is checked here against its question (its form, what
+/// it takes, the request's digest), and again on the agent's machine.
 pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
     person.may(Right::Answer)?;
     limits::within_rate(env, Rate::Answers, &person.credential_hash).await?;
-    let body = read_object(&mut req).await?;
-    let text = match body.get("text") {
-        Some(serde_json::Value::String(t)) => {
-            answer::check(t).map_err(|why| ApiError::bad_request("refused_answer", why))?
-        }
-        _ => {
+    let fields = read_object(&mut req).await?;
+    let digest = match fields.get("digest") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(d)) => Some(d.clone()),
+        Some(_) => {
             return Err(ApiError::bad_request(
                 "invalid_request",
-                "`text` must be the answer, a string",
+                "`digest` must be a string",
             ))
         }
     };
-    let answer_id = new_id("ans_");
+    let body = match serde_json::from_value::<AnswerBody>(Value::Object(fields)) {
+        Ok(AnswerBody::Text { text }) => AnswerBody::Text {
+            text: answer::check(&text).map_err(|why| ApiError::bad_request("refused_answer", why))?,
+        },
+        Ok(AnswerBody::Decision { decision, message }) => AnswerBody::Decision {
+            decision,
+            message: message.map(|m| needs_you_core::text::line(&m)).filter(|m| !m.is_empty()),
+        },
+        Ok(other) => other,
+        Err(_) => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "an answer is {\"text\"}, {\"decision\": \"allow\" or \"deny\", \"message\"?}, or {\"choices\": [[labels], …]}",
+            ))
+        }
+    };
+    let q = store::question(env, question_id)
+        .await?
+        .filter(|q| q.owner_id == person.owner_id)
+        .ok_or_else(ApiError::not_found)?;
     let now = now_ms();
-    match store::queue_answer(env, &person.owner_id, question_id, &answer_id, &text, now).await? {
+    if q.closed_at.is_some() || q.task_revoked || q.task_expired(now) {
+        return Err(ApiError::new(
+            409,
+            "closed",
+            "that question is closed already",
+        ));
+    }
+    if q.answer_from_afar.is_none() {
+        let (code, why) = match q.kind {
+            Kind::Reply => (
+                "not_answerable",
+                "this question cannot be answered from afar",
+            ),
+            _ => (
+                "answer_in_terminal",
+                "this question cannot be answered from afar",
+            ),
+        };
+        let reason = q.why_not.clone().unwrap_or_default();
+        return Err(ApiError::new(
+            409,
+            code,
+            format!("{why} ({reason}): answer it there"),
+        ));
+    }
+    if let Some(why) = afar::check(&body, q.kind, q.answer_from_afar, &q.questions) {
+        return Err(ApiError::new(409, "wrong_answer", why));
+    }
+    // A decision or choices answer one request: the one the person saw.
+    let digest = match body.form() {
+        Afar::Text => None,
+        _ => {
+            if digest.is_none() || digest != q.digest {
+                return Err(ApiError::new(
+                    409,
+                    "changed",
+                    "this dialog is not the one the answer was made for any more: look again",
+                ));
+            }
+            digest
+        }
+    };
+    let answer_id = new_id("ans_");
+    let queued = store::queue_answer(
+        env,
+        &NewAnswer {
+            id: &answer_id,
+            question_id,
+            owner_id: &person.owner_id,
+            device_id: person.device_id.as_deref(),
+            body: &body,
+            digest: digest.as_deref(),
+        },
+        now,
+    )
+    .await?;
+    match queued {
         Queued::Yes { task_id } => {
             let env2 = env.clone();
             let id = answer_id.clone();
@@ -45,44 +127,21 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
                     answer_id,
                     question_id: question_id.to_owned(),
                     state: api::AnswerState::Queued,
-                    text,
+                    text: body.summary(),
+                    form: body.form(),
                 },
             )
         }
-        Queued::NotFound => Err(ApiError::not_found()),
-        Queued::No(a) => {
-            let why = if a.closed_at.is_some() || a.task_gone != 0 {
-                ("closed", "that question is closed already".to_owned())
-            } else if a.kind != "reply" {
-                (
-                    "answer_in_terminal",
-                    format!(
-                        "a {} waits on keys in its terminal: answer it there",
-                        a.kind
-                    ),
-                )
-            } else if a.answerable == 0 {
-                let where_ = match a.terminal.as_deref() {
-                    None => "its reporter did not say where it runs (an older report-prompt)",
-                    Some(_) => "its agent is not running in tmux",
-                };
-                (
-                    "not_answerable",
-                    format!("this question cannot be answered from afar: {where_}"),
-                )
-            } else if a.pending != 0 {
-                (
-                    "answer_pending",
-                    "an answer to this question is already on its way".to_owned(),
-                )
-            } else {
-                (
-                    "closed",
-                    "that question can no longer be answered".to_owned(),
-                )
-            };
-            Err(ApiError::new(409, why.0, why.1))
-        }
+        Queued::Pending => Err(ApiError::new(
+            409,
+            "answer_pending",
+            "an answer to this question is already on its way",
+        )),
+        Queued::Gone => Err(ApiError::new(
+            409,
+            "closed",
+            "that question can no longer be answered",
+        )),
     }
 }
 

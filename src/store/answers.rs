@@ -1,79 +1,81 @@
-//! Answers to reply questions: queued by the owner (the page, the command
-//! line), handed to the relay on the agent's machine, and marked as it
-//! reports back. Every statement that changes one also raises the owner's
+//! Answers from afar: a reply's text, a permission's decision, a dialog's
+//! choices, queued by the owner or a device (the page, the command line),
+//! handed to the relay on the agent's machine, and marked as it reports
+//! back. Each records who answered, and the request it answers. Every statement that changes one also raises the owner's
 //! list revision, so the page shows the answer's state as it moves.
 
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
+use needs_you_core::afar::AnswerBody;
 use needs_you_core::{api, relay};
 
 use super::{db, n, s, stmt};
 
-/// What the question and its task looked like when an answer was posted.
-/// Binds ?1 the question id, ?2 the owner id, ?3 now.
-const ANSWERABILITY: &str = "
-SELECT q.closed_at, q.kind, q.answerable, q.terminal,
-       t.revoked_at IS NOT NULL OR (t.expires_at IS NOT NULL AND t.expires_at <= ?3) AS task_gone,
-       EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.state IN ('queued', 'delivered')) AS pending
-FROM questions q JOIN tasks t ON t.id = q.task_id
-WHERE q.id = ?1 AND q.owner_id = ?2";
+/// Whether the question has an answer on its way. Binds ?1 the question id.
+const PENDING: &str = "
+SELECT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.state IN ('queued', 'delivered')) AS pending
+FROM questions q WHERE q.id = ?1";
 
-/// Queues the answer if the owner's question is an open, answerable reply of
-/// a live task with no answer on its way. Binds ?1 the question id, ?2 the
-/// owner id, ?3 now, ?4 the answer id, ?5 its text.
+/// Queues the answer if the owner's question is still open, of a live task,
+/// still the request the answer was made for (its digest, for a decision or
+/// choices), with no answer on its way. Binds ?1 the question id, ?2 the
+/// owner id, ?3 now, ?4 the answer id, ?5 what a person reads of it, ?6 its
+/// form, ?7 its body (JSON), ?8 the device that sent it (or null), ?9 the
+/// digest it answers (or null, for a text).
 const QUEUE: &str = "
-INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at)
-SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3
+INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, device_id, digest)
+SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3, ?6, ?7, ?8, ?9
 FROM questions q JOIN tasks t ON t.id = q.task_id
-WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND q.kind = 'reply' AND q.answerable = 1
+WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND (?9 IS NULL OR q.digest = ?9)
   AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?3)
   AND NOT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.state IN ('queued', 'delivered'))
 RETURNING id, task_id";
 
-#[derive(Deserialize)]
-pub struct Answerability {
-    pub closed_at: Option<i64>,
-    pub kind: String,
-    pub answerable: i64,
-    pub terminal: Option<String>,
-    pub task_gone: i64,
-    pub pending: i64,
+/// An answer to queue.
+pub struct NewAnswer<'a> {
+    pub id: &'a str,
+    pub question_id: &'a str,
+    pub owner_id: &'a str,
+    pub device_id: Option<&'a str>,
+    pub body: &'a AnswerBody,
+    pub digest: Option<&'a str>,
 }
 
-/// What posting an answer did.
+/// What queueing an answer did.
 pub enum Queued {
     /// Queued for the task's relay.
-    Yes {
-        task_id: String,
-    },
-    /// Not queued; why, as the question stood.
-    No(Answerability),
-    NotFound,
+    Yes { task_id: String },
+    /// Another answer is on its way.
+    Pending,
+    /// The question closed, its task went, or it is no longer that request.
+    Gone,
 }
 
-pub async fn queue_answer(
-    env: &Env,
-    owner_id: &str,
-    question_id: &str,
-    answer_id: &str,
-    text: &str,
-    now: f64,
-) -> Result<Queued> {
+pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queued> {
     let db = db(env)?;
+    let body =
+        serde_json::to_string(a.body).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let args = [
+        s(a.question_id),
+        s(a.owner_id),
+        n(now),
+        s(a.id),
+        s(&a.body.summary()),
+        s(a.body.form().as_str()),
+        s(&body),
+        a.device_id.map_or(JsValue::NULL, s),
+        a.digest.map_or(JsValue::NULL, s),
+    ];
     let results = db
         .batch(vec![
-            stmt(&db, ANSWERABILITY, &[s(question_id), s(owner_id), n(now)])?,
-            stmt(
-                &db,
-                QUEUE,
-                &[s(question_id), s(owner_id), n(now), s(answer_id), s(text)],
-            )?,
+            stmt(&db, PENDING, &[s(a.question_id)])?,
+            stmt(&db, QUEUE, &args)?,
             stmt(
                 &db,
                 super::revision::BUMP_REVISION_IF_ANSWER,
-                &[s(answer_id), s(owner_id)],
+                &[s(a.id), s(a.owner_id)],
             )?,
         ])
         .await?;
@@ -86,12 +88,19 @@ pub async fn queue_answer(
             task_id: row.task_id,
         });
     }
-    Ok(
-        match results[0].results::<Answerability>()?.into_iter().next() {
-            Some(a) => Queued::No(a),
-            None => Queued::NotFound,
-        },
-    )
+    #[derive(Deserialize)]
+    struct Pending {
+        pending: i64,
+    }
+    let pending = results[0]
+        .results::<Pending>()?
+        .first()
+        .is_some_and(|p| p.pending != 0);
+    Ok(if pending {
+        Queued::Pending
+    } else {
+        Queued::Gone
+    })
 }
 
 /// Answers that never reached the agent's machine and whose question closed
@@ -119,10 +128,40 @@ WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)
 const ON_THEIR_WAY: &str = "
 SELECT a.id AS answer_id, a.question_id, q.session,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text
+       a.text, a.body, a.digest
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered')
 ORDER BY a.created_at";
+
+/// An answer on its way, as D1 keeps it: its body as JSON (none in the
+/// rows of answers made before there were other forms than a text).
+#[derive(Deserialize)]
+struct OnItsWay {
+    answer_id: String,
+    question_id: String,
+    session: String,
+    session_seq: u64,
+    text: String,
+    body: Option<String>,
+    digest: Option<String>,
+}
+
+impl From<OnItsWay> for relay::Answer {
+    fn from(r: OnItsWay) -> relay::Answer {
+        let body = r
+            .body
+            .and_then(|b| serde_json::from_str(&b).ok())
+            .unwrap_or(AnswerBody::Text { text: r.text });
+        relay::Answer {
+            answer_id: r.answer_id,
+            question_id: r.question_id,
+            session: r.session,
+            session_seq: r.session_seq,
+            body,
+            digest: r.digest,
+        }
+    }
+}
 
 pub async fn answers_on_their_way(
     env: &Env,
@@ -137,22 +176,27 @@ pub async fn answers_on_their_way(
             stmt(&db, ON_THEIR_WAY, &[s(task_id)])?,
         ])
         .await?;
-    results[2].results()
+    Ok(results[2]
+        .results::<OnItsWay>()?
+        .into_iter()
+        .map(relay::Answer::from)
+        .collect())
 }
 
 /// One answer for the relay, if it is still on its way. Binds ?1 the answer id.
 const ONE_ON_ITS_WAY: &str = "
 SELECT a.id AS answer_id, a.question_id, q.session,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text
+       a.text, a.body, a.digest
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL";
 
 pub async fn answer_on_its_way(env: &Env, answer_id: &str) -> Result<Option<relay::Answer>> {
     let db = db(env)?;
-    stmt(&db, ONE_ON_ITS_WAY, &[s(answer_id)])?
+    let row: Option<OnItsWay> = stmt(&db, ONE_ON_ITS_WAY, &[s(answer_id)])?
         .first(None)
-        .await
+        .await?;
+    Ok(row.map(relay::Answer::from))
 }
 
 /// Moves the task's answer to `state` from one that may precede it. Binds ?1
@@ -160,7 +204,7 @@ pub async fn answer_on_its_way(env: &Env, answer_id: &str) -> Result<Option<rela
 pub(super) const MARK: &str = "
 UPDATE answers SET state = ?3, reason = ?4, updated_at = ?5
 WHERE id = ?1 AND task_id = ?2
-  AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'failed')))";
+  AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'taken', 'failed')))";
 
 pub async fn mark_answer(
     env: &Env,
@@ -188,7 +232,8 @@ pub async fn mark_answer(
 
 /// The latest answer of each of the owner's open questions. Binds ?1 the owner id.
 pub(super) const ANSWERS_OF_OPEN: &str = "
-SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.text, a.updated_at
+SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.text, a.updated_at, a.form,
+       CASE WHEN a.device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = a.device_id) END AS answered_by
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.owner_id = ?1 AND q.closed_at IS NULL
 ORDER BY a.created_at";
@@ -204,7 +249,8 @@ pub struct AnswerOf {
 /// One of the owner's answers, with its state. Binds ?1 the answer id, ?2
 /// the owner id.
 const ANSWER_OF_OWNER: &str = "
-SELECT id AS answer_id, question_id, state, reason, text, created_at, updated_at
+SELECT id AS answer_id, question_id, state, reason, text, created_at, updated_at, form,
+       CASE WHEN device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = answers.device_id) END AS answered_by
 FROM answers WHERE id = ?1 AND owner_id = ?2";
 
 pub async fn answer_of_owner(

@@ -17,11 +17,12 @@ use crate::question::{ClosedQuestion, Question};
 /// same question again), and only while this request holds the session's claim.
 /// Binds the [`ReportKeys`], then ?5 the new question's id, ?6 cli, ?7 kind,
 /// ?8 text, ?9 options (JSON), ?10 seq, ?11 terminal (JSON or null),
-/// ?12 answerable (0 or 1).
+/// ?12 answerable (0 or 1), ?13 what it takes from afar, ?14 its request's
+/// digest, ?15 a dialog's questions (JSON), each null when none.
 pub(super) const OPEN: &str = "
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12 FROM tasks t
+                       terminal, answerable, takes, digest, questions)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -58,6 +59,10 @@ pub struct NewQuestion<'a> {
     pub terminal_json: Option<&'a str>,
     /// A reply in a terminal that answers can be typed into.
     pub answerable: bool,
+    /// What it takes from afar, and the digest an answer must carry.
+    pub takes: Option<&'a needs_you_core::afar::Takes>,
+    /// A dialog's questions, as JSON.
+    pub questions_json: Option<&'a str>,
 }
 
 pub(super) fn open(
@@ -74,6 +79,11 @@ pub(super) fn open(
         n(q.seq as f64),
         q.terminal_json.map_or(wasm_bindgen::JsValue::NULL, s),
         n(if q.answerable { 1.0 } else { 0.0 }),
+        q.takes
+            .map_or(wasm_bindgen::JsValue::NULL, |t| s(t.takes.as_str())),
+        q.takes
+            .map_or(wasm_bindgen::JsValue::NULL, |t| s(&t.digest)),
+        q.questions_json.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     stmt(db, OPEN, &keys.bind(&extra))
 }
@@ -229,7 +239,7 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()>
 pub(super) const NEEDS_YOU: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable
+       q.terminal, q.answerable, q.takes, q.digest, q.questions
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
 ORDER BY q.opened_at DESC LIMIT ?3";
@@ -245,7 +255,7 @@ WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.exp
 const BY_ID: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable
+       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.owner_id, t.revoked_at AS task_revoked_at
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1";
 

@@ -134,6 +134,8 @@ pub async fn apply_report(
             text,
             options,
             terminal,
+            takes,
+            questions,
             ..
         } => {
             let options_json = serde_json::to_string(options)
@@ -141,6 +143,9 @@ pub async fn apply_report(
             let terminal_json = terminal
                 .as_ref()
                 .and_then(|t| serde_json::to_string(t).ok());
+            let questions_json = (!questions.is_empty())
+                .then(|| serde_json::to_string(questions).ok())
+                .flatten();
             batch.push(questions::supersede(&db, keys, *kind, text)?);
             batch.push(questions::open(
                 &db,
@@ -157,6 +162,8 @@ pub async fn apply_report(
                         && terminal
                             .as_ref()
                             .is_some_and(needs_you_core::Terminal::answerable),
+                    takes: takes.as_ref(),
+                    questions_json: questions_json.as_deref(),
                 },
             )?);
         }

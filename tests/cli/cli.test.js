@@ -167,7 +167,10 @@ test("run: the agent gets the task's credential in its environment only, its que
   assert.equal(listed.task_name, "deploy");
   assert.equal(listed.text, "Which region should I deploy to?");
   const human = (await cli(m, ["ls"], { COLUMNS: "80" }));
-  assert.match(human.stdout, /^AGE +TASK +AGENT +KIND +TEXT\n\S+ +deploy +Claude Code dialog +Which region/);
+  assert.match(human.stdout, /^AGE +TASK +AGENT +KIND +ANSWER +TEXT\n\S+ +deploy +Claude Code dialog +\S+ +Which region/);
+  // Under it, the id that answer and dismiss take, and where the agent runs.
+  const wide = (await cli(m, ["ls"], { COLUMNS: "300" })).stdout;
+  assert.match(wide.split("\n")[2], new RegExp(`^ +${listed.question_id} · on \\S+ · ${dir}$`));
   const tasks = JSON.parse((await cli(m, ["tasks", "--json"])).stdout).tasks;
   assert.deepEqual(tasks.map((t) => [t.name, t.state]), [["deploy", "waiting"]]);
   // The credential is on no command line.
@@ -531,7 +534,7 @@ test("ls --watch draws the list again when it changes", async () => {
   watch.child.stdout.on("data", (d) => (out += d));
   assert.ok(await waitFor(() => out.includes("All quiet"), 10000));
   await api("POST", "/v1/reports", task.credential, { cli: "hermes", session: "w", seq: 1, action: "open", kind: "dialog", text: "Which branch?" });
-  assert.ok(await waitFor(() => /watched +Hermes +dialog +Which branch\?/.test(out), 10000), out);
+  assert.ok(await waitFor(() => /watched +Hermes +dialog +\S+ +Which branch\?/.test(out), 10000), out);
   assert.ok(out.includes("\u001b[H\u001b[2J"), "it redraws the screen");
   watch.child.kill("SIGINT");
   const end = await watch.ended;

@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::afar::{why_not, Afar, DialogQuestion};
 use crate::report::{Cli, CloseReason, Kind, QuestionOption, Terminal};
 
 /// One question.
@@ -37,6 +38,42 @@ pub struct Question {
     /// A reply whose terminal an answer can be typed into from afar.
     #[serde(default)]
     pub answerable: bool,
+    /// What it can be answered with from afar: `text`, `decision`,
+    /// `choices`, or null (answer it in the terminal, [`Question::why_not`]).
+    #[serde(default)]
+    pub answer_from_afar: Option<Afar>,
+    /// Why it cannot be answered from afar, in one sentence; null when it can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
+    /// A dialog's questions, as asked (beside the flat `text` and `options`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<DialogQuestion>,
+    /// For a decision or choices: the digest of the request, which an answer
+    /// sends back so that it lands on this very request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+impl Question {
+    /// Fills in [`Question::answer_from_afar`] and [`Question::why_not`]
+    /// from what its reporter said it can take (`takes`): a reply in tmux
+    /// takes a text, a dialog or permission what its machine takes, and the
+    /// rest say why not.
+    pub fn settle_afar(&mut self, takes: Option<Afar>) {
+        let afar = match self.kind {
+            Kind::Reply if self.answerable => Some(Afar::Text),
+            Kind::Reply => None,
+            _ => takes.filter(|t| t.answers(self.kind) && self.digest.is_some()),
+        };
+        self.answer_from_afar = afar;
+        self.why_not = match (afar, self.kind, &self.terminal) {
+            (Some(_), _, _) => None,
+            (None, Kind::Reply, None) => Some(
+                "answer it in the agent's terminal: its reporter did not say where it runs".into(),
+            ),
+            (None, kind, _) => Some(why_not(self.cli, kind).to_owned()),
+        };
+    }
 }
 
 /// A question in the "Needs you" list.
@@ -51,8 +88,15 @@ pub struct Listed {
 }
 
 wire_enum! {
-    /// Where an answer is: stored, on the agent's machine, typed, or not.
-    AnswerState { Queued = "queued", Delivered = "delivered", Typed = "typed", Failed = "failed" }
+    /// Where an answer is: stored, on the agent's machine, typed (a text) or
+    /// taken by the agent (a decision, choices), or not, and why.
+    AnswerState {
+        Queued = "queued",
+        Delivered = "delivered",
+        Typed = "typed",
+        Taken = "taken",
+        Failed = "failed",
+    }
 }
 
 impl AnswerState {
@@ -69,8 +113,20 @@ pub struct Answer {
     pub state: AnswerState,
     /// Why it failed, for a person.
     pub reason: Option<String>,
+    /// What was answered, for a person: the text, `allow`, `deny`, or the
+    /// choices ([`AnswerBody::summary`]).
     pub text: String,
     pub updated_at: i64,
+    /// Its form: `text`, `decision`, `choices`.
+    #[serde(default = "text_form")]
+    pub form: Afar,
+    /// Who answered: a device's name, or "the owner".
+    #[serde(default, alias = "answered_by")]
+    pub by: Option<String>,
+}
+
+fn text_form() -> Afar {
+    Afar::Text
 }
 
 /// An answer followed by its id (`GET /v1/answers/{id}`), also once its
@@ -84,6 +140,10 @@ pub struct AnswerStatus {
     pub text: String,
     pub created_at: i64,
     pub updated_at: i64,
+    #[serde(default = "text_form")]
+    pub form: Afar,
+    #[serde(default, alias = "answered_by")]
+    pub by: Option<String>,
 }
 
 wire_enum! {
@@ -414,13 +474,16 @@ pub struct Revoked {
     pub tasks: Vec<String>,
 }
 
-/// `POST /v1/questions/{id}/answers`: queued, with the line that will be typed.
+/// `POST /v1/questions/{id}/answers`: queued, with what will be typed or
+/// handed to the agent ([`AnswerBody::summary`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Queued {
     pub answer_id: String,
     pub question_id: String,
     pub state: AnswerState,
     pub text: String,
+    #[serde(default = "text_form")]
+    pub form: Afar,
 }
 
 #[cfg(test)]
@@ -434,12 +497,49 @@ mod tests {
             "session": "s", "cli": "codex", "kind": "reply", "text": "Go on?", "options": [],
             "opened_at": 1, "notified_at": null, "closed_at": null, "close_reason": null,
             "terminal": {"kind": "tmux", "host": "box", "cwd": "/w", "target": "a:0.0"},
-            "answerable": true, "who": "Codex asked in a reply",
+            "answerable": true, "answer_from_afar": "text", "who": "Codex asked in a reply",
             "answer": {"answer_id": "ans_1", "state": "typed", "reason": null, "text": "yes",
-                       "updated_at": 2}});
+                       "updated_at": 2, "form": "text", "by": "Ana's phone"}});
         let listed: Listed = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(listed.answer.as_ref().unwrap().state, AnswerState::Typed);
         assert_eq!(serde_json::to_value(&listed).unwrap(), v);
+    }
+
+    #[test]
+    fn what_a_question_takes_from_afar_and_why_not() {
+        let mut q: Question = serde_json::from_value(json!({"question_id": "q", "task_id": "t",
+            "task_name": "n", "session": "s", "cli": "codex", "kind": "permission", "text": "Run?",
+            "options": [], "opened_at": 1, "notified_at": null, "closed_at": null,
+            "close_reason": null}))
+        .unwrap();
+        q.settle_afar(None);
+        assert_eq!(q.answer_from_afar, None);
+        assert!(q
+            .why_not
+            .as_deref()
+            .unwrap()
+            .starts_with("Codex shows its approval only"));
+        q.cli = Cli::ClaudeCode;
+        q.settle_afar(Some(Afar::Decision));
+        assert_eq!(
+            q.answer_from_afar, None,
+            "no digest, nothing to bind an answer to"
+        );
+        q.digest = Some("d".repeat(64));
+        q.settle_afar(Some(Afar::Decision));
+        assert_eq!(
+            (q.answer_from_afar, q.why_not.as_deref()),
+            (Some(Afar::Decision), None)
+        );
+        q.settle_afar(Some(Afar::Choices));
+        assert_eq!(
+            q.answer_from_afar, None,
+            "choices do not answer a permission"
+        );
+        q.kind = Kind::Reply;
+        q.answerable = true;
+        q.settle_afar(None);
+        assert_eq!(q.answer_from_afar, Some(Afar::Text));
     }
 
     #[test]

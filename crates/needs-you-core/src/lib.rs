@@ -10,6 +10,8 @@
 //! * [`classify`]: which hook event of which CLI opens a question, closes it, or
 //!   means nothing, following the hook table in `docs/hooks.md`.
 //! * [`answer`]: what may be typed into an agent's prompt from afar.
+//! * [`afar`]: answering dialogs and permissions from afar: the forms, and
+//!   the digest that binds an answer to its request.
 //! * [`text`]: the control and invisible characters that no screen shows.
 //! * [`api`]: the API's views that the Worker writes and the command line
 //!   reads: the list, a question, a task, an answer.
@@ -21,6 +23,7 @@
 #[macro_use]
 mod wire;
 
+pub mod afar;
 pub mod answer;
 pub mod api;
 pub mod classify;

@@ -6,9 +6,11 @@
 //!
 //! ```text
 //! relay  -> Worker   {"type": "hello"}                      on every connect
-//! Worker -> relay    {"type": "answer", answer_id, question_id, session, session_seq, text}
+//! Worker -> relay    {"type": "answer", answer_id, question_id, session, session_seq,
+//!                     text | decision (+ message) | choices, digest?}
 //! relay  -> Worker   {"type": "received", answer_id}
-//! relay  -> Worker   {"type": "typed", answer_id}
+//! relay  -> Worker   {"type": "typed", answer_id}           a text, typed
+//! relay  -> Worker   {"type": "taken", answer_id}           a decision or choices, taken by the agent
 //! relay  -> Worker   {"type": "failed", answer_id, reason}
 //! ```
 //!
@@ -17,6 +19,8 @@
 //! may be newer than the other.
 
 use serde::{Deserialize, Serialize};
+
+use crate::afar::AnswerBody;
 
 /// The close code of a relay whose task was revoked: stop, do not reconnect.
 pub const CLOSE_REVOKED: u16 = 4001;
@@ -37,8 +41,13 @@ pub struct Answer {
     /// The session's last report the server applied: the relay types only if
     /// its machine made no newer one.
     pub session_seq: u64,
-    /// The line to type, as `answer::check` made it.
-    pub text: String,
+    /// What to type, or the decision or choices to hand the agent's hook.
+    #[serde(flatten)]
+    pub body: AnswerBody,
+    /// For a decision or choices: the digest of the request they answer,
+    /// which the hook that takes them checks against its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// What the Worker sends.
@@ -58,6 +67,8 @@ pub enum FromRelay {
     Received { answer_id: String },
     /// Typed into the terminal, Enter included.
     Typed { answer_id: String },
+    /// A decision or choices handed to the agent, which took them.
+    Taken { answer_id: String },
     /// Not typed, and why, for the person.
     Failed { answer_id: String, reason: String },
 }
@@ -88,7 +99,8 @@ mod tests {
             question_id: "q_1".into(),
             session: "s".into(),
             session_seq: 1_764_460_800_123_000,
-            text: "yes".into(),
+            body: AnswerBody::Text { text: "yes".into() },
+            digest: None,
         });
         let v: serde_json::Value = serde_json::from_str(&a.to_frame()).unwrap();
         assert_eq!(
@@ -107,5 +119,12 @@ mod tests {
             }
         );
         assert!(serde_json::from_str::<FromRelay>(r#"{"type":"shout"}"#).is_err());
+        let decide: ToRelay = serde_json::from_value(json!({"type": "answer", "answer_id": "a",
+            "question_id": "q", "session": "s", "session_seq": 3, "decision": "deny",
+            "message": "no", "digest": "d"}))
+        .unwrap();
+        let ToRelay::Answer(a) = decide;
+        assert_eq!(a.digest.as_deref(), Some("d"));
+        assert!(matches!(a.body, AnswerBody::Decision { .. }));
     }
 }

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::afar::{self, Afar, DialogQuestion, Takes};
 use crate::text;
 
 /// Most bytes in a request body.
@@ -101,6 +102,13 @@ pub enum Report {
         /// Where the agent runs; reporters before it sent none.
         #[serde(skip_serializing_if = "Option::is_none")]
         terminal: Option<Terminal>,
+        /// What the agent's machine can take from afar for it, if anything.
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        takes: Option<Takes>,
+        /// A dialog's questions, as asked (its `text` and `options` are them
+        /// flattened, for every screen that shows one list).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        questions: Vec<DialogQuestion>,
     },
     Close {
         cli: Cli,
@@ -241,6 +249,8 @@ impl Report {
                 };
                 let options = parse_options(obj.get("options"))?;
                 let terminal = Terminal::from_value(obj.get("terminal"))?;
+                let takes = parse_takes(obj, kind)?;
+                let questions = parse_questions(obj.get("questions"))?;
                 Ok(Report::Open {
                     cli,
                     session,
@@ -249,6 +259,8 @@ impl Report {
                     text,
                     options,
                     terminal,
+                    takes,
+                    questions,
                 })
             }
             "close" => {
@@ -322,6 +334,70 @@ fn parse_options(value: Option<&Value>) -> Result<Vec<QuestionOption>, ReportErr
         .map(|(i, item)| parse_option(item).ok_or_else(|| ReportError::invalid(format!(
             "`options[{i}]` must be an object with a string `label` and an optional string `description`"
         ))))
+        .collect()
+}
+
+/// `takes` and `digest`, both or neither; what the open takes must answer
+/// its kind (a decision a permission, choices a dialog).
+fn parse_takes(obj: &Map<String, Value>, kind: Kind) -> Result<Option<Takes>, ReportError> {
+    let (takes, digest) = match (obj.get("takes"), obj.get("digest")) {
+        (None | Some(Value::Null), None | Some(Value::Null)) => return Ok(None),
+        (Some(Value::String(t)), Some(Value::String(d))) => (t, d),
+        _ => {
+            return Err(ReportError::invalid(
+                "`takes` and `digest` are two strings, given together",
+            ))
+        }
+    };
+    let takes = Afar::parse(takes)
+        .filter(|t| *t != Afar::Text && t.answers(kind))
+        .ok_or_else(|| {
+            ReportError::invalid(format!(
+                "`takes` must be decision for a permission, choices for a dialog, not {takes:?}"
+            ))
+        })?;
+    if !afar::is_digest(digest) {
+        return Err(ReportError::invalid(
+            "`digest` must be 64 lower-case hex digits",
+        ));
+    }
+    Ok(Some(Takes {
+        takes,
+        digest: digest.clone(),
+    }))
+}
+
+/// A dialog's questions: at most [`afar::MAX_QUESTIONS`], each cleaned and
+/// cut like the flat text and options.
+fn parse_questions(value: Option<&Value>) -> Result<Vec<DialogQuestion>, ReportError> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) if items.len() <= afar::MAX_QUESTIONS => items,
+        Some(_) => {
+            return Err(ReportError::invalid(format!(
+                "`questions` must be an array of at most {} questions",
+                afar::MAX_QUESTIONS
+            )))
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let bad = || {
+                ReportError::invalid(format!(
+                    "`questions[{i}]` must be {{question, header?, options, multi_select?, other?}}"
+                ))
+            };
+            let q: DialogQuestion = serde_json::from_value(item.clone()).map_err(|_| bad())?;
+            Ok(DialogQuestion {
+                question: truncate_chars(&text::paragraphs(&q.question), MAX_TEXT_CHARS),
+                header: truncate_chars(&text::line(&q.header), MAX_LABEL_CHARS),
+                options: parse_options(item.get("options"))?,
+                multi_select: q.multi_select,
+                other: q.other,
+            })
+        })
         .collect()
 }
 
@@ -536,6 +612,48 @@ mod tests {
         assert_eq!(text.chars().count(), MAX_TEXT_CHARS);
         assert!(text.ends_with('…'));
         assert_eq!(options.len(), MAX_OPTIONS);
+    }
+
+    #[test]
+    fn an_open_says_what_it_takes_from_afar_and_keeps_its_questions() {
+        let digest = "a".repeat(64);
+        let r = parse(json!({"action": "open", "kind": "dialog", "cli": "claude-code",
+            "session": "s", "seq": 1, "text": "DB?", "takes": "choices", "digest": digest,
+            "questions": [{"question": "DB?\u{202e}", "header": "DB", "multi_select": true, "other": true,
+                           "options": [{"label": "SQLite"}, {"label": "Postgres", "description": "server"}]}]}))
+        .unwrap();
+        let Report::Open {
+            takes, questions, ..
+        } = &r
+        else {
+            panic!()
+        };
+        assert_eq!(takes.as_ref().unwrap().takes, Afar::Choices);
+        assert_eq!(questions[0].question, "DB?");
+        assert!(questions[0].multi_select && questions[0].other);
+        let back = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            (back["takes"].as_str(), back["digest"].as_str()),
+            (Some("choices"), Some(digest.as_str()))
+        );
+        for (extra, needle) in [
+            (json!({"takes": "decision", "digest": digest}), "`takes`"),
+            (json!({"takes": "text", "digest": digest}), "`takes`"),
+            (json!({"takes": "choices"}), "given together"),
+            (json!({"takes": "choices", "digest": "xyz"}), "`digest`"),
+            (
+                json!({"questions": [{"question": "no options"}]}),
+                "`questions[0]`",
+            ),
+        ] {
+            let mut body = json!({"action": "open", "kind": "dialog", "cli": "claude-code",
+                "session": "s", "seq": 1, "text": "DB?"});
+            body.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let err = parse(body).unwrap_err();
+            assert!(err.message.contains(needle), "{needle}: {}", err.message);
+        }
     }
 
     #[test]

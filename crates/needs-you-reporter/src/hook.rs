@@ -5,13 +5,14 @@
 //! open for the session stop after one lock and one `exists`, before any
 //! environment check or process spawn.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use needs_you_core::classify::settle;
-use needs_you_core::{classify, Cli, Decision, Kind, Report};
+use needs_you_core::classify::{claude_code_hook_output, settle, Takeable};
+use needs_you_core::{classify, Cli, CloseReason, Decision, Kind, Report};
 use serde_json::Value;
 
+use crate::afar;
 use crate::parent;
 use crate::questions::{self, state_error};
 use crate::relay;
@@ -87,16 +88,33 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
         );
     }
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
+    let mut takeable = classified.takeable;
     let decision = match classified.decision {
         Decision::Expect { text, .. } => {
-            return dir.record_expect(&session, &text).map_err(state_error);
+            dir.record_expect(&session, &text, takeable.as_ref())
+                .map_err(state_error)?;
+            // Claude Code's PermissionRequest hook runs while its dialog is
+            // on screen: it may wait there for an answer from afar.
+            return match takeable {
+                Some(t) if cli == Cli::ClaudeCode => {
+                    take_from_afar(&dir, &session, &t, &event);
+                    Ok(())
+                }
+                _ => Ok(()),
+            };
         }
         // Only a permission depends on what is known here of its session; a
         // reply, which opens at the end of every round that asks, reads nothing.
         open @ Decision::Open {
             kind: Kind::Permission,
             ..
-        } => settle(open, &dir.session_state(&session).map_err(state_error)?),
+        } => {
+            let known = dir.session_state(&session).map_err(state_error)?;
+            // Announced by its PermissionRequest, the permission takes what
+            // that said it takes; the prompt itself says nothing of it.
+            takeable = known.expected_takeable.clone();
+            settle(open, &known)
+        }
         other => other,
     };
     match decision {
@@ -107,8 +125,18 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             let here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
             let report = |seq| {
                 let mut r = decision.clone().into_report(cli, session.clone(), seq);
-                if let Some(Report::Open { terminal, .. }) = &mut r {
+                if let Some(Report::Open {
+                    terminal,
+                    takes,
+                    questions,
+                    ..
+                }) = &mut r
+                {
                     *terminal = Some(here.terminal.clone());
+                    if let Some(t) = &takeable {
+                        *takes = Some(t.takes.clone());
+                        questions.clone_from(&t.questions);
+                    }
                 }
                 r
             };
@@ -142,6 +170,35 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
         }
         Decision::Close { reason } => questions::close(&dir, cli, &session, reason, None),
         Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+    }
+}
+
+/// Waits, while Claude Code's dialog is on screen, for its answer from afar
+/// ([`afar::wait`]); with one, prints the hook's decision on stdout, which
+/// is how Claude Code takes it (the one thing this hook ever prints), tells
+/// the relay the agent has it, and closes the question here. Without one (a
+/// person answered in the terminal, and Claude Code ended this hook; or the
+/// wait ran out), nothing: the dialog stays the terminal's.
+fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Value) {
+    let Ok(target) = send::Target::from_env() else {
+        return;
+    };
+    let Some(answered) = afar::wait(dir.path(), &target, session, takeable) else {
+        return;
+    };
+    let input = event.get("tool_input").cloned().unwrap_or(Value::Null);
+    let output = claude_code_hook_output(&answered.answer, &input, &takeable.questions);
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{output}")
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        return;
+    }
+    drop(out);
+    answered.took();
+    if let Err(e) = questions::close(dir, Cli::ClaudeCode, session, CloseReason::Answered, None) {
+        crate::say(e);
     }
 }
 

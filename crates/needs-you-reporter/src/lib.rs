@@ -23,11 +23,13 @@
 //! * [`procfs`]: what Linux's `/proc` tells of a process.
 //! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
-//! * [`relay`]: the detached relay that types answers from afar.
+//! * [`relay`]: the detached relay that types answers from afar, and hands
+//!   decisions and choices to [`afar`]'s waiters.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
 //! * [`doctor`]: a check of the whole set-up, for a person.
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
 
+pub mod afar;
 pub mod args;
 pub mod client;
 pub mod commands;

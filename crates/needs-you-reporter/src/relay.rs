@@ -31,6 +31,9 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
+use needs_you_core::afar::AnswerBody;
 use needs_you_core::relay::{Answer, FromRelay, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED};
 use needs_you_core::Kind;
 use serde::{Deserialize, Serialize};
@@ -39,6 +42,7 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
+use crate::afar::{self, Waiters};
 use crate::detach;
 use crate::send::Target;
 use crate::state::{self, session_key, write_private, StateDir};
@@ -210,6 +214,56 @@ fn say(ws: &mut Socket, msg: &FromRelay) -> bool {
     ws.send(Message::text(msg.to_frame())).is_ok()
 }
 
+/// What the relay keeps while it runs.
+struct Relay {
+    dir: StateDir,
+    task: String,
+    /// The hooks and plugins waiting for a decision or choices.
+    waiters: Arc<Waiters>,
+    /// Every answer handled, and what was said of it: one sent again after
+    /// a reconnect is never typed or handed on twice.
+    handled: HashMap<String, FromRelay>,
+    last_open: Instant,
+    idle: Duration,
+}
+
+impl Relay {
+    /// Whether anything of its task still needs it: an open reply in a pane
+    /// here, or a waiter.
+    fn busy(&mut self) -> bool {
+        if anything_open(&self.dir, &self.task) || self.waiters.any() {
+            self.last_open = Instant::now();
+        }
+        self.last_open.elapsed() < self.idle
+    }
+
+    /// What becomes of one answer: typed, taken by the agent, or why not.
+    fn handle(&self, answer: &Answer) -> FromRelay {
+        let answer_id = answer.answer_id.clone();
+        let outcome = match (&answer.body, &answer.digest) {
+            (AnswerBody::Text { text }, _) => {
+                may_type(&self.dir, &self.task, answer).and_then(|pane| {
+                    let line = needs_you_core::answer::check(text).map_err(str::to_owned)?;
+                    terminal::type_line(&pane, &line, || still_open(&self.dir, answer)).map(|()| {
+                        FromRelay::Typed {
+                            answer_id: answer_id.clone(),
+                        }
+                    })
+                })
+            }
+            (body, Some(digest)) => {
+                self.waiters
+                    .hand(&answer.session, digest, body)
+                    .map(|()| FromRelay::Taken {
+                        answer_id: answer_id.clone(),
+                    })
+            }
+            (_, None) => Err("the answer names no request to answer".into()),
+        };
+        outcome.unwrap_or_else(|reason| FromRelay::Failed { answer_id, reason })
+    }
+}
+
 /// The relay's main loop; returns its exit code (0: always, it is detached).
 pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let Ok(dir) = StateDir::open(state::resolve(state_dir)) else {
@@ -226,30 +280,42 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         }
     };
     let task = task_key(&target);
-    let idle = idle_limit();
-    let mut last_open = Instant::now();
-    let mut handled: HashMap<String, FromRelay> = HashMap::new();
+    let waiters = match Waiters::listen(&afar::socket_path(dir.path(), &task)) {
+        Ok(w) => w,
+        Err(e) => {
+            dir.log(&format!("relay: cannot open its socket: {e}"));
+            return 0;
+        }
+    };
+    let mut relay = Relay {
+        dir,
+        task,
+        waiters,
+        handled: HashMap::new(),
+        last_open: Instant::now(),
+        idle: idle_limit(),
+    };
     let mut backoff = FIRST_BACKOFF;
     let mut first = true;
-    loop {
+    let code = loop {
         if !first {
             std::thread::sleep(backoff);
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }
         first = false;
-        if anything_open(&dir, &task) {
-            last_open = Instant::now();
-        } else if last_open.elapsed() >= idle {
-            return 0;
+        if !relay.busy() {
+            break 0;
         }
         let mut ws = match connect(&target) {
             Connect::Up(ws) => ws,
             Connect::Refused => {
-                dir.log("relay: the task credential was refused; stopping");
-                return 0;
+                relay
+                    .dir
+                    .log("relay: the task credential was refused; stopping");
+                break 0;
             }
             Connect::Down(e) => {
-                dir.log(&format!(
+                relay.dir.log(&format!(
                     "relay: {e}; trying again in {} s",
                     backoff.as_secs()
                 ));
@@ -260,7 +326,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         if !say(&mut ws, &FromRelay::Hello) {
             continue;
         }
-        let served = serve(&mut ws, &dir, &task, &mut handled, &mut last_open, idle);
+        let served = serve(&mut ws, &mut relay);
         // A connection that lasted is no sign of trouble: the next one is
         // tried after the shortest pause. One dropped at once keeps doubling.
         if up.elapsed() >= MAX_BACKOFF {
@@ -269,11 +335,13 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         match served {
             Served::Stop => {
                 let _ = ws.close(None);
-                return 0;
+                break 0;
             }
             Served::Dropped => continue,
         }
-    }
+    };
+    let _ = std::fs::remove_file(afar::socket_path(relay.dir.path(), &relay.task));
+    code
 }
 
 enum Served {
@@ -281,14 +349,7 @@ enum Served {
     Dropped,
 }
 
-fn serve(
-    ws: &mut Socket,
-    dir: &StateDir,
-    task: &str,
-    handled: &mut HashMap<String, FromRelay>,
-    last_open: &mut Instant,
-    idle: Duration,
-) -> Served {
+fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
     loop {
         match ws.read() {
             Ok(Message::Text(text)) => {
@@ -304,24 +365,15 @@ fn serve(
                 }
                 // Sent again after a reconnect: it was handled already, and
                 // its outcome may be what the drop lost.
-                if let Some(said) = handled.get(&answer.answer_id) {
+                if let Some(said) = relay.handled.get(&answer.answer_id) {
                     if !say(ws, said) {
                         return Served::Dropped;
                     }
                     continue;
                 }
-                let outcome = may_type(dir, task, &answer).and_then(|pane| {
-                    let line =
-                        needs_you_core::answer::check(&answer.text).map_err(str::to_owned)?;
-                    terminal::type_line(&pane, &line, || still_open(dir, &answer))
-                });
-                let answer_id = answer.answer_id.clone();
-                let msg = match outcome {
-                    Ok(()) => FromRelay::Typed { answer_id },
-                    Err(reason) => FromRelay::Failed { answer_id, reason },
-                };
+                let msg = relay.handle(&answer);
                 let sent = say(ws, &msg);
-                handled.insert(answer.answer_id, msg);
+                relay.handled.insert(answer.answer_id, msg);
                 if !sent {
                     return Served::Dropped;
                 }
@@ -341,9 +393,7 @@ fn serve(
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                if anything_open(dir, task) {
-                    *last_open = Instant::now();
-                } else if last_open.elapsed() >= idle {
+                if !relay.busy() {
                     return Served::Stop;
                 }
                 // Keeps a quiet connection known to be alive on both sides.

@@ -20,7 +20,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use needs_you_core::classify::SessionState;
+use needs_you_core::classify::{SessionState, Takeable};
 use needs_you_core::Kind;
 
 /// The file the shell guard tests.
@@ -158,22 +158,45 @@ impl StateDir {
         let _lock = self.lock()?;
         let key = session_key(session);
         let open = self.read_open(&key).map(|q| q.kind);
-        let expected = fs::read_to_string(self.path.join(format!("expect-{key}")))
-            .ok()
-            .and_then(|text| {
-                let (at, text) = text.split_once('\n')?;
-                let age = now_micros().saturating_sub(at.parse().ok()?);
-                (age <= EXPECT_FOR.as_micros() as u64).then(|| text.to_owned())
-            });
-        Ok(SessionState { open, expected })
+        let expected: Option<Expected> =
+            fs::read_to_string(self.path.join(format!("expect-{key}")))
+                .ok()
+                .and_then(|text| {
+                    let (at, json) = text.split_once('\n')?;
+                    let age = now_micros().saturating_sub(at.parse().ok()?);
+                    (age <= EXPECT_FOR.as_micros() as u64)
+                        .then(|| serde_json::from_str(json).ok())?
+                });
+        Ok(match expected {
+            Some(e) => SessionState {
+                open,
+                expected: Some(e.text),
+                expected_takeable: e.takeable,
+            },
+            None => SessionState {
+                open,
+                ..SessionState::default()
+            },
+        })
     }
 
-    /// Remembers what the dialog that `session` just announced asks.
-    pub fn record_expect(&self, session: &str, text: &str) -> io::Result<()> {
+    /// Remembers what the dialog that `session` just announced asks, and
+    /// what of it can be answered from afar.
+    pub fn record_expect(
+        &self,
+        session: &str,
+        text: &str,
+        takeable: Option<&Takeable>,
+    ) -> io::Result<()> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let path = self.path.join(format!("expect-{key}"));
-        write_private(&path, format!("{}\n{text}", now_micros()))
+        let json = serde_json::to_string(&Expected {
+            text: text.to_owned(),
+            takeable: takeable.cloned(),
+        })
+        .map_err(io::Error::other)?;
+        write_private(&path, format!("{}\n{json}", now_micros()))
     }
 
     /// Records that `session`'s question closed, and calls `then` with its
@@ -247,6 +270,14 @@ impl StateDir {
             let _ = writeln!(f, "{} {line}", now_micros() / 1_000_000);
         }
     }
+}
+
+/// What an `expect-<key>` file holds after its time.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Expected {
+    text: String,
+    #[serde(default)]
+    takeable: Option<Takeable>,
 }
 
 /// An announced dialog is confirmed within seconds (Claude Code's
@@ -346,7 +377,7 @@ mod tests {
     fn the_open_kind_and_a_recent_announcement_are_remembered_until_the_close() {
         let (_t, s) = dir();
         assert_eq!(s.session_state("s").unwrap(), SessionState::default());
-        s.record_expect("s", "Remove the build folder\n$ rm -rf build")
+        s.record_expect("s", "Remove the build folder\n$ rm -rf build", None)
             .unwrap();
         let seq = s
             .record_open("s", Kind::Permission, Some(4096), |seq| seq)

@@ -74,14 +74,31 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Answer a reply question from here: the text is typed into the agent's
-    /// tmux pane as one line, Enter a second later.
-    #[command(after_help = "  needs-you answer q_3e9a0c... 'yes, update the docs too'")]
+    /// Answer a question from here: a reply's text is typed into the agent's
+    /// tmux pane (Enter a second later); a permission is allowed once or
+    /// denied, a dialog's options chosen, through the agent's own hook or
+    /// plugin (`needs-you ls` says what each question takes).
+    #[command(
+        after_help = "  needs-you answer q_3e9a0c... 'yes, update the docs too'\n  \
+        needs-you answer q_51b2... --deny 'not on main'\n  \
+        needs-you answer q_7c0d... --choose Postgres --choose 'Login|Search'"
+    )]
     Answer {
-        /// The question's id (from `needs-you ls --json`).
+        /// The question's id (from `needs-you ls`).
         question: String,
-        /// The answer: every word after the id, those that start with `--` too.
-        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        /// Allow the permission, this request once.
+        #[arg(long, conflicts_with_all = ["deny", "choose"])]
+        allow: bool,
+        /// Deny the permission, with a message for the agent if given.
+        #[arg(long, value_name = "MESSAGE", num_args = 0..=1, default_missing_value = "",
+              conflicts_with = "choose")]
+        deny: Option<String>,
+        /// A dialog's answer: once per question, in order; several labels of a
+        /// multiple choice joined by `|`; a text that is no label is typed.
+        #[arg(long, value_name = "LABEL")]
+        choose: Vec<String>,
+        /// A reply's answer: every word after the id, those that start with `--` too.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         text: Vec<String>,
     },
     /// Close a stale question as not needed (ids from `ls --json`).
@@ -353,7 +370,7 @@ mod tests {
     #[test]
     fn an_answer_keeps_every_word_after_the_question() {
         let answer = |args: &[&str]| match p(args) {
-            Ok(Command::Answer { question, text }) => Ok((question, text.join(" "))),
+            Ok(Command::Answer { question, text, .. }) => Ok((question, text.join(" "))),
             other => Err(format!("{other:?}")),
         };
         assert_eq!(
@@ -366,8 +383,43 @@ mod tests {
                 .1,
             "--no-verify is fine"
         );
-        assert!(answer(&["answer", "q_1"]).is_err());
         assert!(answer(&["answer", "--json", "q_1", "yes"]).is_err());
+        assert!(p(&["answer", "q_1", "--deny", "--choose", "x"]).is_err());
+    }
+
+    #[test]
+    fn an_answer_takes_a_decision_or_choices() {
+        let Command::Answer {
+            allow,
+            deny,
+            choose,
+            text,
+            ..
+        } = p(&["answer", "q_1", "--deny", "not on main"]).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (allow, deny.as_deref(), choose.len(), text.len()),
+            (false, Some("not on main"), 0, 0)
+        );
+        let Command::Answer { deny, .. } = p(&["answer", "q_1", "--deny"]).unwrap() else {
+            panic!()
+        };
+        assert_eq!(deny.as_deref(), Some(""));
+        let Command::Answer { choose, .. } = p(&[
+            "answer",
+            "q_1",
+            "--choose",
+            "Postgres",
+            "--choose",
+            "Login|Search",
+        ])
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(choose, ["Postgres", "Login|Search"]);
+        assert!(p(&["answer", "q_1", "--allow", "--deny"]).is_err());
     }
 
     #[test]

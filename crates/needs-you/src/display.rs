@@ -2,8 +2,9 @@
 //! test push's results, each line cut to the terminal's width. Pure: the
 //! JSON and the time come in, the text goes out.
 
+use needs_you_core::afar::Afar;
 use needs_you_core::api::{Channel, Device, Listed, Task, TaskState, TestResult};
-use needs_you_core::Cli;
+use needs_you_core::{Cli, Terminal};
 
 use crate::term::cut;
 
@@ -22,26 +23,65 @@ fn agent(cli: Option<Cli>) -> &'static str {
     cli.map_or("-", Cli::display_name)
 }
 
-/// The open questions, newest first, as the server sorted them.
+/// What a question takes from afar, in a word for a column.
+fn takes(q: &needs_you_core::api::Question) -> &'static str {
+    match q.answer_from_afar {
+        Some(Afar::Text) => "text",
+        Some(Afar::Decision) => "allow/deny",
+        Some(Afar::Choices) => "choose",
+        None => "terminal",
+    }
+}
+
+/// Where a question's agent runs: "on box · ~/src/api · tmux main:1.0".
+fn place(t: Option<&Terminal>) -> String {
+    let Some(t) = t else {
+        return String::new();
+    };
+    [
+        (!t.host.is_empty()).then(|| format!("on {}", t.host)),
+        (!t.cwd.is_empty()).then(|| t.cwd.clone()),
+        t.target.as_ref().map(|x| format!("tmux {x}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ")
+}
+
+/// The open questions, newest first, as the server sorted them: a line
+/// each, and under it the id that `answer` and `dismiss` take and where the
+/// agent runs.
 pub fn questions(rows: &[Listed], now: f64, width: usize) -> String {
     if rows.is_empty() {
         return "All quiet: nothing needs you.\n".into();
     }
     let mut out = format!(
-        "{:<5} {:<16} {:<11} {:<10} TEXT\n",
-        "AGE", "TASK", "AGENT", "KIND"
+        "{:<5} {:<16} {:<11} {:<10} {:<10} TEXT\n",
+        "AGE", "TASK", "AGENT", "KIND", "ANSWER"
     );
     for Listed { question: q, .. } in rows {
-        let text_width = width.saturating_sub(46).max(10);
+        let text_width = width.saturating_sub(57).max(10);
         let line = format!(
-            "{:<5} {:<16} {:<11} {:<10} {}",
+            "{:<5} {:<16} {:<11} {:<10} {:<10} {}",
             age(q.opened_at as f64, now),
             cut(&q.task_name, 16),
             agent(Some(q.cli)),
             q.kind.as_str(),
+            takes(q),
             cut(&q.text, text_width),
         );
         out.push_str(&line);
+        out.push('\n');
+        let mut under = format!("      {}", q.question_id);
+        let place = place(q.terminal.as_ref());
+        if !place.is_empty() {
+            under.push_str(&format!(
+                " · {}",
+                cut(&place, width.saturating_sub(under.len() + 3))
+            ));
+        }
+        out.push_str(&under);
         out.push('\n');
     }
     out
@@ -153,9 +193,13 @@ mod tests {
         .unwrap();
         let out = questions(&list, now, 80);
         let line = out.lines().nth(1).unwrap();
-        assert!(line.starts_with("3m    api refactor     Claude Code dialog     Which auth"));
+        assert!(
+            line.starts_with("3m    api refactor     Claude Code dialog     terminal   Which auth"),
+            "{line}"
+        );
         assert!(line.chars().count() <= 80);
         assert!(line.ends_with('…'));
+        assert_eq!(out.lines().nth(2).unwrap(), "      q", "the id under it");
         assert_eq!(questions(&[], now, 80), "All quiet: nothing needs you.\n");
     }
 

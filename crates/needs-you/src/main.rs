@@ -39,7 +39,16 @@ fn dispatch(command: Command) -> Result<i32> {
         } => run::exec(&env_file, &status_file, command),
         Command::Ls { watch, json } => questions::ls(watch, json),
         Command::Tasks { json } => questions::tasks(json),
-        Command::Answer { question, text } => questions::answer(&question, &text.join(" ")),
+        Command::Answer {
+            question,
+            allow,
+            deny,
+            choose,
+            text,
+        } => questions::answer(
+            &question,
+            questions::Reply::from_args(allow, deny, choose, text)?,
+        ),
         Command::Dismiss { question } => questions::dismiss(&question),
         Command::Devices(args) => match args.action {
             None => account::devices(args.json),

@@ -3,10 +3,13 @@
 
 use serde_json::Value;
 
+use serde_json::json;
+
 use super::{
-    close, command_with_description, dialog, hook, ignore, is_subagent, round_end, str_field,
-    Decision, HookSpec,
+    close, command_with_description, dialog, dialog_questions, hook, ignore, is_subagent,
+    round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
 };
+use crate::afar::{Afar, AnswerBody, DialogQuestion, Verdict};
 use crate::report::{CloseReason, Kind};
 
 const ASK_TOOL: &str = "AskUserQuestion";
@@ -15,8 +18,10 @@ const ASK_TOOL: &str = "AskUserQuestion";
 pub const HOOKS: &[HookSpec] = &[
     // The question dialog is about to open; its questions are in `tool_input`.
     hook("PreToolUse", Some(ASK_TOOL), false),
-    // A permission dialog opened: what it asks, kept until it is confirmed.
-    hook("PermissionRequest", None, false),
+    // A permission dialog opened: what it asks, kept until it is confirmed;
+    // its hook then waits, while the dialog is on screen, for an answer
+    // from afar (a dialog's choices, or a permission's decision).
+    waiting_hook("PermissionRequest"),
     // A permission dialog has been open for about six seconds.
     hook("Notification", Some("permission_prompt"), false),
     // A round ended: a question if the reply ends with one, else a close.
@@ -71,6 +76,64 @@ pub(super) fn classify(event: &Value) -> Decision {
         "" => ignore("no hook_event_name"),
         other => ignore(format!("{other} is not a question event")),
     }
+}
+
+/// Claude Code's plan approval: its hook's answer is not taken (checked with
+/// 2.1.332: the dialog stays on screen), so it is answered in the terminal.
+const PLAN_TOOL: &str = "ExitPlanMode";
+
+/// What of this event Claude Code lets a hook answer: a question dialog
+/// (`AskUserQuestion`, its choices, from `PreToolUse` on and in the
+/// `PermissionRequest` that follows) and any other permission's decision,
+/// through the `PermissionRequest` hook, which runs while the dialog is on
+/// screen. Both events carry the same `tool_input`, so the same digest.
+pub(super) fn takeable(event: &Value) -> Option<Takeable> {
+    if is_subagent(event) {
+        return None;
+    }
+    let tool = str_field(event, "tool_name")?;
+    let input = event.get("tool_input").cloned().unwrap_or(json!({}));
+    match (str_field(event, "hook_event_name")?, tool) {
+        ("PreToolUse" | "PermissionRequest", ASK_TOOL) => Some(Takeable::new(
+            Afar::Choices,
+            tool,
+            &input,
+            dialog_questions(input.get("questions"), true),
+        )),
+        ("PermissionRequest", PLAN_TOOL) => None,
+        ("PermissionRequest", _) => Some(Takeable::new(Afar::Decision, tool, &input, Vec::new())),
+        _ => None,
+    }
+}
+
+/// What the `PermissionRequest` hook prints to take `answer`: allow once or
+/// deny for a permission; for `AskUserQuestion`, allow with its input and
+/// the answers, each question's text to its label (several joined by ", ",
+/// as Claude Code shows a multiple choice), a typed answer as it is.
+pub fn hook_output(answer: &AnswerBody, tool_input: &Value, questions: &[DialogQuestion]) -> Value {
+    let decision = match answer {
+        AnswerBody::Decision {
+            decision: Verdict::Allow,
+            ..
+        } => json!({"behavior": "allow"}),
+        AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message,
+        } => json!({"behavior": "deny",
+            "message": message.clone().unwrap_or_else(|| "Denied from afar (needs-you)".to_owned())}),
+        AnswerBody::Choices { choices } => {
+            let answers: serde_json::Map<String, Value> = questions
+                .iter()
+                .zip(choices)
+                .map(|(q, c)| (q.question.clone(), Value::String(c.join(", "))))
+                .collect();
+            let mut input = tool_input.clone();
+            input["answers"] = Value::Object(answers);
+            json!({"behavior": "allow", "updatedInput": input})
+        }
+        AnswerBody::Text { .. } => return Value::Null,
+    };
+    json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}})
 }
 
 /// What a permission dialog asks: the command and why (Bash), the file
@@ -221,6 +284,95 @@ mod tests {
         for line in [assistant, sidechain, attachment, own_text, "not json", ""] {
             assert!(!ends(line), "{line}");
         }
+    }
+
+    #[test]
+    fn what_a_hook_may_answer_and_how_it_says_it() {
+        use crate::afar::{Afar, AnswerBody, Verdict};
+        let ask = json!({"questions": [
+            {"question": "Which DB?", "header": "DB", "multiSelect": false,
+             "options": [{"label": "SQLite", "description": "local"}, {"label": "Postgres", "description": "server"}]},
+            {"question": "Which features?", "header": "F", "multiSelect": true,
+             "options": [{"label": "Login", "description": "a"}, {"label": "Search", "description": "b"}]}]});
+        let pre = with(
+            "PreToolUse",
+            json!({"tool_name": "AskUserQuestion", "tool_input": ask}),
+        );
+        let req = with(
+            "PermissionRequest",
+            json!({"tool_name": "AskUserQuestion", "tool_input": ask}),
+        );
+        let a = run(Cli::ClaudeCode, &pre).takeable.unwrap();
+        let b = run(Cli::ClaudeCode, &req).takeable.unwrap();
+        assert_eq!(
+            a, b,
+            "the dialog and its permission request are one request"
+        );
+        assert_eq!(a.takes.takes, Afar::Choices);
+        assert!(a.questions[1].multi_select && a.questions[0].other);
+        let out = super::hook_output(
+            &AnswerBody::Choices {
+                choices: vec![
+                    vec!["Postgres".into()],
+                    vec!["Login".into(), "Search".into()],
+                ],
+            },
+            &ask,
+            &a.questions,
+        );
+        assert_eq!(out["hookSpecificOutput"]["decision"]["behavior"], "allow");
+        assert_eq!(
+            out["hookSpecificOutput"]["decision"]["updatedInput"]["answers"],
+            json!({"Which DB?": "Postgres", "Which features?": "Login, Search"})
+        );
+        assert_eq!(
+            out["hookSpecificOutput"]["decision"]["updatedInput"]["questions"],
+            ask["questions"]
+        );
+
+        let bash = with(
+            "PermissionRequest",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        );
+        let t = run(Cli::ClaudeCode, &bash).takeable.unwrap();
+        assert_eq!(t.takes.takes, Afar::Decision);
+        let deny = super::hook_output(
+            &AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message: None,
+            },
+            &json!({}),
+            &[],
+        );
+        assert_eq!(deny["hookSpecificOutput"]["decision"]["behavior"], "deny");
+        let allow = super::hook_output(
+            &AnswerBody::Decision {
+                decision: Verdict::Allow,
+                message: None,
+            },
+            &json!({}),
+            &[],
+        );
+        assert_eq!(
+            allow["hookSpecificOutput"]["decision"],
+            json!({"behavior": "allow"}),
+            "once: nothing more"
+        );
+
+        let plan = with(
+            "PermissionRequest",
+            json!({"tool_name": "ExitPlanMode", "tool_input": {}}),
+        );
+        assert_eq!(
+            run(Cli::ClaudeCode, &plan).takeable,
+            None,
+            "a plan's approval is the terminal's"
+        );
+        let sub = with(
+            "PermissionRequest",
+            json!({"agent_id": "a", "tool_name": "Bash", "tool_input": {}}),
+        );
+        assert_eq!(run(Cli::ClaudeCode, &sub).takeable, None);
     }
 
     #[test]

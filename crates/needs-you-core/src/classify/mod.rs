@@ -12,8 +12,10 @@ mod claude_code;
 mod codex;
 pub mod normalized;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::afar::{self, Afar, DialogQuestion, Takes};
 
 use crate::question::{ends_with_question, reply_tail};
 use crate::report::{
@@ -59,6 +61,8 @@ impl Decision {
                 text,
                 options,
                 terminal: None,
+                takes: None,
+                questions: Vec::new(),
             }),
             Decision::Close { reason } => Some(Report::Close {
                 cli,
@@ -71,23 +75,51 @@ impl Decision {
     }
 }
 
-/// A decision together with the session it belongs to.
+/// A decision together with the session it belongs to, and what of it the
+/// agent's machine can take from afar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Classified {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     #[serde(flatten)]
     pub decision: Decision,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub takeable: Option<Takeable>,
+}
+
+/// A dialog or permission that this CLI lets a hook or plugin answer: what
+/// it takes, the digest that binds an answer to it, and a dialog's questions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Takeable {
+    #[serde(flatten)]
+    pub takes: Takes,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<DialogQuestion>,
+}
+
+impl Takeable {
+    fn new(takes: Afar, tool: &str, input: &Value, questions: Vec<DialogQuestion>) -> Takeable {
+        Takeable {
+            takes: Takes {
+                takes,
+                digest: afar::digest(tool, input),
+            },
+            questions,
+        }
+    }
 }
 
 /// Classifies one event of `cli`.
 pub fn classify(cli: Cli, event: &Value) -> Classified {
-    let decision = match event.as_object() {
-        None => ignore("the event is not a JSON object"),
+    let (decision, takeable) = match event.as_object() {
+        None => (ignore("the event is not a JSON object"), None),
         Some(_) => match cli {
-            Cli::ClaudeCode => claude_code::classify(event),
-            Cli::Codex => codex::classify(event),
-            Cli::Opencode | Cli::Hermes => normalized::classify(cli, event),
+            Cli::ClaudeCode => (claude_code::classify(event), claude_code::takeable(event)),
+            Cli::Codex => (codex::classify(event), None),
+            Cli::Opencode | Cli::Hermes => (
+                normalized::classify(cli, event),
+                normalized::takeable(event),
+            ),
         },
     };
     let session = ["session_id", "session"]
@@ -95,7 +127,11 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
         .find_map(|k| event.get(k).and_then(Value::as_str))
         .filter(|s| !s.is_empty())
         .map(str::to_owned);
-    Classified { session, decision }
+    Classified {
+        session,
+        decision,
+        takeable,
+    }
 }
 
 /// One hook event that `report-prompt install` adds to a CLI's settings.
@@ -108,6 +144,9 @@ pub struct HookSpec {
     /// reporter. So a guarded event must only ever close: an open behind the
     /// guard would never be seen while nothing else is open.
     pub guarded: bool,
+    /// It may wait, while its dialog is on screen, for an answer from afar:
+    /// its timeout must fit a person who answers minutes later.
+    pub waits: bool,
 }
 
 pub(crate) const fn hook(
@@ -119,11 +158,20 @@ pub(crate) const fn hook(
         event,
         matcher,
         guarded,
+        waits: false,
     }
 }
 
-pub use claude_code::transcript_line_ends_dialog;
+/// A hook that may wait for an answer from afar (see [`HookSpec::waits`]).
+pub(crate) const fn waiting_hook(event: &'static str) -> HookSpec {
+    HookSpec {
+        waits: true,
+        ..hook(event, None, false)
+    }
+}
+
 pub use claude_code::HOOKS as CLAUDE_CODE_HOOKS;
+pub use claude_code::{hook_output as claude_code_hook_output, transcript_line_ends_dialog};
 pub use codex::HOOKS as CODEX_HOOKS;
 
 /// The hook events installed for `cli`: none for the CLIs that load plugins.
@@ -136,11 +184,13 @@ pub fn hooks(cli: Cli) -> &'static [HookSpec] {
 }
 
 /// What this machine knows of a session when an event arrives: the kind of
-/// its open question, and what the last [`Decision::Expect`] said.
+/// its open question, and what the last [`Decision::Expect`] said (and
+/// could take from afar).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionState {
     pub open: Option<Kind>,
     pub expected: Option<String>,
+    pub expected_takeable: Option<Takeable>,
 }
 
 /// A decision in the light of what is already known of the session:
@@ -212,6 +262,52 @@ fn round_end(reply: Option<&str>) -> Decision {
         },
         _ => close(CloseReason::RoundEnd),
     }
+}
+
+/// A dialog's questions as asked, in the shape that Claude Code's
+/// `AskUserQuestion` and OpenCode's `question.asked` share (`multiSelect` or
+/// `multiple`; `custom`, OpenCode's, says whether a typed answer is taken,
+/// where Claude Code always takes one); `other` is that default.
+fn dialog_questions(questions: Option<&Value>, other: bool) -> Vec<DialogQuestion> {
+    let items: Vec<&Value> = match questions {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(q @ Value::Object(_)) => vec![q],
+        _ => Vec::new(),
+    };
+    items
+        .into_iter()
+        .take(afar::MAX_QUESTIONS)
+        .map(|q| {
+            let options = q
+                .get("options")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|o| {
+                    Some(QuestionOption {
+                        label: truncate_chars(str_field(o, "label")?, MAX_LABEL_CHARS),
+                        description: str_field(o, "description")
+                            .filter(|d| !d.is_empty())
+                            .map(str::to_owned),
+                    })
+                })
+                .take(MAX_OPTIONS)
+                .collect();
+            let flag = |names: &[&str], default: bool| {
+                names
+                    .iter()
+                    .find_map(|n| q.get(*n).and_then(Value::as_bool))
+                    .unwrap_or(default)
+            };
+            DialogQuestion {
+                question: str_field(q, "question").unwrap_or("").to_owned(),
+                header: str_field(q, "header").unwrap_or("").to_owned(),
+                options,
+                multi_select: flag(&["multiSelect", "multiple", "multi_select"], false),
+                other: flag(&["custom"], other),
+            }
+        })
+        .collect()
 }
 
 /// A question dialog from its list of questions, in the shape that Claude Code's
@@ -344,6 +440,7 @@ mod tests {
         let dialog_open = SessionState {
             open: Some(Kind::Dialog),
             expected: Some("AskUserQuestion".into()),
+            ..SessionState::default()
         };
         assert!(matches!(
             settle(prompt.clone(), &dialog_open),
@@ -352,6 +449,7 @@ mod tests {
         let expected = SessionState {
             open: None,
             expected: Some("Remove the build folder\n$ rm -rf build".into()),
+            ..SessionState::default()
         };
         assert_eq!(
             settle(prompt.clone(), &expected),
@@ -385,6 +483,8 @@ mod tests {
                 text: "Go on?".into(),
                 options: vec![],
                 terminal: None,
+                takes: None,
+                questions: vec![],
             })
         );
         let close = Decision::Close {
@@ -421,6 +521,7 @@ mod tests {
         let c = Classified {
             session: Some("s".into()),
             decision: close(CloseReason::ToolRan),
+            takeable: None,
         };
         assert_eq!(
             serde_json::to_value(&c).unwrap(),

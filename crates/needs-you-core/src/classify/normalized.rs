@@ -18,7 +18,11 @@
 
 use serde_json::{json, Value};
 
-use super::{close, command_with_description, dialog, ignore, round_end, str_field, Decision};
+use super::{
+    close, command_with_description, dialog, dialog_questions, ignore, round_end, str_field,
+    Decision, Takeable,
+};
+use crate::afar::Afar;
 use crate::report::{Cli, CloseReason, Kind};
 
 /// The version of the normalized format that this crate reads.
@@ -55,6 +59,35 @@ pub(super) fn classify(cli: Cli, event: &Value) -> Decision {
         },
         "" => ignore("no `event` field"),
         other => ignore(format!("unknown normalized event {other:?}")),
+    }
+}
+
+/// What of this event a plugin that says it can take answers (`afar: true`,
+/// OpenCode's, which replies through OpenCode's own client) may be given: a
+/// permission's decision, a dialog's choices. The digest is of the CLI's own
+/// request (`request`, `questions`), which the plugin hands `report-prompt
+/// __await` again, so both ends compute it here.
+pub(super) fn takeable(event: &Value) -> Option<Takeable> {
+    if event.get("afar").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    match str_field(event, "event")? {
+        "dialog" => {
+            let questions = event.get("questions")?;
+            Some(Takeable::new(
+                Afar::Choices,
+                "opencode.question",
+                questions,
+                dialog_questions(Some(questions), true),
+            ))
+        }
+        "permission" => Some(Takeable::new(
+            Afar::Decision,
+            "opencode.permission",
+            event.get("request")?,
+            Vec::new(),
+        )),
+        _ => None,
     }
 }
 

@@ -18,6 +18,10 @@ pub use needs_you_core::classify::HookSpec;
 
 /// Seconds a CLI gives each hook; ours return in milliseconds.
 pub const TIMEOUT_S: u64 = 10;
+/// Seconds a CLI gives a hook that waits for an answer from afar: an hour,
+/// past the wait's own end (`afar::WAIT_FOR`), so that the hook ends on its
+/// own, cleanly, before its CLI would end it.
+pub const WAITING_TIMEOUT_S: u64 = 3600;
 
 /// The timeout written for `cli`'s hooks: Codex clamps `SessionEnd` and
 /// `Interrupt` hooks to 3 s and shows a warning for every longer one, and our
@@ -136,7 +140,11 @@ pub fn add(
     let mut changes = Vec::new();
     for spec in specs {
         let wanted = command(exe, cli, state_dir, spec.guarded);
-        let timeout = timeout_for(cli);
+        let timeout = if spec.waits {
+            WAITING_TIMEOUT_S
+        } else {
+            timeout_for(cli)
+        };
         let groups = hooks
             .entry(spec.event)
             .or_insert_with(|| Value::Array(Vec::new()))

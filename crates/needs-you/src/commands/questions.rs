@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use needs_you_core::afar::{Afar, AnswerBody, Verdict};
 use needs_you_core::api::{AnswerState, AnswerStatus, Listed, NeedsYou, Queued, Tasks};
 use needs_you_reporter::client::Client;
 use serde_json::{json, Value};
@@ -86,15 +87,95 @@ pub fn dismiss(question: &str) -> Result<i32> {
     Ok(exit::OK)
 }
 
-/// `answer QUESTION TEXT`: queued like the page's, then followed until it is
-/// typed or refused ([`FOLLOW_FOR`] at most: the agent's machine may be asleep).
-pub fn answer(question: &str, text: &str) -> Result<i32> {
+/// What `answer` was told to say.
+pub enum Reply {
+    Text(String),
+    Allow,
+    Deny(Option<String>),
+    /// One entry per question; a multiple choice's labels joined by `|`.
+    Choose(Vec<String>),
+}
+
+impl Reply {
+    /// From the command line: exactly one of the four.
+    pub fn from_args(
+        allow: bool,
+        deny: Option<String>,
+        choose: Vec<String>,
+        text: Vec<String>,
+    ) -> Result<Reply> {
+        let given = [allow, deny.is_some(), !choose.is_empty(), !text.is_empty()];
+        match given.iter().filter(|g| **g).count() {
+            1 => {}
+            0 => {
+                return Err(Fail::new(
+                    exit::USAGE,
+                    "`answer` needs the answer: a text, --allow, --deny or --choose",
+                ))
+            }
+            _ => {
+                return Err(Fail::new(
+                    exit::USAGE,
+                    "`answer` takes one answer: a text, --allow, --deny or --choose",
+                ))
+            }
+        }
+        Ok(if allow {
+            Reply::Allow
+        } else if let Some(m) = deny {
+            Reply::Deny(Some(m).filter(|m| !m.is_empty()))
+        } else if !choose.is_empty() {
+            Reply::Choose(choose)
+        } else {
+            Reply::Text(text.join(" "))
+        })
+    }
+
+    fn body(self) -> AnswerBody {
+        match self {
+            Reply::Text(text) => AnswerBody::Text { text },
+            Reply::Allow => AnswerBody::Decision {
+                decision: Verdict::Allow,
+                message: None,
+            },
+            Reply::Deny(message) => AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message,
+            },
+            Reply::Choose(each) => AnswerBody::Choices {
+                choices: each
+                    .iter()
+                    .map(|c| c.split('|').map(|l| l.trim().to_owned()).collect())
+                    .collect(),
+            },
+        }
+    }
+}
+
+/// `answer QUESTION (TEXT | --allow | --deny [MESSAGE] | --choose LABEL…)`:
+/// queued like the page's, bound to the request the list shows now (its
+/// digest), then followed until it is typed or taken by the agent, or
+/// refused ([`FOLLOW_FOR`] at most: the agent's machine may be asleep).
+pub fn answer(question: &str, reply: Reply) -> Result<i32> {
     let (_, client) = logged_in()?;
     let id = path_part(question)?;
-    let queued: Queued = client.post(
-        &format!("/v1/questions/{id}/answers"),
-        &json!({"text": text}),
-    )?;
+    let body = reply.body();
+    let mut request = serde_json::to_value(&body).unwrap_or_default();
+    if body.form() != Afar::Text {
+        let list: NeedsYou = client.get("/v1/needs-you")?;
+        let shown = list
+            .questions
+            .iter()
+            .find(|l| l.question.question_id == question)
+            .ok_or_else(|| {
+                Fail::new(
+                    exit::REFUSED,
+                    format!("{question} is not open (see `needs-you ls`)"),
+                )
+            })?;
+        request["digest"] = json!(shown.question.digest);
+    }
+    let queued: Queued = client.post(&format!("/v1/questions/{id}/answers"), &request)?;
     let path = format!("/v1/answers/{}", path_part(&queued.answer_id)?);
     let deadline = Instant::now() + FOLLOW_FOR;
     loop {
@@ -104,15 +185,22 @@ pub fn answer(question: &str, text: &str) -> Result<i32> {
                 println!("Typed into the agent's terminal.");
                 return Ok(exit::OK);
             }
+            AnswerState::Taken => {
+                println!("The agent took it: {}.", a.text);
+                return Ok(exit::OK);
+            }
             AnswerState::Failed => {
                 let reason = a.reason.unwrap_or_default();
-                return Err(Fail::new(exit::REFUSED, format!("not typed: {reason}")));
+                let what = if a.form == Afar::Text {
+                    "typed"
+                } else {
+                    "taken"
+                };
+                return Err(Fail::new(exit::REFUSED, format!("not {what}: {reason}")));
             }
             state if Instant::now() >= deadline => {
                 if state == AnswerState::Delivered {
-                    println!(
-                        "The agent's machine has it; it has not said yet whether it was typed."
-                    );
+                    println!("The agent's machine has it; it has not said yet whether the agent took it.");
                 } else {
                     println!("Sent; the agent's machine has not taken it yet (it will when its relay reconnects).");
                 }

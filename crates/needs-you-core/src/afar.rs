@@ -1,0 +1,393 @@
+//! Answering a dialog or a permission from afar, through the agent's own
+//! protocol: what a question can take, the answers it takes, and the rules
+//! that bind an answer to the very request it answers.
+//!
+//! * A question says what its agent's machine can take ([`Afar`]): a line
+//!   typed into a reply's terminal, a decision for a permission, or choices
+//!   for a dialog; nothing, and why ([`why_not`]), for the rest.
+//! * An answer ([`AnswerBody`]) is one of those forms, checked against its
+//!   question's ([`check`]) by the Worker before it is queued.
+//! * A decision or choices carry the question's [`digest`]: a hash of the
+//!   tool and its input, made by the reporter when the dialog opened and
+//!   checked again on the agent's machine by the very hook that takes the
+//!   answer. An allow can so never land on another dialog than the one the
+//!   person saw, whatever opened in the meantime.
+//!
+//! Allow means this request, once: no form here can say "always", nor change
+//! an agent's permission rules.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+
+use crate::report::{Cli, Kind, QuestionOption};
+
+wire_enum! {
+    /// What a question can take from afar.
+    Afar {
+        /// A line typed into the reply's terminal (tmux).
+        Text = "text",
+        /// Allow once or deny, taken by the agent's hook or plugin.
+        Decision = "decision",
+        /// A dialog's options chosen, taken likewise.
+        Choices = "choices",
+    }
+}
+
+impl Afar {
+    /// The kind of question this form answers.
+    pub fn answers(self, kind: Kind) -> bool {
+        matches!(
+            (self, kind),
+            (Afar::Text, Kind::Reply)
+                | (Afar::Decision, Kind::Permission)
+                | (Afar::Choices, Kind::Dialog)
+        )
+    }
+}
+
+wire_enum! {
+    /// A permission's answer.
+    Verdict { Allow = "allow", Deny = "deny" }
+}
+
+/// One question of a dialog, as the agent asked it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DialogQuestion {
+    pub question: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub header: String,
+    pub options: Vec<QuestionOption>,
+    /// Several options may be chosen.
+    #[serde(default)]
+    pub multi_select: bool,
+    /// A typed answer, not one of the options, is taken too.
+    #[serde(default)]
+    pub other: bool,
+}
+
+/// Most questions one dialog carries (Claude Code asks 1 to 4).
+pub const MAX_QUESTIONS: usize = 8;
+/// Most characters of a typed "other" answer, or a denial's message.
+pub const MAX_TYPED_CHARS: usize = 500;
+
+/// What a question can take from afar, as its reporter says at the open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Takes {
+    /// `decision` for a permission, `choices` for a dialog.
+    pub takes: Afar,
+    /// [`digest`] of the request.
+    pub digest: String,
+}
+
+/// An answer, in one of the three forms `POST /v1/questions/{id}/answers`
+/// takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AnswerBody {
+    /// A reply's answer, typed into its terminal.
+    Text { text: String },
+    /// A permission allowed once, or denied (with a message for the agent).
+    Decision {
+        decision: Verdict,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// A dialog's answers: one list of labels per question, in order; a
+    /// string that is not one of the labels is the typed "other" answer.
+    Choices { choices: Vec<Vec<String>> },
+}
+
+impl AnswerBody {
+    /// The form this body is.
+    pub fn form(&self) -> Afar {
+        match self {
+            AnswerBody::Text { .. } => Afar::Text,
+            AnswerBody::Decision { .. } => Afar::Decision,
+            AnswerBody::Choices { .. } => Afar::Choices,
+        }
+    }
+
+    /// For a person: what was answered ("allow", "deny", "SQLite; Login, Search").
+    pub fn summary(&self) -> String {
+        match self {
+            AnswerBody::Text { text } => text.clone(),
+            AnswerBody::Decision { decision, .. } => decision.as_str().to_owned(),
+            AnswerBody::Choices { choices } => choices
+                .iter()
+                .map(|c| c.join(", "))
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    }
+}
+
+/// The digest of a request: SHA-256 of the tool's name and its input as
+/// canonical JSON (object keys sorted at every depth), in hex. The same tool
+/// with the same input gives the same digest on any machine, whatever order
+/// the CLI wrote its keys in.
+pub fn digest(tool: &str, input: &Value) -> String {
+    let mut canonical = String::new();
+    write_canonical(&Value::String(tool.to_owned()), &mut canonical);
+    canonical.push('\n');
+    write_canonical(input, &mut canonical);
+    let hash = Sha256::digest(canonical.as_bytes());
+    hash.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn write_canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(&map[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Whether `digest` could be one of [`digest`]'s: 64 lower-case hex digits.
+pub fn is_digest(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Why a question of `kind` asked by `cli` cannot be answered from afar, in
+/// one sentence for its card, when its reporter said it takes nothing.
+pub fn why_not(cli: Cli, kind: Kind) -> &'static str {
+    match (cli, kind) {
+        (_, Kind::Reply) => "answer it in the agent's terminal: it is not running in tmux",
+        (Cli::Codex, _) => {
+            "Codex shows its approval only in its terminal: a hook that waited for an answer would hide it"
+        }
+        (Cli::Hermes, _) => "Hermes takes its answer only at its terminal prompt",
+        (Cli::ClaudeCode, Kind::Permission) => {
+            "Claude Code takes this one only in its terminal (a plan's approval, or an older report-prompt)"
+        }
+        _ => "answer it in the agent's terminal: its reporter cannot take an answer from afar",
+    }
+}
+
+/// Why `body` cannot answer a question of `kind` that takes `takes`, with
+/// its dialog's `questions`; `None` when it can. Pure: the Worker applies it
+/// before it queues anything.
+pub fn check(
+    body: &AnswerBody,
+    kind: Kind,
+    takes: Option<Afar>,
+    questions: &[DialogQuestion],
+) -> Option<String> {
+    let form = body.form();
+    if !form.answers(kind) {
+        return Some(format!(
+            "a {kind} is not answered with {}",
+            match form {
+                Afar::Text => "a text",
+                Afar::Decision => "a decision",
+                Afar::Choices => "choices",
+            }
+        ));
+    }
+    if takes != Some(form) {
+        return Some("this question cannot be answered from afar".into());
+    }
+    match body {
+        AnswerBody::Decision { message, .. } => message
+            .as_ref()
+            .filter(|m| m.chars().count() > MAX_TYPED_CHARS)
+            .map(|_| format!("a denial's message is at most {MAX_TYPED_CHARS} characters")),
+        AnswerBody::Choices { choices } => check_choices(choices, questions),
+        AnswerBody::Text { .. } => None,
+    }
+}
+
+fn check_choices(choices: &[Vec<String>], questions: &[DialogQuestion]) -> Option<String> {
+    if choices.len() != questions.len() {
+        return Some(format!(
+            "this dialog asks {} question(s): give one list of choices for each",
+            questions.len()
+        ));
+    }
+    for (i, (chosen, q)) in choices.iter().zip(questions).enumerate() {
+        let n = i + 1;
+        if chosen.is_empty() {
+            return Some(format!("question {n} has no choice"));
+        }
+        if chosen.len() > 1 && !q.multi_select {
+            return Some(format!("question {n} takes one choice"));
+        }
+        let typed: Vec<&String> = chosen
+            .iter()
+            .filter(|c| !q.options.iter().any(|o| &o.label == *c))
+            .collect();
+        if !typed.is_empty() && !q.other {
+            return Some(format!("question {n} takes only its own options"));
+        }
+        if typed.len() > 1 {
+            return Some(format!("question {n} takes one typed answer at most"));
+        }
+        if typed.iter().any(|t| {
+            let line = crate::text::line(t);
+            line.is_empty() || line.chars().count() > MAX_TYPED_CHARS || &line != *t
+        }) {
+            return Some(format!(
+                "question {n}'s typed answer must be one visible line of at most {MAX_TYPED_CHARS} characters"
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn q(labels: &[&str], multi: bool, other: bool) -> DialogQuestion {
+        DialogQuestion {
+            question: "Which?".into(),
+            header: String::new(),
+            options: labels
+                .iter()
+                .map(|l| QuestionOption {
+                    label: (*l).into(),
+                    description: None,
+                })
+                .collect(),
+            multi_select: multi,
+            other,
+        }
+    }
+
+    #[test]
+    fn a_digest_is_the_request_whatever_the_order_of_its_keys() {
+        let a = digest(
+            "Bash",
+            &json!({"command": "rm -rf build", "description": "Clean"}),
+        );
+        let b = digest(
+            "Bash",
+            &json!({"description": "Clean", "command": "rm -rf build"}),
+        );
+        assert_eq!(a, b);
+        assert!(is_digest(&a));
+        assert_ne!(
+            a,
+            digest(
+                "Bash",
+                &json!({"command": "rm -rf /", "description": "Clean"})
+            )
+        );
+        assert_ne!(
+            a,
+            digest(
+                "Write",
+                &json!({"command": "rm -rf build", "description": "Clean"})
+            )
+        );
+        // Nested too, and arrays keep their order.
+        let n1 = digest("T", &json!({"a": [{"y": 1, "x": 2}], "b": null}));
+        let n2 = digest("T", &json!({"b": null, "a": [{"x": 2, "y": 1}]}));
+        assert_eq!(n1, n2);
+        assert_ne!(
+            n1,
+            digest("T", &json!({"a": [{"x": 1, "y": 2}], "b": null}))
+        );
+        assert!(!is_digest("abc") && !is_digest(&"G".repeat(64)));
+    }
+
+    #[test]
+    fn the_three_forms_read_from_their_json() {
+        let text: AnswerBody = serde_json::from_value(json!({"text": "yes"})).unwrap();
+        assert_eq!(text.form(), Afar::Text);
+        let deny: AnswerBody =
+            serde_json::from_value(json!({"decision": "deny", "message": "not now"})).unwrap();
+        assert_eq!(
+            deny,
+            AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message: Some("not now".into())
+            }
+        );
+        let choose: AnswerBody =
+            serde_json::from_value(json!({"choices": [["OAuth"], ["Login", "Search"]]})).unwrap();
+        assert_eq!(choose.summary(), "OAuth; Login, Search");
+        assert!(serde_json::from_value::<AnswerBody>(json!({"decision": "always"})).is_err());
+        assert!(serde_json::from_value::<AnswerBody>(json!({"choices": "OAuth"})).is_err());
+    }
+
+    #[test]
+    fn an_answer_must_fit_its_question() {
+        let allow = AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: None,
+        };
+        assert_eq!(
+            check(&allow, Kind::Permission, Some(Afar::Decision), &[]),
+            None
+        );
+        assert!(
+            check(&allow, Kind::Permission, None, &[]).is_some(),
+            "takes nothing"
+        );
+        assert!(check(&allow, Kind::Dialog, Some(Afar::Choices), &[]).is_some());
+        let text = AnswerBody::Text { text: "y".into() };
+        assert!(check(&text, Kind::Permission, Some(Afar::Decision), &[]).is_some());
+
+        let qs = [
+            q(&["SQLite", "Postgres"], false, true),
+            q(&["Login", "Search"], true, false),
+        ];
+        let choose = |c: serde_json::Value| AnswerBody::Choices {
+            choices: serde_json::from_value(c).unwrap(),
+        };
+        let ok = check(
+            &choose(json!([["SQLite"], ["Login", "Search"]])),
+            Kind::Dialog,
+            Some(Afar::Choices),
+            &qs,
+        );
+        assert_eq!(ok, None);
+        assert_eq!(
+            check(
+                &choose(json!([["a mix of both"], ["Login"]])),
+                Kind::Dialog,
+                Some(Afar::Choices),
+                &qs
+            ),
+            None,
+            "a typed answer where the question takes one"
+        );
+        for bad in [
+            json!([["SQLite"]]),
+            json!([["SQLite", "Postgres"], ["Login"]]),
+            json!([["SQLite"], ["Export"]]),
+            json!([[], ["Login"]]),
+            json!([["one", "two"], ["Login"]]),
+            json!([["line\nbreak"], ["Login"]]),
+        ] {
+            assert!(
+                check(&choose(bad.clone()), Kind::Dialog, Some(Afar::Choices), &qs).is_some(),
+                "{bad}"
+            );
+        }
+    }
+}

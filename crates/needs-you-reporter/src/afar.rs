@@ -1,0 +1,240 @@
+//! Decisions and choices from afar, on this machine: the private link
+//! between the relay, which holds the task's one connection to the Worker,
+//! and the hook or plugin that waits, while its dialog is on screen, for an
+//! answer it can hand the agent.
+//!
+//! ```text
+//! $DIR/relay-<task key>.sock    the relay's Unix socket (the directory is 0700)
+//!
+//! waiter -> relay   {"session": "…", "digest": "…"}     one line: what it waits for
+//! relay  -> waiter  {"digest": "…", "answer": {…}}       one line: the answer, once
+//! waiter -> relay   {"took": true}                        once the agent has it
+//! ```
+//!
+//! A waiter is the `PermissionRequest` hook of Claude Code (which runs while
+//! its dialog is on screen, and is ended when the person answers there
+//! first), or `report-prompt __await`, which our OpenCode plugin starts. It
+//! waits on the socket, without a network connection of its own and without
+//! polling; it never delays the dialog, which is already on screen. The
+//! relay hands an answer only to the waiter whose session and digest are the
+//! answer's; the waiter checks the digest again, and hands the agent nothing
+//! else.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use needs_you_core::afar::AnswerBody;
+use needs_you_core::classify::Takeable;
+use serde::{Deserialize, Serialize};
+
+use crate::relay;
+use crate::send::Target;
+
+/// How long a waiter waits for an answer: a person may take minutes. The
+/// hook's own timeout in the CLI's settings is longer (`install`), so that
+/// this ends first and cleanly.
+pub const WAIT_FOR: Duration = Duration::from_secs(55 * 60);
+/// How long a relay holds an answer for a waiter that is not there yet: the
+/// dialog was reported (Claude Code's `PreToolUse`) a moment before its
+/// `PermissionRequest` hook starts waiting.
+pub const HOLD_FOR: Duration = Duration::from_secs(5);
+/// How long the relay waits for the waiter to say the agent took it.
+const TOOK_WITHIN: Duration = Duration::from_secs(3);
+
+/// The relay's socket for a task.
+pub fn socket_path(dir: &Path, task: &str) -> PathBuf {
+    dir.join(format!("relay-{task}.sock"))
+}
+
+#[derive(Serialize, Deserialize)]
+struct Wait {
+    session: String,
+    digest: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Handed {
+    digest: String,
+    answer: AnswerBody,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Took {
+    took: bool,
+}
+
+// ---- the waiter's side --------------------------------------------------------
+
+/// An answer handed to this waiter; [`Answered::took`] tells the relay the
+/// agent has it.
+pub struct Answered {
+    pub answer: AnswerBody,
+    stream: UnixStream,
+}
+
+impl Answered {
+    pub fn took(mut self) {
+        let line = serde_json::to_string(&Took { took: true }).unwrap_or_default();
+        let _ = writeln!(self.stream, "{line}");
+    }
+}
+
+/// Waits for the answer to `takeable` of `session`: starts the task's relay
+/// if none runs, registers with it, and blocks until the relay hands an
+/// answer for this very request, or [`WAIT_FOR`] passes, or the relay goes
+/// away. `None` then: the dialog stays for the terminal.
+pub fn wait(dir: &Path, target: &Target, session: &str, takeable: &Takeable) -> Option<Answered> {
+    relay::ensure_relay(dir, target).ok()?;
+    let path = socket_path(dir, &relay::task_key(target));
+    // A relay just started needs a moment to open its socket.
+    let started = Instant::now();
+    let mut stream = loop {
+        match UnixStream::connect(&path) {
+            Ok(s) => break s,
+            Err(_) if started.elapsed() < Duration::from_secs(5) => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
+            Err(_) => return None,
+        }
+    };
+    let digest = takeable.takes.digest.clone();
+    let wait = Wait {
+        session: session.to_owned(),
+        digest: digest.clone(),
+    };
+    writeln!(stream, "{}", serde_json::to_string(&wait).ok()?).ok()?;
+    stream.set_read_timeout(Some(WAIT_FOR)).ok()?;
+    let mut line = String::new();
+    BufReader::new(stream.try_clone().ok()?)
+        .read_line(&mut line)
+        .ok()?;
+    let handed: Handed = serde_json::from_str(&line).ok()?;
+    // Checked again here, by the one that hands it on: only this request's
+    // answer, of the form this request takes.
+    if handed.digest != digest || handed.answer.form() != takeable.takes.takes {
+        return None;
+    }
+    Some(Answered {
+        answer: handed.answer,
+        stream,
+    })
+}
+
+// ---- the relay's side ------------------------------------------------------
+
+struct Waiter {
+    session: String,
+    digest: String,
+    stream: UnixStream,
+}
+
+/// The waiters registered with this relay.
+#[derive(Default)]
+pub struct Waiters {
+    list: Mutex<Vec<Waiter>>,
+    arrived: Condvar,
+}
+
+impl Waiters {
+    /// Opens the socket and accepts waiters on a thread of their own.
+    pub fn listen(path: &Path) -> std::io::Result<Arc<Waiters>> {
+        let _ = std::fs::remove_file(path);
+        let listener = UnixListener::bind(path)?;
+        let waiters = Arc::new(Waiters::default());
+        let accepting = Arc::clone(&waiters);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                accepting.register(stream);
+            }
+        });
+        Ok(waiters)
+    }
+
+    fn register(&self, stream: UnixStream) {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+        let mut line = String::new();
+        let Ok(reader) = stream.try_clone() else {
+            return;
+        };
+        if BufReader::new(reader).read_line(&mut line).is_err() {
+            return;
+        }
+        let Ok(wait) = serde_json::from_str::<Wait>(&line) else {
+            return;
+        };
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        list.retain(|w| !gone(&w.stream));
+        list.push(Waiter {
+            session: wait.session,
+            digest: wait.digest,
+            stream,
+        });
+        self.arrived.notify_all();
+    }
+
+    /// Whether any waiter is registered (the relay then stays up).
+    pub fn any(&self) -> bool {
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        list.retain(|w| !gone(&w.stream));
+        !list.is_empty()
+    }
+
+    /// Hands `answer` to the waiter of `session` and `digest`, waiting up to
+    /// [`HOLD_FOR`] for it to register; then waits for it to say the agent
+    /// took it. Why not, for the person, when it could not.
+    pub fn hand(&self, session: &str, digest: &str, answer: &AnswerBody) -> Result<(), String> {
+        let deadline = Instant::now() + HOLD_FOR;
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        let waiter = loop {
+            list.retain(|w| !gone(&w.stream));
+            if let Some(i) = list
+                .iter()
+                .position(|w| w.session == session && w.digest == digest)
+            {
+                break list.remove(i);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(
+                    "the dialog is no longer waiting for an answer: it was answered in the terminal, or it changed"
+                        .into(),
+                );
+            }
+            list = self
+                .arrived
+                .wait_timeout(list, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        };
+        drop(list);
+        let mut stream = waiter.stream;
+        let handed = Handed {
+            digest: digest.to_owned(),
+            answer: answer.clone(),
+        };
+        let line = serde_json::to_string(&handed).map_err(|e| e.to_string())?;
+        writeln!(stream, "{line}").map_err(|_| {
+            "the dialog closed as the answer arrived (answered in the terminal?)".to_owned()
+        })?;
+        let _ = stream.set_read_timeout(Some(TOOK_WITHIN));
+        let mut reply = String::new();
+        let read = BufReader::new(stream).read_line(&mut reply);
+        match (read, serde_json::from_str::<Took>(&reply)) {
+            (Ok(_), Ok(Took { took: true })) => Ok(()),
+            _ => Err("the agent did not take it: its dialog closed first".into()),
+        }
+    }
+}
+
+/// Whether a waiter's end is closed (the hook ended: its dialog was answered
+/// in the terminal, or it timed out).
+fn gone(stream: &UnixStream) -> bool {
+    let mut byte = [0u8; 1];
+    let _ = stream.set_nonblocking(true);
+    let closed = matches!(std::io::Read::read(&mut &*stream, &mut byte), Ok(0));
+    let _ = stream.set_nonblocking(false);
+    closed
+}
