@@ -21,8 +21,8 @@ WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = 
 RETURNING id, kind, notified_at`;
 const OPEN = `
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12 FROM tasks t
+                       terminal, answerable, takes, digest, questions)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -66,7 +66,8 @@ async function report(request, env) {
   if (r.action === "open") {
     batch.push(stmt(SUPERSEDE, ["superseded", r.kind, r.text]));
     batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq,
-      r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.kind === "tmux" ? 1 : 0]));
+      r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.kind === "tmux" ? 1 : 0,
+      r.takes ?? null, r.digest ?? null, r.questions?.length ? JSON.stringify(r.questions) : null]));
   } else {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));
   }

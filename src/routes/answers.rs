@@ -68,21 +68,18 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
         ));
     }
     if q.answer_from_afar.is_none() {
-        let (code, why) = match q.kind {
-            Kind::Reply => (
-                "not_answerable",
-                "this question cannot be answered from afar",
-            ),
-            _ => (
-                "answer_in_terminal",
-                "this question cannot be answered from afar",
-            ),
+        let code = match q.kind {
+            Kind::Reply => "not_answerable",
+            _ => "answer_in_terminal",
         };
-        let reason = q.why_not.clone().unwrap_or_default();
+        let why = q.why_not.clone().unwrap_or_default();
         return Err(ApiError::new(
             409,
             code,
-            format!("{why} ({reason}): answer it there"),
+            format!(
+                "this {} cannot be answered from afar: {why}; answer it there",
+                q.kind
+            ),
         ));
     }
     if let Some(why) = afar::check(&body, q.kind, q.answer_from_afar, &q.questions) {

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-use crate::report::{Cli, Kind, QuestionOption};
+use crate::kinds::{Cli, Kind, QuestionOption};
 
 wire_enum! {
     /// What a question can take from afar.

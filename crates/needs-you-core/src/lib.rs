@@ -4,6 +4,7 @@
 //! Nothing here does I/O. The reporter and the command line build it
 //! natively, the Worker builds it to wasm32, and all get the same answers:
 //!
+//! * [`kinds`]: the agent, the kind of question, why it closed, an option.
 //! * [`report`]: the report sent to `POST /v1/reports`, and its validation.
 //! * [`question`]: "does this reply end with a question", and the tail of a reply
 //!   that is worth showing on a phone.
@@ -27,6 +28,7 @@ pub mod afar;
 pub mod answer;
 pub mod api;
 pub mod classify;
+pub mod kinds;
 pub mod question;
 pub mod relay;
 pub mod report;

@@ -30,9 +30,6 @@ use needs_you_core::afar::AnswerBody;
 use needs_you_core::classify::Takeable;
 use serde::{Deserialize, Serialize};
 
-use crate::relay;
-use crate::send::Target;
-
 /// How long a waiter waits for an answer: a person may take minutes. The
 /// hook's own timeout in the CLI's settings is longer (`install`), so that
 /// this ends first and cleanly.
@@ -82,17 +79,16 @@ impl Answered {
     }
 }
 
-/// Waits for the answer to `takeable` of `session`: starts the task's relay
-/// if none runs, registers with it, and blocks until the relay hands an
-/// answer for this very request, or [`WAIT_FOR`] passes, or the relay goes
-/// away. `None` then: the dialog stays for the terminal.
-pub fn wait(dir: &Path, target: &Target, session: &str, takeable: &Takeable) -> Option<Answered> {
-    relay::ensure_relay(dir, target).ok()?;
-    let path = socket_path(dir, &relay::task_key(target));
+/// Waits for the answer to `takeable` of `session`: registers with the
+/// task's relay listening on `path` (the caller has started it), and blocks
+/// until the relay hands an answer for this very request, or [`WAIT_FOR`]
+/// passes, or the relay goes away. `None` then: the dialog stays for the
+/// terminal.
+pub fn wait(path: &Path, session: &str, takeable: &Takeable) -> Option<Answered> {
     // A relay just started needs a moment to open its socket.
     let started = Instant::now();
     let mut stream = loop {
-        match UnixStream::connect(&path) {
+        match UnixStream::connect(path) {
             Ok(s) => break s,
             Err(_) if started.elapsed() < Duration::from_secs(5) => {
                 std::thread::sleep(Duration::from_millis(50))

@@ -183,7 +183,11 @@ fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Va
     let Ok(target) = send::Target::from_env() else {
         return;
     };
-    let Some(answered) = afar::wait(dir.path(), &target, session, takeable) else {
+    if relay::ensure_relay(dir.path(), &target).is_err() {
+        return;
+    }
+    let socket = afar::socket_path(dir.path(), &relay::task_key(&target));
+    let Some(answered) = afar::wait(&socket, session, takeable) else {
         return;
     };
     let input = event.get("tool_input").cloned().unwrap_or(Value::Null);
