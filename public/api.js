@@ -16,6 +16,15 @@ export function device() {
 
 export function forget() {
   localStorage.removeItem(KEY);
+  handOver(null);
+}
+
+/** Gives the service worker this device (or null), so that a notification's
+ *  Deny can act while the page is closed (sw.js). */
+export async function handOver(me = device()) {
+  if (!("serviceWorker" in navigator)) return;
+  const reg = await navigator.serviceWorker.ready;
+  reg.active?.postMessage({ device: me && { device_id: me.device_id, token: me.token } });
 }
 
 export class ApiError extends Error {

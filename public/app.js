@@ -3,7 +3,7 @@
 // Every text from the server goes into the page with textContent, never as
 // HTML.
 
-import { call, checkCode, device, forget, pair } from "./api.js";
+import { call, checkCode, device, forget, handOver, pair } from "./api.js";
 import { ago, deviceName, mayDo } from "./words.js";
 
 /** How often a visible page asks for changes. An unchanged list costs the
@@ -19,9 +19,10 @@ let listAsked = 0;
 /** What the person is typing in each answer box, kept across refreshes. */
 const drafts = new Map();
 
-function status(text) {
+function status(text, stale = false) {
   $("status").textContent = text || "";
   $("status").hidden = !text;
+  $("status").classList.toggle("stale", stale);
 }
 
 // ---- signed out: pairing ---------------------------------------------------
@@ -85,6 +86,7 @@ function showSignedIn() {
   $("signed-in").hidden = false;
   $("actions").hidden = false;
   import("./push.js").then((push) => push.offer($("notify")));
+  handOver().catch(() => {});
   refresh();
 }
 
@@ -101,6 +103,7 @@ async function refresh() {
       render();
     }
     status("");
+    $("signed-in").classList.remove("stale-list");
   } catch (e) {
     if (e.status === 401) {
       forget();
@@ -108,7 +111,11 @@ async function refresh() {
       showSignedOut("This device was signed out. Pair it again to see what needs you.");
       return;
     }
-    status(navigator.onLine ? `Could not refresh: ${e.message}` : "Offline: showing the last list.");
+    // The list on screen may be out of date: say so loudly, with its age.
+    const at = listAsked ? new Date(listAsked).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
+    const since = at ? ` This list is from ${at}.` : "";
+    status(navigator.onLine ? `Cannot reach the server (${e.message}).${since}` : `Offline.${since}`, true);
+    $("signed-in").classList.add("stale-list");
   }
   if (document.visibilityState === "visible" && !$("signed-in").hidden) {
     timer = setTimeout(refresh, POLL_MS);
@@ -128,15 +135,17 @@ document.addEventListener("visibilitychange", () => {
 
 function render() {
   const now = Date.now();
-  // A refresh must not take the answer box from under the person's fingers.
-  const focused = document.activeElement?.closest?.(".card")?.id;
-  const caret = document.activeElement?.selectionStart;
+  // A refresh must not take an answer box from under the person's fingers.
+  const active = document.activeElement;
+  const focused = active?.closest?.(".card");
+  const at = focused ? [...focused.querySelectorAll("input, button")].indexOf(active) : -1;
+  const caret = active?.type === "text" ? active.selectionStart : null;
   const cards = list.questions.map((q) => card(q, now));
   $("questions").replaceChildren(...cards);
-  const box = focused && document.querySelector(`#${CSS.escape(focused)} .answer input`);
-  if (box && !box.disabled) {
-    box.focus();
-    if (caret != null) box.setSelectionRange(caret, caret);
+  const again = focused && document.getElementById(focused.id)?.querySelectorAll("input, button")[at];
+  if (again && !again.disabled) {
+    again.focus();
+    if (caret != null && again.type === "text") again.setSelectionRange(caret, caret);
   }
   $("quiet").hidden = cards.length > 0;
   $("needs-count").textContent = cards.length ? `(${cards.length})` : "";
@@ -165,7 +174,8 @@ function card(q, now) {
     li.textContent = o.description ? `${o.label}: ${o.description}` : o.label;
     options.append(li);
   }
-  options.hidden = !options.children.length;
+  // A dialog answered here shows its options once: as the ones to tap.
+  options.hidden = !options.children.length || q.answer_from_afar === "choices";
   el.querySelector(".terminal").textContent = terminalLine(q.terminal);
   el.querySelector(".terminal").hidden = !q.terminal;
   answerArea(q, el);
@@ -180,60 +190,213 @@ function terminalLine(t) {
   return parts.filter(Boolean).join(" · ");
 }
 
+/** Where an answer is, for a person, by its form. */
 const ANSWER_STATES = {
-  queued: "Sent; waiting for the agent's machine…",
-  delivered: "On the agent's machine; typing it…",
-  typed: "Typed into the terminal.",
+  text: {
+    queued: "Sent; waiting for the agent's machine…",
+    delivered: "On the agent's machine; typing it…",
+    typed: "Typed into the terminal.",
+  },
+  handed: {
+    queued: "Sent; waiting for the agent's machine…",
+    delivered: "On the agent's machine; handing it to the agent…",
+    taken: "Taken by the agent.",
+  },
 };
 
-/** A dialog waits on keys in its terminal, and the page never guesses them;
- *  a reply in tmux can be answered from here. */
+/** "Allowed by Chrome on Android", "Chosen by the owner: SQLite". */
+function answeredBy(a) {
+  const by = a.by ? ` by ${a.by}` : "";
+  if (a.form === "decision") return `${a.text === "allow" ? "Allowed once" : "Denied"}${by}`;
+  if (a.form === "choices") return `Chosen${by}: ${a.text}`;
+  return `Sent${by}`;
+}
+
+function answerState(a) {
+  const words = ANSWER_STATES[a.form === "text" || !a.form ? "text" : "handed"];
+  if (a.state === "failed") return `Not ${a.form === "text" || !a.form ? "typed" : "taken"}: ${a.reason}`;
+  const where = words[a.state] || a.state;
+  return a.form && a.form !== "text" ? `${answeredBy(a)}. ${where}` : where;
+}
+
+/** "Codex shows …" as a sentence for the card. */
+function sentence(s) {
+  const t = (s || "answer it in the agent's terminal").trim();
+  return t[0].toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
+}
+
+/** A question takes what its agent's machine can take from afar: a typed
+ *  line for a reply in tmux, allow-once or deny for a permission, the
+ *  options of a dialog. Anything else says why it stays the terminal's. */
 function answerArea(q, el) {
   const where = el.querySelector(".where");
-  const form = el.querySelector(".answer");
   const state = el.querySelector(".answer-state");
-  if (q.kind !== "reply") {
-    where.textContent = "Answer this in the terminal.";
-    return;
+  const a = q.answer;
+  if (a) {
+    state.hidden = false;
+    state.textContent = answerState(a);
+    state.classList.toggle("failed", a.state === "failed");
   }
-  if (!q.answerable) {
-    where.textContent = q.terminal
-      ? "Answer it in the agent's terminal: it is not running in tmux, so it cannot be answered from here."
-      : "Answer it in the agent's terminal: its reporter did not say where it runs.";
-    return;
+  const busy = !!a && (a.state === "queued" || a.state === "delivered");
+  switch (q.answer_from_afar) {
+    case "text":
+      where.hidden = true;
+      return textAnswer(q, el, busy);
+    case "decision":
+      where.hidden = true;
+      return decision(q, el, busy);
+    case "choices":
+      where.hidden = true;
+      return choices(q, el, busy);
+    default:
+      where.textContent = sentence(q.why_not);
   }
-  where.hidden = true;
+}
+
+function textAnswer(q, el, busy) {
+  const form = el.querySelector(".answer");
   form.hidden = false;
   const input = form.querySelector("input");
   input.value = drafts.get(q.question_id) || "";
   input.addEventListener("input", () => drafts.set(q.question_id, input.value));
-  const a = q.answer;
-  if (a) {
-    state.hidden = false;
-    state.textContent = a.state === "failed" ? `Not typed: ${a.reason}` : ANSWER_STATES[a.state] || a.state;
-    state.classList.toggle("failed", a.state === "failed");
-    if (a.state === "queued" || a.state === "delivered") {
-      input.disabled = true;
-      form.querySelector("button").disabled = true;
-      input.value = a.text;
-    }
+  if (busy) {
+    input.disabled = true;
+    form.querySelector("button").disabled = true;
+    input.value = q.answer.text;
   }
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    answer(q, input.value, form);
+    send(q, { text: input.value }, form.querySelector("button")).then((sent) => sent && drafts.delete(q.question_id));
   });
 }
 
-async function answer(q, text, form) {
-  form.querySelector("button").disabled = true;
+/** Questions whose Allow once waits for its confirmation. */
+const confirming = new Set();
+
+/** A permission: Deny at once; Allow once only after "Yes, allow once",
+ *  which repeats what is allowed and where. */
+function decision(q, el, busy) {
+  const box = el.querySelector(".decide");
+  const ask = el.querySelector(".confirm");
+  box.hidden = false;
+  const [deny, allow] = [box.querySelector(".deny"), box.querySelector(".allow")];
+  deny.disabled = allow.disabled = busy;
+  const confirm = () => {
+    box.hidden = true;
+    ask.hidden = false;
+    const place = q.terminal?.host ? ` on ${q.terminal.host}` : "";
+    ask.querySelector(".confirm-text").textContent = `Allow this once${place}? ${q.text}`;
+    ask.querySelector(".confirm-yes").focus();
+  };
+  allow.addEventListener("click", () => {
+    confirming.add(q.question_id);
+    confirm();
+  });
+  ask.querySelector(".confirm-no").addEventListener("click", () => {
+    confirming.delete(q.question_id);
+    ask.hidden = true;
+    box.hidden = false;
+  });
+  ask.querySelector(".confirm-yes").addEventListener("click", (ev) => {
+    confirming.delete(q.question_id);
+    send(q, { decision: "allow", digest: q.digest }, ev.target);
+  });
+  deny.addEventListener("click", () => send(q, { decision: "deny", digest: q.digest }, deny));
+  if (confirming.has(q.question_id) && !busy) confirm();
+}
+
+/** What the person has picked on each dialog, kept across refreshes:
+ *  question id -> [{picked: Set of labels, typed: string}] per question. */
+const picks = new Map();
+
+/** A dialog: each of its questions with its options to tap (several where
+ *  it takes several), a typed answer where it takes one, and Send. */
+function choices(q, el, busy) {
+  const form = el.querySelector(".choose");
+  form.hidden = false;
+  const mine = picks.get(q.question_id) || q.questions.map(() => ({ picked: new Set(), typed: "" }));
+  picks.set(q.question_id, mine);
+  const send_ = form.querySelector("button[type=submit]");
+  const ready = () => mine.every((m, i) => m.picked.size > 0 || (q.questions[i].other && m.typed.trim()));
+  const sets = q.questions.map((dq, i) => {
+    const set = document.createElement("fieldset");
+    set.className = "question";
+    const legend = document.createElement("legend");
+    legend.textContent = dq.header ? `${dq.header}: ${dq.question}` : dq.question;
+    set.append(legend);
+    const type = dq.multi_select ? "checkbox" : "radio";
+    const name = `${q.question_id}-${i}`;
+    const inputs = [];
+    for (const o of dq.options) {
+      const label = document.createElement("label");
+      const input = document.createElement("input");
+      input.type = type;
+      input.name = name;
+      input.value = o.label;
+      input.checked = mine[i].picked.has(o.label);
+      input.disabled = busy;
+      input.addEventListener("change", () => {
+        if (!dq.multi_select) {
+          mine[i].picked.clear();
+          mine[i].typed = "";
+          for (const t of set.querySelectorAll("input.typed")) t.value = "";
+        }
+        if (input.checked) mine[i].picked.add(o.label);
+        else mine[i].picked.delete(o.label);
+        send_.disabled = !ready();
+      });
+      inputs.push(input);
+      label.append(input, ` ${o.label}`);
+      if (o.description) {
+        const d = document.createElement("span");
+        d.className = "description";
+        d.textContent = o.description;
+        label.append(d);
+      }
+      set.append(label);
+    }
+    if (dq.other) {
+      const typed = document.createElement("input");
+      typed.className = "typed";
+      typed.placeholder = "Or type another answer";
+      typed.maxLength = 500;
+      typed.value = mine[i].typed;
+      typed.disabled = busy;
+      typed.addEventListener("input", () => {
+        mine[i].typed = typed.value;
+        // One answer for a single choice: typing takes the place of a tap.
+        if (!dq.multi_select && typed.value) {
+          mine[i].picked.clear();
+          for (const x of inputs) x.checked = false;
+        }
+        send_.disabled = !ready();
+      });
+      set.append(typed);
+    }
+    return set;
+  });
+  form.prepend(...sets);
+  send_.disabled = busy || !ready();
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const chosen = mine.map((m) => [...m.picked, ...(m.typed.trim() ? [m.typed.trim()] : [])]);
+    send(q, { choices: chosen, digest: q.digest }, send_).then((sent) => sent && picks.delete(q.question_id));
+  });
+}
+
+/** Posts an answer; true once the Worker queued it. */
+async function send(q, body, button) {
+  button.disabled = true;
+  let sent = false;
   try {
-    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/answers`, { body: { text } });
-    drafts.delete(q.question_id);
+    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/answers`, { body });
+    sent = true;
   } catch (e) {
     status(`Could not send the answer: ${e.message}`);
   }
   etag = null;
   refresh();
+  return sent;
 }
 
 function taskRow(t, now) {
@@ -261,12 +424,22 @@ async function dismiss(q, el) {
   refresh();
 }
 
-/** A tapped notification opens the page at `#question-<id>`. */
+/** A tapped notification opens the page at `#question-<id>`; its Allow
+ *  action at `#allow-<id>`, which shows that card's confirmation: allowing
+ *  takes a look at the card and a second tap, never one tap on a lock
+ *  screen. */
 function highlight() {
-  const id = location.hash.slice(1);
+  const hash = location.hash.slice(1);
+  const allow = hash.startsWith("allow-");
+  const id = allow ? `question-${hash.slice("allow-".length)}` : hash;
   if (!id.startsWith("question-")) return;
   const el = document.getElementById(id);
-  if (el && !el.classList.contains("highlight")) {
+  if (!el) return;
+  if (allow) {
+    history.replaceState(null, "", `#${id}`);
+    el.querySelector(".decide:not([hidden]) .allow")?.click();
+  }
+  if (!el.classList.contains("highlight")) {
     el.classList.add("highlight");
     el.scrollIntoView({ block: "center" });
   }

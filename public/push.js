@@ -12,6 +12,14 @@ function keyBytes(b64url) {
   return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
 }
 
+const BLOCKED = "Notifications are blocked for this page: allow them in the browser's site settings, then reload.";
+
+function say(text) {
+  const el = document.getElementById("notify-note");
+  el.textContent = text;
+  el.hidden = false;
+}
+
 /** Shows the button when push can be turned on here; hides it once it is. */
 export async function offer(button) {
   if (!supported()) return;
@@ -29,12 +37,18 @@ export async function offer(button) {
     button.hidden = true;
     return;
   }
-  if (Notification.permission === "denied") return;
+  if (Notification.permission === "denied") {
+    say(BLOCKED);
+    return;
+  }
   button.hidden = false;
   button.onclick = async () => {
     button.disabled = true;
     try {
-      if ((await Notification.requestPermission()) !== "granted") return;
+      if ((await Notification.requestPermission()) !== "granted") {
+        say(Notification.permission === "denied" ? BLOCKED : "Notifications were not turned on: choose Allow when the browser asks.");
+        return;
+      }
       const sub = await reg.pushManager.subscribe({
         userVisibleOnly: true,
         applicationServerKey: keyBytes(key),
@@ -42,8 +56,7 @@ export async function offer(button) {
       await call("PUT", "/v1/devices/me/push", { body: sub.toJSON() });
       button.hidden = true;
     } catch (e) {
-      document.getElementById("status").textContent = `Notifications could not be turned on: ${e.message}`;
-      document.getElementById("status").hidden = false;
+      say(`Notifications could not be turned on: ${e.message}`);
     } finally {
       button.disabled = false;
     }

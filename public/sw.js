@@ -17,7 +17,7 @@
 // The open text is gone either way: nobody is asked to answer a question
 // that was already answered.
 
-const SHELL = "needs-you-shell-v1";
+const SHELL = "needs-you-shell-v2";
 const SHELL_FILES = [
   "/", "/app.js", "/api.js", "/words.js", "/push.js", "/pair.js", "/style.css",
   "/manifest.webmanifest", "/icons/icon-192.png",
@@ -107,11 +107,20 @@ self.addEventListener("push", (event) => {
 });
 
 function data(m) {
-  return { url: m.url || "/", question_id: m.question_id, event: m.event };
+  return { url: m.url || "/", question_id: m.question_id, event: m.event, takes: m.takes, digest: m.digest };
+}
+
+/** A permission that takes a decision from afar gets two actions: Deny acts
+ *  from the notification; Allow only opens its card, where allowing takes a
+ *  second look and a second tap (docs/security.md: a one-tap allow on a
+ *  lock screen would give a phone's finder the agent's machine). */
+function actions(m) {
+  if (m.takes !== "decision" || !m.digest) return [];
+  return [{ action: "deny", title: "Deny" }, { action: "allow", title: "Allow…" }];
 }
 
 async function pushedOpen(m) {
-  await inTurn(() => show(m.title, { body: m.body, tag: m.tag, data: data(m), renotify: true }));
+  await inTurn(() => show(m.title, { body: m.body, tag: m.tag, data: data(m), renotify: true, actions: actions(m) }));
   // The quiet "answered" lines of earlier closes go once this one is on screen.
   await whenSettled((shown) => {
     for (const n of shown) if (n.data?.event === "close") n.close();
@@ -127,10 +136,86 @@ async function pushedClose(m) {
   });
 }
 
+// ---- this device's credential, for acting from a notification -------------
+//
+// The page hands its device over (and null once signed out); the service
+// worker keeps it in IndexedDB, which it can read when the page is closed.
+
+const DB = "needs-you";
+const STORE = "device";
+
+function db() {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore(STORE);
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+}
+
+async function keep(device) {
+  const d = await db();
+  await new Promise((resolve, reject) => {
+    const tx = d.transaction(STORE, "readwrite");
+    if (device) tx.objectStore(STORE).put(device, "me");
+    else tx.objectStore(STORE).delete("me");
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+  d.close();
+}
+
+async function kept() {
+  const d = await db();
+  const device = await new Promise((resolve, reject) => {
+    const get = d.transaction(STORE).objectStore(STORE).get("me");
+    get.onsuccess = () => resolve(get.result || null);
+    get.onerror = () => reject(get.error);
+  });
+  d.close();
+  return device;
+}
+
+/** Denies the question of a notification's Deny, with the digest its push
+ *  carried: a deny lands only on the very request the person was shown.
+ *  Whatever comes of it replaces the notification, in words: an action
+ *  that comes too late does nothing, and says so. */
+async function deny(n) {
+  const d = n.data || {};
+  let title = "Denied";
+  let body = "The agent is told no.";
+  const me = await kept().catch(() => null);
+  if (!me) {
+    title = "Nothing denied";
+    body = "This browser is signed out: open the page and pair it again.";
+  } else {
+    try {
+      const resp = await fetch(`/v1/questions/${encodeURIComponent(d.question_id)}/answers`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${me.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ decision: "deny", digest: d.digest }),
+      });
+      if (!resp.ok) {
+        const why = await resp.json().catch(() => null);
+        title = "Nothing denied";
+        body = why?.error === "closed" ? "It was already answered, or it ended." : why?.message || `The server answered ${resp.status}.`;
+      }
+    } catch {
+      title = "Nothing denied";
+      body = "The server could not be reached: open the page to try again.";
+    }
+  }
+  await inTurn(() => show(title, { body, tag: n.tag, silent: true, data: { ...d, event: "close" } }));
+}
+
 // The page, given a new list: close the notifications of questions it no
 // longer holds that were shown before the list was asked for (one shown later
 // may be for a question opened after the list was read).
 self.addEventListener("message", (event) => {
+  if (event.data && "device" in event.data) {
+    event.waitUntil(keep(event.data.device));
+    return;
+  }
   const tidy = event.data?.tidy;
   if (!tidy) return;
   const open = new Set(tidy.open);
@@ -141,12 +226,24 @@ self.addEventListener("message", (event) => {
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  const url = new URL(event.notification.data?.url || "/", location.origin).href;
-  event.waitUntil(
-    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((wins) => {
-      const win = wins.find((w) => new URL(w.url).origin === location.origin);
-      if (win) return win.navigate(url).then((w) => (w || win).focus());
-      return self.clients.openWindow(url);
-    }),
-  );
+  event.waitUntil(clicked(event.notification, event.action));
 });
+
+/** A tap on a notification opens its card; on its Allow action, the card's
+ *  confirmation; its Deny action denies from here. */
+function clicked(n, action) {
+  if (action === "deny") return deny(n);
+  const d = n.data || {};
+  const path = action === "allow" ? `/#allow-${d.question_id}` : d.url || "/";
+  return openPage(new URL(path, location.origin).href);
+}
+
+function openPage(url) {
+  return self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((wins) => {
+    const win = wins.find((w) => new URL(w.url).origin === location.origin);
+    // Focus needs the click's user activation; without it the page still
+    // moves to the card, which is what matters.
+    if (win) return win.navigate(url).then((w) => (w || win).focus().catch(() => {}));
+    return self.clients.openWindow(url);
+  });
+}

@@ -262,6 +262,16 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         }
         Event::Close => format!("{}: no longer needs you", q.task_name),
     };
+    // What an open question takes from afar, and the digest an answer to it
+    // carries back: the service worker offers a notification's actions
+    // (Deny, Allow…) by these.
+    let (takes, digest) = match event {
+        Event::Open => (
+            q.answer_from_afar.map(|a| a.as_str()),
+            q.digest.as_deref().filter(|_| q.answer_from_afar.is_some()),
+        ),
+        Event::Close => (None, None),
+    };
     json!({
         "event": event.as_str(),
         "question_id": q.question_id,
@@ -270,6 +280,8 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         "body": body,
         "url": format!("/#question-{}", q.question_id),
         "reason": q.close_reason.map(|r| r.as_str()),
+        "takes": takes,
+        "digest": digest,
     })
 }
 
@@ -374,6 +386,7 @@ fn decode(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use needs_you_core::afar::Afar;
     use needs_you_core::{Cli, Kind, QuestionOption};
 
     fn d(s: &str) -> Vec<u8> {
@@ -535,6 +548,22 @@ mod tests {
         let m: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
         assert_eq!(m["title"], "Codex needs your permission");
         assert_eq!(m["tag"], "question-q_1");
+        assert_eq!(m["takes"], Value::Null, "Codex takes nothing from afar");
+    }
+
+    #[test]
+    fn an_open_permission_that_takes_a_decision_says_so_with_its_digest() {
+        let mut q = question();
+        q.cli = Cli::ClaudeCode;
+        q.digest = Some("ab".repeat(32));
+        q.settle_afar(Some(Afar::Decision));
+        let open: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
+        assert_eq!(open["takes"], "decision");
+        assert_eq!(open["digest"], "ab".repeat(32));
+        // A close offers nothing to act on.
+        let close: Value = serde_json::from_str(&message(Event::Close, &q)).unwrap();
+        assert_eq!(close["takes"], Value::Null);
+        assert_eq!(close["digest"], Value::Null);
     }
 
     #[test]

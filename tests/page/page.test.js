@@ -151,8 +151,8 @@ test("cards appear and leave as reports arrive, each kind in its own words; task
   // Newest first.
   assert.deepEqual(shown.map((c) => c.who), ["OpenCode asked in a reply", "Codex needs your permission", "Claude Code is asking"]);
   assert.deepEqual(shown[2].options, ["OAuth: via GitHub", "Email"]);
-  assert.equal(shown[2].where, "Answer this in the terminal.");
-  assert.equal(shown[1].where, "Answer this in the terminal.");
+  assert.equal(shown[2].where, "Answer it in the agent's terminal: its reporter cannot take an answer from afar.");
+  assert.equal(shown[1].where, "Codex shows its approval only in its terminal: a hook that waited for an answer would hide it.");
   assert.equal(shown[2].task, "api refactor");
   assert.equal(await page.locator("#needs-count").textContent(), "(3)");
 
@@ -223,7 +223,7 @@ test("the page is a PWA: a valid manifest with icons, a service worker, the shel
   assert.equal(await page.title(), "Needs you");
   await page.locator("#signed-in").waitFor();
   await page.locator("#status").waitFor();
-  assert.match(await page.locator("#status").textContent(), /Offline|Could not refresh/);
+  assert.match(await page.locator("#status").textContent(), /^(Offline|Cannot reach the server)/);
   await context.setOffline(false);
 
   const r = await fetch(w.url + "/");
@@ -381,5 +381,200 @@ test("the page closes the notifications of questions gone from its list, but not
   await cards(page).first().waitFor({ timeout: 10000 });
   assert.ok(await waitFor(async () => !(await shown("question-q_gone")), 5000), "the closed question's notification went");
   assert.deepEqual((await notifications(page)).map((n) => n.tag), [`question-${fresh}`]);
+  await context.close();
+});
+
+// ---- acting on what rings: decisions and choices from the card and the notification
+
+const DIGEST = (c) => c.repeat(64);
+
+test("a permission card denies at once and allows once only after its confirmation, saying who and where the answer is", async () => {
+  const { task, context, page } = await pairedPage({ viewport: { width: 360, height: 740 } });
+  const ask = (session, text, d) => say(task, { session, action: "open", kind: "permission", text,
+    takes: "decision", digest: DIGEST(d), terminal: { kind: "terminal", host: "buildbox", cwd: "/src/api" } });
+  const denied = await ask("deny", "Bash: rm -rf build", "a");
+  const allowed = await ask("allow", "Bash: make deploy", "b");
+  const card = (q) => page.locator(`#question-${q.question_id}`);
+  await card(allowed).waitFor();
+  await card(denied).waitFor();
+  assert.equal(await card(denied).locator(".where").isHidden(), true);
+  assert.equal(await card(denied).locator(".answer").isHidden(), true, "no text box for a permission");
+
+  await card(denied).locator(".deny").click();
+  await waitFor(async () => /^Denied by Chrome on Linux\. Sent; waiting for the agent's machine…$/.test(
+    await card(denied).locator(".answer-state").textContent()), 5000);
+  const row = await w.db.prepare("SELECT form, body, digest, device_id FROM answers WHERE question_id = ?").bind(denied.question_id).first();
+  assert.equal(row.form, "decision");
+  assert.deepEqual(JSON.parse(row.body), { decision: "deny" });
+  assert.equal(row.digest, DIGEST("a"));
+  assert.ok(row.device_id, "the device that answered is recorded");
+  assert.equal(await card(denied).locator(".deny").isDisabled(), true, "one answer on its way at a time");
+
+  // Allow once: a first tap only asks, naming what and where; Cancel sends nothing.
+  await card(allowed).locator(".allow").click();
+  assert.equal(await card(allowed).locator(".confirm-text").textContent(), "Allow this once on buildbox? Bash: make deploy");
+  await card(allowed).locator(".confirm-no").click();
+  assert.equal(await card(allowed).locator(".confirm").isHidden(), true);
+  const none = await w.db.prepare("SELECT count(*) AS n FROM answers WHERE question_id = ?").bind(allowed.question_id).first();
+  assert.equal(none.n, 0, "nothing sent before the confirmation");
+  await card(allowed).locator(".allow").click();
+  // A refresh while it asks keeps the question on screen.
+  await say(task, { session: "other", action: "open", kind: "reply", text: "Meanwhile?" });
+  await waitFor(async () => (await cards(page).count()) === 3, 10000);
+  assert.equal(await card(allowed).locator(".confirm").isVisible(), true);
+  await card(allowed).locator(".confirm-yes").click();
+  await waitFor(async () => /^Allowed once by Chrome on Linux\./.test(await card(allowed).locator(".answer-state").textContent()), 5000);
+  const yes = await w.db.prepare("SELECT body FROM answers WHERE question_id = ?").bind(allowed.question_id).first();
+  assert.deepEqual(JSON.parse(yes.body), { decision: "allow" });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("a dialog card shows its questions with their options to tap, several where it takes several, and a typed answer", async () => {
+  const { task, context, page } = await pairedPage();
+  const q = await say(task, { session: "dlg", action: "open", kind: "dialog", text: "Which database?",
+    options: [{ label: "SQLite" }, { label: "Postgres" }], takes: "choices", digest: DIGEST("c"),
+    questions: [
+      { question: "Which database?", header: "DB", options: [{ label: "SQLite", description: "one file" }, { label: "Postgres" }], multi_select: false, other: true },
+      { question: "Which features?", options: [{ label: "Login" }, { label: "Search" }, { label: "Export" }], multi_select: true, other: false },
+    ] });
+  const card = page.locator(`#question-${q.question_id}`);
+  await card.waitFor();
+  assert.equal(await card.locator(".options").isHidden(), true, "the options are shown once, as the ones to tap");
+  const sets = card.locator(".choose fieldset");
+  assert.equal(await sets.count(), 2);
+  assert.equal(await sets.nth(0).locator("legend").textContent(), "DB: Which database?");
+  assert.deepEqual(await sets.nth(0).locator("input[type=radio]").evaluateAll((els) => els.map((e) => e.value)), ["SQLite", "Postgres"]);
+  assert.deepEqual(await sets.nth(1).locator("input[type=checkbox]").evaluateAll((els) => els.map((e) => e.value)), ["Login", "Search", "Export"]);
+  assert.equal(await sets.nth(1).locator("input.typed").count(), 0, "no typed answer where the dialog takes none");
+  const send = card.locator(".choose button[type=submit]");
+  assert.equal(await send.isDisabled(), true, "nothing to send before every question has an answer");
+
+  await sets.nth(0).getByLabel("SQLite").check();
+  // Typing another answer takes the place of the tap on a single choice.
+  await sets.nth(0).locator("input.typed").fill("DuckDB");
+  assert.equal(await sets.nth(0).getByLabel("SQLite").isChecked(), false);
+  assert.equal(await send.isDisabled(), true);
+  await sets.nth(1).getByLabel("Login").check();
+  await sets.nth(1).getByLabel("Export").check();
+  await send.click();
+  await waitFor(async () => /^Chosen by Chrome on Linux: DuckDB; Login, Export\./.test(await card.locator(".answer-state").textContent()), 5000);
+  const row = await w.db.prepare("SELECT form, body, digest FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  assert.equal(row.form, "choices");
+  assert.deepEqual(JSON.parse(row.body), { choices: [["DuckDB"], ["Login", "Export"]] });
+  assert.equal(row.digest, DIGEST("c"));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("a card that cannot be answered from afar says why in one sentence", async () => {
+  const { task, context, page } = await pairedPage();
+  await say(task, { session: "cx", cli: "codex", action: "open", kind: "permission", text: "Run `cargo publish`?" });
+  await say(task, { session: "he", cli: "hermes", action: "open", kind: "dialog", text: "Which one?" });
+  await waitFor(async () => (await cards(page).count()) === 2, 10000);
+  const where = await cards(page).locator(".where").allTextContents();
+  assert.deepEqual(where, [
+    "Hermes takes its answer only at its terminal prompt.",
+    "Codex shows its approval only in its terminal: a hook that waited for an answer would hide it.",
+  ]);
+  assert.equal(await cards(page).locator(".decide:not([hidden]), .choose:not([hidden]), .answer:not([hidden])").count(), 0);
+  await context.close();
+});
+
+test("a permission's notification offers Deny, which denies from the service worker, and Allow…, which opens the card's confirmation", async () => {
+  const { task, context, page } = await pairedPage();
+  await context.grantPermissions(["notifications"], { origin: w.url });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const { cdp, id } = await registrationId(context, page, w.url);
+  const ask = (session, d) => say(task, { session, action: "open", kind: "permission", text: `Bash: make ${session}`,
+    takes: "decision", digest: DIGEST(d) });
+  const push = (q, d) => ({ event: "open", question_id: q.question_id, tag: `question-${q.question_id}`,
+    title: "Claude Code needs your permission", body: "api refactor: Bash", url: `/#question-${q.question_id}`,
+    reason: null, takes: "decision", digest: DIGEST(d) });
+  const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  /** Clicks `action` of the notification tagged `tag`, as the browser does. */
+  const click = (tag, action) => sw.evaluate(([tag, action]) => new Promise((resolve) => whenSettled(async (shown) => {
+    const n = shown.find((x) => x.tag === tag);
+    resolve(n ? clicked(n, action).then(() => true) : false);
+  })), [tag, action]);
+
+  const one = await ask("deny", "d");
+  await deliverPush(cdp, w.url, id, push(one, "d"));
+  await waitFor(async () => (await notifications(page)).some((n) => n.tag === `question-${one.question_id}`), 5000);
+  const actions = await sw.evaluate(() => self.registration.getNotifications().then((ns) => ns.map((n) => n.actions.map((a) => a.action))));
+  assert.deepEqual(actions, [["deny", "allow"]]);
+  assert.equal(await click(`question-${one.question_id}`, "deny"), true);
+  const row = await w.db.prepare("SELECT body, digest, device_id FROM answers WHERE question_id = ?").bind(one.question_id).first();
+  assert.deepEqual(JSON.parse(row.body), { decision: "deny" });
+  assert.equal(row.digest, DIGEST("d"));
+  assert.ok(row.device_id);
+  await waitFor(async () => (await notifications(page)).some((n) => n.title === "Denied"), 5000);
+
+  // A Deny that comes after the question closed does nothing, and says so.
+  const late = await ask("late", "e");
+  await deliverPush(cdp, w.url, id, push(late, "e"));
+  await waitFor(async () => (await notifications(page)).some((n) => n.tag === `question-${late.question_id}`), 5000);
+  await say(task, { session: "late", action: "close", reason: "answered" });
+  assert.equal(await click(`question-${late.question_id}`, "deny"), true);
+  const shown = (await notifications(page)).find((n) => n.tag === `question-${late.question_id}`);
+  assert.deepEqual([shown.title, shown.body], ["Nothing denied", "It was already answered, or it ended."]);
+  const lateRows = await w.db.prepare("SELECT count(*) AS n FROM answers WHERE question_id = ?").bind(late.question_id).first();
+  assert.equal(lateRows.n, 0);
+
+  // Allow… sends nothing: it opens the card with its confirmation showing.
+  const two = await ask("allow", "f");
+  await deliverPush(cdp, w.url, id, push(two, "f"));
+  await waitFor(async () => (await notifications(page)).some((n) => n.tag === `question-${two.question_id}`), 5000);
+  assert.equal(await click(`question-${two.question_id}`, "allow"), true);
+  const card = page.locator(`#question-${two.question_id}`);
+  await card.locator(".confirm").waitFor({ state: "visible", timeout: 10000 });
+  assert.equal(await card.locator(".confirm-text").textContent(), "Allow this once? Bash: make allow");
+  const allowRows = await w.db.prepare("SELECT count(*) AS n FROM answers WHERE question_id = ?").bind(two.question_id).first();
+  assert.equal(allowRows.n, 0, "nothing allowed without the second tap");
+
+  // Signed out: the service worker forgets the device, and a Deny says so.
+  await page.click("#sign-out");
+  await page.locator("#signed-out").waitFor();
+  await waitFor(async () => (await sw.evaluate(() => kept())) === null, 5000);
+  await context.close();
+});
+
+test("a list the server cannot refresh is marked stale, with its time, until it can", async () => {
+  const { task, context, page } = await pairedPage();
+  await say(task, { session: "st", action: "open", kind: "dialog", text: "Still fresh?" });
+  await cards(page).first().waitFor();
+  await page.route("**/v1/needs-you", (route) => route.abort("connectionrefused"));
+  await page.locator("#status").waitFor({ timeout: 10000 });
+  assert.match(await page.locator("#status").textContent(), /^Cannot reach the server \(.+\)\. This list is from \d{1,2}:\d\d( [AP]M)?\.$/);
+  assert.equal(await page.locator("#status.stale").count(), 1);
+  assert.equal(await page.locator("#signed-in.stale-list").count(), 1);
+  await page.unroute("**/v1/needs-you");
+  await page.locator("#signed-in.stale-list").waitFor({ state: "detached", timeout: 10000 });
+  assert.equal(await page.locator("#status").isHidden(), true);
+  await context.close();
+});
+
+test("notifications refused by the browser say what to do, instead of nothing", async () => {
+  const { context, page } = await pairedPage();
+  await page.locator("#notify").waitFor({ state: "visible", timeout: 10000 });
+  await page.click("#notify"); // headless Chromium refuses: no permission was granted
+  await page.locator("#notify-note").waitFor({ state: "visible", timeout: 5000 });
+  assert.match(await page.locator("#notify-note").textContent(), /^Notifications (are blocked for this page|were not turned on)/);
+  await context.close();
+});
+
+test("a dialog's options that cannot be chosen here read as a numbered list, not as buttons", async () => {
+  const { task, context, page } = await pairedPage({ viewport: { width: 360, height: 740 } });
+  await say(task, { session: "nb", cli: "codex", action: "open", kind: "permission", text: "Run `make`?" });
+  await say(task, { session: "nd", cli: "hermes", action: "open", kind: "dialog", text: "Which?", options: [{ label: "A" }, { label: "B" }] });
+  await waitFor(async () => (await cards(page).count()) === 2, 10000);
+  const style = await page.locator("#questions .options").first().evaluate((el) => ({
+    list: getComputedStyle(el).listStyleType, border: getComputedStyle(el.querySelector("li")).borderTopWidth }));
+  assert.deepEqual(style, { list: "decimal", border: "0px" });
+  assert.equal(await page.locator("#questions .dismiss").first().textContent(), "Remove from the list");
+  // At 360 px every button's label stays on one line.
+  const wrapped = await page.locator("button:visible").evaluateAll((els) => els.filter((b) => b.getClientRects().length > 0
+    && b.scrollHeight > parseFloat(getComputedStyle(b).lineHeight) * 1.5 + 16).map((b) => b.textContent));
+  assert.deepEqual(wrapped, []);
   await context.close();
 });
