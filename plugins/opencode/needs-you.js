@@ -27,6 +27,16 @@
 // main interface, so it is reported under its top-level session; every other
 // event of a child is ignored.
 //
+// Answers from afar. When OpenCode's client can reply, a permission or
+// question goes out with `afar: true`, and the plugin starts `report-prompt
+// __await` beside its report, with the same event: that waits on the task's
+// relay for the person's answer, checked against the very request
+// (report-prompt makes its digest), and prints it. The plugin hands it to
+// OpenCode through OpenCode's own routes (a permission allowed `once` or
+// `reject`ed, never `always`; a question's labels), then tells the waiter
+// `took`. The dialog stays on screen meanwhile: a key in the terminal
+// answers it first, and the plugin then ends the waiter.
+//
 // It never throws into OpenCode and never writes to its output. Reports run
 // one at a time, in event order, each in a `report-prompt` process that
 // returns in milliseconds (the network request is detached); OpenCode does not
@@ -40,7 +50,7 @@ const DEFAULT_REPORTER = "report-prompt";
 // top-level one.
 const LOOKUP_MS = 2000;
 
-function createTracker(send, parentOf) {
+function createTracker(send, parentOf, awaiter) {
   const parents = new Map(); // child session id -> its parent's id
   const topLevel = new Set(); // session ids known to have no parent
   const openDialogs = new Map(); // session id -> Set of the request ids of its open dialogs
@@ -140,14 +150,22 @@ function createTracker(send, parentOf) {
   function openDialogFor(session, id, normalized) {
     if (!openDialogs.has(session)) openDialogs.set(session, new Set());
     openDialogs.get(session).add(id ?? "unnamed");
-    send({ ...normalized, session });
+    const event = awaiter && id ? { ...normalized, session, afar: true } : { ...normalized, session };
+    send(event);
+    if (event.afar) awaiter.start(id, event);
   }
 
   function closeDialogFor(session, id) {
     const pending = openDialogs.get(session);
     if (!pending) return;
-    if (id && pending.has(id)) pending.delete(id);
-    else pending.clear(); // an answer we cannot match: assume it ended them all
+    if (id && pending.has(id)) {
+      pending.delete(id);
+      awaiter?.stop(id);
+    } else {
+      // An answer we cannot match: assume it ended them all.
+      for (const open of pending) awaiter?.stop(open);
+      pending.clear();
+    }
     if (pending.size > 0) return;
     openDialogs.delete(session);
     send({ event: "close", session, reason: "answered" });
@@ -166,6 +184,7 @@ function createTracker(send, parentOf) {
 
   // OpenCode is quitting: whatever is open in its sessions closes.
   function closeAll() {
+    awaiter?.stopAll();
     for (const session of seen) send({ event: "close", session, reason: "session_end" });
     seen.clear();
   }
@@ -235,6 +254,82 @@ function createQueue(reporter) {
   return send;
 }
 
+// One `report-prompt __await` per dialog that takes an answer from afar
+// (see the top of this file), ended when the dialog is answered in the
+// terminal, unless it already handed its answer over.
+function createAwaiter(reporter, reply) {
+  const waiting = new Map(); // request id -> its waiter process
+  function start(id, event) {
+    let child;
+    try {
+      child = spawn(reporter, ["__await", "--cli", "opencode"], { stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      return;
+    }
+    waiting.set(id, child);
+    const done = () => waiting.get(id) === child && waiting.delete(id);
+    child.on("error", done);
+    child.on("exit", done);
+    child.stdin.on("error", () => {});
+    child.stdin.write(`${JSON.stringify({ v: 1, ...event })}\n`);
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      if (child.answered) return;
+      out += chunk;
+      const end = out.indexOf("\n");
+      if (end < 0) return;
+      child.answered = true;
+      let answer;
+      try {
+        answer = JSON.parse(out.slice(0, end));
+      } catch {
+        child.kill();
+        return;
+      }
+      reply(event, id, answer).then(
+        () => child.stdin.end("took\n"),
+        () => child.stdin.end(),
+      );
+    });
+  }
+  function stop(id) {
+    const child = waiting.get(id);
+    if (!child || child.answered) return;
+    waiting.delete(id);
+    child.kill();
+  }
+  function stopAll() {
+    for (const id of [...waiting.keys()]) stop(id);
+  }
+  return { start, stop, stopAll };
+}
+
+// OpenCode's replies, through the client it gives plugins. That client is
+// the SDK's first version, whose generated methods predate the question and
+// reply routes; its HTTP client reaches the same OpenCode server, in
+// process, and these are the routes OpenCode's own interface calls. A
+// rejection or an error answer throws: the waiter then tells the relay
+// nothing was taken.
+function replier(client) {
+  const http = client?._client;
+  if (typeof http?.post !== "function") return undefined;
+  const post = async (url, requestID, body) => {
+    const r = await http.post({ url, path: { requestID }, body, headers: { "Content-Type": "application/json" } });
+    if (r?.error || (r?.response && !r.response.ok)) throw new Error("OpenCode refused the reply");
+  };
+  return (event, id, answer) => {
+    if (event.event === "permission" && (answer.decision === "allow" || answer.decision === "deny")) {
+      const body = { reply: answer.decision === "allow" ? "once" : "reject" };
+      if (answer.decision === "deny" && answer.message) body.message = answer.message;
+      return post("/permission/{requestID}/reply", id, body);
+    }
+    if (event.event === "dialog" && Array.isArray(answer.choices)) {
+      return post("/question/{requestID}/reply", id, { answers: answer.choices });
+    }
+    return Promise.reject(new Error("an answer of another form"));
+  };
+}
+
 // OpenCode's client answers `session.get` with `{ data: Session }`, whose
 // `parentID` is set for a subagent's session.
 function parentLookup(client) {
@@ -245,7 +340,9 @@ function parentLookup(client) {
 export const NeedsYou = async (input, options) => {
   const reporter = options?.reporter || process.env.NEEDS_YOU_REPORTER || DEFAULT_REPORTER;
   const send = createQueue(reporter);
-  const tracker = createTracker(send, parentLookup(input?.client));
+  const reply = replier(input?.client);
+  const awaiter = reply && createAwaiter(reporter, reply);
+  const tracker = createTracker(send, parentLookup(input?.client), awaiter);
   // Events are handled one at a time, in the order OpenCode sent them, even
   // when one waits for a session look-up.
   let chain = Promise.resolve();

@@ -7,8 +7,8 @@
 //   node --test tests/live/           (after: bash scripts/setup-live.sh)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
@@ -22,7 +22,7 @@ const skip = !has(CLAUDE) && `Claude Code is not installed (bash scripts/setup-l
 const figures = {};
 
 let live, w, sink, model, term, owner, task, home;
-let list, listUntil, reason;
+let list, listUntil, reason, vars;
 
 before(async () => {
   if (skip) return;
@@ -50,7 +50,7 @@ before(async () => {
   const settings = JSON.parse(readFileSync(settingsPath, "utf8"));
   writeFileSync(settingsPath, JSON.stringify({ ...settings, permissions: { defaultMode: "default" } }, null, 2));
 
-  const vars = {
+  vars = {
     HOME: home, PATH: process.env.PATH, TERM: "xterm-256color",
     ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: key,
     DISABLE_TELEMETRY: 1, DISABLE_AUTOUPDATER: 1, DISABLE_ERROR_REPORTING: 1, DISABLE_BUG_COMMAND: 1,
@@ -175,6 +175,166 @@ test("a reply ending with a question is listed, never rung, and closes with the 
 
 test("a reply answered from afar is typed into Claude Code's prompt, and Claude Code's own hook closes it", { skip }, async () => {
   figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
+});
+
+// ---- decisions and choices from afar, through Claude Code's PermissionRequest hook
+
+/** The open question once it takes `form` from afar (it is listed with
+ *  Claude Code's permission prompt, some seconds after the dialog shows). */
+async function takes(form) {
+  const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === form, 15_000);
+  assert.match(q.digest, /^[0-9a-f]{64}$/);
+  return q;
+}
+
+const answerFor = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body });
+const answerRow = (q) => w.db.prepare("SELECT state, reason, form FROM answers WHERE question_id = ?").bind(q.question_id).first();
+/** The text of the tool result the agent sent the model last. */
+function lastToolResult() {
+  const messages = model.requests.at(-1)?.messages ?? [];
+  for (const m of [...messages].reverse()) {
+    for (const block of Array.isArray(m.content) ? m.content : []) {
+      if (block.type === "tool_result") return JSON.stringify(block.content);
+    }
+  }
+  return "";
+}
+const waitingHooks = () => spawnSync("pgrep", ["-f", `${REPORTER} --cli claude-code`], { encoding: "utf8" }).stdout.trim();
+
+test("a permission allowed from afar runs its command once, with no key typed, and changes no permission rule", { skip }, async () => {
+  const file = join(live.cwd, "allowed-from-afar");
+  model.next({ tool: "Bash", input: { command: `touch ${file}`, description: "Make the file" } });
+  model.next({ text: "Made the file." });
+  const settingsBefore = readFileSync(join(home, ".claude", "settings.json"), "utf8");
+  await term.type("make the file");
+  await term.waitFor(/Do you want to proceed/);
+  const q = await takes("decision");
+  assert.equal(q.text, `Make the file\n$ touch ${file}`);
+  const posted = Date.now();
+  const r = await answerFor(q, { decision: "allow", digest: q.digest });
+  assert.equal(r.status, 201, r.text);
+  assert.ok(await waitFor(() => existsSync(file), 10_000), "the command ran");
+  figures.claude_allow_ran_ms = Date.now() - posted;
+  await term.waitFor(/Made the file/);
+  await listUntil((l) => l.length === 0);
+  assert.ok(await waitFor(async () => (await answerRow(q)).state === "taken", 5000), JSON.stringify(await answerRow(q)));
+  assert.equal(readFileSync(join(home, ".claude", "settings.json"), "utf8"), settingsBefore, "no rule was added");
+  assert.equal(existsSync(join(live.cwd, ".claude", "settings.local.json")), false, "nor a project rule");
+  assert.ok(await waitFor(() => !waitingHooks(), 5000), "no hook is left waiting");
+});
+
+test("a permission denied from afar does not run, and the agent goes on with the person's message", { skip }, async () => {
+  const file = join(live.cwd, "denied-from-afar");
+  model.next({ tool: "Bash", input: { command: `touch ${file}`, description: "Make another file" } });
+  model.next({ text: "Understood, I left it." });
+  await term.type("make another file");
+  await term.waitFor(/Do you want to proceed/);
+  const q = await takes("decision");
+  const r = await answerFor(q, { decision: "deny", message: "not on a Friday", digest: q.digest });
+  assert.equal(r.status, 201, r.text);
+  await term.waitFor(/Understood, I left it/);
+  assert.equal(existsSync(file), false, "the command did not run");
+  assert.match(lastToolResult(), /not on a Friday/, "the model got the person's message");
+  await listUntil((l) => l.length === 0);
+  assert.equal((await answerRow(q)).state, "taken");
+});
+
+test("a question dialog answered from afar hands the model the chosen label", { skip }, async () => {
+  model.next(REGION);
+  model.next({ text: "Deploying where you chose." });
+  await term.type("deploy from afar");
+  await term.waitFor(/Which region should I deploy to/);
+  const q = await takes("choices");
+  assert.deepEqual(q.questions.map((x) => [x.question, x.multi_select, x.options.map((o) => o.label)]),
+    [["Which region should I deploy to?", false, ["eu-west-1", "us-east-1"]]]);
+  const posted = Date.now();
+  assert.equal((await answerFor(q, { choices: [["us-east-1"]], digest: q.digest })).status, 201);
+  await term.waitFor(/Deploying where you chose/);
+  figures.claude_choice_taken_ms = Date.now() - posted;
+  assert.match(lastToolResult(), /us-east-1/);
+  assert.doesNotMatch(lastToolResult(), /eu-west-1/);
+  await listUntil((l) => l.length === 0);
+});
+
+test("several questions, one of several choices and one typed, answered from afar in one go", { skip }, async () => {
+  model.next({ tool: "AskUserQuestion", input: { questions: [
+    { question: "Which database?", header: "DB", multiSelect: false, options: [{ label: "SQLite", description: "one file" }, { label: "Postgres", description: "a server" }] },
+    { question: "Which features?", header: "Features", multiSelect: true, options: [{ label: "Login", description: "accounts" }, { label: "Search", description: "full text" }, { label: "Export", description: "CSV" }] },
+  ] } });
+  model.next({ text: "Building it that way." });
+  await term.type("plan the app");
+  await term.waitFor(/Which database/);
+  const q = await takes("choices");
+  assert.deepEqual(q.questions.map((x) => x.multi_select), [false, true]);
+  const r = await answerFor(q, { choices: [["DuckDB"], ["Login", "Search"]], digest: q.digest });
+  assert.equal(r.status, 201, r.text);
+  await term.waitFor(/Building it that way/);
+  const result = lastToolResult();
+  assert.match(result, /DuckDB/, "the typed answer");
+  assert.match(result, /Login, Search/, "both choices");
+  await listUntil((l) => l.length === 0);
+});
+
+test("answered in the terminal first: the waiting hook ends, and a later allow from afar is refused", { skip }, async () => {
+  const file = join(live.cwd, "terminal-first");
+  model.next({ tool: "Bash", input: { command: `touch ${file}`, description: "Make a third file" } });
+  model.next({ text: "Made the third file." });
+  await term.type("make a third file");
+  await term.waitFor(/Do you want to proceed/);
+  const q = await takes("decision");
+  assert.ok(waitingHooks(), "the hook waits while the dialog is on screen");
+  term.key("Enter"); // 1. Yes, at the terminal
+  await term.waitFor(/Made the third file/);
+  assert.ok(await waitFor(() => !waitingHooks(), 5000), "Claude Code ended the waiting hook");
+  await listUntil((l) => l.length === 0);
+  const late = await answerFor(q, { decision: "allow", digest: q.digest });
+  assert.equal(late.status, 409);
+  assert.equal(late.body.error, "closed");
+});
+
+test("an answer made for a dialog that was replaced is refused: it never lands on the new one", { skip }, async () => {
+  model.next({ tool: "Bash", input: { command: "touch first-request", description: "First request" } });
+  await term.type("first request");
+  await term.waitFor(/Do you want to proceed/);
+  const first = await takes("decision");
+  term.key("Escape");
+  await term.waitFor(/Interrupted/);
+  await listUntil((l) => l.length === 0, 5000);
+  model.next({ tool: "Bash", input: { command: "touch second-request", description: "Second request" } });
+  await term.type("second request");
+  await term.waitFor(/Second request/);
+  const second = await takes("decision");
+  assert.notEqual(second.digest, first.digest);
+  const stale = await answerFor(first, { decision: "allow", digest: first.digest });
+  assert.deepEqual([stale.status, stale.body.error], [409, "closed"]);
+  const moved = await answerFor(second, { decision: "allow", digest: first.digest });
+  assert.deepEqual([moved.status, moved.body.error], [409, "changed"]);
+  assert.equal(existsSync(join(live.cwd, "second-request")), false);
+  term.key("Escape");
+  await listUntil((l) => l.length === 0, 5000);
+});
+
+test("with the Worker out of reach the dialog stays the terminal's, and nothing hangs", { skip }, async () => {
+  // A second Claude Code whose reporter points at a port nobody listens on.
+  const file = join(live.cwd, "worker-away");
+  const away = inTmux(`needs-you-live-away-${process.pid}`, live.cwd, { ...vars, NEEDS_YOU_URL: "http://127.0.0.1:9",
+    NEEDS_YOU_STATE_DIR: join(home, "state-away") }, `${CLAUDE}`);
+  try {
+    await away.waitFor(/❯/, 60_000);
+    await sleep(1500);
+    model.next({ tool: "Bash", input: { command: `touch ${file}`, description: "Make it while away" } });
+    model.next({ text: "Made it while away." });
+    await away.type("make it while away");
+    await away.waitFor(/Do you want to proceed/);
+    await sleep(2000);
+    const answered = Date.now();
+    away.key("Enter");
+    await away.waitFor(/Made it while away/, 15_000);
+    figures.claude_away_terminal_answer_ms = Date.now() - answered;
+    assert.ok(existsSync(file));
+  } finally {
+    away.stop();
+  }
 });
 
 test("/exit closes a reply left open", { skip }, async () => {

@@ -3,10 +3,10 @@
 // installed by the real report-prompt, reporting to the Worker in Miniflare.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
+import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, OPENCODE_PLUGIN_DIR, has } from "./clis.js";
 import { answerFromAfar, inTmux, startLive } from "./harness.js";
@@ -119,6 +119,87 @@ test("a reply interrupted mid-stream is judged by the text it streamed", { skip 
 
 test("a reply answered from afar is typed into OpenCode's prompt, and the plugin closes it", { skip }, async () => {
   figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
+});
+
+// ---- decisions and choices from afar, handed to OpenCode by our plugin
+
+/** The open question once it takes `form` from afar. */
+async function takes(form) {
+  const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === form);
+  assert.match(q.digest, /^[0-9a-f]{64}$/);
+  return q;
+}
+const answerFor = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body });
+const answerState = async (q) => (await w.db.prepare("SELECT state FROM answers WHERE question_id = ?").bind(q.question_id).first())?.state;
+/** The text of the tool results OpenCode sent the model last. */
+const lastToolResult = () => JSON.stringify((model.requests.at(-1)?.messages ?? []).filter((m) => m.role === "tool"));
+const waiters = () => spawnSync("pgrep", ["-f", `${REPORTER} __await`], { encoding: "utf8" }).stdout.trim();
+
+test("a permission allowed from afar runs its command once, through OpenCode's own reply", { skip }, async () => {
+  const file = join(live.cwd, "allowed-from-afar");
+  model.next({ tool: "bash", input: { command: `touch ${file}`, description: "Make the file" } });
+  model.next({ text: "Made the file." });
+  await term.type("make the file");
+  await term.waitFor(/Permission required/);
+  const q = await takes("decision");
+  assert.ok(waiters(), "the plugin waits for an answer from afar");
+  const posted = Date.now();
+  assert.equal((await answerFor(q, { decision: "allow", digest: q.digest })).status, 201);
+  assert.ok(await waitFor(() => existsSync(file), 10_000), "the command ran");
+  figures.opencode_allow_ran_ms = Date.now() - posted;
+  await term.waitFor(/Made the file/);
+  await listUntil((l) => l.length === 0);
+  assert.ok(await waitFor(async () => (await answerState(q)) === "taken", 5000), await answerState(q));
+  assert.ok(await waitFor(() => !waiters(), 5000), "no waiter is left");
+});
+
+test("a permission denied from afar does not run, and OpenCode goes on with the person's message", { skip }, async () => {
+  const file = join(live.cwd, "denied-from-afar");
+  model.next({ tool: "bash", input: { command: `touch ${file}`, description: "Make another file" } });
+  model.next({ text: "Understood, I left it." });
+  await term.type("make another file");
+  await term.waitFor(/Permission required/);
+  const q = await takes("decision");
+  assert.equal((await answerFor(q, { decision: "deny", message: "not on a Friday", digest: q.digest })).status, 201);
+  await term.waitFor(/Understood, I left it/, 20_000);
+  assert.equal(existsSync(file), false, "the command did not run");
+  assert.match(lastToolResult(), /not on a Friday/);
+  await listUntil((l) => l.length === 0);
+  assert.equal(await answerState(q), "taken");
+});
+
+test("a question answered from afar hands OpenCode the chosen labels", { skip }, async () => {
+  model.next({ tool: "question", input: { questions: [
+    { question: "Which package manager?", header: "Pkg", options: [{ label: "bun", description: "fast" }, { label: "npm", description: "default" }] },
+    { question: "Which checks?", header: "Checks", multiple: true, options: [{ label: "lint", description: "style" }, { label: "types", description: "tsc" }, { label: "tests", description: "unit" }] },
+  ] } });
+  model.next({ text: "Set up as you chose." });
+  await term.type("set up the project from afar");
+  await term.waitFor(/Which package manager/);
+  const q = await takes("choices");
+  assert.deepEqual(q.questions.map((x) => x.multi_select), [false, true]);
+  assert.equal((await answerFor(q, { choices: [["npm"], ["lint", "tests"]], digest: q.digest })).status, 201);
+  await term.waitFor(/Set up as you chose/, 20_000);
+  const result = lastToolResult();
+  assert.match(result, /npm/);
+  assert.match(result, /lint, tests|lint.*tests/);
+  await listUntil((l) => l.length === 0);
+  assert.ok(await waitFor(async () => (await answerState(q)) === "taken", 5000));
+});
+
+test("answered in the terminal first: the plugin ends its waiter, and a later allow from afar is refused", { skip }, async () => {
+  model.next({ tool: "bash", input: { command: "touch terminal-first", description: "Make a third file" } });
+  model.next({ text: "Made the third file." });
+  await term.type("make a third file");
+  await term.waitFor(/Permission required/);
+  const q = await takes("decision");
+  assert.ok(waiters());
+  term.key("Enter"); // Allow once, at the terminal
+  await term.waitFor(/Made the third file/);
+  assert.ok(await waitFor(() => !waiters(), 5000), "the waiter ended");
+  await listUntil((l) => l.length === 0);
+  const late = await answerFor(q, { decision: "allow", digest: q.digest });
+  assert.deepEqual([late.status, late.body.error], [409, "closed"]);
 });
 
 test("a reply ending with a question is listed; quitting OpenCode closes it", { skip }, async () => {

@@ -21,6 +21,7 @@
 //! else.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
@@ -29,6 +30,8 @@ use std::time::{Duration, Instant};
 use needs_you_core::afar::AnswerBody;
 use needs_you_core::classify::Takeable;
 use serde::{Deserialize, Serialize};
+
+use crate::answered_there::AnsweredThere;
 
 /// How long a waiter waits for an answer: a person may take minutes. The
 /// hook's own timeout in the CLI's settings is longer (`install`), so that
@@ -82,9 +85,15 @@ impl Answered {
 /// Waits for the answer to `takeable` of `session`: registers with the
 /// task's relay listening on `path` (the caller has started it), and blocks
 /// until the relay hands an answer for this very request, or [`WAIT_FOR`]
-/// passes, or the relay goes away. `None` then: the dialog stays for the
-/// terminal.
-pub fn wait(path: &Path, session: &str, takeable: &Takeable) -> Option<Answered> {
+/// passes, or the relay goes away, or `there` says the dialog was answered
+/// in its terminal. `None` then: the dialog stays for the terminal. It
+/// sleeps in `poll` all the while: no wake-up but for one of those.
+pub fn wait(
+    path: &Path,
+    session: &str,
+    takeable: &Takeable,
+    mut there: Option<&mut AnsweredThere>,
+) -> Option<Answered> {
     // A relay just started needs a moment to open its socket.
     let started = Instant::now();
     let mut stream = loop {
@@ -102,7 +111,39 @@ pub fn wait(path: &Path, session: &str, takeable: &Takeable) -> Option<Answered>
         digest: digest.clone(),
     };
     writeln!(stream, "{}", serde_json::to_string(&wait).ok()?).ok()?;
-    stream.set_read_timeout(Some(WAIT_FOR)).ok()?;
+    let deadline = Instant::now() + WAIT_FOR;
+    loop {
+        let mut fds = vec![libc::pollfd {
+            fd: stream.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        if let Some(t) = &there {
+            fds.push(libc::pollfd {
+                fd: t.fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let ms = left.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: `fds` is a live array of its length.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return None;
+        }
+        if fds[0].revents != 0 {
+            break; // the answer, or the relay gone
+        }
+        if fds.get(1).is_some_and(|f| f.revents != 0) && there.as_mut().is_some_and(|t| t.over()) {
+            return None;
+        }
+    }
+    // The relay writes its one line at once: a short wait finishes it.
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
     let mut line = String::new();
     BufReader::new(stream.try_clone().ok()?)
         .read_line(&mut line)
@@ -163,6 +204,14 @@ impl Waiters {
         };
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
         list.retain(|w| !gone(&w.stream));
+        // One dialog of a session is on screen at a time, and the server
+        // lists one question per session: the newest waiter is that one's.
+        // An older one is let go (its hook ends, the dialog it waited for is
+        // gone or behind this one).
+        for old in list.iter().filter(|w| w.session == wait.session) {
+            let _ = old.stream.shutdown(std::net::Shutdown::Both);
+        }
+        list.retain(|w| w.session != wait.session);
         list.push(Waiter {
             session: wait.session,
             digest: wait.digest,
@@ -233,4 +282,84 @@ fn gone(stream: &UnixStream) -> bool {
     let closed = matches!(std::io::Read::read(&mut &*stream, &mut byte), Ok(0));
     let _ = stream.set_nonblocking(false);
     closed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use needs_you_core::afar::{Afar, Takes, Verdict};
+
+    fn takeable(digest: &str) -> Takeable {
+        Takeable {
+            takes: Takes {
+                takes: Afar::Decision,
+                digest: digest.into(),
+            },
+            questions: Vec::new(),
+        }
+    }
+
+    fn allow() -> AnswerBody {
+        AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: None,
+        }
+    }
+
+    #[test]
+    fn an_answer_reaches_only_the_newest_waiter_of_its_session_and_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("relay.sock");
+        let waiters = Waiters::listen(&path).unwrap();
+        let waiting = |digest: &'static str| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                wait(&path, "s1", &takeable(digest), None).map(|a| {
+                    let answer = a.answer.clone();
+                    a.took();
+                    answer
+                })
+            })
+        };
+        let older = waiting("d1");
+        std::thread::sleep(Duration::from_millis(300));
+        let newer = waiting("d1");
+        // The older waiter is let go as the newer one registers.
+        assert_eq!(older.join().unwrap(), None);
+        // Another digest finds nobody; this one, the newer waiter, which took it.
+        assert!(waiters.hand("s1", "d2", &allow()).is_err());
+        assert_eq!(waiters.hand("s1", "d1", &allow()), Ok(()));
+        assert_eq!(newer.join().unwrap(), Some(allow()));
+    }
+
+    #[test]
+    fn a_waiter_ends_when_its_dialog_is_answered_in_the_terminal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("relay.sock");
+        let _waiters = Waiters::listen(&path).unwrap();
+        let transcript = dir.path().join("t.jsonl");
+        let input = serde_json::json!({"command": "make"});
+        let digest = needs_you_core::afar::digest("Bash", &input);
+        let used = serde_json::json!({"type": "assistant", "message": {"content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": input}]}});
+        std::fs::write(&transcript, format!("{used}\n")).unwrap();
+        let mut there = AnsweredThere::follow(&transcript, &digest).unwrap();
+        let writer = {
+            let transcript = transcript.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                let ended = serde_json::json!({"type": "user", "message": {"content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1"}]}});
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(transcript)
+                    .unwrap();
+                writeln!(f, "{ended}").unwrap();
+            })
+        };
+        let started = Instant::now();
+        assert!(wait(&path, "s1", &takeable(&digest), Some(&mut there)).is_none());
+        assert!(started.elapsed() < Duration::from_secs(5));
+        writer.join().unwrap();
+    }
 }

@@ -38,6 +38,10 @@ pub enum Command {
     Relay {
         state_dir: Option<PathBuf>,
     },
+    Await {
+        cli: Cli,
+        state_dir: Option<PathBuf>,
+    },
     Watch {
         state_dir: Option<PathBuf>,
         session: String,
@@ -63,8 +67,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let args: Vec<String> = args.collect();
     let (verb, rest) = match args.first().map(String::as_str) {
         Some(
-            v
-            @ ("classify" | "doctor" | "install" | "uninstall" | "__send" | "__watch" | "__relay"),
+            v @ ("classify" | "doctor" | "install" | "uninstall" | "__send" | "__watch" | "__relay"
+            | "__await"),
         ) => (v, &args[1..]),
         Some("--help" | "-h" | "help") => return Ok(Command::Help),
         Some("--version" | "-V") => return Ok(Command::Version),
@@ -111,6 +115,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         "classify" => Command::Classify { cli: need_cli()? },
         "__send" => Command::Send { state_dir },
         "__relay" => Command::Relay { state_dir },
+        "__await" => Command::Await {
+            cli: need_cli()?,
+            state_dir,
+        },
         "__watch" => Command::Watch {
             state_dir,
             session: session.ok_or("--session is required")?,

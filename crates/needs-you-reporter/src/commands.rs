@@ -3,7 +3,7 @@
 //! `cargo install needs-you` installs both commands.
 
 use crate::args::{self, Command};
-use crate::{doctor, hook, install, relay, say, send, watch};
+use crate::{awaiting, doctor, hook, install, relay, say, send, watch};
 
 /// Runs `report-prompt` with this process's arguments; returns the exit code.
 pub fn main() -> i32 {
@@ -43,6 +43,7 @@ fn run() -> i32 {
         Command::Classify { cli } => hook::classify_stdin(cli),
         Command::Send { state_dir } => send::run_sender(state_dir),
         Command::Relay { state_dir } => relay::run(state_dir),
+        Command::Await { cli, state_dir } => awaiting::run(cli, state_dir),
         Command::Watch {
             state_dir,
             session,

@@ -13,6 +13,7 @@ use needs_you_core::{classify, Cli, CloseReason, Decision, Kind, Report};
 use serde_json::Value;
 
 use crate::afar;
+use crate::answered_there::AnsweredThere;
 use crate::parent;
 use crate::questions::{self, state_error};
 use crate::relay;
@@ -110,9 +111,10 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             ..
         } => {
             let known = dir.session_state(&session).map_err(state_error)?;
-            // Announced by its PermissionRequest, the permission takes what
-            // that said it takes; the prompt itself says nothing of it.
-            takeable = known.expected_takeable.clone();
+            // Announced by Claude Code's PermissionRequest, the permission
+            // takes what that said it takes: the prompt that follows says
+            // nothing of it. A plugin's permission says it itself.
+            takeable = takeable.or_else(|| known.expected_takeable.clone());
             settle(open, &known)
         }
         other => other,
@@ -187,7 +189,13 @@ fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Va
         return;
     }
     let socket = afar::socket_path(dir.path(), &relay::task_key(&target));
-    let Some(answered) = afar::wait(&socket, session, takeable) else {
+    // Answered in the terminal, the dialog ends with no word to this hook:
+    // its transcript says so.
+    let mut there = event
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .and_then(|t| AnsweredThere::follow(t.as_ref(), &takeable.takes.digest));
+    let Some(answered) = afar::wait(&socket, session, takeable, there.as_mut()) else {
         return;
     };
     let input = event.get("tool_input").cloned().unwrap_or(Value::Null);

@@ -23,6 +23,8 @@
 //! * [`procfs`]: what Linux's `/proc` tells of a process.
 //! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
+//! * [`answered_there`]: a waiting hook's dialog answered in its terminal, from its transcript.
+//! * [`awaiting`]: `__await`, a plugin's wait for its dialog's answer from afar.
 //! * [`relay`]: the detached relay that types answers from afar, and hands
 //!   decisions and choices to [`afar`]'s waiters.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
@@ -30,7 +32,9 @@
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
 
 pub mod afar;
+pub mod answered_there;
 pub mod args;
+pub mod awaiting;
 pub mod client;
 pub mod commands;
 pub mod detach;

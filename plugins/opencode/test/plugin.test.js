@@ -2,6 +2,7 @@
 // real HTTP sink on 127.0.0.1 through the real report-prompt of this repository.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -258,3 +259,52 @@ test("a broken event never throws into OpenCode", async () => {
   await sleep(100);
   assert.deepEqual(received(), []);
 });
+
+// ---- answers from afar
+
+/** OpenCode's client as far as the plugin replies through it: what it posted. */
+function replyingClient() {
+  const posts = [];
+  return { posts, _client: { post: async (req) => (posts.push(req), { data: true }) } };
+}
+const waiters = () => spawnSync("pgrep", ["-f", `${REPORTER} __await --cli opencode`], { encoding: "utf8" }).stdout.trim();
+
+test("with a client that can reply, a dialog says it takes answers from afar, with its request's digest", async () => {
+  process.env.NEEDS_YOU_RELAY_IDLE_S = "1";
+  const client = replyingClient();
+  const emit = await plugin(client);
+  await emit("permission.asked", { id: "per_a", sessionID: S, permission: "bash", patterns: ["make deploy"], metadata: { command: "make deploy" } });
+  await emit("question.asked", asked("que_a", "ses_other"));
+  const got = await reports(2);
+  const byKind = Object.fromEntries(got.map((r) => [r.kind, r]));
+  assert.equal(byKind.permission.takes, "decision");
+  assert.equal(byKind.dialog.takes, "choices");
+  for (const r of got) assert.match(r.digest, /^[0-9a-f]{64}$/);
+  assert.deepEqual(byKind.dialog.questions.map((q) => q.options.map((o) => o.label)), [["bun", "npm"]]);
+  // One waiter per dialog, until the terminal answers it; nothing was replied.
+  assert.ok(await waitUntil(() => waiters().split("\n").filter(Boolean).length === 2), waiters());
+  await emit("permission.replied", { sessionID: S, requestID: "per_a", reply: "once" });
+  assert.ok(await waitUntil(() => waiters().split("\n").filter(Boolean).length === 1), "the answered one's waiter ended");
+  await emit("question.replied", { sessionID: "ses_other", requestID: "que_a", answers: [["bun"]] });
+  assert.ok(await waitUntil(() => !waiters()), "no waiter is left");
+  assert.deepEqual(client.posts, []);
+});
+
+test("without a client that can reply, nothing says it takes answers from afar, and no waiter starts", async () => {
+  const emit = await plugin();
+  await emit("permission.asked", { id: "per_b", sessionID: S, permission: "bash", patterns: ["ls"], metadata: { command: "ls" } });
+  const [open] = await reports(1);
+  assert.equal(open.takes, undefined);
+  assert.equal(open.digest, undefined);
+  assert.equal(waiters(), "");
+  await emit("permission.replied", { sessionID: S, requestID: "per_b", reply: "once" });
+});
+
+async function waitUntil(check, ms = 5000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await sleep(50);
+  }
+  return check();
+}

@@ -9,7 +9,7 @@ use super::{
     close, command_with_description, dialog, dialog_questions, hook, ignore, is_subagent,
     round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
 };
-use crate::afar::{Afar, AnswerBody, DialogQuestion, Verdict};
+use crate::afar::{self, Afar, AnswerBody, DialogQuestion, Verdict};
 use crate::report::{CloseReason, Kind};
 
 const ASK_TOOL: &str = "AskUserQuestion";
@@ -171,6 +171,45 @@ pub fn transcript_line_ends_dialog(line: &str) -> bool {
     })
 }
 
+/// What a line of Claude Code's transcript says of tool uses: the model's
+/// use of a tool (its id, and [`afar::digest`] of the tool and its input), or
+/// a tool's result (the id of the use it ends).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolEvent {
+    Used { id: String, digest: String },
+    Ended { id: String },
+}
+
+/// The tool uses and results in one line of a transcript, in order; none
+/// for any other line, or a subagent's. A waiting hook follows these to learn
+/// that its dialog was answered in the terminal: Claude Code writes the
+/// tool's result then, but does not end the hook.
+pub fn transcript_tool_events(line: &str) -> Vec<ToolEvent> {
+    let Ok(entry) = serde_json::from_str::<Value>(line) else {
+        return Vec::new();
+    };
+    if is_subagent_entry(&entry) {
+        return Vec::new();
+    }
+    let content = entry.get("message").and_then(|m| m.get("content"));
+    let Some(items) = content.and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|i| match str_field(i, "type")? {
+            "tool_use" => Some(ToolEvent::Used {
+                id: str_field(i, "id")?.to_owned(),
+                digest: afar::digest(str_field(i, "name")?, i.get("input").unwrap_or(&json!({}))),
+            }),
+            "tool_result" => Some(ToolEvent::Ended {
+                id: str_field(i, "tool_use_id")?.to_owned(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A subagent's entries are marked as sidechain ones.
 fn is_subagent_entry(entry: &Value) -> bool {
     entry.get("isSidechain").and_then(Value::as_bool) == Some(true)
@@ -181,6 +220,35 @@ mod tests {
     use crate::classify::{classify as run, Decision};
     use crate::report::{Cli, CloseReason, Kind, QuestionOption};
     use serde_json::{json, Value};
+
+    #[test]
+    fn a_transcript_line_names_the_tool_uses_it_makes_and_ends() {
+        use super::{transcript_tool_events, ToolEvent};
+        let input = json!({"command": "rm -rf build", "description": "Clean"});
+        let used = json!({"type": "assistant", "message": {"content": [
+            {"type": "text", "text": "I will clean."},
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": input}]}});
+        assert_eq!(
+            transcript_tool_events(&used.to_string()),
+            vec![ToolEvent::Used {
+                id: "toolu_1".into(),
+                digest: crate::afar::digest("Bash", &input)
+            }]
+        );
+        let ended = json!({"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "done"}]}});
+        assert_eq!(
+            transcript_tool_events(&ended.to_string()),
+            vec![ToolEvent::Ended {
+                id: "toolu_1".into()
+            }]
+        );
+        let sidechain = json!({"type": "user", "isSidechain": true, "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "toolu_9"}]}});
+        assert!(transcript_tool_events(&sidechain.to_string()).is_empty());
+        assert!(transcript_tool_events("not json").is_empty());
+        assert!(transcript_tool_events(r#"{"type":"user","message":{"content":"hi"}}"#).is_empty());
+    }
 
     fn base(event: &str) -> Value {
         json!({"session_id": "6f1c2a", "transcript_path": "/home/u/.claude/projects/p/6f1c2a.jsonl",

@@ -1,0 +1,68 @@
+//! `report-prompt __await --cli opencode`: a plugin's wait for the answer
+//! from afar to the dialog it has on screen.
+//!
+//! Our OpenCode plugin reports a permission or question as any other event,
+//! and starts one of these beside it, with the same event on its stdin. This
+//! classifies it as the report did (so the request's digest is made in one
+//! place for every CLI), starts the task's relay if none runs, and waits on
+//! the relay's socket ([`afar::wait`]). With an answer, it prints it on
+//! stdout as one JSON line (`{"decision": …}` or `{"choices": …}`), and
+//! waits for one more line on stdin: `took` once the plugin handed it to
+//! OpenCode, which the relay then reports. The plugin ends it (or closes
+//! its stdin) when the dialog is answered in the terminal first.
+//!
+//! It exits 0 whatever happens, with at most one line on stderr: a plugin's
+//! helper never breaks the agent.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use needs_you_core::{classify, Cli};
+use serde_json::Value;
+
+use crate::afar;
+use crate::relay;
+use crate::send::Target;
+use crate::state::{self, StateDir};
+
+pub fn run(cli: Cli, state_dir: Option<PathBuf>) -> i32 {
+    if let Err(msg) = wait(cli, state_dir) {
+        crate::say(msg);
+    }
+    0
+}
+
+fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
+    let mut stdin = std::io::stdin().lock();
+    let mut line = String::new();
+    stdin
+        .read_line(&mut line)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    let event: Value =
+        serde_json::from_str(&line).map_err(|e| format!("stdin is not a JSON event: {e}"))?;
+    let classified = classify(cli, &event);
+    let takeable = classified
+        .takeable
+        .ok_or("this event takes no answer from afar")?;
+    let session = classified
+        .session
+        .ok_or_else(|| format!("the {cli} event has no session id"))?;
+    let target = Target::from_env()?;
+    let dir = StateDir::open(state::resolve(state_dir)).map_err(crate::questions::state_error)?;
+    relay::ensure_relay(dir.path(), &target)?;
+    let socket = afar::socket_path(dir.path(), &relay::task_key(&target));
+    let Some(answered) = afar::wait(&socket, &session, &takeable, None) else {
+        return Ok(());
+    };
+    let answer = serde_json::to_string(&answered.answer).map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{answer}")
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot hand the answer to the plugin: {e}"))?;
+    drop(out);
+    line.clear();
+    if stdin.read_line(&mut line).is_ok() && line.trim() == "took" {
+        answered.took();
+    }
+    Ok(())
+}
