@@ -212,10 +212,18 @@ function answeredBy(a) {
   return `Sent${by}`;
 }
 
-function answerState(a) {
+/** How long an answer may wait for the agent's machine before the card says
+ *  that machine has not been in touch: a connected relay takes it in
+ *  milliseconds. */
+const UNSEEN_MS = 10_000;
+
+function answerState(a, now = Date.now()) {
   const words = ANSWER_STATES[a.form === "text" || !a.form ? "text" : "handed"];
   if (a.state === "failed") return `Not ${a.form === "text" || !a.form ? "typed" : "taken"}: ${a.reason}`;
-  const where = words[a.state] || a.state;
+  let where = words[a.state] || a.state;
+  if (a.state === "queued" && now - a.updated_at > UNSEEN_MS) {
+    where = `Sent ${ago(a.updated_at, now)}; the agent's machine has not picked it up: it may be asleep or offline, or its relay stopped. Take it back, or send another in its place.`;
+  }
   return a.form && a.form !== "text" ? `${answeredBy(a)}. ${where}` : where;
 }
 
@@ -237,7 +245,12 @@ function answerArea(q, el) {
     state.textContent = answerState(a);
     state.classList.toggle("failed", a.state === "failed");
   }
-  const busy = !!a && (a.state === "queued" || a.state === "delivered");
+  // Until the agent's machine has it, an answer can be taken back, or
+  // replaced by sending another; once it has it, it is on its way.
+  const busy = a?.state === "delivered";
+  const back = el.querySelector(".take-back");
+  back.hidden = a?.state !== "queued";
+  back.addEventListener("click", () => takeBack(q, a, back));
   switch (q.answer_from_afar) {
     case "text":
       where.hidden = true;
@@ -259,10 +272,10 @@ function textAnswer(q, el, busy) {
   const input = form.querySelector("input");
   input.value = drafts.get(q.question_id) || "";
   input.addEventListener("input", () => drafts.set(q.question_id, input.value));
+  if (busy || (q.answer?.state === "queued" && !drafts.has(q.question_id))) input.value = q.answer.text;
   if (busy) {
     input.disabled = true;
     form.querySelector("button").disabled = true;
-    input.value = q.answer.text;
   }
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -382,6 +395,20 @@ function choices(q, el, busy) {
     const chosen = mine.map((m) => [...m.picked, ...(m.typed.trim() ? [m.typed.trim()] : [])]);
     send(q, { choices: chosen, digest: q.digest }, send_).then((sent) => sent && picks.delete(q.question_id));
   });
+}
+
+/** Takes back an answer the agent's machine never had; a text goes back
+ *  into its box. */
+async function takeBack(q, a, button) {
+  button.disabled = true;
+  try {
+    await call("DELETE", `/v1/answers/${encodeURIComponent(a.answer_id)}`);
+    if (a.form === "text") drafts.set(q.question_id, a.text);
+  } catch (e) {
+    status(`Could not take it back: ${e.message}`);
+  }
+  etag = null;
+  refresh();
 }
 
 /** Posts an answer; true once the Worker queued it. */

@@ -15,7 +15,7 @@ use needs_you_core::Kind;
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::limits::{self, Rate};
-use crate::store::{self, NewAnswer, Queued};
+use crate::store::{self, NewAnswer, Queued, TakenBack};
 use crate::{auth, relay};
 
 /// `POST /v1/questions/{id}/answers`: `{text}` for a reply, `{decision:
@@ -149,6 +149,36 @@ pub async fn get(req: Request, env: &Env, answer_id: &str) -> ApiResult {
     match store::answer_of_owner(env, &person.owner_id, answer_id).await? {
         Some(a) => ok(200, &a),
         None => Err(ApiError::not_found()),
+    }
+}
+
+/// `DELETE /v1/answers/{id}`: takes back an answer the agent's machine never
+/// had (still `queued`), by its owner or a device allowed to answer. One the
+/// machine has already, or that ended: 409 `not_queued`; another owner's: 404.
+pub async fn take_back(req: Request, env: &Env, answer_id: &str) -> ApiResult {
+    let person = auth::person(&req, env).await?;
+    person.may(Right::Answer)?;
+    match store::take_back(env, &person.owner_id, answer_id, now_ms()).await? {
+        TakenBack::Yes => match store::answer_of_owner(env, &person.owner_id, answer_id).await? {
+            Some(a) => ok(200, &a),
+            None => Err(ApiError::not_found()),
+        },
+        TakenBack::No => match store::answer_of_owner(env, &person.owner_id, answer_id).await? {
+            Some(a) if a.state == api::AnswerState::Failed => Err(ApiError::new(
+                409,
+                "not_queued",
+                format!(
+                    "this answer is no longer on its way: {}",
+                    a.reason.unwrap_or_default()
+                ),
+            )),
+            Some(_) => Err(ApiError::new(
+                409,
+                "not_queued",
+                "the agent's machine has this answer already: it can no longer be taken back",
+            )),
+            None => Err(ApiError::not_found()),
+        },
     }
 }
 

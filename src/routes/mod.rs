@@ -97,7 +97,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "questions", id, "answers"] => {
             methods!(method, p; Post => answers::post(req, env, ctx, id).await)
         }
-        ["v1", "answers", id] => methods!(method, p; Get => answers::get(req, env, id).await),
+        ["v1", "answers", id] => methods!(method, p;
+            Get => answers::get(req, env, id).await,
+            Delete => answers::take_back(req, env, id).await),
         ["v1", "relay"] => methods!(method, p; Get => answers::connect(req, env).await),
         ["v1", "pairings"] => methods!(method, p; Post => devices::create(req, env).await),
         ["v1", "pairings", "check"] => methods!(method, p; Post => devices::check(req, env).await),

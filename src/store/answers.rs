@@ -18,6 +18,19 @@ const PENDING: &str = "
 SELECT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.state IN ('queued', 'delivered')) AS pending
 FROM questions q WHERE q.id = ?1";
 
+/// An answer still `queued` (the agent's machine never had it: its relay is
+/// away) gives way to a newer one, under the same conditions as [`QUEUE`],
+/// so that a refused new answer changes nothing. One `delivered` is the
+/// agent's machine's already, and is not replaced. Binds ?1 the question id,
+/// ?2 the owner id, ?3 now, ?4 the digest the new answer is for (or null).
+const REPLACE_QUEUED: &str = "
+UPDATE answers SET state = 'failed', reason = 'replaced by a newer answer', updated_at = ?3
+WHERE question_id = ?1 AND owner_id = ?2 AND state = 'queued'
+  AND EXISTS (
+    SELECT 1 FROM questions q JOIN tasks t ON t.id = q.task_id
+    WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND (?4 IS NULL OR q.digest = ?4)
+      AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?3))";
+
 /// Queues the answer if the owner's question is still open, of a live task,
 /// still the request the answer was made for (its digest, for a decision or
 /// choices), with no answer on its way. Binds ?1 the question id, ?2 the
@@ -70,6 +83,16 @@ pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queu
     ];
     let results = db
         .batch(vec![
+            stmt(
+                &db,
+                REPLACE_QUEUED,
+                &[
+                    s(a.question_id),
+                    s(a.owner_id),
+                    n(now),
+                    a.digest.map_or(JsValue::NULL, s),
+                ],
+            )?,
             stmt(&db, PENDING, &[s(a.question_id)])?,
             stmt(&db, QUEUE, &args)?,
             stmt(
@@ -83,7 +106,7 @@ pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queu
     struct Row {
         task_id: String,
     }
-    if let Some(row) = results[1].results::<Row>()?.into_iter().next() {
+    if let Some(row) = results[2].results::<Row>()?.into_iter().next() {
         return Ok(Queued::Yes {
             task_id: row.task_id,
         });
@@ -92,7 +115,7 @@ pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queu
     struct Pending {
         pending: i64,
     }
-    let pending = results[0]
+    let pending = results[1]
         .results::<Pending>()?
         .first()
         .is_some_and(|p| p.pending != 0);
@@ -252,6 +275,44 @@ const ANSWER_OF_OWNER: &str = "
 SELECT id AS answer_id, question_id, state, reason, text, created_at, updated_at, form,
        CASE WHEN device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = answers.device_id) END AS answered_by
 FROM answers WHERE id = ?1 AND owner_id = ?2";
+
+/// Takes back the owner's answer ?1 if it is still `queued`: the agent's
+/// machine never had it. Binds ?1 the answer id, ?2 the owner id, ?3 now.
+const TAKE_BACK: &str = "
+UPDATE answers SET state = 'failed', reason = 'taken back', updated_at = ?3
+WHERE id = ?1 AND owner_id = ?2 AND state = 'queued'
+RETURNING id";
+
+/// What taking an answer back did.
+pub enum TakenBack {
+    Yes,
+    /// Not `queued` any more (delivered, typed, taken, failed), or not the owner's.
+    No,
+}
+
+pub async fn take_back(env: &Env, owner_id: &str, answer_id: &str, now: f64) -> Result<TakenBack> {
+    let db = db(env)?;
+    let results = db
+        .batch(vec![
+            stmt(&db, TAKE_BACK, &[s(answer_id), s(owner_id), n(now)])?,
+            stmt(
+                &db,
+                super::revision::BUMP_REVISION_IF_TAKEN_BACK,
+                &[s(answer_id), s(owner_id), n(now)],
+            )?,
+        ])
+        .await?;
+    #[derive(Deserialize)]
+    struct Row {
+        #[allow(dead_code)]
+        id: String,
+    }
+    Ok(if results[0].results::<Row>()?.is_empty() {
+        TakenBack::No
+    } else {
+        TakenBack::Yes
+    })
+}
 
 pub async fn answer_of_owner(
     env: &Env,

@@ -53,6 +53,13 @@ UPDATE owners SET revision = revision + 1
 WHERE id = (SELECT owner_id FROM tasks WHERE id = ?2)
   AND EXISTS (SELECT 1 FROM answers WHERE id = ?1 AND task_id = ?2 AND state = ?3 AND updated_at = ?5)";
 
+/// [`BUMP_REVISION`] for owner ?2 once their answer ?1 was taken back in
+/// this very request (at ?3).
+pub(super) const BUMP_REVISION_IF_TAKEN_BACK: &str = "
+UPDATE owners SET revision = revision + 1
+WHERE id = ?2 AND EXISTS (SELECT 1 FROM answers WHERE id = ?1 AND owner_id = ?2
+                          AND state = 'failed' AND updated_at = ?3)";
+
 /// The owner's list revision. Binds ?1 the owner id.
 pub(super) const REVISION: &str = "SELECT revision FROM owners WHERE id = ?1";
 

@@ -216,8 +216,21 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
     terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
   const first = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "first" });
   assert.equal(first.status, 201);
+  // No relay has it yet: a second answer takes the first one's place.
   const r4 = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "second" });
-  assert.deepEqual([r4.status, r4.body.error], [409, "answer_pending"]);
+  assert.equal(r4.status, 201);
+  const replaced = (await api("GET", `/v1/answers/${first.body.answer_id}`, o.token)).body;
+  assert.deepEqual([replaced.state, replaced.reason], ["failed", "replaced by a newer answer"]);
+  // And one still queued can be taken back, once, by its owner only.
+  assert.equal((await api("DELETE", `/v1/answers/${r4.body.answer_id}`, other.token)).status, 404);
+  const back = await api("DELETE", `/v1/answers/${r4.body.answer_id}`, o.token);
+  assert.deepEqual([back.status, back.body.state, back.body.reason], [200, "failed", "taken back"]);
+  const again = await api("DELETE", `/v1/answers/${r4.body.answer_id}`, o.token);
+  assert.deepEqual([again.status, again.body.error], [409, "not_queued"]);
+  // A refused answer replaces nothing.
+  const third = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "third" });
+  assert.equal((await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "!rm -rf ~" })).status, 400);
+  assert.equal((await api("GET", `/v1/answers/${third.body.answer_id}`, o.token)).body.state, "queued");
   for (const bad of [{}, { text: 5 }, { text: "\n\u0003 " }]) {
     assert.equal((await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, bad)).status, 400);
   }
@@ -245,7 +258,7 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
   assert.equal(r6.status, 401, "a revoked device");
   assert.equal((await api("POST", `/v1/questions/${closed.question_id}/answers`, t, { text: "y" })).status, 401, "a task credential");
   const count = await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE owner_id = ?").bind(o.owner_id).first();
-  assert.equal(count.n, 1, "only the one queued answer was written");
+  assert.equal(count.n, 3, "only the three answers queued in turn were written");
 });
 
 test("refusals at the relay: the pane closed, the pane back at a shell prompt, the agent moved on: nothing typed, a clear reason", async () => {
@@ -395,7 +408,7 @@ test("needs-you answer types from another terminal, and says why when it cannot"
   });
   const r = await cli("answer", q.question_id, "yes,", "from", "the", "CLI", "--quietly");
   assert.equal(r.code, 0, r.err);
-  assert.equal(r.out.trim(), "Typed into the agent's terminal.");
+  assert.equal(r.out, "Sent; waiting for the agent's machine…\nTyped into the agent's terminal.\n");
   assert.deepEqual(keys(dir).map((b) => b.data), ["yes, from the CLI --quietly", "\r"]);
 
   const p = (await api("POST", "/v1/reports", o.task.credential, { cli: "codex", session: "dlg", seq: 1, action: "open", kind: "permission", text: "Run?" })).body;

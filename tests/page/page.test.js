@@ -408,7 +408,7 @@ test("a permission card denies at once and allows once only after its confirmati
   assert.deepEqual(JSON.parse(row.body), { decision: "deny" });
   assert.equal(row.digest, DIGEST("a"));
   assert.ok(row.device_id, "the device that answered is recorded");
-  assert.equal(await card(denied).locator(".deny").isDisabled(), true, "one answer on its way at a time");
+  assert.equal(await card(denied).locator(".take-back").isVisible(), true, "not on the agent's machine yet: it can be taken back");
 
   // Allow once: a first tap only asks, naming what and where; Cancel sends nothing.
   await card(allowed).locator(".allow").click();
@@ -576,5 +576,42 @@ test("a dialog's options that cannot be chosen here read as a numbered list, not
   const wrapped = await page.locator("button:visible").evaluateAll((els) => els.filter((b) => b.getClientRects().length > 0
     && b.scrollHeight > parseFloat(getComputedStyle(b).lineHeight) * 1.5 + 16).map((b) => b.textContent));
   assert.deepEqual(wrapped, []);
+  await context.close();
+});
+
+test("an answer the agent's machine has not picked up says so, and can be taken back, or replaced by another", async () => {
+  const { task, context, page } = await pairedPage();
+  const q = await say(task, { session: "away", action: "open", kind: "reply", text: "Shall I go on?",
+    terminal: { kind: "tmux", host: "laptop", cwd: "/src", target: "main:0.0" } });
+  const card = page.locator(`#question-${q.question_id}`);
+  await card.waitFor();
+  await card.locator(".answer input").fill("yes, go on");
+  await card.locator(".answer button").click();
+  await card.locator(".take-back").waitFor({ state: "visible", timeout: 5000 });
+  // Long unseen: the card says the machine has not been in touch.
+  await w.db.prepare("UPDATE answers SET updated_at = updated_at - 120000 WHERE question_id = ?").bind(q.question_id).run();
+  await page.reload();
+  await card.waitFor();
+  assert.match(await card.locator(".answer-state").textContent(), /^Sent 2 min ago; the agent's machine has not picked it up/);
+  // Taken back: the text is back in its box to edit.
+  await card.locator(".take-back").click();
+  await waitFor(async () => /^Not typed: taken back$/.test(await card.locator(".answer-state").textContent()), 5000);
+  assert.equal(await card.locator(".answer input").inputValue(), "yes, go on");
+  assert.equal(await card.locator(".take-back").isHidden(), true);
+  // Sent again and corrected before the machine had it: the newer one stands.
+  await card.locator(".answer button").click();
+  await card.locator(".take-back").waitFor({ state: "visible", timeout: 5000 });
+  await card.locator(".answer input").fill("no, stop there");
+  await card.locator(".answer button").click();
+  await waitFor(async () => (await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ? AND state = 'queued'")
+    .bind(q.question_id).first()).n === 1 && (await w.db.prepare("SELECT text FROM answers WHERE question_id = ? AND state = 'queued'")
+    .bind(q.question_id).first()).text === "no, stop there", 5000);
+  const states = await w.db.prepare("SELECT text, state, reason FROM answers WHERE question_id = ? ORDER BY created_at").bind(q.question_id).all();
+  assert.deepEqual(states.results.map((r) => [r.text, r.state, r.reason]), [
+    ["yes, go on", "failed", "taken back"],
+    ["yes, go on", "failed", "replaced by a newer answer"],
+    ["no, stop there", "queued", null],
+  ]);
+  assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -29,6 +29,20 @@ pub fn check_base_url(url: &str) -> Result<String, String> {
             "the URL must use https:// (plain http is only for this machine: 127.0.0.1, localhost): {base}"
         ));
     }
+    if !base.contains("://") {
+        // A bare address: say which scheme it takes.
+        let host = base.split(['/', ':']).next().unwrap_or("");
+        let local = matches!(host, "127.0.0.1" | "localhost") || host.starts_with("127.");
+        let scheme = if local { "http" } else { "https" };
+        return Err(format!(
+            "the URL needs its scheme: {scheme}://{base}{}",
+            if local {
+                " (plain http is for this machine only)"
+            } else {
+                ""
+            }
+        ));
+    }
     Err(format!(
         "the URL must start with https:// (or http://127.0.0.1 on this machine): {base}"
     ))
@@ -52,8 +66,13 @@ mod tests {
         assert!(check_base_url("ftp://x").is_err());
         assert!(check_base_url("https://u:secret@x.example").is_err());
         assert!(check_base_url("https://x.example/a@b").is_ok());
-        assert!(check_base_url("127.0.0.1:8787")
-            .unwrap_err()
-            .contains("http://127.0.0.1"));
+        assert_eq!(
+            check_base_url("127.0.0.1:8787").unwrap_err(),
+            "the URL needs its scheme: http://127.0.0.1:8787 (plain http is for this machine only)"
+        );
+        assert_eq!(
+            check_base_url("needs-you.example.workers.dev").unwrap_err(),
+            "the URL needs its scheme: https://needs-you.example.workers.dev"
+        );
     }
 }

@@ -16,6 +16,11 @@ FOR PEOPLE:
   report-prompt install --cli CLI [--path FILE] [--dry-run]
   report-prompt uninstall --cli CLI [--path FILE] [--dry-run]
 
+EXIT CODES:
+  hook mode always exits 0 (a failure is one line on stderr); the commands for
+  people exit 0 when done, 1 when something failed (doctor: a problem found),
+  2 on bad usage
+
 ENVIRONMENT:
   NEEDS_YOU_URL         the server, e.g. https://needs-you.example.workers.dev
   NEEDS_YOU_TOKEN       this task's credential (nyt_...); never put it on a command line
@@ -63,6 +68,14 @@ pub struct InstallOptions {
     pub state_dir: Option<PathBuf>,
 }
 
+/// Whether these arguments are a hook's (they start with an option, or there
+/// are none): a hook's errors exit 0, a person's command's exit 2.
+pub fn is_hook(args: &[String]) -> bool {
+    args.first().is_none_or(|a| {
+        a.starts_with('-') && !matches!(a.as_str(), "--help" | "-h" | "--version" | "-V")
+    })
+}
+
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let args: Vec<String> = args.collect();
     let (verb, rest) = match args.first().map(String::as_str) {
@@ -72,6 +85,11 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         ) => (v, &args[1..]),
         Some("--help" | "-h" | "help") => return Ok(Command::Help),
         Some("--version" | "-V") => return Ok(Command::Version),
+        // A hook's arguments start with an option; a word is a person's
+        // command, mistyped.
+        Some(word) if !word.starts_with('-') => {
+            return Err(format!("unknown command {word:?}"));
+        }
         _ => ("hook", &args[..]),
     };
     let mut cli = None;

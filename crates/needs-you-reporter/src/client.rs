@@ -184,6 +184,11 @@ impl Client {
         if status < 400 {
             return Ok(Reply { status, body, etag });
         }
+        // Every refusal of the Worker's API is JSON with a message: without
+        // one, this is some other server (or a path under the Worker's).
+        if body["message"].as_str().is_none() && matches!(status, 404 | 405) {
+            return Err(self.not_a_worker(status, "does not know this request"));
+        }
         let code = body["error"].as_str().map(str::to_owned);
         let message = body["message"]
             .as_str()

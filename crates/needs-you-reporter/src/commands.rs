@@ -23,15 +23,19 @@ pub fn main() -> i32 {
 fn run() -> i32 {
     // Read leniently: a hook's arguments that are not UTF-8 are a bad flag,
     // not a panic.
-    let args = std::env::args_os()
+    let args: Vec<String> = std::env::args_os()
         .skip(1)
-        .map(|a| a.to_string_lossy().into_owned());
-    let command = match args::parse(args) {
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let command = match args::parse(args.iter().cloned()) {
         Ok(c) => c,
         Err(msg) => {
-            // Most likely a hook with a bad flag: still drain stdin, exit 0.
-            hook::drain_stdin();
             say(format_args!("{msg} (see `report-prompt --help`)"));
+            if !args::is_hook(&args) {
+                return 2;
+            }
+            // A hook with a bad flag: still drain stdin, and never fail the agent.
+            hook::drain_stdin();
             return 0;
         }
     };

@@ -34,7 +34,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let mut r = Checklist { problems: 0 };
     check_server(&mut r);
     check_state(&mut r, state_dir);
-    check_hooks(&r);
+    check_hooks(&mut r);
     if r.problems == 0 {
         println!("\nall good");
         0
@@ -48,7 +48,11 @@ fn check_server(r: &mut Checklist) {
     let target = match Target::from_env() {
         Ok(t) => t,
         Err(e) => {
-            r.bad(&e, "export NEEDS_YOU_URL=https://… and NEEDS_YOU_TOKEN=nyt_… in the environment the agent starts from");
+            r.bad(
+                &e,
+                "start the agent with `needs-you run -- AGENT`, which sets both; to check them as the \
+                 agent will see them: `needs-you run -- report-prompt doctor`",
+            );
             return;
         }
     };
@@ -56,7 +60,7 @@ fn check_server(r: &mut Checklist) {
     if !target.token.starts_with("nyt_") {
         r.bad(
             "NEEDS_YOU_TOKEN is not a task credential (nyt_…)",
-            "create a task with POST /v1/tasks and use its credential",
+            "start the agent with `needs-you run -- AGENT`, which creates a task and sets its credential",
         );
     }
     let client = match Client::new(&target.base, Some(&target.token)) {
@@ -91,7 +95,8 @@ fn check_server(r: &mut Checklist) {
                 f.status.unwrap_or(0),
                 f.message
             ),
-            "the task may be revoked or expired: create a new one with POST /v1/tasks",
+            "the task was revoked or expired: start the agent again with `needs-you run -- AGENT` \
+             (check with `needs-you run -- report-prompt doctor`)",
         ),
     }
 }
@@ -123,7 +128,10 @@ fn check_state(r: &mut Checklist, state_dir: Option<PathBuf>) {
     }
 }
 
-fn check_hooks(r: &Checklist) {
+/// Every CLI's hooks or plugin; none installed at all is a problem: nothing
+/// would ever report.
+fn check_hooks(r: &mut Checklist) {
+    let mut installed = 0;
     let codex = format!(
         "{} or {}",
         install::CODEX_MANAGED_HOOKS,
@@ -143,6 +151,7 @@ fn check_hooks(r: &Checklist) {
         ),
     ] {
         if install::is_installed(cli) {
+            installed += 1;
             r.ok(&format!("{cli} {what} installed in {place}"));
         } else {
             r.note(&format!(
@@ -152,7 +161,13 @@ fn check_hooks(r: &Checklist) {
     }
     let home = plugins::hermes_home();
     match plugins::hermes_enabled(&home) {
-        (true, true) => r.ok(&format!("hermes plugin installed and enabled in {}", home.display())),
+        (true, true) => {
+            installed += 1;
+            r.ok(&format!(
+                "hermes plugin installed and enabled in {}",
+                home.display()
+            ))
+        }
         (true, false) => r.note(&format!(
             "hermes plugin installed in {} but not in plugins.enabled (report-prompt install --cli hermes)",
             home.display()
@@ -161,5 +176,11 @@ fn check_hooks(r: &Checklist) {
             "hermes plugin not installed in {} (report-prompt install --cli hermes)",
             home.display()
         )),
+    }
+    if installed == 0 {
+        r.bad(
+            "no hooks or plugin is installed for any CLI: nothing will ever report",
+            "report-prompt install --cli claude-code (or codex, opencode, hermes)",
+        );
     }
 }

@@ -37,11 +37,16 @@ impl Target {
     pub fn from_env() -> Result<Target, String> {
         let url = std::env::var("NEEDS_YOU_URL").unwrap_or_default();
         let token = std::env::var("NEEDS_YOU_TOKEN").unwrap_or_default();
+        // Both come from `needs-you run`, which starts the agent with them.
         if url.is_empty() {
-            return Err("NEEDS_YOU_URL is not set; run `report-prompt doctor`".into());
+            return Err(
+                "NEEDS_YOU_URL is not set: start the agent with `needs-you run -- AGENT`".into(),
+            );
         }
         if token.is_empty() {
-            return Err("NEEDS_YOU_TOKEN is not set; run `report-prompt doctor`".into());
+            return Err(
+                "NEEDS_YOU_TOKEN is not set: start the agent with `needs-you run -- AGENT`".into(),
+            );
         }
         Ok(Target {
             base: check_base_url(&url).map_err(|e| format!("NEEDS_YOU_URL: {e}"))?,

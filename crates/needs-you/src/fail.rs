@@ -40,7 +40,8 @@ impl From<Failure> for Fail {
             FailureKind::Refused => Fail::new(
                 exit::LOGIN,
                 format!(
-                    "the server refused this login ({}); log in again with `needs-you login URL`",
+                    "the server refused this login ({}): it was revoked or replaced; \
+                     `needs-you login URL` with a new pairing code replaces it",
                     f.message
                 ),
             ),

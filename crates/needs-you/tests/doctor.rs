@@ -13,6 +13,30 @@ fn doctor_passes_a_working_set_up_and_says_how_to_fix_a_broken_one() {
     let d = dir.to_str().unwrap();
     let h = home.to_str().unwrap();
 
+    // Nothing installed for any CLI: nothing would ever report.
+    let bare = run(
+        &["doctor", "--state-dir", d],
+        "",
+        &[
+            ("NEEDS_YOU_URL", sink.url.as_str()),
+            ("NEEDS_YOU_TOKEN", TOKEN),
+            ("HOME", h),
+        ],
+    );
+    let text = String::from_utf8_lossy(&bare.stdout);
+    assert_eq!(bare.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FAIL  no hooks or plugin is installed for any CLI"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fix: report-prompt install --cli claude-code"),
+        "{text}"
+    );
+
+    let installed = run(&["install", "--cli", "claude-code"], "", &[("HOME", h)]);
+    assert_eq!(installed.status.code(), Some(0));
+    let before = sink.requests().len();
     let good = run(
         &["doctor", "--state-dir", d],
         "",
@@ -32,14 +56,21 @@ fn doctor_passes_a_working_set_up_and_says_how_to_fix_a_broken_one() {
         text.contains("ok    the credential belongs to task"),
         "{text}"
     );
-    assert!(text.contains("claude-code hooks not installed"), "{text}");
+    assert!(text.contains("ok    claude-code hooks installed"), "{text}");
+    assert!(text.contains("codex hooks not installed"), "{text}");
     assert!(!text.contains(TOKEN), "the credential is never printed");
-    let paths: Vec<String> = sink.requests().iter().map(|r| r.path.clone()).collect();
+    let paths: Vec<String> = sink.requests()[before..]
+        .iter()
+        .map(|r| r.path.clone())
+        .collect();
     assert_eq!(paths, ["/v1/health", "/v1/task"]);
 
     let bad = run(&["doctor", "--state-dir", d], "", &[("HOME", h)]);
     let text = String::from_utf8_lossy(&bad.stdout);
     assert_eq!(bad.status.code(), Some(1));
     assert!(text.contains("FAIL  NEEDS_YOU_URL is not set"), "{text}");
-    assert!(text.contains("fix: export NEEDS_YOU_URL"), "{text}");
+    assert!(
+        text.contains("fix: start the agent with `needs-you run -- AGENT`"),
+        "{text}"
+    );
 }

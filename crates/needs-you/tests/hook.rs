@@ -373,3 +373,26 @@ fn an_argument_that_is_not_utf8_is_a_bad_flag() {
     let err = assert_quiet(&feed(cmd, &"x".repeat(256 * 1024)));
     assert!(err.contains("report-prompt --help"), "{err}");
 }
+
+#[test]
+fn a_persons_command_with_bad_usage_exits_2_while_a_hook_with_bad_flags_exits_0() {
+    let (_t, dir) = state_dir();
+    let d = dir.to_str().unwrap();
+    for args in [
+        vec!["install", "--cli", "kiro"],
+        vec!["install"],
+        vec!["uninstall", "--cli", "bogus"],
+        vec!["doctor", "--frob"],
+        vec!["frobnicate"],
+    ] {
+        let out = run(&args, "", &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("report-prompt: "), "{err}");
+    }
+    let hook = run(&["--cli", "bogus", "--state-dir", d], "{}", &[]);
+    assert_eq!(hook.status.code(), Some(0));
+    assert!(hook.stdout.is_empty());
+}

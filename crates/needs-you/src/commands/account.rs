@@ -30,17 +30,47 @@ fn client_for(url: &str) -> Result<Client> {
     Client::new(url, None).map_err(|e| Fail::new(exit::USAGE, e))
 }
 
+/// Whether the server still takes `login`: `Some(false)` when it refuses it
+/// (revoked, replaced), `None` when it cannot be asked.
+fn still_accepted(login: &Login) -> Option<bool> {
+    let client = Client::new(&login.url, Some(&login.token)).ok()?;
+    match client.get::<Value>("/v1/devices") {
+        Ok(_) => Some(true),
+        Err(f) if f.kind == FailureKind::Refused => Some(false),
+        Err(_) => None,
+    }
+}
+
+/// One login per machine: a second is refused while the first works; one
+/// the server refuses any more is replaced, so that "log in again" after a
+/// revoked login is all it takes.
 fn refuse_second_login() -> Result<()> {
-    if let Some(l) = login::load().map_err(|e| Fail::new(exit::LOGIN, e))? {
-        return Err(Fail::new(
+    let Some(l) = login::load().map_err(|e| Fail::new(exit::LOGIN, e))? else {
+        return Ok(());
+    };
+    match still_accepted(&l) {
+        Some(false) => {
+            eprintln!(
+                "needs-you: replacing the login to {}, which the server no longer accepts",
+                l.url
+            );
+            Ok(())
+        }
+        Some(true) => Err(Fail::new(
             exit::REFUSED,
             format!(
                 "already logged in to {}; run `needs-you logout` first",
                 l.url
             ),
-        ));
+        )),
+        None => Err(Fail::new(
+            exit::SERVER,
+            format!(
+                "already logged in to {}, which is out of reach to check; run `needs-you logout` to forget it",
+                l.url
+            ),
+        )),
     }
-    Ok(())
 }
 
 /// A secret from the environment variable `var`, else asked without echo:
@@ -202,10 +232,14 @@ pub fn logout() -> Result<i32> {
             Err(f) => return Err(f.into()),
         }
     }
+    let accepted = login.is_owner().then(|| still_accepted(&login)).flatten();
     login::forget().map_err(|e| Fail::new(exit::REFUSED, e))?;
-    if login.is_owner() {
+    if login.is_owner() && accepted == Some(false) {
+        println!("Forgot the owner token on this machine; the server no longer accepted it.");
+    } else if login.is_owner() {
         println!(
-            "Forgot the owner token on this machine. It still works wherever else you keep it."
+            "Forgot the owner token on this machine. It still works wherever else you keep it \
+             (`needs-you rotate-token` elsewhere replaces it)."
         );
     } else {
         println!("Revoked this machine's device credential and forgot it.");

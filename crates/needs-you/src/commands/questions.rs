@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
 use needs_you_core::api::{AnswerState, AnswerStatus, Listed, NeedsYou, Queued, Tasks};
-use needs_you_reporter::client::Client;
+use needs_you_reporter::client::{Client, Failure};
 use serde_json::{json, Value};
 
 use super::{logged_in, now_ms, path_part, print_json};
@@ -76,13 +76,37 @@ pub fn tasks(json_out: bool) -> Result<i32> {
     Ok(exit::OK)
 }
 
+/// A question id the server does not know for this login: mistyped, or
+/// another owner's; the list has the open ones.
+fn no_such_question(question: &str) -> Fail {
+    Fail::new(
+        exit::REFUSED,
+        format!(
+            "no open question {question} in your list: `needs-you ls` shows the open ones with their ids"
+        ),
+    )
+}
+
+/// [`no_such_question`] for the server's 404.
+fn unknown(question: &str) -> impl Fn(Failure) -> Fail + '_ {
+    move |f| {
+        if f.status == Some(404) {
+            no_such_question(question)
+        } else {
+            f.into()
+        }
+    }
+}
+
 /// `dismiss QUESTION`.
 pub fn dismiss(question: &str) -> Result<i32> {
     let (_, client) = logged_in()?;
-    client.post::<Value>(
-        &format!("/v1/questions/{}/dismiss", path_part(question)?),
-        &json!({}),
-    )?;
+    client
+        .post::<Value>(
+            &format!("/v1/questions/{}/dismiss", path_part(question)?),
+            &json!({}),
+        )
+        .map_err(unknown(question))?;
     println!("Dismissed {question}.");
     Ok(exit::OK)
 }
@@ -167,15 +191,13 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
             .questions
             .iter()
             .find(|l| l.question.question_id == question)
-            .ok_or_else(|| {
-                Fail::new(
-                    exit::REFUSED,
-                    format!("{question} is not open (see `needs-you ls`)"),
-                )
-            })?;
+            .ok_or_else(|| no_such_question(question))?;
         request["digest"] = json!(shown.question.digest);
     }
-    let queued: Queued = client.post(&format!("/v1/questions/{id}/answers"), &request)?;
+    let queued: Queued = client
+        .post(&format!("/v1/questions/{id}/answers"), &request)
+        .map_err(unknown(question))?;
+    println!("Sent; waiting for the agent's machine…");
     let path = format!("/v1/answers/{}", path_part(&queued.answer_id)?);
     let deadline = Instant::now() + FOLLOW_FOR;
     loop {
@@ -202,7 +224,12 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
                 if state == AnswerState::Delivered {
                     println!("The agent's machine has it; it has not said yet whether the agent took it.");
                 } else {
-                    println!("Sent; the agent's machine has not taken it yet (it will when its relay reconnects).");
+                    println!(
+                        "The agent's machine has not picked it up in {} s: it may be asleep or offline, \
+                         or its relay stopped. It will when it is back; a new `needs-you answer` replaces \
+                         this one until then.",
+                        FOLLOW_FOR.as_secs()
+                    );
                 }
                 return Ok(exit::OK);
             }
