@@ -7,13 +7,14 @@
 //   node --test tests/live/           (after: bash scripts/setup-live.sh)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
-import { answerFromAfar, inTmux, startLive } from "./harness.js";
+import { answerFromAfar, startLive } from "./harness.js";
+import { claudeEnv, startClaude } from "./claude.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -32,36 +33,8 @@ before(async () => {
   await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${sink.url}/hook`, secret: "0123456789abcdef" } });
   task = await newTask(w, owner.token, { name: "live claude" });
   model = await startAnthropicMock();
-  const cwd = live.cwd;
-  const key = `sk-ant-api03-${"k".repeat(80)}`;
-  // Straight to the prompt: onboarding done, the key approved, the folder trusted.
-  writeFileSync(join(home, ".claude.json"), JSON.stringify({
-    hasCompletedOnboarding: true, lastOnboardingVersion: "2.1.332", theme: "dark",
-    customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-    hasSeenAutoDefaultNotice: true, hasSeenAutoDefaultNudge: true,
-    projects: { [cwd]: { hasTrustDialogAccepted: true, allowedTools: [] } },
-  }));
-  // Our hooks, installed as a person would; then the manual permission mode,
-  // in which Claude Code asks before running a command.
-  const env = { ...process.env, HOME: home };
-  delete env.CLAUDE_CONFIG_DIR;
-  execFileSync(REPORTER, ["install", "--cli", "claude-code"], { env });
-  const settingsPath = join(home, ".claude", "settings.json");
-  const settings = JSON.parse(readFileSync(settingsPath, "utf8"));
-  writeFileSync(settingsPath, JSON.stringify({ ...settings, permissions: { defaultMode: "default" } }, null, 2));
-
-  vars = {
-    HOME: home, PATH: process.env.PATH, TERM: "xterm-256color",
-    ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: key,
-    DISABLE_TELEMETRY: 1, DISABLE_AUTOUPDATER: 1, DISABLE_ERROR_REPORTING: 1, DISABLE_BUG_COMMAND: 1,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1, CLAUDE_CODE_DISABLE_FEATURE_FLAGS: 1, CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: 1,
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
-    NEEDS_YOU_RECORD_DIR: recorded(home),
-  };
-  // A pane gets the tmux server's environment: set ours in the pane's command.
-  term = inTmux(`needs-you-live-${process.pid}`, cwd, vars, `${CLAUDE}`);
-  await term.waitFor(/❯/, 60_000);
-  await sleep(1500);
+  vars = claudeEnv(live, model, task, REPORTER, { NEEDS_YOU_RECORD_DIR: recorded(home) });
+  term = await startClaude(`needs-you-live-${process.pid}`, live.cwd, vars);
 });
 
 after(async () => {
@@ -317,11 +290,10 @@ test("an answer made for a dialog that was replaced is refused: it never lands o
 test("with the Worker out of reach the dialog stays the terminal's, and nothing hangs", { skip }, async () => {
   // A second Claude Code whose reporter points at a port nobody listens on.
   const file = join(live.cwd, "worker-away");
-  const away = inTmux(`needs-you-live-away-${process.pid}`, live.cwd, { ...vars, NEEDS_YOU_URL: "http://127.0.0.1:9",
-    NEEDS_YOU_STATE_DIR: join(home, "state-away") }, `${CLAUDE}`);
+  let away;
   try {
-    await away.waitFor(/❯/, 60_000);
-    await sleep(1500);
+    away = await startClaude(`needs-you-live-away-${process.pid}`, live.cwd, { ...vars, NEEDS_YOU_URL: "http://127.0.0.1:9",
+      NEEDS_YOU_STATE_DIR: join(home, "state-away") });
     model.next({ tool: "Bash", input: { command: `touch ${file}`, description: "Make it while away" } });
     model.next({ text: "Made it while away." });
     await away.type("make it while away");
@@ -333,7 +305,7 @@ test("with the Worker out of reach the dialog stays the terminal's, and nothing 
     figures.claude_away_terminal_answer_ms = Date.now() - answered;
     assert.ok(existsSync(file));
   } finally {
-    away.stop();
+    away?.stop();
   }
 });
 
