@@ -2,8 +2,9 @@
 # Runs needs-you locally: installs what is missing (scripts/setup.sh), applies
 # the D1 migrations to the local database, and starts `wrangler dev` (which
 # builds the Worker) on 127.0.0.1:8787. Once it answers, prints the page's
-# address with a pairing link for a browser, an owner token, a task credential
-# and a curl line that opens a question. Ctrl-C stops it.
+# address with a pairing link for a browser and one for this machine's
+# command line (one owner for both), an owner token, a task credential and a
+# curl line that opens a question. Ctrl-C stops it.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
@@ -51,7 +52,11 @@ if [ -z "$TASK_CREDENTIAL" ] || ! curl -fs -H "authorization: Bearer $TASK_CREDE
   printf 'OWNER_TOKEN=%s\nTASK_CREDENTIAL=%s\n' "$OWNER_TOKEN" "$TASK_CREDENTIAL" > "$DEMO"
 fi
 
+# Two pairings of the one demo owner: the browser's, and this machine's
+# command line, so that the page, `needs-you ls` and `needs-you run` share one
+# list.
 PAIR_URL=$(curl -fs -X POST -H "authorization: Bearer $OWNER_TOKEN" "$URL/v1/pairings" | json_field url)
+CLI_PAIR_URL=$(curl -fs -X POST -H "authorization: Bearer $OWNER_TOKEN" "$URL/v1/pairings" | json_field url)
 
 cat <<MSG
 
@@ -60,8 +65,8 @@ needs-you is running on $URL  (admin token: .dev.vars; these: $DEMO)
 The page: open this pairing link in a browser (it works once, for 10 minutes):
   $PAIR_URL
 
-The command line (cargo install --path crates/needs-you), on this machine:
-  NEEDS_YOU_ADMIN_TOKEN=\$(sed -n 's/^ADMIN_TOKEN=//p' .dev.vars) needs-you setup $URL
+The command line (cargo install --path crates/needs-you), on this machine, same owner:
+  needs-you login '$CLI_PAIR_URL' --allow answer,tasks
   needs-you run -- claude          # or any command; needs-you ls shows what needs you
 
   export NEEDS_YOU_URL=$URL

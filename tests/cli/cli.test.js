@@ -437,6 +437,29 @@ test("failures: not logged in, a login file others can read, a revoked device, n
   const r4 = (await cli(gone, ["tasks"]));
   assert.equal(r4.code, 4);
   assert.match(r4.stderr, /no answer from http:\/\/127\.0\.0\.1:9/);
+  // The server out of reach never keeps the agent from starting: it runs
+  // unwatched, says so in one line, and its exit code is ours.
+  const ran = join(gone.home, "ran");
+  const unwatched = await cli(gone, ["run", "--", "sh", "-c", `touch ${ran}; exit 7`]);
+  assert.equal(unwatched.code, 7, unwatched.stderr);
+  assert.ok(existsSync(ran), "the command ran");
+  assert.match(unwatched.stderr, /^needs-you: http:\/\/127\.0\.0\.1:9 is out of reach \(.*\): starting sh unwatched$/m);
+  assert.equal(unwatched.stderr.split("\n").filter((l) => l.includes("out of reach")).length, 1);
+
+  // A login the server refuses is replaced by the next one, no logout first.
+  const again = await api("POST", "/v1/pairings", owner.login.token);
+  const relogin = await cli(device, ["login", again.body.url]);
+  assert.equal(relogin.code, 0, relogin.stderr);
+  assert.match(relogin.stderr, /replacing the login to .*, which the server no longer accepts/);
+  assert.equal((await cli(device, ["ls"])).code, 0);
+  // An id that is no open question of this owner says where the ids are.
+  const unknown = await cli(owner, ["dismiss", "q_nosuch"]);
+  assert.equal(unknown.code, 1);
+  assert.equal(unknown.stderr, "needs-you: no open question q_nosuch in your list: `needs-you ls` shows the open ones with their ids\n");
+  // An address without its scheme is told which one it needs.
+  const bare = await cli(machine(), ["setup", "127.0.0.1:8787"], { NEEDS_YOU_ADMIN_TOKEN: ADMIN });
+  assert.equal(bare.code, 2);
+  assert.match(bare.stderr, /needs its scheme: http:\/\/127\.0\.0\.1:8787/);
 
   const tasksBefore = (await api("GET", "/v1/tasks", owner.login.token)).body.tasks.length;
   const r5 = (await cli(owner, ["run", "--", "no-such-agent-here", "x"]));

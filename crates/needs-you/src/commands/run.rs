@@ -35,6 +35,7 @@ use serde_json::json;
 use needs_you_core::Cli;
 
 use needs_you_core::api::NewTask;
+use needs_you_reporter::client::FailureKind;
 use needs_you_reporter::state::{now_micros, write_private};
 
 use super::logged_in;
@@ -196,15 +197,33 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let name = opts.name.unwrap_or_else(|| default_name(&program, &cwd));
-    let task: NewTask = client.post(
+    let created = client.post::<NewTask>(
         "/v1/tasks",
         &json!({"name": name, "expires_in_s": opts.expires_s}),
-    )?;
-    let (task_id, credential) = (task.task_id, task.credential);
-    let env = [
-        ("NEEDS_YOU_URL", client.base().to_owned()),
-        ("NEEDS_YOU_TOKEN", credential),
-    ];
+    );
+    // A server out of reach never keeps a person from starting their agent:
+    // it runs unwatched, and says so once. A refusal (a device without the
+    // right to start tasks) is a set-up to fix, and stops here.
+    let task = match created {
+        Ok(task) => Some(task),
+        Err(f) if matches!(f.kind, FailureKind::Unreachable | FailureKind::Server) => {
+            eprintln!(
+                "needs-you: {} is out of reach ({}): starting {} unwatched",
+                client.base(),
+                f.message,
+                program.to_string_lossy()
+            );
+            None
+        }
+        Err(f) => return Err(f.into()),
+    };
+    let env: Vec<(&str, String)> = match &task {
+        Some(t) => vec![
+            ("NEEDS_YOU_URL", client.base().to_owned()),
+            ("NEEDS_YOU_TOKEN", t.credential.clone()),
+        ],
+        None => Vec::new(),
+    };
     install_forwarding();
     let ended = if new_session {
         ELSEWHERE.store(true, Ordering::SeqCst);
@@ -213,8 +232,11 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         here(&env, &opts.command)
     };
     restore_defaults();
+    let Some(task) = task else {
+        return finish(ended?);
+    };
     // Revoke whatever happened: the task's questions must not outlive it.
-    if let Err(f) = client.delete::<serde_json::Value>(&format!("/v1/tasks/{task_id}")) {
+    if let Err(f) = client.delete::<serde_json::Value>(&format!("/v1/tasks/{}", task.task_id)) {
         eprintln!(
             "needs-you: could not revoke the task {name:?} ({}); it expires by itself in {}",
             f.message,
