@@ -90,6 +90,19 @@ impl Ntfy {
                 });
                 if let Some(click) = &self.click {
                     body["click"] = Value::String(click.clone());
+                    // A question the page can answer gets a button to its
+                    // card. Only a link: a button that acted would carry a
+                    // device credential through the ntfy server.
+                    if q.answer_from_afar.is_some() {
+                        let card = format!(
+                            "{}/#question-{}",
+                            click.trim_end_matches('/'),
+                            q.question_id
+                        );
+                        body["actions"] = serde_json::json!([
+                            {"action": "view", "label": "Answer on the page", "url": card, "clear": false}
+                        ]);
+                    }
                 }
                 Outgoing {
                     method: "POST",
@@ -168,5 +181,34 @@ mod tests {
         let message = body["message"].as_str().unwrap();
         assert!(message.len() <= MAX_MESSAGE_BYTES, "{}", message.len());
         assert!(message.starts_with("\u{1F680}\u{1F680}") && message.ends_with('…'));
+    }
+
+    #[test]
+    fn a_question_the_page_can_answer_gets_a_link_to_its_card_and_nothing_that_acts() {
+        let c = json!({"url": "https://ntfy.sh/topic", "click": "https://needs-you.example.workers.dev/"});
+        let ntfy = Ntfy::from_config(c.as_object().unwrap()).unwrap();
+        let mut q = Question::open(
+            "q_1",
+            "deploy",
+            Cli::ClaudeCode,
+            Kind::Permission,
+            "Run make?",
+            0,
+        );
+        let body = |q: &Question| -> Value {
+            serde_json::from_slice(&ntfy.request(Event::Open, q).body.unwrap()).unwrap()
+        };
+        assert_eq!(
+            body(&q)["actions"],
+            Value::Null,
+            "it takes nothing from afar"
+        );
+        q.digest = Some("ab".repeat(32));
+        q.settle_afar(Some(needs_you_core::afar::Afar::Decision));
+        assert_eq!(
+            body(&q)["actions"],
+            json!([{"action": "view", "label": "Answer on the page",
+                    "url": "https://needs-you.example.workers.dev/#question-q_1", "clear": false}])
+        );
     }
 }
