@@ -25,10 +25,19 @@ start_needs_you() {
   local admin=bench-admin-$RANDOM$RANDOM
   URL=http://127.0.0.1:$1
   wrangler d1 migrations apply DB --local --persist-to "$WORK/ours" < /dev/null > /dev/null
-  wrangler dev --ip 127.0.0.1 --port "$1" --persist-to "$WORK/ours" --var "ADMIN_TOKEN:$admin" \
+  wrangler dev --ip 127.0.0.1 --port "$1" --inspector-port "$((9200 + $1 % 100))" --persist-to "$WORK/ours" --var "ADMIN_TOKEN:$admin" \
     --show-interactive-dev-session=false > "$WORK/ours.log" 2>&1 &
   PIDS+=($!)
   wait_up "$URL"
   OWNER=$(curl -fs -H "authorization: Bearer $admin" -d '{"name":"bench"}' "$URL/v1/owners" | field token)
   TASK=$(curl -fs -H "authorization: Bearer $OWNER" -d '{"name":"bench"}' "$URL/v1/tasks" | field credential)
+}
+
+# many_tasks N: sets TASKS to N more task credentials of OWNER, comma-separated
+# (a load spread over tasks stays under each one's rate of reports).
+many_tasks() {
+  TASKS=$TASK
+  for _ in $(seq 2 "$1"); do
+    TASKS=$TASKS,$(curl -fs -H "authorization: Bearer $OWNER" -d '{"name":"bench"}' "$URL/v1/tasks" | field credential)
+  done
 }

@@ -10,8 +10,11 @@ const opt = (name, dflt) => {
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
 const targets = args.filter((a) => a.includes("=") && !a.startsWith("--")).map((a) => {
-  const [name, url, credential] = a.split("=");
-  return { name, url, credential, latencies: [], pairs: 0, ms: 0, errors: 0 };
+  // Several credentials, comma-separated, are used in turn, a session on one:
+  // the Worker limits each task credential's reports a minute, and an agent
+  // machine's load comes from many tasks.
+  const [name, url, credentials] = a.split("=");
+  return { name, url, credentials: credentials.split(","), latencies: [], pairs: 0, ms: 0, errors: 0 };
 });
 const PAIRS = opt("pairs", 2000);
 const CONCURRENCY = opt("concurrency", 8);
@@ -20,11 +23,11 @@ const ki = args.indexOf("--kind");
 const KIND = ki >= 0 ? args[ki + 1] : "dialog";
 
 let seq = Date.now() * 1000;
-async function send(t, body) {
+async function send(t, credential, body) {
   const start = performance.now();
   const resp = await fetch(`${t.url}/v1/reports`, {
     method: "POST",
-    headers: { authorization: `Bearer ${t.credential}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   await resp.arrayBuffer();
@@ -40,9 +43,10 @@ async function round(t, pairs, roundNo) {
       const i = next++;
       if (i >= pairs) return;
       const session = `bench-${roundNo}-${w}-${i}`;
-      await send(t, { action: "open", kind: KIND, cli: "claude-code", session, seq: ++seq,
+      const credential = t.credentials[i % t.credentials.length];
+      await send(t, credential, { action: "open", kind: KIND, cli: "claude-code", session, seq: ++seq,
         text: "Which auth strategy should I implement?", options: [{ label: "OAuth" }, { label: "Email" }] });
-      await send(t, { action: "close", cli: "claude-code", session, seq: ++seq, reason: "answered" });
+      await send(t, credential, { action: "close", cli: "claude-code", session, seq: ++seq, reason: "answered" });
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));

@@ -10,13 +10,15 @@
 #   KIND=reply PAIRS=3000 CONCURRENCY=16 bash bench/worker.sh
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+# Three wrangler devs start at once: each gets its own inspector port, or two
+# race for the default one and one runtime fails to start.
 
 (cd bench/floor && wrangler d1 migrations apply DB --local --persist-to "$WORK/floor" < /dev/null > /dev/null \
-  && exec wrangler dev --ip 127.0.0.1 --port 8788 --persist-to "$WORK/floor" --show-interactive-dev-session=false) \
+  && exec wrangler dev --ip 127.0.0.1 --port 8788 --inspector-port 9238 --persist-to "$WORK/floor" --show-interactive-dev-session=false) \
   > "$WORK/floor.log" 2>&1 &
 PIDS+=($!)
 (cd bench/fair && wrangler d1 migrations apply DB --local --persist-to "$WORK/fair" < /dev/null > /dev/null \
-  && exec wrangler dev --ip 127.0.0.1 --port 8789 --persist-to "$WORK/fair" --show-interactive-dev-session=false) \
+  && exec wrangler dev --ip 127.0.0.1 --port 8789 --inspector-port 9239 --persist-to "$WORK/fair" --show-interactive-dev-session=false) \
   > "$WORK/fair.log" 2>&1 &
 PIDS+=($!)
 start_needs_you 8787
@@ -24,7 +26,8 @@ wait_up http://127.0.0.1:8788
 wait_up http://127.0.0.1:8789
 FAIR=$(curl -fs -X POST http://127.0.0.1:8789/setup)
 
-node bench/load.mjs "needs-you=$URL=$TASK" "fair=http://127.0.0.1:8789=$FAIR" "insert=http://127.0.0.1:8788=none" \
+many_tasks 64   # 600 reports a minute each (wrangler.toml): the load stays under
+node bench/load.mjs "needs-you=$URL=$TASKS" "fair=http://127.0.0.1:8789=$FAIR" "insert=http://127.0.0.1:8788=none" \
   --pairs "${PAIRS:-2000}" --concurrency "${CONCURRENCY:-8}" --rounds "${ROUNDS:-4}" --kind "${KIND:-dialog}" \
   | tee bench/results/worker.json
 node -e 'const [a, f, i] = require("./bench/results/worker.json");
