@@ -10,7 +10,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ADMIN, ROOT, startWorker, waitFor, sleep } from "../worker/helpers.js";
+import { ADMIN, ROOT, smuggleAnswer, startWorker, waitFor, sleep } from "../worker/helpers.js";
 
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
 const AGENT = join(ROOT, "tests", "answers", "agent.py");
@@ -155,16 +155,7 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
  * An answer put in D1 as if the API had taken it, and pushed to the task's
  * relay: what a relay is handed when something before it failed to refuse.
  */
-async function smuggle(o, q, text) {
-  const id = `ans_smuggled${++n}`;
-  const now = Date.now();
-  await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`).bind(id, q.question_id, q.task_id, o.owner_id, text, now, now).run();
-  const relay = w.mf.getDurableObjectNamespace("RELAY");
-  const stub = (await relay).get((await relay).idFromName(q.task_id));
-  await stub.fetch("https://relay/deliver", { method: "POST", headers: { "x-task-id": q.task_id, "x-answer-id": id } });
-  return id;
-}
+const smuggle = (o, q, text) => smuggleAnswer(w, o.owner_id, q, text);
 
 test("an answer the agent would run as a command is refused at the API, and by the relay if it got one", async () => {
   const o = await owner();

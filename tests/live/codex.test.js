@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
-import { answerFromAfar, inTmux, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -147,10 +147,11 @@ test("two Codex terminals of two tasks: each permission is reported with its own
   await listUntil((l) => l.length === 0);
 });
 
-test("a reply answered from afar is typed into Codex's prompt, and Codex's own hook closes it", { skip }, async () => {
+test("a reply answered from afar is typed into Codex's prompt, and Codex's own hook closes it; one it would run as a command is never typed", { skip }, async () => {
   const delta = await newTask(w, owner.token, { name: "delta" });
   const t = await terminal(delta);
   figures.answer_to_closed_ms = (await answerFromAfar(live, t, model)).ms;
+  await commandNeverTyped(live, t, model);
 });
 
 test("a reply left open at /quit closes", { skip }, async () => {

@@ -2,10 +2,10 @@
 // waited on, and an agent CLI started in its own tmux with only the
 // environment given (a pane gets the tmux server's environment otherwise).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, newOwner, startWorker, waitFor } from "../worker/helpers.js";
+import { call, newOwner, sleep, smuggleAnswer, startWorker, waitFor } from "../worker/helpers.js";
 import { tmux } from "./tmux.js";
 
 /**
@@ -92,3 +92,33 @@ export async function answerFromAfar(live, term, model, answer = "yes, update th
   assert.equal(row.state, "typed");
   return { question: q, ms };
 }
+
+/**
+ * An answer the agent would run as a command, with the real agent in
+ * `term`: its turn ends with a question; `!touch FILE` is refused by the API;
+ * one handed to the relay anyway (written into D1 behind the API's back) is
+ * refused by the relay, and the file never appears. The agent's next prompt
+ * then closes the question.
+ */
+export async function commandNeverTyped(live, term, model) {
+  model.next({ text: "The release is ready. Shall I tag it?" });
+  await term.type("prepare the release");
+  const [q] = await live.listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);
+  const file = join(live.cwd, "owned-by-an-answer");
+  const r = await call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { text: `!touch ${file}` } });
+  assert.deepEqual([r.status, r.body.error], [400, "refused_answer"], r.text);
+  const id = await smuggleAnswer(live.w, live.owner.owner_id, q, `!touch ${file}`);
+  let row;
+  assert.ok(await waitFor(async () => {
+    row = await live.w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();
+    return row?.state === "failed";
+  }, 10_000), JSON.stringify(row));
+  assert.match(row.reason, /can't start with !/);
+  await sleep(1500);
+  assert.equal(existsSync(file), false, "the command never ran");
+  assert.doesNotMatch(term.screen(), /owned-by-an-answer/, "not one key of it reached the prompt");
+  model.next({ text: "Not tagging it, then." });
+  await term.type("not yet");
+  await live.listUntil((l) => l.length === 0, 20_000);
+}
+

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { HERMES, has } from "./clis.js";
-import { answerFromAfar, inTmux, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.sh)";
@@ -123,8 +123,9 @@ test("Ctrl-C on a clarify closes it as interrupted, not answered", { skip }, asy
   assert.equal(model.queued(), 0);
 });
 
-test("a reply answered from afar is typed into Hermes's prompt, and the plugin closes it", { skip }, async () => {
+test("a reply answered from afar is typed into Hermes's prompt, and the plugin closes it; one it would run as a command is never typed", { skip }, async () => {
   figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
+  await commandNeverTyped(live, term, model);
 });
 
 test("a reply ending with a question is listed; /quit closes it", { skip }, async () => {

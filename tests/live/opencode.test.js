@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, OPENCODE_PLUGIN_DIR, has } from "./clis.js";
-import { answerFromAfar, inTmux, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
@@ -117,8 +117,9 @@ test("a reply interrupted mid-stream is judged by the text it streamed", { skip 
   await term.waitFor(/Fixed\./);
 });
 
-test("a reply answered from afar is typed into OpenCode's prompt, and the plugin closes it", { skip }, async () => {
+test("a reply answered from afar is typed into OpenCode's prompt, and the plugin closes it; one it would run as a command is never typed", { skip }, async () => {
   figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
+  await commandNeverTyped(live, term, model);
 });
 
 // ---- decisions and choices from afar, handed to OpenCode by our plugin
