@@ -12,8 +12,9 @@
 //! ```
 //!
 //! A waiter is the `PermissionRequest` hook of Claude Code (which runs while
-//! its dialog is on screen, and is ended when the person answers there
-//! first), or `report-prompt __await`, which our OpenCode plugin starts. It
+//! its dialog is on screen, and ends itself when the transcript shows the
+//! person answered there: [`crate::answered_there`]), or `report-prompt
+//! __await`, which our OpenCode plugin starts and ends. It
 //! waits on the socket, without a network connection of its own and without
 //! polling; it never delays the dialog, which is already on screen. The
 //! relay hands an answer only to the waiter whose session and digest are the

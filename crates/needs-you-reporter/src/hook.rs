@@ -179,8 +179,8 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
 /// ([`afar::wait`]); with one, prints the hook's decision on stdout, which
 /// is how Claude Code takes it (the one thing this hook ever prints), tells
 /// the relay the agent has it, and closes the question here. Without one (a
-/// person answered in the terminal, and Claude Code ended this hook; or the
-/// wait ran out), nothing: the dialog stays the terminal's.
+/// person answered in the terminal, as the transcript tells, or Esc ended
+/// this hook, or the wait ran out), nothing: the dialog stays the terminal's.
 fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Value) {
     let Ok(target) = send::Target::from_env() else {
         return;
