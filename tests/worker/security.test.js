@@ -283,7 +283,8 @@ test("refused requests move nothing, the list's revision included", async () => 
     ["POST", `/v1/questions/${closed}/dismiss`, ana.token, 409],
     ["POST", "/v1/questions/q_nothere/dismiss", ana.token, 404],
     ["POST", `/v1/questions/${dialog}/answers`, ana.token, 409, { text: "y" }],
-    ["POST", `/v1/questions/${reply}/answers`, ana.token, 409, { text: "second" }],
+    ["POST", `/v1/questions/${reply}/answers`, ana.token, 409, { decision: "allow", digest: "0".repeat(64) }],
+    ["DELETE", "/v1/answers/ans_nothere", ana.token, 404],
     ["POST", `/v1/questions/${reply}/answers`, ana.token, 400, { text: "!rm -rf ~" }],
     ["DELETE", `/v1/tasks/${bosTask.task_id}`, ana.token, 404],
   ];
