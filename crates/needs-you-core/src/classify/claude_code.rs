@@ -92,18 +92,21 @@ pub(super) fn takeable(event: &Value) -> Option<Takeable> {
         return None;
     }
     let tool = str_field(event, "tool_name")?;
-    let input = event.get("tool_input").cloned().unwrap_or(json!({}));
-    match (str_field(event, "hook_event_name")?, tool) {
-        ("PreToolUse" | "PermissionRequest", ASK_TOOL) => Some(Takeable::new(
-            Afar::Choices,
-            tool,
-            &input,
-            dialog_questions(input.get("questions"), true),
-        )),
-        ("PermissionRequest", PLAN_TOOL) => None,
-        ("PermissionRequest", _) => Some(Takeable::new(Afar::Decision, tool, &input, Vec::new())),
-        _ => None,
-    }
+    // Decided on the event's name first: every other event (a `PostToolUse`
+    // with a whole file in its input) costs nothing here.
+    let takes = match (str_field(event, "hook_event_name")?, tool) {
+        ("PreToolUse" | "PermissionRequest", ASK_TOOL) => Afar::Choices,
+        ("PermissionRequest", PLAN_TOOL) => return None,
+        ("PermissionRequest", _) => Afar::Decision,
+        _ => return None,
+    };
+    let empty = json!({});
+    let input = event.get("tool_input").unwrap_or(&empty);
+    let questions = match takes {
+        Afar::Choices => dialog_questions(input.get("questions"), true),
+        _ => Vec::new(),
+    };
+    Some(Takeable::new(takes, tool, input, questions))
 }
 
 /// What the `PermissionRequest` hook prints to take `answer`: allow once or
