@@ -62,8 +62,16 @@ impl DurableObject for Relay {
             }
             "/deliver" => {
                 let answer_id = req.headers().get("x-answer-id")?.unwrap_or_default();
-                if let Some(answer) = store::answer_on_its_way(&self.env, &answer_id).await? {
-                    for ws in self.state.get_websockets() {
+                // With no relay connected the answer stays queued: it can
+                // still be taken back or replaced, and goes at the hello.
+                let sockets = self.state.get_websockets();
+                if sockets.is_empty() {
+                    return Response::empty();
+                }
+                if let Some(answer) =
+                    store::claim_answer(&self.env, &task_id, &answer_id, now_ms()).await?
+                {
+                    for ws in sockets {
                         send(&ws, answer.clone());
                     }
                 }

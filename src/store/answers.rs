@@ -18,14 +18,13 @@ const PENDING: &str = "
 SELECT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.state IN ('queued', 'delivered')) AS pending
 FROM questions q WHERE q.id = ?1";
 
-/// An answer still `queued` (the agent's machine never had it: its relay is
-/// away) gives way to a newer one, under the same conditions as [`QUEUE`],
+/// An answer still `queued` and never sent (its relay is away) gives way to a newer one, under the same conditions as [`QUEUE`],
 /// so that a refused new answer changes nothing. One `delivered` is the
 /// agent's machine's already, and is not replaced. Binds ?1 the question id,
 /// ?2 the owner id, ?3 now, ?4 the digest the new answer is for (or null).
 const REPLACE_QUEUED: &str = "
 UPDATE answers SET state = 'failed', reason = 'replaced by a newer answer', updated_at = ?3
-WHERE question_id = ?1 AND owner_id = ?2 AND state = 'queued'
+WHERE question_id = ?1 AND owner_id = ?2 AND state = 'queued' AND sent_at IS NULL
   AND EXISTS (
     SELECT 1 FROM questions q JOIN tasks t ON t.id = q.task_id
     WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND (?4 IS NULL OR q.digest = ?4)
@@ -156,6 +155,16 @@ FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered')
 ORDER BY a.created_at";
 
+/// Marks the task's queued answers sent (`sent_at`), in the statement that
+/// picks them for its connected relay, so that taking one back or replacing
+/// it (which need `sent_at IS NULL`) either happens before it is sent, and
+/// it is not, or is refused: the agent's machine may act on a sent answer
+/// before it says so. Binds ?1 the task id, ?2 now, ?3 one answer's id (or
+/// null for all of them).
+const MARK_SENT: &str = "
+UPDATE answers SET sent_at = ?2
+WHERE task_id = ?1 AND state = 'queued' AND sent_at IS NULL AND (?3 IS NULL OR id = ?3)";
+
 /// An answer on its way, as D1 keeps it: its body as JSON (none in the
 /// rows of answers made before there were other forms than a text).
 #[derive(Deserialize)]
@@ -186,6 +195,8 @@ impl From<OnItsWay> for relay::Answer {
     }
 }
 
+/// Every answer of the task for its relay, which just connected, marked
+/// sent ([`MARK_SENT`]).
 pub async fn answers_on_their_way(
     env: &Env,
     task_id: &str,
@@ -196,10 +207,11 @@ pub async fn answers_on_their_way(
         .batch(vec![
             stmt(&db, FAIL_CLOSED, &[s(task_id), n(now)])?,
             stmt(&db, BUMP_REVISION_IF_FAILED_NOW, &[s(task_id), n(now)])?,
+            stmt(&db, MARK_SENT, &[s(task_id), n(now), JsValue::NULL])?,
             stmt(&db, ON_THEIR_WAY, &[s(task_id)])?,
         ])
         .await?;
-    Ok(results[2]
+    Ok(results[3]
         .results::<OnItsWay>()?
         .into_iter()
         .map(relay::Answer::from)
@@ -214,12 +226,26 @@ SELECT a.id AS answer_id, a.question_id, q.session,
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL";
 
-pub async fn answer_on_its_way(env: &Env, answer_id: &str) -> Result<Option<relay::Answer>> {
+/// The answer for the task's connected relay, marked sent ([`MARK_SENT`]),
+/// if it is still on its way.
+pub async fn claim_answer(
+    env: &Env,
+    task_id: &str,
+    answer_id: &str,
+    now: f64,
+) -> Result<Option<relay::Answer>> {
     let db = db(env)?;
-    let row: Option<OnItsWay> = stmt(&db, ONE_ON_ITS_WAY, &[s(answer_id)])?
-        .first(None)
+    let results = db
+        .batch(vec![
+            stmt(&db, MARK_SENT, &[s(task_id), n(now), s(answer_id)])?,
+            stmt(&db, ONE_ON_ITS_WAY, &[s(answer_id)])?,
+        ])
         .await?;
-    Ok(row.map(relay::Answer::from))
+    Ok(results[1]
+        .results::<OnItsWay>()?
+        .into_iter()
+        .next()
+        .map(relay::Answer::from))
 }
 
 /// Moves the task's answer to `state` from one that may precede it. Binds ?1
@@ -276,11 +302,12 @@ SELECT id AS answer_id, question_id, state, reason, text, created_at, updated_at
        CASE WHEN device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = answers.device_id) END AS answered_by
 FROM answers WHERE id = ?1 AND owner_id = ?2";
 
-/// Takes back the owner's answer ?1 if it is still `queued`: the agent's
+/// Takes back the owner's answer ?1 if it is still `queued` and was never
+/// sent ([`MARK_SENT`]): the agent's
 /// machine never had it. Binds ?1 the answer id, ?2 the owner id, ?3 now.
 const TAKE_BACK: &str = "
 UPDATE answers SET state = 'failed', reason = 'taken back', updated_at = ?3
-WHERE id = ?1 AND owner_id = ?2 AND state = 'queued'
+WHERE id = ?1 AND owner_id = ?2 AND state = 'queued' AND sent_at IS NULL
 RETURNING id";
 
 /// What taking an answer back did.

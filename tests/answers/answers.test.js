@@ -432,6 +432,25 @@ test("an answer whose question closed while the relay was away fails with that r
   assert.equal(keys(first.dir).length, 0);
 });
 
+test("an answer sent to a connected relay can no longer be taken back or replaced: nothing the agent may act on is marked undone", async () => {
+  const o = await owner();
+  const t = o.task.credential;
+  const q = (await api("POST", "/v1/reports", t, { cli: "claude-code", session: "wire", seq: 1, action: "open", kind: "reply",
+    text: "Shall I?", terminal: { kind: "tmux", host: "h", cwd: "/", target: "x:0.0" } })).body;
+  const relay = await relayByHand(t);
+  const a = (await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "yes" })).body;
+  assert.ok(await waitFor(() => relay.got.some((m) => m.answer_id === a.answer_id), 5000), "sent to the relay");
+  // The relay has not said 'received' yet: the answer is on the wire all the same.
+  const back = await api("DELETE", `/v1/answers/${a.answer_id}`, o.token);
+  assert.deepEqual([back.status, back.body.error], [409, "not_queued"]);
+  const other = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "no" });
+  assert.deepEqual([other.status, other.body.error], [409, "answer_pending"]);
+  // Only the first answer ever reached the relay (its hello and its delivery may both send it:
+  // the relay knows an answer by its id).
+  assert.deepEqual([...new Set(relay.got.filter((m) => m.type === "answer").map((m) => m.answer_id))], [a.answer_id]);
+  relay.ws.close(1000, "done");
+});
+
 test("a relay whose 'typed' was lost in a drop says it again after the question closed: the answer ends typed, not failed", async () => {
   const o = await owner();
   const t = o.task.credential;
