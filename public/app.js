@@ -178,6 +178,10 @@ function card(q, now) {
   options.hidden = !options.children.length || q.answer_from_afar === "choices";
   el.querySelector(".terminal").textContent = terminalLine(q.terminal);
   el.querySelector(".terminal").hidden = !q.terminal;
+  // The pane it came from, read-only, where its machine can show it.
+  const show = el.querySelector(".show-screen");
+  show.hidden = !q.screen;
+  show.addEventListener("click", () => import("./screen.js").then((s) => s.show(q)));
   answerArea(q, el);
   el.querySelector(".dismiss").addEventListener("click", () => dismiss(q, el));
   return el;

@@ -26,6 +26,6 @@ export function deviceName(ua = navigator.userAgent) {
 
 /** What a device may do, for a person: "see what needs you, answer and approve, …". */
 export function mayDo(rights = []) {
-  const words = { tasks: "start and stop tasks", answer: "answer and approve", pair: "pair further devices" };
+  const words = { tasks: "start and stop tasks", answer: "answer and approve", pair: "pair further devices", screen: "see the agents' terminals" };
   return ["see what needs you", ...rights.map((r) => words[r]).filter(Boolean)].join(", ");
 }

@@ -39,6 +39,7 @@ impl Person {
             Right::Tasks => "start or stop tasks",
             Right::Answer => "answer, approve or dismiss questions",
             Right::Pair => "pair other devices",
+            Right::Screen => "see the agents' terminals",
         };
         Err(ApiError::new(
             403,

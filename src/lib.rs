@@ -17,7 +17,8 @@
 //! * [`alarm`]: what the alarm does: follow the rules until they say wait.
 //! * [`channels`]: ntfy, webhook and Web Push requests, built as data; the one
 //!   send, and one attempt of one channel (`channels::attempt`).
-//! * [`relay`]: the Durable Object holding a task's relay socket, for answers.
+//! * [`relay`]: the Durable Object holding a task's relay socket, for answers
+//!   and the screens Show terminal asks for.
 //! * [`config`]: the settings, from vars and secrets; [`limits`]: how much
 //!   one owner, task or credential may hold or do.
 //! * [`ids`]: random ids, credentials, their hashes, the clock.

@@ -18,12 +18,14 @@ pub const PAIRING_CODES_PER_OWNER: u32 = 5;
 pub const LIST_QUESTIONS: u32 = 50;
 
 /// The runtime's rate limiters (`[[ratelimits]]` in `wrangler.toml`, which
-/// holds their numbers): reports per task credential, and answers per owner
-/// or device credential, per minute.
+/// holds their numbers): reports per task credential, and answers and
+/// screens per owner or device credential, per minute.
 #[derive(Debug, Clone, Copy)]
 pub enum Rate {
     Reports,
     Answers,
+    /// Screens asked for (Show terminal), per owner or device credential.
+    Screens,
 }
 
 impl Rate {
@@ -31,6 +33,7 @@ impl Rate {
         match self {
             Rate::Reports => "REPORT_RATE",
             Rate::Answers => "ANSWER_RATE",
+            Rate::Screens => "SCREEN_RATE",
         }
     }
 }
@@ -53,6 +56,9 @@ pub async fn within_rate(
             match rate {
                 Rate::Reports => "this task reports faster than any agent asks: slow down",
                 Rate::Answers => "too many answers from this credential in a minute: wait a moment",
+                Rate::Screens => {
+                    "too many screens asked for by this credential in a minute: wait a moment"
+                }
             },
         )),
         // The limiter failing is no reason to refuse a person.

@@ -72,6 +72,7 @@ impl Question {
                 why_not: None,
                 questions: vec![],
                 digest: None,
+                screen: false,
             },
             task_expires_at: None,
             task_revoked: false,
@@ -128,6 +129,10 @@ impl<'de> Deserialize<'de> for Question {
             Some(Value::String(t)) => Afar::parse(&t),
             _ => None,
         };
+        let task_screen = match row.remove("task_screen") {
+            Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0) != 0.0,
+            _ => false,
+        };
         let questions = json_text(row.remove("questions"), Value::Array(vec![]));
         row.insert("questions".into(), questions);
         if !matches!(row.get("digest"), Some(Value::String(_))) {
@@ -136,6 +141,11 @@ impl<'de> Deserialize<'de> for Question {
         let mut shown: api::Question =
             serde_json::from_value(Value::Object(row)).map_err(serde::de::Error::custom)?;
         shown.settle_afar(takes);
+        shown.screen = task_screen
+            && shown
+                .terminal
+                .as_ref()
+                .is_some_and(|t| t.kind == needs_you_core::TerminalKind::Tmux);
         Ok(Question {
             shown,
             task_expires_at,

@@ -9,12 +9,24 @@
 //! answer still on its way, so one queued while it was away arrives once it
 //! is back. Revoking the task closes its sockets (`/close`).
 //!
+//! Show terminal asks the relay for a pane's screen (`/screen`): the object
+//! sends the ask, waits for the relay's answer to it by its request id, and
+//! hands it back to the one request that asked. A screen is held in memory
+//! only while it passes; nothing of it is stored or logged.
+//!
 //! The messages are `needs_you_core::relay`'s, the relay's own types. Every
 //! state change is checked against the socket's own task in D1, so a relay
 //! can only ever touch its own task's answers.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures_channel::oneshot;
+use futures_util::future::{select, Either};
 use needs_you_core::relay::{
-    Answer, FromRelay, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED, MAX_REASON_CHARS,
+    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
+    MAX_REASON_CHARS,
 };
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
@@ -29,6 +41,21 @@ use needs_you_core::api::AnswerState;
 pub struct Relay {
     state: State,
     env: Env,
+    /// The screens asked for and not answered yet, by request id.
+    screens: RefCell<HashMap<String, oneshot::Sender<ScreenReply>>>,
+}
+
+/// How long a screen may take: a relay answers in milliseconds; one that
+/// does not within this is taken to be gone.
+const SCREEN_WITHIN: Duration = Duration::from_secs(5);
+
+/// What became of a screen asked of the task's relay.
+pub enum Asked {
+    Reply(ScreenReply),
+    /// No relay of the task is connected.
+    NoRelay,
+    /// Its relay did not answer in time.
+    Late,
 }
 
 fn send(ws: &WebSocket, answer: Answer) {
@@ -39,7 +66,11 @@ fn send(ws: &WebSocket, answer: Answer) {
 
 impl DurableObject for Relay {
     fn new(state: State, env: Env) -> Self {
-        Relay { state, env }
+        Relay {
+            state,
+            env,
+            screens: RefCell::new(HashMap::new()),
+        }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -76,6 +107,32 @@ impl DurableObject for Relay {
                     }
                 }
                 Response::empty()
+            }
+            "/screen" => {
+                let session = req.headers().get("x-session")?.unwrap_or_default();
+                let seen = req.headers().get("x-seen")?.filter(|s| !s.is_empty());
+                let sockets = self.state.get_websockets();
+                if sockets.is_empty() {
+                    return Response::error("no relay", 409);
+                }
+                let request_id = crate::ids::new_id("scr_");
+                let (tx, rx) = oneshot::channel();
+                self.screens.borrow_mut().insert(request_id.clone(), tx);
+                let ask = ToRelay::Screen(ScreenAsk {
+                    request_id: request_id.clone(),
+                    session,
+                    seen,
+                })
+                .to_frame();
+                for ws in sockets {
+                    let _ = ws.send_with_str(&ask);
+                }
+                let waited = select(rx, worker::Delay::from(SCREEN_WITHIN)).await;
+                self.screens.borrow_mut().remove(&request_id);
+                match waited {
+                    Either::Left((Ok(reply), _)) => Response::from_json(&reply),
+                    _ => Response::error("late", 504),
+                }
             }
             "/close" => {
                 for ws in self.state.get_websockets() {
@@ -117,6 +174,13 @@ impl DurableObject for Relay {
             }
             FromRelay::Taken { answer_id } => {
                 mark(&self.env, &task_id, &answer_id, AnswerState::Taken, now).await?
+            }
+            FromRelay::Screen(reply) => {
+                // Only the request that asked gets it; one nobody waits for
+                // (late, or never asked) is dropped.
+                if let Some(tx) = self.screens.borrow_mut().remove(&reply.request_id) {
+                    let _ = tx.send(reply);
+                }
             }
             FromRelay::Failed { answer_id, reason } => {
                 let reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
@@ -218,6 +282,24 @@ pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
     {
         worker::console_error!("could not reach the relay object of {task_id}: {e}");
     }
+}
+
+/// Asks the task's relay for the screen of `session`'s pane; `seen`, the
+/// digest of the screen the reader has.
+pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Result<Asked> {
+    let mut resp = call(
+        env,
+        task_id,
+        Method::Get,
+        "/screen",
+        &[("x-session", session), ("x-seen", seen)],
+    )
+    .await?;
+    Ok(match resp.status_code() {
+        200 => Asked::Reply(resp.json().await?),
+        409 => Asked::NoRelay,
+        _ => Asked::Late,
+    })
 }
 
 /// The task was revoked: its relay is cut off at once.

@@ -9,6 +9,7 @@ mod owners;
 mod page;
 mod push;
 mod reports;
+mod screens;
 mod tasks;
 
 use needs_you_core::report::MAX_BODY_BYTES;
@@ -93,6 +94,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         }
         ["v1", "questions", id, "dismiss"] => {
             methods!(method, p; Post => needs_you::dismiss(req, env, id).await)
+        }
+        ["v1", "questions", id, "screen"] => {
+            methods!(method, p; Get => screens::get(req, env, id).await)
         }
         ["v1", "questions", id, "answers"] => {
             methods!(method, p; Post => answers::post(req, env, ctx, id).await)

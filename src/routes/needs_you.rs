@@ -30,6 +30,7 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
         }
     }
     let page = store::list_page(env, &person.owner_id, now).await?;
+    let sees_screens = person.rights.has(Right::Screen);
     // Each question with who asks, in the words every screen shows, and its
     // latest answer (the last in order wins), or null.
     let questions: Vec<api::Listed> = page
@@ -43,7 +44,10 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
                 .rev()
                 .find(|a| a.question_id == q.question_id)
                 .map(|a| a.answer.clone()),
-            question: q.shown,
+            question: api::Question {
+                screen: q.screen && sees_screens,
+                ..q.shown
+            },
         })
         .collect();
     let list = api::NeedsYou {

@@ -17,7 +17,8 @@ pub const MAX_EXPIRES_IN_S: u64 = 365 * 24 * 3600;
 /// revokes (a wrapper killed, a script that forgot) must not work forever.
 pub const DEFAULT_EXPIRES_IN_S: u64 = 7 * 24 * 3600;
 
-/// `POST /v1/tasks {name, expires_in_s?}`: the credential is shown once.
+/// `POST /v1/tasks {name, expires_in_s?, screen?}`: the credential is shown
+/// once. `screen: false` makes a task whose panes are never shown.
 pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
     person.may(Right::Tasks)?;
@@ -38,6 +39,16 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
             }
         },
     };
+    let screen = match body.get("screen") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "`screen` must be true or false",
+            ))
+        }
+    };
     let (id, credential) = (new_id("tsk_"), new_token(TASK_PREFIX));
     let hash = sha256_hex(credential.as_bytes());
     let made = store::create_task(
@@ -49,6 +60,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
             credential_hash: &hash,
             expires_at,
             created_by: person.device_id.as_deref(),
+            screen,
         },
         now,
     )

@@ -85,14 +85,17 @@ pub struct TaskRow<'a> {
     pub expires_at: f64,
     /// The device that asked, revoked with it; none for the owner's token.
     pub created_by: Option<&'a str>,
+    /// Whether its panes may be shown (Show terminal).
+    pub screen: bool,
 }
 
 /// The task, while its owner has fewer than ?8 live tasks. Binds ?1 id, ?2
 /// owner id, ?3 name, ?4 the credential's hash, ?5 now, ?6 when it expires,
-/// ?7 the device that made it (or null), ?8 the limit.
+/// ?7 the device that made it (or null), ?8 the limit, ?9 whether its panes
+/// may be shown (1 or 0).
 const CREATE_TASK: &str = "
-INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at, created_by)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+INSERT INTO tasks (id, owner_id, name, credential_hash, created_at, expires_at, created_by, screen)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9
 WHERE (SELECT COUNT(*) FROM tasks WHERE owner_id = ?2 AND revoked_at IS NULL
        AND (expires_at IS NULL OR expires_at > ?5)) < ?8
 RETURNING id";
@@ -115,6 +118,7 @@ pub async fn create_task(env: &Env, t: &TaskRow<'_>, now: f64) -> Result<bool> {
         n(t.expires_at),
         t.created_by.map_or(wasm_bindgen::JsValue::NULL, s),
         n(f64::from(limits::TASKS_PER_OWNER)),
+        n(if t.screen { 1.0 } else { 0.0 }),
     ];
     let results = db
         .batch(vec![

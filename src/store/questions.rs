@@ -239,7 +239,7 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()>
 pub(super) const NEEDS_YOU: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable, q.takes, q.digest, q.questions
+       q.terminal, q.answerable, q.takes, q.digest, q.questions, t.screen AS task_screen
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
 ORDER BY q.opened_at DESC LIMIT ?3";
@@ -255,7 +255,8 @@ WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.exp
 const BY_ID: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.owner_id, t.revoked_at AS task_revoked_at
+       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.owner_id, t.revoked_at AS task_revoked_at,
+       t.screen AS task_screen
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1";
 

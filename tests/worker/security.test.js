@@ -42,7 +42,7 @@ test("a device does only what it was paired to do; a code grants at most its mak
 
   // The page's default: everything.
   const phone = await device(ana.token);
-  assert.deepEqual(phone.rights, ["tasks", "answer", "pair"]);
+  assert.deepEqual(phone.rights, ["tasks", "answer", "pair", "screen"]);
 
   // An agent machine's login: tasks only.
   const agentBox = await device(ana.token, { ask: ["tasks"] });

@@ -52,6 +52,11 @@ pub struct Question {
     /// sends back so that it lands on this very request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// Whether its pane can be shown (Show terminal): it is in tmux, its task
+    /// was not started without it, and, in the list, the reader may see
+    /// terminals.
+    #[serde(default)]
+    pub screen: bool,
 }
 
 impl Question {
@@ -195,6 +200,9 @@ wire_enum! {
         Answer = "answer",
         /// Make pairing codes, which grant at most these same rights.
         Pair = "pair",
+        /// See the agent's terminal (Show terminal), which may hold what the
+        /// agent printed: secrets too.
+        Screen = "screen",
     }
 }
 
@@ -497,7 +505,8 @@ mod tests {
             "session": "s", "cli": "codex", "kind": "reply", "text": "Go on?", "options": [],
             "opened_at": 1, "notified_at": null, "closed_at": null, "close_reason": null,
             "terminal": {"kind": "tmux", "host": "box", "cwd": "/w", "target": "a:0.0"},
-            "answerable": true, "answer_from_afar": "text", "who": "Codex asked in a reply",
+            "answerable": true, "answer_from_afar": "text", "screen": true,
+            "who": "Codex asked in a reply",
             "answer": {"answer_id": "ans_1", "state": "typed", "reason": null, "text": "yes",
                        "updated_at": 2, "form": "text", "by": "Ana's phone"}});
         let listed: Listed = serde_json::from_value(v.clone()).unwrap();
@@ -567,7 +576,11 @@ mod tests {
         let narrow = Rights::all().and(&Rights::from_list("tasks"));
         assert!(narrow.has(Right::Tasks) && !narrow.has(Right::Answer));
         assert_eq!(Rights::from_list("").to_list(), "");
-        assert_eq!(Rights::all().bits(), 0b111);
+        assert_eq!(Rights::all().bits(), 0b1111);
+        assert!(
+            !Rights::from_bits(0b111).has(Right::Screen),
+            "devices paired before the screen right do not have it"
+        );
         assert_eq!(Rights::from_bits(0b101 | 1 << 20).to_list(), "tasks,pair");
         assert_eq!(Rights::from_bits(r.bits()), r);
         assert!(serde_json::from_value::<Rights>(json!(["root"])).is_err());

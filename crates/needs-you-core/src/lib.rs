@@ -18,6 +18,8 @@
 //!   reads: the list, a question, a task, an answer.
 //! * [`relay`]: the messages between the Worker and the relay on the agent's
 //!   machine, and the socket's close codes.
+//! * [`screen`]: a terminal's screen for Show terminal: read from tmux,
+//!   bounded, cleaned, drawn.
 //! * [`url`]: which server addresses a client may talk to.
 //! * `wire`: the macro that makes an enum travel as a fixed set of strings.
 
@@ -32,6 +34,7 @@ pub mod kinds;
 pub mod question;
 pub mod relay;
 pub mod report;
+pub mod screen;
 pub mod text;
 pub mod url;
 

@@ -12,7 +12,14 @@
 //! relay  -> Worker   {"type": "typed", answer_id}           a text, typed
 //! relay  -> Worker   {"type": "taken", answer_id}           a decision or choices, taken by the agent
 //! relay  -> Worker   {"type": "failed", answer_id, reason}
+//! Worker -> relay    {"type": "screen", request_id, session, seen?}   Show terminal
+//! relay  -> Worker   {"type": "screen", request_id, digest?, screen? | refused?}
 //! ```
+//!
+//! A `screen` asks for the pane of the session's open question: the relay
+//! answers with the screen, or with its digest alone when it is still the
+//! one the reader has (`seen`), or with why it will not show it. The Worker
+//! waits for the answer to pass it on; nothing of it is kept.
 //!
 //! On a `hello` the Worker sends every answer of the task still on its way.
 //! A message of a type the reader does not know is skipped, so either end
@@ -21,6 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::afar::AnswerBody;
+use crate::screen::Screen;
 
 /// The close code of a relay whose task was revoked: stop, do not reconnect.
 pub const CLOSE_REVOKED: u16 = 4001;
@@ -50,11 +58,39 @@ pub struct Answer {
     pub digest: Option<String>,
 }
 
+/// A reader asks to see the pane of a session's open question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScreenAsk {
+    /// Names the answer, which goes back to this reader only.
+    pub request_id: String,
+    /// The CLI's session of the question.
+    pub session: String,
+    /// The digest of the screen the reader shows already, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<String>,
+}
+
+/// The relay's answer to a [`ScreenAsk`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ScreenReply {
+    pub request_id: String,
+    /// The screen's digest ([`Screen::digest`]); none when refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The screen; none when the reader has it already, or when refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<Screen>,
+    /// Why the relay does not show the pane, for a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
 /// What the Worker sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ToRelay {
     Answer(Answer),
+    Screen(ScreenAsk),
 }
 
 /// What the relay sends.
@@ -71,6 +107,8 @@ pub enum FromRelay {
     Taken { answer_id: String },
     /// Not typed, and why, for the person.
     Failed { answer_id: String, reason: String },
+    /// A pane's screen, asked for.
+    Screen(ScreenReply),
 }
 
 impl FromRelay {
@@ -123,8 +161,26 @@ mod tests {
             "question_id": "q", "session": "s", "session_seq": 3, "decision": "deny",
             "message": "no", "digest": "d"}))
         .unwrap();
-        let ToRelay::Answer(a) = decide;
+        let ToRelay::Answer(a) = decide else {
+            panic!("an answer")
+        };
         assert_eq!(a.digest.as_deref(), Some("d"));
         assert!(matches!(a.body, AnswerBody::Decision { .. }));
+        let ask = ToRelay::Screen(ScreenAsk {
+            request_id: "r1".into(),
+            session: "s".into(),
+            seen: None,
+        });
+        assert_eq!(
+            ask.to_frame(),
+            r#"{"type":"screen","request_id":"r1","session":"s"}"#
+        );
+        let reply: FromRelay = serde_json::from_value(json!({"type": "screen", "request_id": "r1",
+            "digest": "ab", "screen": {"width": 80, "height": 24, "lines": [[{"t": "hi", "fg": 1}]]}}))
+        .unwrap();
+        let FromRelay::Screen(reply) = reply else {
+            panic!("a screen")
+        };
+        assert_eq!(reply.screen.unwrap().lines[0][0].fg, Some(1));
     }
 }

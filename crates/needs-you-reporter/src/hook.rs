@@ -154,8 +154,9 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             if let Some((path, _)) = transcript {
                 watch::start(&dir, &session, &path);
             }
-            // A reply in a pane answers can be typed into: the relay waits for
-            // them. Elsewhere, no pane of an earlier question may stay recorded.
+            // A question in a pane: the relay waits for answers to type, and
+            // shows the pane when asked (Show terminal). Elsewhere, no pane of
+            // an earlier question may stay recorded.
             let Some(pane) = here.pane else {
                 relay::forget_pane(dir.path(), &session);
                 return Ok(());
@@ -165,9 +166,7 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
                 pane,
             };
             relay::record_pane(dir.path(), &session, &record);
-            if kind == Kind::Reply {
-                relay::ensure_relay(dir.path(), &target)?;
-            }
+            relay::ensure_relay(dir.path(), &target)?;
             Ok(())
         }
         Decision::Close { reason } => questions::close(&dir, cli, &session, reason, None),

@@ -16,6 +16,12 @@
 //!    Enter a second later;
 //! 4. says `typed`, or `failed` with the reason.
 //!
+//! It also shows the pane of a session's open question when the Worker asks
+//! (Show terminal, [`Relay::screen`]): only a pane recorded for an open
+//! question of its own task, only while that pane still runs the agent,
+//! read at most every [`SCREEN_EVERY`] (a faster reader gets the same
+//! screen again), never with `NEEDS_YOU_NO_SCREEN` set.
+//!
 //! A dropped connection is made again after a pause (1 s, doubling to 30 s
 //! while connections keep failing or dropping at once); answers queued
 //! meanwhile come on the `hello`. An answer id already handled is never typed
@@ -34,7 +40,10 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use needs_you_core::afar::AnswerBody;
-use needs_you_core::relay::{Answer, FromRelay, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED};
+use needs_you_core::relay::{
+    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
+};
+use needs_you_core::screen::Screen;
 use needs_you_core::Kind;
 use serde::{Deserialize, Serialize};
 use tungstenite::client::IntoClientRequest;
@@ -52,6 +61,9 @@ use crate::terminal::{self, Pane};
 const TICK: Duration = Duration::from_secs(20);
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The shortest time between two reads of one pane: a reader asking faster
+/// is sent the last screen, so that no reader can make tmux work harder.
+pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
 
 /// What the hook records for an open question's session: its pane, and the
 /// task it reports for (the outbox key of its server and credential).
@@ -123,16 +135,30 @@ fn anything_open(dir: &StateDir, task: &str) -> bool {
     })
 }
 
+/// The pane recorded for the session's open question, if the question is
+/// of this task.
+fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<Pane, String> {
+    std::fs::read_to_string(pane_file(dir.path(), session))
+        .ok()
+        .and_then(|t| serde_json::from_str::<PaneRecord>(&t).ok())
+        .filter(|r| r.task == task)
+        .map(|r| r.pane)
+        .ok_or_else(|| "this machine has no record of that question's terminal".into())
+}
+
 /// Why this answer may not be typed, or the pane to type it into.
 fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
-    let record: PaneRecord = std::fs::read_to_string(pane_file(dir.path(), &a.session))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .filter(|r: &PaneRecord| r.task == task)
-        .ok_or("this machine has no record of that question's terminal")?;
+    let pane = recorded_pane(dir, task, &a.session)?;
     still_open(dir, a)?;
-    terminal::check(&record.pane)?;
-    Ok(record.pane)
+    terminal::check(&pane)?;
+    Ok(pane)
+}
+
+/// Whether the machine's person ruled screens out (`NEEDS_YOU_NO_SCREEN`,
+/// which `needs-you run --no-screen` also sets in the agent's environment):
+/// the relay then shows no pane, and `run` starts tasks without screens.
+pub fn no_screen() -> bool {
+    std::env::var_os("NEEDS_YOU_NO_SCREEN").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// Why the answer's question is no longer the one its session waits on here.
@@ -225,6 +251,8 @@ struct Relay {
     handled: HashMap<String, FromRelay>,
     last_open: Instant,
     idle: Duration,
+    /// The last screen read of each session's pane, and when.
+    screens: HashMap<String, (Instant, Screen)>,
 }
 
 impl Relay {
@@ -262,6 +290,53 @@ impl Relay {
         };
         outcome.unwrap_or_else(|reason| FromRelay::Failed { answer_id, reason })
     }
+
+    /// The pane of the session's open question, as asked: checked as before
+    /// typing (the question open here, of this task, the pane still the
+    /// agent's), and read at most every [`SCREEN_EVERY`].
+    fn screen(&mut self, ask: &ScreenAsk) -> ScreenReply {
+        let request_id = ask.request_id.clone();
+        let shown = self.read_screen(&ask.session);
+        match shown {
+            Ok(screen) => {
+                let digest = screen.digest();
+                let seen = ask.seen.as_deref() == Some(digest.as_str());
+                ScreenReply {
+                    request_id,
+                    screen: (!seen).then_some(screen),
+                    digest: Some(digest),
+                    refused: None,
+                }
+            }
+            Err(why) => ScreenReply {
+                request_id,
+                refused: Some(why),
+                ..ScreenReply::default()
+            },
+        }
+    }
+
+    fn read_screen(&mut self, session: &str) -> Result<Screen, String> {
+        if no_screen() {
+            return Err("this agent was started with --no-screen".into());
+        }
+        let pane = recorded_pane(&self.dir, &self.task, session)?;
+        self.dir
+            .open_question(session)
+            .map_err(|e| format!("cannot read the state directory: {e}"))?
+            .ok_or("the question is no longer open in the agent")?;
+        if let Some((at, screen)) = self.screens.get(session) {
+            if at.elapsed() < SCREEN_EVERY {
+                return Ok(screen.clone());
+            }
+        }
+        let screen = terminal::capture(&pane)?;
+        self.screens
+            .retain(|_, (at, _)| at.elapsed() < SCREEN_EVERY);
+        self.screens
+            .insert(session.to_owned(), (Instant::now(), screen.clone()));
+        Ok(screen)
+    }
 }
 
 /// The relay's main loop; returns its exit code (0: always, it is detached).
@@ -294,6 +369,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         handled: HashMap::new(),
         last_open: Instant::now(),
         idle: idle_limit(),
+        screens: HashMap::new(),
     };
     let mut backoff = FIRST_BACKOFF;
     let mut first = true;
@@ -354,8 +430,16 @@ fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
         match ws.read() {
             Ok(Message::Text(text)) => {
                 // A message of a kind this relay does not know: skipped.
-                let Ok(ToRelay::Answer(answer)) = serde_json::from_str(text.as_str()) else {
-                    continue;
+                let answer = match serde_json::from_str(text.as_str()) {
+                    Ok(ToRelay::Answer(answer)) => answer,
+                    Ok(ToRelay::Screen(ask)) => {
+                        let reply = FromRelay::Screen(relay.screen(&ask));
+                        if !say(ws, &reply) {
+                            return Served::Dropped;
+                        }
+                        continue;
+                    }
+                    Err(_) => continue,
                 };
                 let received = FromRelay::Received {
                     answer_id: answer.answer_id.clone(),

@@ -43,7 +43,8 @@ pub enum Command {
         /// The Worker's URL, or a pairing link.
         target: String,
         /// What else this machine may do: answer (answer, approve, dismiss),
-        /// pair (make codes for other devices), comma-separated.
+        /// pair (make codes for other devices), screen (see the agents'
+        /// terminals), comma-separated.
         #[arg(long, value_name = "RIGHTS", value_parser = rights, default_value = "")]
         allow: Rights,
     },
@@ -101,6 +102,16 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         text: Vec<String>,
     },
+    /// The agent's terminal as the question's tmux pane shows it now,
+    /// read-only (a login paired with the screen right).
+    #[command(after_help = "  needs-you show q_3e9a0c... --watch")]
+    Show {
+        /// The question's id (from `needs-you ls`).
+        question: String,
+        /// Draw it again as it changes, until the question closes; Ctrl-C ends it.
+        #[arg(long)]
+        watch: bool,
+    },
     /// Close a stale question as not needed (ids from `ls --json`).
     #[command(after_help = "  needs-you dismiss q_3e9a0c...")]
     Dismiss { question: String },
@@ -108,7 +119,7 @@ pub enum Command {
     #[command(after_help = "  needs-you pair")]
     Pair {
         /// What the new device may do (default: all this login may do):
-        /// tasks, answer, pair, comma-separated.
+        /// tasks, answer, pair, screen, comma-separated.
         #[arg(long, value_name = "RIGHTS", value_parser = rights)]
         rights: Option<Rights>,
         #[arg(long)]
@@ -151,6 +162,10 @@ pub struct RunOptions {
     /// In a new tmux session, so that answers can be typed into it.
     #[arg(long)]
     pub tmux: bool,
+    /// Never show this task's terminal (Show terminal) to anyone; also
+    /// `NEEDS_YOU_NO_SCREEN=1` in the environment, for scripts.
+    #[arg(long)]
+    pub no_screen: bool,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,

@@ -50,6 +50,7 @@ fn dispatch(command: Command) -> Result<i32> {
             questions::Reply::from_args(allow, deny, choose, text)?,
         ),
         Command::Dismiss { question } => questions::dismiss(&question),
+        Command::Show { question, watch } => questions::show(&question, watch),
         Command::Devices(args) => match args.action {
             None => account::devices(args.json),
             Some(DeviceAction::Revoke { device }) => account::revoke_device(&device),

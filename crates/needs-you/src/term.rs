@@ -43,6 +43,11 @@ fn echo_off(fd: i32) -> Option<libc::termios> {
     Some(saved)
 }
 
+/// Whether stdout is a terminal (colours), not a pipe or a file (plain text).
+pub fn is_tty() -> bool {
+    io::stdout().is_terminal()
+}
+
 /// Columns of the terminal on stdout: `$COLUMNS`, else the terminal's own,
 /// else 100 (a pipe: a script will cut for itself).
 pub fn width() -> usize {

@@ -74,6 +74,13 @@ pub fn check(pane: &Pane) -> Result<(), String> {
     }
 }
 
+/// The pane's screen now, if it still runs the agent (Show terminal).
+pub fn capture(pane: &Pane) -> Result<needs_you_core::screen::Screen, String> {
+    match pane {
+        Pane::Tmux(p) => tmux::capture(p),
+    }
+}
+
 /// Types one line, then Enter on its own a second later (a single chunk
 /// with Enter in it is taken for a paste and not sent). Before the Enter,
 /// `still_wanted` (the question is still the one answered) and the pane are

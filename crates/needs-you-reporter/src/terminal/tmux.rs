@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use needs_you_core::screen::Screen;
 use serde::{Deserialize, Serialize};
 
 use super::foreground::{self, Agent, SHELLS};
@@ -165,11 +166,6 @@ pub fn check(p: &TmuxPane) -> Result<(), String> {
     let mut fields = text.trim().splitn(4, ' ');
     let mut next = || fields.next().unwrap_or("");
     let (pid, in_mode, synchronized, command) = (next(), next(), next(), next());
-    let same = pid.parse::<u32>().ok() == Some(p.pane_pid)
-        && procfs::stat(p.pane_pid).map(|s| s.started) == Some(p.pane_started);
-    if !same {
-        return Err("the tmux pane now runs another program than the agent".into());
-    }
     if in_mode != "0" {
         return Err("the pane is in tmux's copy mode: keys would be taken as its commands".into());
     }
@@ -177,6 +173,18 @@ pub fn check(p: &TmuxPane) -> Result<(), String> {
         return Err(
             "the pane's window has synchronize-panes on: keys would go to every pane".into(),
         );
+    }
+    still_the_agent(p, pid, command)
+}
+
+/// Whether the pane still runs the process recorded at the open (`pid`, as
+/// tmux says now, and its start time), with the agent, not a shell, in front
+/// (`command`, tmux's `pane_current_command`).
+fn still_the_agent(p: &TmuxPane, pid: &str, command: &str) -> Result<(), String> {
+    let same = pid.parse::<u32>().ok() == Some(p.pane_pid)
+        && procfs::stat(p.pane_pid).map(|s| s.started) == Some(p.pane_started);
+    if !same {
+        return Err("the tmux pane now runs another program than the agent".into());
     }
     if SHELLS.contains(&command) {
         return Err(format!(
@@ -189,6 +197,39 @@ pub fn check(p: &TmuxPane) -> Result<(), String> {
             "the pane was recorded by an older report-prompt, which did not note the agent's process: answer in the terminal".into(),
         ),
     }
+}
+
+/// The pane's screen as tmux shows it, read only while the pane still runs
+/// the agent ([`still_the_agent`]). The pane's state and its text come from
+/// one tmux command, so that what is checked is what is read.
+pub fn capture(p: &TmuxPane) -> Result<Screen, String> {
+    let out = Command::new("tmux")
+        .args(["-S", &p.socket, "display-message", "-p", "-t", &p.pane_id])
+        .arg("#{pane_pid} #{pane_width} #{pane_height} #{cursor_y} #{cursor_flag} #{pane_current_command}")
+        .args([";", "capture-pane", "-p", "-e", "-t", &p.pane_id])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run tmux: {e}"))?;
+    if !out.status.success() {
+        return Err("the agent's tmux pane is gone".into());
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (state, capture) = text.split_once('\n').unwrap_or((&text, ""));
+    let mut fields = state.splitn(6, ' ');
+    let mut next = || fields.next().unwrap_or("");
+    let (pid, width, height, cursor_y, cursor_shown, command) =
+        (next(), next(), next(), next(), next(), next());
+    still_the_agent(p, pid, command)?;
+    let cursor = (cursor_shown == "1")
+        .then(|| cursor_y.parse().ok())
+        .flatten();
+    Ok(Screen::from_capture(
+        capture,
+        width.parse().unwrap_or(0),
+        height.parse().unwrap_or(0),
+        cursor,
+    ))
 }
 
 fn send_keys(p: &TmuxPane, keys: &[&str]) -> Result<(), String> {

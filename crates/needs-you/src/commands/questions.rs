@@ -1,11 +1,12 @@
 //! What waits for the person: `ls` (and `ls --watch`), `tasks`, and acting
-//! on a question: `answer`, `dismiss`.
+//! on a question: `answer`, `dismiss`, and seeing its terminal: `show`.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
 use needs_you_core::api::{AnswerState, AnswerStatus, Listed, NeedsYou, Queued, Tasks};
+use needs_you_core::screen::Screen;
 use needs_you_reporter::client::{Client, Failure};
 use serde_json::{json, Value};
 
@@ -61,6 +62,62 @@ fn watch_list(client: &Client) -> Result<i32> {
         }
         drop(out);
         std::thread::sleep(Duration::from_secs(2));
+    }
+}
+
+/// The screen route's answer.
+#[derive(serde::Deserialize)]
+struct Shown {
+    digest: String,
+    screen: Option<Screen>,
+}
+
+/// How often `show --watch` asks for the pane.
+const SHOW_EVERY: Duration = Duration::from_millis(500);
+
+/// `show QUESTION [--watch]`: the pane's screen, in its colours on a
+/// terminal (made here from the screen's numbers: nothing the pane printed
+/// reaches this terminal as a sequence), as plain text elsewhere.
+pub fn show(question: &str, watch: bool) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let path = format!("/v1/questions/{}/screen", path_part(question)?);
+    let colour = term::is_tty();
+    let mut digest: Option<String> = None;
+    loop {
+        let seen = digest
+            .as_deref()
+            .map(|d| format!("?seen={d}"))
+            .unwrap_or_default();
+        let shown: Shown = match client.get(&format!("{path}{seen}")) {
+            Ok(s) => s,
+            // The question closed under a watch: its view ends, done.
+            Err(f) if watch && digest.is_some() && f.code.as_deref() == Some("closed") => {
+                eprintln!("needs-you: the question closed");
+                return Ok(exit::OK);
+            }
+            Err(f) => return Err(unknown(question)(f)),
+        };
+        if let Some(screen) = shown.screen {
+            let text = if colour {
+                screen.to_ansi()
+            } else {
+                screen.to_plain()
+            };
+            let clear = if watch && colour { "\x1b[H\x1b[2J" } else { "" };
+            let mut out = std::io::stdout().lock();
+            if out
+                .write_all(format!("{clear}{text}").as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return Ok(exit::OK);
+            }
+        }
+        if !watch {
+            return Ok(exit::OK);
+        }
+        digest = Some(shown.digest);
+        std::thread::sleep(SHOW_EVERY);
     }
 }
 

@@ -167,8 +167,9 @@ pub fn default_name(program: &OsStr, cwd: &Path) -> String {
     }
 }
 
-pub fn run(opts: RunOptions) -> Result<i32> {
+pub fn run(mut opts: RunOptions) -> Result<i32> {
     let (_, client) = logged_in()?;
+    opts.no_screen |= needs_you_reporter::relay::no_screen();
     let program = opts.command[0].clone();
     if find_program(&program).is_none() {
         return Err(Fail::new(
@@ -199,7 +200,7 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     let name = opts.name.unwrap_or_else(|| default_name(&program, &cwd));
     let created = client.post::<NewTask>(
         "/v1/tasks",
-        &json!({"name": name, "expires_in_s": opts.expires_s}),
+        &json!({"name": name, "expires_in_s": opts.expires_s, "screen": !opts.no_screen}),
     );
     // A server out of reach never keeps a person from starting their agent:
     // it runs unwatched, and says so once. A refusal (a device without the
@@ -218,10 +219,17 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         Err(f) => return Err(f.into()),
     };
     let env: Vec<(&str, String)> = match &task {
-        Some(t) => vec![
-            ("NEEDS_YOU_URL", client.base().to_owned()),
-            ("NEEDS_YOU_TOKEN", t.credential.clone()),
-        ],
+        Some(t) => {
+            let mut env = vec![
+                ("NEEDS_YOU_URL", client.base().to_owned()),
+                ("NEEDS_YOU_TOKEN", t.credential.clone()),
+            ];
+            // The agent's machine refuses screens too, whatever the server asks.
+            if opts.no_screen {
+                env.push(("NEEDS_YOU_NO_SCREEN", "1".to_owned()));
+            }
+            env
+        }
         None => Vec::new(),
     };
     install_forwarding();
