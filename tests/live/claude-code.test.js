@@ -184,6 +184,13 @@ test("a permission allowed from afar runs its command once, with no key typed, a
   await term.waitFor(/Do you want to proceed/);
   const q = await takes("decision");
   assert.equal(q.text, `Make the file\n$ touch ${file}`);
+  // Show terminal, before deciding: Claude Code's dialog as the person would see it.
+  assert.equal(q.screen, true);
+  const shown = await call(w, "GET", `/v1/questions/${q.question_id}/screen`, { token: owner.token });
+  assert.equal(shown.status, 200, shown.text);
+  const screen = shown.body.screen.lines.map((l) => l.map((s) => s.t).join("")).join("\n");
+  assert.match(screen, /Do you want to proceed/);
+  assert.ok(screen.includes(`touch ${file}`), screen);
   const posted = Date.now();
   const r = await answerFor(q, { decision: "allow", digest: q.digest });
   assert.equal(r.status, 201, r.text);
