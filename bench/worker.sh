@@ -26,7 +26,7 @@ wait_up http://127.0.0.1:8788
 wait_up http://127.0.0.1:8789
 FAIR=$(curl -fs -X POST http://127.0.0.1:8789/setup)
 
-many_tasks 64   # 600 reports a minute each (wrangler.toml): the load stays under
+many_tasks 64   # 600 reports a minute each (wrangler.jsonc): the load stays under
 node bench/load.mjs "needs-you=$URL=$TASKS" "fair=http://127.0.0.1:8789=$FAIR" "insert=http://127.0.0.1:8788=none" \
   --pairs "${PAIRS:-2000}" --concurrency "${CONCURRENCY:-8}" --rounds "${ROUNDS:-4}" --kind "${KIND:-dialog}" \
   | tee bench/results/worker.json

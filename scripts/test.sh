@@ -5,8 +5,9 @@
 # mock push service) and under wrangler dev itself, the page in headless Chromium against Miniflare, the
 # needs-you command line (real binaries, real tmux), answers typed into a
 # real tmux pane by the real relay,
-# the plugins' tests, and the live suite (the real agent CLIs in tmux against
-# a mock model). Installs what is missing first (scripts/setup.sh,
+# the plugins' tests, the packages (cargo package, wrangler deploy --dry-run),
+# and the live suite (the real agent CLIs in tmux against a mock model, and
+# each CLI's own way of installing our integration). Installs what is missing first (scripts/setup.sh,
 # scripts/setup-live.sh).
 # Ends with one line counting every test that ran.
 set -euo pipefail
@@ -32,6 +33,12 @@ run cargo test --quiet
 step "build the Worker, the release reporter and needs-you"
 bash scripts/build.sh > /dev/null
 cargo build --quiet --release -p needs-you
+
+step "Packages: each publishable crate builds from its own .crate; the Worker deploys (dry run, offline)"
+# --allow-dirty: a run on a working copy with changes; CI's clone has none.
+cargo package --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
+cargo publish --dry-run --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
+wrangler deploy --dry-run --outdir "$(mktemp -d)" < /dev/null > /dev/null
 
 step "Worker integration tests (Miniflare)"
 run node --test --test-concurrency=1 tests/worker/

@@ -4,19 +4,21 @@
 // mode, in which Claude Code asks before running a command.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CLAUDE } from "./clis.js";
 import { inTmux } from "./harness.js";
-import { sleep } from "../worker/helpers.js";
+import { ROOT, sleep } from "../worker/helpers.js";
 
 const KEY = `sk-ant-api03-${"k".repeat(80)}`;
 
 /**
  * Prepares `live.home` for Claude Code against `model`, reporting to
  * `live.w` with `task`'s credential, and returns the agent's environment
- * (`extra` added to it).
+ * (`extra` added to it). Our hooks come from `report-prompt install`, or,
+ * with `{ plugin: true }`, from this repository's marketplace through
+ * Claude Code's own `claude plugin install`, finding `reporter` on the PATH.
  */
-export function claudeEnv(live, model, task, reporter, extra = {}) {
+export function claudeEnv(live, model, task, reporter, extra = {}, { plugin = false } = {}) {
   const { home, cwd } = live;
   writeFileSync(join(home, ".claude.json"), JSON.stringify({
     hasCompletedOnboarding: true, lastOnboardingVersion: "2.1.332", theme: "dark",
@@ -26,12 +28,17 @@ export function claudeEnv(live, model, task, reporter, extra = {}) {
   }));
   const env = { ...process.env, HOME: home };
   delete env.CLAUDE_CONFIG_DIR;
-  execFileSync(reporter, ["install", "--cli", "claude-code"], { env });
+  if (plugin) {
+    execFileSync(CLAUDE, ["plugin", "marketplace", "add", ROOT], { env, stdio: "pipe" });
+    execFileSync(CLAUDE, ["plugin", "install", "needs-you@needs-you"], { env, stdio: "pipe" });
+  } else {
+    execFileSync(reporter, ["install", "--cli", "claude-code"], { env });
+  }
   const settingsPath = join(home, ".claude", "settings.json");
   const settings = JSON.parse(readFileSync(settingsPath, "utf8"));
   writeFileSync(settingsPath, JSON.stringify({ ...settings, permissions: { defaultMode: "default" } }, null, 2));
   return {
-    HOME: home, PATH: process.env.PATH, TERM: "xterm-256color",
+    HOME: home, PATH: plugin ? `${dirname(reporter)}:${process.env.PATH}` : process.env.PATH, TERM: "xterm-256color",
     ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: KEY,
     DISABLE_TELEMETRY: 1, DISABLE_AUTOUPDATER: 1, DISABLE_ERROR_REPORTING: 1, DISABLE_BUG_COMMAND: 1,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1, CLAUDE_CODE_DISABLE_FEATURE_FLAGS: 1, CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: 1,

@@ -9,12 +9,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, startLive } from "./harness.js";
+import { startCodex, writeCodexConfig } from "./codex.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -33,31 +34,7 @@ before(async () => {
   codexHome = join(home, ".codex");
   cwd = live.cwd;
   mkdirSync(codexHome);
-  writeFileSync(join(codexHome, "config.toml"), `model = "gpt-mock"
-model_provider = "mock"
-approval_policy = "on-request"
-check_for_update_on_startup = false
-
-[model_providers.mock]
-name = "mock"
-base_url = "${model.url}"
-wire_api = "responses"
-env_key = "MOCK_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[otel]
-exporter = "none"
-
-[projects."${cwd}"]
-trust_level = "trusted"
-`);
+  writeCodexConfig(codexHome, model, cwd);
   // Our hooks in the user's hooks.json, as a person without root installs them.
   execFileSync(REPORTER, ["install", "--cli", "codex", "--path", join(codexHome, "hooks.json")]);
 });
@@ -88,36 +65,9 @@ async function terminal(task, flags = "--no-daemon") {
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, `state-${task.task_id}`),
     NEEDS_YOU_RECORD_DIR: recorded(home),
   };
-  const t = inTmux(`needs-you-live-codex-${process.pid}-${terms.length}`, cwd, vars, `${CODEX} ${flags}`);
+  const t = await startCodex(`needs-you-live-codex-${process.pid}-${terms.length}`, cwd, vars, flags);
   terms.push(t);
-  // New hooks are reviewed at start ("Hooks need review", then the list of
-  // hooks): "t" trusts them all, stored in config.toml for later terminals.
-  // The review pops up a moment after the prompt first shows.
-  const end = Date.now() + 30_000;
-  let promptSince = 0;
-  for (;;) {
-    const s = t.screen();
-    if (!/Ask Codex to do anything/.test(s)) promptSince = 0;
-    if (/t trust all/.test(s)) {
-      t.key("t");
-      await sleep(700);
-    } else if (/need review|enter confirm/.test(s)) {
-      t.key("Enter");
-      await sleep(700);
-    } else if (/enter details · esc close/.test(s)) {
-      t.key("Escape");
-      await sleep(700);
-    } else if (/Ask Codex to do anything/.test(s)) {
-      promptSince ||= Date.now();
-      if (Date.now() - promptSince > 2500) return t;
-      await sleep(200);
-      continue;
-    } else if (Date.now() > end) {
-      throw new Error(`Codex never reached its prompt:\n${s}`);
-    } else {
-      await sleep(200);
-    }
-  }
+  return t;
 }
 
 

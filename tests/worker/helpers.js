@@ -12,19 +12,22 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ADMIN = "test-admin-token-0123456789";
 
-/** The rate limits of wrangler.toml's `[[ratelimits]]`, by binding name. */
+/** wrangler.jsonc as wrangler reads it: JSON with comments and trailing commas. */
+export function wranglerConfig() {
+  const text = readFileSync(join(ROOT, "wrangler.jsonc"), "utf8")
+    .replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m) => (m.startsWith('"') ? m : ""))
+    .replace(/,(\s*[}\]])/g, "$1");
+  return JSON.parse(text);
+}
+
+/** The rate limits of wrangler.jsonc's `ratelimits`, by binding name. */
 export function deployedRates() {
-  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
-  const rates = {};
-  for (const m of toml.matchAll(/\[\[ratelimits\]\]\s*name = "(\w+)"[^[]*?limit = (\d+), period = (\d+)/g)) {
-    rates[m[1]] = { limit: Number(m[2]), period: Number(m[3]) };
-  }
-  return rates;
+  return Object.fromEntries(wranglerConfig().ratelimits.map((r) => [r.name, { limit: r.simple.limit, period: r.simple.period }]));
 }
 
 /**
  * Starts the Worker. `vars` override the settings' defaults (the code's own,
- * as in a deploy that sets none). The rate limiters are wrangler.toml's with
+ * as in a deploy that sets none). The rate limiters are wrangler.jsonc's with
  * `{rates: deployedRates()}`, else so wide that no test of something else
  * runs into them. `restart()` disposes of the Miniflare instance and starts
  * a new one on the same persisted D1 and Durable Object storage, as a
@@ -44,7 +47,7 @@ export async function startWorker(vars = {}, { rates } = {}) {
     durableObjectsPersist: join(state, "do"),
     bindings: { ADMIN_TOKEN: ADMIN, ...vars },
     ratelimits: Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, { simple: v }])),
-    // As wrangler.toml's [assets]: the page's files, the Worker first.
+    // As wrangler.jsonc's assets: the page's files, the Worker first.
     assets: {
       directory: join(ROOT, "public"),
       binding: "ASSETS",

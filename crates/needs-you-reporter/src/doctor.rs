@@ -8,7 +8,7 @@ use needs_you_core::api::TaskIdentity;
 use needs_you_core::Cli;
 
 use crate::client::{Client, FailureKind};
-use crate::install::{self, plugins};
+use crate::install::{self, marketplace, plugins};
 use crate::send::Target;
 use crate::state::{self, StateDir};
 
@@ -128,6 +128,13 @@ fn check_state(r: &mut Checklist, state_dir: Option<PathBuf>) {
     }
 }
 
+/// Whether the settings file at `path` holds hooks of ours for `cli`.
+fn hooks_in(path: &std::path::Path, cli: Cli) -> bool {
+    install::read_json(path)
+        .ok()
+        .is_some_and(|(_, v)| install::hooks_json::has_ours(&v, cli))
+}
+
 /// Every CLI's hooks or plugin; none installed at all is a problem: nothing
 /// would ever report.
 fn check_hooks(r: &mut Checklist) {
@@ -137,6 +144,32 @@ fn check_hooks(r: &mut Checklist) {
         install::CODEX_MANAGED_HOOKS,
         install::codex_user_hooks_path().display()
     );
+    // Through its own plugin command, and through settings, each CLI would
+    // report every event twice.
+    for cli in [Cli::ClaudeCode, Cli::Codex] {
+        let settings = match cli {
+            Cli::Codex => {
+                hooks_in(&PathBuf::from(install::CODEX_MANAGED_HOOKS), cli)
+                    || hooks_in(&install::codex_user_hooks_path(), cli)
+            }
+            _ => hooks_in(&install::claude_settings_path(), cli),
+        };
+        if !marketplace::plugin_enabled(cli) {
+            continue;
+        }
+        if settings {
+            r.bad(
+                &format!("{cli}: both the needs-you plugin and hooks in its settings are installed: every event is reported twice"),
+                &format!("report-prompt uninstall --cli {cli} (the plugin stays)"),
+            );
+        } else {
+            installed += 1;
+            r.ok(&format!(
+                "{cli} reports through the needs-you plugin ({})",
+                marketplace::PLUGIN_ID
+            ));
+        }
+    }
     for (cli, what, place) in [
         (
             Cli::ClaudeCode,
@@ -150,6 +183,9 @@ fn check_hooks(r: &mut Checklist) {
             plugins::opencode_plugin_path().display().to_string(),
         ),
     ] {
+        if marketplace::plugin_enabled(cli) {
+            continue;
+        }
         if install::is_installed(cli) {
             installed += 1;
             r.ok(&format!("{cli} {what} installed in {place}"));

@@ -38,17 +38,41 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
+/// What a hook command starts: the reporter by its path (what `install`
+/// writes), or the launcher inside our Claude Code or Codex plugin, which
+/// runs the `report-prompt` on the PATH ([`super::marketplace`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Runs<'a> {
+    Binary(&'a str),
+    PluginLauncher,
+}
+
+impl Runs<'_> {
+    /// As a shell word: a path quoted, the launcher found from the plugin's
+    /// root, which both CLIs put in the hook's environment.
+    fn word(&self) -> String {
+        match self {
+            Runs::Binary(exe) => sh_quote(exe),
+            Runs::PluginLauncher => format!(
+                "sh \"$CLAUDE_PLUGIN_ROOT/{}\"",
+                super::marketplace::LAUNCHER
+            ),
+        }
+    }
+}
+
 /// The command a hook runs. Without `state_dir`, the reporter and the guard
 /// both find the state directory from the hook's own environment, so one
 /// machine-wide file (Codex's `/etc/codex/hooks.json`) serves every user.
 pub fn command(exe: &str, cli: Cli, state_dir: Option<&str>, guarded: bool) -> String {
+    command_for(Runs::Binary(exe), cli, state_dir, guarded)
+}
+
+/// [`command`] for what `runs`.
+pub fn command_for(runs: Runs, cli: Cli, state_dir: Option<&str>, guarded: bool) -> String {
     let (run, marker) = match state_dir {
         Some(dir) => (
-            format!(
-                "{} --cli {cli} --state-dir {}",
-                sh_quote(exe),
-                sh_quote(dir)
-            ),
+            format!("{} --cli {cli} --state-dir {}", runs.word(), sh_quote(dir)),
             sh_quote(&format!(
                 "{}/{}",
                 dir.trim_end_matches('/'),
@@ -56,7 +80,7 @@ pub fn command(exe: &str, cli: Cli, state_dir: Option<&str>, guarded: bool) -> S
             )),
         ),
         None => (
-            format!("{} --cli {cli}", sh_quote(exe)),
+            format!("{} --cli {cli}", runs.word()),
             format!(
                 "\"{}/{}\"",
                 crate::state::DEFAULT_DIR_SH,
@@ -133,13 +157,24 @@ pub fn add(
     exe: &str,
     state_dir: Option<&str>,
 ) -> Result<Vec<String>, String> {
+    add_for(root, specs, cli, Runs::Binary(exe), state_dir)
+}
+
+/// [`add`] for what `runs`.
+pub fn add_for(
+    root: &mut Value,
+    specs: &[HookSpec],
+    cli: Cli,
+    runs: Runs,
+    state_dir: Option<&str>,
+) -> Result<Vec<String>, String> {
     let root = root
         .as_object_mut()
         .ok_or("the settings file is not a JSON object; nothing was changed")?;
     let hooks = object_at(root, "hooks", "`hooks`")?;
     let mut changes = Vec::new();
     for spec in specs {
-        let wanted = command(exe, cli, state_dir, spec.guarded);
+        let wanted = command_for(runs, cli, state_dir, spec.guarded);
         let timeout = if spec.waits {
             WAITING_TIMEOUT_S
         } else {

@@ -7,6 +7,7 @@
 
 mod enabled_list;
 pub mod hooks_json;
+pub mod marketplace;
 pub mod plugins;
 
 use std::fs;
@@ -98,9 +99,11 @@ pub fn is_installed(cli: Cli) -> bool {
             .is_some_and(|(_, v)| hooks_json::has_ours(&v, cli))
     };
     match cli {
-        Cli::ClaudeCode => hooks_in(claude_settings_path()),
+        Cli::ClaudeCode => marketplace::claude_plugin_enabled() || hooks_in(claude_settings_path()),
         Cli::Codex => {
-            hooks_in(PathBuf::from(CODEX_MANAGED_HOOKS)) || hooks_in(codex_user_hooks_path())
+            marketplace::codex_plugin_enabled()
+                || hooks_in(PathBuf::from(CODEX_MANAGED_HOOKS))
+                || hooks_in(codex_user_hooks_path())
         }
         Cli::Opencode => plugins::opencode_plugin_path().exists(),
         Cli::Hermes => plugins::hermes_enabled(&plugins::hermes_home()) == (true, true),
@@ -124,6 +127,18 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
         _ => (hooks(Cli::Codex), PathBuf::from(CODEX_MANAGED_HOOKS)),
     };
     let path = opts.path.clone().unwrap_or(default_path);
+    // The plugin's hooks and these would both run: every event reported twice.
+    if !opts.uninstall && marketplace::plugin_enabled(opts.cli) {
+        return Err(format!(
+            "the needs-you plugin is installed and enabled in {}, and its hooks report already; \
+             nothing was changed (to use these hooks instead: {})",
+            opts.cli.display_name(),
+            match opts.cli {
+                Cli::Codex => "codex plugin remove needs-you@needs-you",
+                _ => "claude plugin uninstall needs-you@needs-you",
+            }
+        ));
+    }
     let (original, mut value) = read_json(&path)?;
     let changes = if opts.uninstall {
         hooks_json::remove(&mut value, opts.cli)

@@ -7,7 +7,11 @@
 //!   `$HERMES_HOME/config.yaml`: Hermes loads only the plugins listed there.
 //!
 //! The plugin files are built into this binary, with report-prompt's own
-//! absolute path written in, so the plugin finds it without a PATH.
+//! absolute path written in, so the plugin finds it without a PATH. They are
+//! copies, inside this crate so that it builds from its own `.crate`, of the
+//! repository's `plugins/` (what OpenCode's and Hermes's own installers
+//! take); a test fails when the two drift (`NEEDS_YOU_WRITE_PLUGINS=1 cargo
+//! test -p needs-you-reporter plugin_files` copies them again).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,9 +21,24 @@ use needs_you_core::Cli;
 use super::{enabled_list, home, report_changes, write_with_backup};
 use crate::args::InstallOptions;
 
-const OPENCODE_PLUGIN: &str = include_str!("../../../../plugins/opencode/needs-you.js");
-const HERMES_MANIFEST: &str = include_str!("../../../../plugins/hermes/needs-you/plugin.yaml");
-const HERMES_MODULE: &str = include_str!("../../../../plugins/hermes/needs-you/__init__.py");
+/// Each embedded file: its path in `plugins/` (here and in the repository), and its text.
+const EMBEDDED: [(&str, &str); 3] = [
+    (
+        "opencode/needs-you.js",
+        include_str!("../../plugins/opencode/needs-you.js"),
+    ),
+    (
+        "hermes/needs-you/plugin.yaml",
+        include_str!("../../plugins/hermes/needs-you/plugin.yaml"),
+    ),
+    (
+        "hermes/needs-you/__init__.py",
+        include_str!("../../plugins/hermes/needs-you/__init__.py"),
+    ),
+];
+const OPENCODE_PLUGIN: &str = EMBEDDED[0].1;
+const HERMES_MANIFEST: &str = EMBEDDED[1].1;
+const HERMES_MODULE: &str = EMBEDDED[2].1;
 const NAME: &str = "needs-you";
 
 pub fn run(opts: &InstallOptions) -> Result<(), String> {
@@ -189,6 +208,26 @@ fn enable(config: &Path, opts: &InstallOptions) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plugin_files_embedded_are_the_repositorys() {
+        let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let repo = crate_dir.join("../../plugins");
+        // From a packaged crate, the repository is not there to compare with.
+        if !repo.exists() {
+            return;
+        }
+        for (path, text) in EMBEDDED {
+            let theirs = fs::read_to_string(repo.join(path)).unwrap();
+            if std::env::var_os("NEEDS_YOU_WRITE_PLUGINS").is_some() {
+                fs::write(crate_dir.join("plugins").join(path), &theirs).unwrap();
+            }
+            assert!(
+                theirs == text,
+                "plugins/{path} changed: NEEDS_YOU_WRITE_PLUGINS=1 cargo test -p needs-you-reporter plugin_files, then build again"
+            );
+        }
+    }
 
     #[test]
     fn the_reporter_path_is_written_into_both_plugins() {

@@ -1,0 +1,219 @@
+//! Our Claude Code and Codex plugins: installed with each CLI's own plugin
+//! command from this repository's marketplace files (`.claude-plugin/` and
+//! `.agents/plugins/` at its root), they give the same hooks
+//! `report-prompt install` writes, from `plugins/claude-code/` and
+//! `plugins/codex/`.
+//!
+//! Those folders are made here ([`files`]), from the same hook table and
+//! command builder as the installer, and a test fails when the committed
+//! files drift from it (`NEEDS_YOU_WRITE_PLUGINS=1 cargo test -p
+//! needs-you-reporter plugin_files` writes them again). Their hooks run
+//! [`LAUNCHER`], which starts the `report-prompt` on the PATH, or says on
+//! stderr what to install and lets the agent go on.
+//!
+//! A hook installed twice reports every event twice, so the installer
+//! refuses to add settings hooks beside an enabled plugin, and `doctor`
+//! says which of the two is active ([`claude_plugin_enabled`],
+//! [`codex_plugin_enabled`]).
+
+use std::path::PathBuf;
+
+use needs_you_core::classify::hooks;
+use needs_you_core::Cli;
+use serde_json::{json, Value};
+
+use super::hooks_json::{self, Runs};
+use super::{claude_settings_path, home, read_json};
+
+/// The plugin's id in both CLIs: plugin `needs-you` of marketplace `needs-you`.
+pub const PLUGIN_ID: &str = "needs-you@needs-you";
+
+/// The launcher's path inside a plugin folder.
+pub const LAUNCHER: &str = "bin/needs-you-hook";
+
+/// The launcher: `sh` runs it, so it needs no executable bit after a copy.
+const LAUNCHER_TEXT: &str = r#"# needs-you's hook launcher, made by report-prompt's installer (install/marketplace.rs).
+# Runs report-prompt ($NEEDS_YOU_REPORTER, else the one on the PATH) with the
+# hook's arguments. Without one it says what to install, on stderr, which the
+# agent does not show, reads the event and lets the agent go on.
+reporter=${NEEDS_YOU_REPORTER:-report-prompt}
+if command -v "$reporter" >/dev/null 2>&1; then
+  exec "$reporter" "$@"
+fi
+echo "needs-you: report-prompt is not installed: cargo install needs-you" >&2
+cat >/dev/null
+exit 0
+"#;
+
+const DESCRIPTION: &str =
+    "Tells your phone when this agent waits for you: reports its questions and permission dialogs to your needs-you server.";
+
+/// The folder of `cli`'s plugin in the repository.
+pub fn folder(cli: Cli) -> &'static str {
+    match cli {
+        Cli::Codex => "plugins/codex",
+        _ => "plugins/claude-code",
+    }
+}
+
+/// `cli`'s plugin `hooks/hooks.json`: the installer's hooks, run through the launcher.
+pub fn plugin_hooks(cli: Cli) -> Value {
+    let mut v = json!({});
+    hooks_json::add_for(&mut v, hooks(cli), cli, Runs::PluginLauncher, None)
+        .expect("an empty object takes every hook");
+    v
+}
+
+/// Every file of both plugin folders, as (path in the repository, text).
+pub fn files() -> Vec<(String, String)> {
+    let manifest = |extra: Value| {
+        let mut m = json!({
+            "name": "needs-you",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": DESCRIPTION,
+            "author": {"name": "needs-you"},
+            "license": "MIT",
+        });
+        if let (Some(m), Value::Object(extra)) = (m.as_object_mut(), extra) {
+            m.extend(extra);
+        }
+        pretty(&m)
+    };
+    let mut out = Vec::new();
+    for (cli, manifest_path) in [
+        (Cli::ClaudeCode, ".claude-plugin/plugin.json"),
+        (Cli::Codex, ".codex-plugin/plugin.json"),
+    ] {
+        let dir = folder(cli);
+        out.push((format!("{dir}/{manifest_path}"), manifest(json!({}))));
+        out.push((
+            format!("{dir}/hooks/hooks.json"),
+            pretty(&plugin_hooks(cli)),
+        ));
+        out.push((format!("{dir}/{LAUNCHER}"), LAUNCHER_TEXT.to_owned()));
+    }
+    out
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).expect("JSON values serialize") + "\n"
+}
+
+/// Whether Claude Code has our plugin enabled: its user settings'
+/// `enabledPlugins`, which `claude plugin install` and `enable` set.
+pub fn claude_plugin_enabled() -> bool {
+    read_json(&claude_settings_path())
+        .ok()
+        .is_some_and(|(_, v)| v["enabledPlugins"][PLUGIN_ID] == Value::Bool(true))
+}
+
+/// Codex's `config.toml`: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
+pub fn codex_config_path() -> PathBuf {
+    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        Some(h) => PathBuf::from(h).join("config.toml"),
+        None => home().join(".codex").join("config.toml"),
+    }
+}
+
+/// Whether Codex has our plugin enabled: the `[plugins."needs-you@needs-you"]`
+/// table that `codex plugin add` writes, with `enabled = true`.
+pub fn codex_plugin_enabled() -> bool {
+    std::fs::read_to_string(codex_config_path()).is_ok_and(|t| toml_plugin_enabled(&t))
+}
+
+/// Reads only what `codex plugin add` writes: the table's header and its
+/// `enabled` key, up to the next table. A full TOML parser for one boolean
+/// would be most of this binary's size again.
+fn toml_plugin_enabled(text: &str) -> bool {
+    let header = format!("[plugins.\"{PLUGIN_ID}\"]");
+    let mut inside = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == header;
+        } else if inside {
+            if let Some((key, value)) = line.split_once('=') {
+                if key.trim() == "enabled" {
+                    return value.split('#').next().map(str::trim) == Some("true");
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether `cli`'s plugin is enabled (false for the CLIs without one).
+pub fn plugin_enabled(cli: Cli) -> bool {
+    match cli {
+        Cli::ClaudeCode => claude_plugin_enabled(),
+        Cli::Codex => codex_plugin_enabled(),
+        Cli::Opencode | Cli::Hermes => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn plugin_files_are_what_the_installer_makes() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        // From a packaged crate, the repository is not there to compare with.
+        if !root.join(".claude-plugin").exists() {
+            return;
+        }
+        let write = std::env::var_os("NEEDS_YOU_WRITE_PLUGINS").is_some();
+        for (path, text) in files() {
+            let at = root.join(&path);
+            if write {
+                std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+                std::fs::write(&at, &text).unwrap();
+            }
+            let committed = std::fs::read_to_string(&at).unwrap_or_default();
+            assert!(
+                committed == text,
+                "{path} drifted from install/marketplace.rs: NEEDS_YOU_WRITE_PLUGINS=1 cargo test -p needs-you-reporter plugin_files"
+            );
+        }
+    }
+
+    #[test]
+    fn plugin_hooks_run_the_launcher_behind_the_same_guard() {
+        let v = plugin_hooks(Cli::ClaudeCode);
+        let stop = v["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert_eq!(
+            stop,
+            "sh \"$CLAUDE_PLUGIN_ROOT/bin/needs-you-hook\" --cli claude-code"
+        );
+        let waits = &v["hooks"]["PermissionRequest"][0]["hooks"][0];
+        assert_eq!(waits["timeout"], hooks_json::WAITING_TIMEOUT_S);
+        let guarded = v["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert!(
+            guarded.starts_with("if [ -e \"${NEEDS_YOU_STATE_DIR:-"),
+            "{guarded}"
+        );
+        let codex = plugin_hooks(Cli::Codex);
+        assert!(codex["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("--cli codex"));
+        assert_eq!(codex["hooks"]["Stop"][0]["hooks"][0]["timeout"], 3);
+    }
+
+    #[test]
+    fn codex_config_is_read_for_our_table_only() {
+        let on = "model = \"x\"\n[marketplaces.needs-you]\nsource = \"/r\"\n\n[plugins.\"needs-you@needs-you\"]\nenabled = true # on\n";
+        assert!(toml_plugin_enabled(on));
+        assert!(!toml_plugin_enabled(
+            &on.replace("enabled = true", "enabled = false")
+        ));
+        assert!(!toml_plugin_enabled(
+            "[plugins.\"other@x\"]\nenabled = true\n[plugins.\"needs-you@needs-you\"]\n"
+        ));
+        assert!(!toml_plugin_enabled(""));
+    }
+}
