@@ -5,12 +5,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { HERMES, has } from "./clis.js";
 import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
+import { writeHermesHome } from "./hermes.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.sh)";
@@ -28,40 +28,7 @@ before(async () => {
   model = await startChatMock();
   const hermesHome = join(home, ".hermes");
   const cwd = live.cwd;
-  mkdirSync(hermesHome);
-  // The mock as a custom endpoint, approvals asked of the person (not of a
-  // model), and everything that would reach the network turned off.
-  writeFileSync(join(hermesHome, "config.yaml"), `model:
-  provider: custom
-  base_url: ${model.url}
-  default: mock-model
-  api_key: mock-key
-  context_length: 131072
-approvals:
-  mode: manual
-  timeout: 300
-clarify:
-  timeout: 300
-security:
-  tirith_enabled: false
-  allow_lazy_installs: false
-model_catalog:
-  enabled: false
-auxiliary:
-  title_generation:
-    enabled: false
-curator:
-  enabled: false
-lsp:
-  enabled: false
-memory:
-  nudge_interval: 0
-skills:
-  creation_nudge_interval: 0
-`);
-  // Hermes checks PyPI and models.dev at start unless these are fresh.
-  writeFileSync(join(hermesHome, ".update_check"), JSON.stringify({ ts: Date.now() / 1000, behind: 0, rev: null, ver: "0.19.0" }));
-  writeFileSync(join(hermesHome, "models_dev_cache.json"), JSON.stringify({ custom: { id: "custom", name: "offline", models: {} } }));
+  writeHermesHome(hermesHome, model);
   execFileSync(REPORTER, ["install", "--cli", "hermes"], { env: { ...process.env, HOME: home, HERMES_HOME: hermesHome } });
   const vars = {
     HOME: home, HERMES_HOME: hermesHome, TERM: "xterm-256color", PATH: process.env.PATH,

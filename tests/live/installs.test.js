@@ -7,13 +7,16 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { newTask, ROOT } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { startResponsesMock } from "./mock-openai.js";
-import { CLAUDE, CODEX, has } from "./clis.js";
-import { startLive } from "./harness.js";
+import { startChatMock } from "./mock-chat.js";
+import { CLAUDE, CODEX, HERMES, OPENCODE, has } from "./clis.js";
+import { inTmux, startLive } from "./harness.js";
+import { writeOpencodeConfig } from "./opencode.js";
+import { writeHermesHome } from "./hermes.js";
 import { claudeEnv, startClaude } from "./claude.js";
 import { startCodex, writeCodexConfig } from "./codex.js";
 
@@ -128,4 +131,117 @@ test("Codex: `codex plugin add needs-you@needs-you` from this repository's marke
   } finally {
     await model.stop();
   }
+});
+
+test("OpenCode: the npm package plugins/opencode, added by `opencode plugin PATH -g`, loads from its folder and reports a permission and its close", { skip: !has(OPENCODE) && "OpenCode is not installed" }, async () => {
+  const { home, cwd } = freshHome("opencode");
+  const model = await startChatMock();
+  try {
+    const config = join(home, ".config");
+    writeOpencodeConfig(config, model);
+    const task = await newTask(live.w, live.owner.token, { name: "opencode by package" });
+    const vars = {
+      HOME: home, XDG_CONFIG_HOME: config, TERM: "xterm-256color", PATH: `${join(REPORTER, "..")}:${process.env.PATH}`,
+      NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    };
+    const pkg = join(ROOT, "plugins", "opencode");
+    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+    assert.equal(manifest.name, "opencode-needs-you");
+    assert.equal(manifest.exports["./server"], "./needs-you.js");
+    const added = spawnSync(OPENCODE, ["plugin", pkg, "-g"], { env: vars, encoding: "utf8", cwd, timeout: 60_000 });
+    assert.equal(added.status, 0, added.stdout + added.stderr);
+    const plugins = JSON.parse(readFileSync(join(config, "opencode", "opencode.json"), "utf8")).plugin;
+    assert.ok(plugins.some((p) => String(p).includes("plugins/opencode")), JSON.stringify(plugins));
+
+    const term = inTmux(`needs-you-live-installs-opencode-${process.pid}`, cwd, vars, OPENCODE);
+    terms.push(term);
+    await term.waitFor(/Ask anything/, 60_000);
+    model.next({ tool: "bash", input: { command: "rm -rf build", description: "Remove the build folder" } });
+    model.next({ text: "Removed." });
+    await term.type("clean the build");
+    await term.waitFor(/Permission required/);
+    const [q] = await live.listUntil((l) => l.length === 1);
+    assert.deepEqual([q.kind, q.cli, q.task_name, q.text], ["permission", "opencode", "opencode by package", "bash: rm -rf build"]);
+    term.key("Enter"); // Allow once
+    await live.listUntil((l) => l.length === 0);
+    assert.equal(await live.reason(q.question_id), "answered");
+    term.stop();
+  } finally {
+    await model.stop();
+  }
+});
+
+/**
+ * A Hermes home for the mock model, then `install(vars)` (our plugin, one
+ * way), then Hermes in tmux at its prompt: a clarify through it is listed and
+ * closes when answered; then `uninstall(vars)`.
+ */
+async function hermesClarify(vars, cwd, name, install, uninstall) {
+  const model = await startChatMock();
+  try {
+    writeHermesHome(vars.HERMES_HOME, model);
+    install();
+    const term = inTmux(`needs-you-live-installs-hermes-${name}-${process.pid}`, cwd, vars, `${HERMES} --cli`);
+    terms.push(term);
+    await term.waitFor(/^\s*❯ *$/m, 60_000);
+    model.next({ tool: "clarify", input: { question: "Which color do you want?", choices: ["red", "blue"] } });
+    model.next({ text: "Blue it is." });
+    await term.type("paint it");
+    await term.waitFor(/Hermes needs your input/);
+    const [q] = await live.listUntil((l) => l.length === 1);
+    assert.deepEqual([q.kind, q.cli, q.text], ["dialog", "hermes", "Which color do you want?"]);
+    term.key("2");
+    await live.listUntil((l) => l.length === 0);
+    assert.equal(await live.reason(q.question_id), "answered");
+    term.stop();
+    uninstall();
+  } finally {
+    await model.stop();
+  }
+}
+
+function hermesVars(home, task, extra = {}) {
+  return {
+    HOME: home, HERMES_HOME: join(home, ".hermes"), TERM: "xterm-256color", PATH: `${join(REPORTER, "..")}:${process.env.PATH}`,
+    NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"), ...extra,
+  };
+}
+
+test("Hermes: `hermes plugins install …#plugins/hermes/needs-you --enable` from this repository reports a clarify and its close; doctor sees it; remove takes it away", { skip: !has(HERMES) && "Hermes is not installed" }, async () => {
+  const { home, cwd } = freshHome("hermes-git");
+  const task = await newTask(live.w, live.owner.token, { name: "hermes by installer" });
+  const vars = hermesVars(home, task);
+  await hermesClarify(vars, cwd, "git", () => {
+    // Hermes clones the repository (its committed files), as it would from GitHub.
+    const installed = spawnSync(HERMES, ["plugins", "install", `file://${ROOT}#plugins/hermes/needs-you`, "--enable"], { env: vars, encoding: "utf8", timeout: 120_000 });
+    assert.equal(installed.status, 0, installed.stdout + installed.stderr);
+    assert.ok(existsSync(join(vars.HERMES_HOME, "plugins", "needs-you", "plugin.yaml")));
+    assert.match(readFileSync(join(vars.HERMES_HOME, "config.yaml"), "utf8"), /enabled:\s*\n\s*- needs-you/);
+    assert.match(reporter(vars, ["doctor"]).stdout, /hermes plugin installed and enabled/);
+  }, () => {
+    const removed = spawnSync(HERMES, ["plugins", "remove", "needs-you"], { env: vars, encoding: "utf8", input: "y\n" });
+    assert.equal(removed.status, 0, removed.stdout + removed.stderr);
+    assert.ok(!existsSync(join(vars.HERMES_HOME, "plugins", "needs-you")));
+  });
+});
+
+test("Hermes: the pip package hermes-needs-you (its hermes_agent.plugins entry point), enabled with `hermes plugins enable`, reports a clarify and its close", { skip: !has(HERMES) && "Hermes is not installed" }, async () => {
+  const { home, cwd } = freshHome("hermes-pip");
+  const task = await newTask(live.w, live.owner.token, { name: "hermes by pip" });
+  // Built from a copy, so that the build leaves nothing in the repository.
+  const source = join(home, "hermes-needs-you");
+  cpSync(join(ROOT, "plugins", "hermes"), source, { recursive: true, filter: (p) => !p.includes("/tests") });
+  const target = join(home, "site");
+  const pip = spawnSync(join(HERMES, "..", "pip"), ["install", "--quiet", "--disable-pip-version-check", "--target", target, source], { encoding: "utf8", timeout: 300_000 });
+  assert.equal(pip.status, 0, pip.stdout + pip.stderr);
+  const vars = hermesVars(home, task, { PYTHONPATH: target });
+  await hermesClarify(vars, cwd, "pip", () => {
+    const enabled = spawnSync(HERMES, ["plugins", "enable", "needs-you"], { env: vars, encoding: "utf8", input: "" });
+    assert.equal(enabled.status, 0, enabled.stdout + enabled.stderr);
+    const listed = spawnSync(HERMES, ["plugins", "list", "--plain", "--no-bundled"], { env: vars, encoding: "utf8" });
+    assert.match(listed.stdout, /enabled\s+entrypoint\s+0\.1\.0\s+needs-you/);
+  }, () => {
+    const disabled = spawnSync(HERMES, ["plugins", "disable", "needs-you"], { env: vars, encoding: "utf8", input: "" });
+    assert.equal(disabled.status, 0, disabled.stdout + disabled.stderr);
+  });
 });

@@ -4,12 +4,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
-import { OPENCODE, OPENCODE_PLUGIN_DIR, has } from "./clis.js";
+import { OPENCODE, has } from "./clis.js";
 import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
+import { writeOpencodeConfig } from "./opencode.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
@@ -26,16 +27,7 @@ before(async () => {
   model = await startChatMock();
   const config = join(home, ".config");
   const cwd = live.cwd;
-  mkdirSync(join(config, "opencode"), { recursive: true });
-  writeFileSync(join(config, "opencode", "opencode.json"), JSON.stringify({
-    provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "Mock",
-      options: { baseURL: model.url, apiKey: "mock" }, models: { "mock-model": { name: "Mock" } } } },
-    model: "mock/mock-model", permission: { bash: "ask" }, autoupdate: false, share: "disabled",
-  }));
-  // OpenCode installs @opencode-ai/plugin into its config folder at start and
-  // hangs offline doing so, unless it is there already (setup-live.sh keeps a
-  // copy): what a person offline does once, as docs/hooks.md says.
-  execFileSync("cp", ["-r", `${OPENCODE_PLUGIN_DIR}/.`, join(config, "opencode")]);
+  writeOpencodeConfig(config, model);
   execFileSync(REPORTER, ["install", "--cli", "opencode"], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
   const vars = {
     HOME: home, XDG_CONFIG_HOME: config, TERM: "xterm-256color", PATH: process.env.PATH,

@@ -33,13 +33,15 @@ export function deployedRates() {
  * a new one on the same persisted D1 and Durable Object storage, as a
  * restart of the runtime would.
  */
-export async function startWorker(vars = {}, { rates } = {}) {
+export async function startWorker(vars = {}, { rates, script } = {}) {
   const limits = rates ?? Object.fromEntries(Object.keys(deployedRates()).map((k) => [k, { limit: 1e9, period: 60 }]));
   const state = mkdtempSync(join(tmpdir(), "needs-you-test-"));
   const options = {
-    scriptPath: join(ROOT, "build", "index.js"),
+    // `script`: another entry around the build (bench/meter/index.js).
+    scriptPath: script ?? join(ROOT, "build", "index.js"),
+    modulesRoot: ROOT,
     modules: true,
-    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"], fallthrough: true }],
+    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"], fallthrough: true }, { type: "ESModule", include: ["**/*.js"] }],
     compatibilityDate: "2026-04-01",
     d1Databases: ["DB"],
     d1Persist: join(state, "d1"),
