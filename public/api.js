@@ -36,7 +36,7 @@ export class ApiError extends Error {
 }
 
 /** Calls the API; resolves to {status, body, etag}. 304 has no body. */
-export async function call(method, path, { body, etag } = {}) {
+export async function call(method, path, { body, etag, keepalive } = {}) {
   const headers = {};
   const me = device();
   if (me) headers.authorization = `Bearer ${me.token}`;
@@ -47,6 +47,8 @@ export async function call(method, path, { body, etag } = {}) {
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
     cache: "no-store",
+    // A page going away still says so (presence).
+    keepalive: !!keepalive,
   });
   if (resp.status === 304) return { status: 304, etag };
   const json = await resp.json().catch(() => null);

@@ -88,6 +88,7 @@ function showSignedIn() {
   import("./push.js").then((push) => push.offer($("notify")));
   handOver().catch(() => {});
   refresh();
+  sayLooking();
 }
 
 async function refresh() {
@@ -121,6 +122,28 @@ async function refresh() {
     timer = setTimeout(refresh, POLL_MS);
   }
 }
+
+// ---- presence: while this page is open, visible and focused, the owner's
+// notifications make no sound (the card is here already). It says so every
+// 20 s while it is, and at once when it is not; the server forgets a
+// presence not said again within 30 s.
+
+const LOOKING_EVERY_MS = 20_000;
+let lookingTimer = null;
+let saidLooking = false;
+
+function sayLooking() {
+  clearTimeout(lookingTimer);
+  lookingTimer = null;
+  const looking = !!device() && !$("signed-in").hidden && document.visibilityState === "visible" && document.hasFocus();
+  if (looking || saidLooking) {
+    call("PUT", "/v1/devices/me/presence", { body: { looking }, keepalive: true }).catch(() => {});
+    saidLooking = looking;
+  }
+  if (looking) lookingTimer = setTimeout(sayLooking, LOOKING_EVERY_MS);
+}
+for (const event of ["focus", "blur", "pagehide"]) window.addEventListener(event, sayLooking);
+document.addEventListener("visibilitychange", sayLooking);
 
 function stopPolling() {
   clearTimeout(timer);
@@ -184,6 +207,7 @@ function card(q, now) {
   show.addEventListener("click", () => import("./screen.js").then((s) => s.show(q)));
   answerArea(q, el);
   el.querySelector(".dismiss").addEventListener("click", () => dismiss(q, el));
+  el.querySelector(".mute").addEventListener("click", (ev) => mute(q.task_id, MUTE_S, ev.target));
   return el;
 }
 
@@ -430,6 +454,21 @@ async function send(q, body, button) {
   return sent;
 }
 
+/** How long a card's "Mute for an hour" mutes its task. */
+const MUTE_S = 3600;
+
+/** Mutes a task for `seconds` (0: unmutes): its questions are listed, and ring nobody. */
+async function mute(taskId, seconds, button) {
+  button.disabled = true;
+  try {
+    await call("PUT", `/v1/tasks/${encodeURIComponent(taskId)}/mute`, { body: { for_s: seconds } });
+  } catch (e) {
+    status(`Could not ${seconds ? "mute" : "unmute"} the task: ${e.message}`);
+  }
+  etag = null;
+  refresh();
+}
+
 function taskRow(t, now) {
   const el = $("task").content.firstElementChild.cloneNode(true);
   el.querySelector(".name").textContent = t.name;
@@ -437,6 +476,14 @@ function taskRow(t, now) {
   const waiting = t.state === "waiting";
   state.textContent = waiting ? "Waiting for your answer" : "Running";
   state.classList.toggle("waiting", waiting);
+  const muted = t.muted_until && t.muted_until > now;
+  const mutedLine = el.querySelector(".muted");
+  mutedLine.hidden = !muted;
+  if (muted) {
+    const until = new Date(t.muted_until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    mutedLine.querySelector(".muted-until").textContent = `Muted until ${until}: its questions ring nobody.`;
+    mutedLine.querySelector(".unmute").addEventListener("click", (ev) => mute(t.task_id, 0, ev.target));
+  }
   const last = el.querySelector(".last");
   const parts = [];
   if (t.agent) parts.push(t.agent);

@@ -120,7 +120,9 @@ function actions(m) {
 }
 
 async function pushedOpen(m) {
-  await inTurn(() => show(m.title, { body: m.body, tag: m.tag, data: data(m), renotify: true, actions: actions(m) }));
+  // `quiet`: its owner is looking at the page right now, where the card is:
+  // shown, but without a sound or a buzz.
+  await inTurn(() => show(m.title, { body: m.body, tag: m.tag, data: data(m), renotify: !m.quiet, silent: !!m.quiet, actions: actions(m) }));
   // The quiet "answered" lines of earlier closes go once this one is on screen.
   await whenSettled((shown) => {
     for (const n of shown) if (n.data?.event === "close") n.close();

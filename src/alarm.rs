@@ -24,6 +24,7 @@ pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Resul
         question: read.question,
         channels: configs.iter().map(|c| c.kind.clone()).collect(),
         attempts: read.attempts,
+        looking_until: read.looking_until,
     };
     loop {
         let now = now_ms();

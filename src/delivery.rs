@@ -15,6 +15,13 @@
 //! * A failed attempt is tried again after a backoff that starts at the retry
 //!   base and doubles, [`MAX_ATTEMPTS`] times at most per channel and event.
 //!   A success is never repeated.
+//! * A question of a muted task rings when the mute ends, if it is still open
+//!   then; never before ([`Snapshot`]'s question, `task_muted_until`).
+//! * When someone of the owner is looking at the page (open, visible and
+//!   focused on some device) as the alarm fires, the notification goes out as
+//!   ever but makes no sound ([`quiet`]): the card is on their screen already.
+//!   Nothing waits for presence, so a page that died without saying so costs
+//!   a silent notification at worst, never a late or missing one.
 
 use serde::{Deserialize, Deserializer};
 
@@ -69,6 +76,14 @@ pub struct Snapshot {
     pub question: Question,
     pub channels: Vec<String>,
     pub attempts: Vec<Attempts>,
+    /// Until when some device of the owner has its page open, visible and
+    /// focused (ms), if any has.
+    pub looking_until: Option<f64>,
+}
+
+/// Whether a delivery made at `now` should make no sound: someone is looking.
+pub fn quiet(s: &Snapshot, now: f64) -> bool {
+    s.looking_until.is_some_and(|t| t > now)
 }
 
 /// The timings, from the Worker's settings.
@@ -161,6 +176,9 @@ pub fn next_step(s: &Snapshot, timing: &Timing, now: f64) -> Step {
     if now < due {
         return Step::WakeAt(due);
     }
+    if let Some(until) = q.task_muted_until.map(|t| t as f64).filter(|t| *t > now) {
+        return Step::WakeAt(until);
+    }
     let notified = s.channels.iter().any(|ch| s.delivered(ch, Event::Open));
     if notified && q.notified_at.is_none() {
         return Step::MarkNotified;
@@ -230,7 +248,46 @@ mod tests {
             question: question(kind),
             channels: vec!["ntfy".into(), "webhook".into()],
             attempts: vec![],
+            looking_until: None,
         }
+    }
+
+    #[test]
+    fn a_muted_task_rings_when_its_mute_ends_if_still_open() {
+        let mut s = snap(Kind::Dialog);
+        s.question.task_muted_until = Some((DUE + 60_000.0) as i64);
+        assert_eq!(next_step(&s, &T, DUE), Step::WakeAt(DUE + 60_000.0));
+        assert_eq!(
+            next_step(&s, &T, DUE + 59_999.0),
+            Step::WakeAt(DUE + 60_000.0)
+        );
+        assert!(matches!(next_step(&s, &T, DUE + 60_000.0), Step::Send(_)));
+        // A mute that ended before the delay changes nothing.
+        s.question.task_muted_until = Some((OPENED + 1.0) as i64);
+        assert!(matches!(next_step(&s, &T, DUE), Step::Send(_)));
+        // Closed during the mute: nothing to withdraw, nothing sent.
+        s.question.task_muted_until = Some((DUE + 60_000.0) as i64);
+        close(&mut s, DUE + 1.0);
+        assert_eq!(next_step(&s, &T, DUE + 2.0), Step::Done);
+    }
+
+    #[test]
+    fn someone_looking_makes_the_ring_quiet_and_never_later() {
+        let mut s = snap(Kind::Permission);
+        s.looking_until = Some(DUE + 10_000.0);
+        // The same step at the same time as with nobody looking.
+        let looking = next_step(&s, &T, DUE);
+        s.looking_until = None;
+        assert_eq!(looking, next_step(&s, &T, DUE));
+        assert!(matches!(looking, Step::Send(ref v) if v.len() == 2));
+        s.looking_until = Some(DUE + 10_000.0);
+        assert!(quiet(&s, DUE));
+        assert!(
+            !quiet(&s, DUE + 10_000.0),
+            "a presence not renewed runs out"
+        );
+        s.looking_until = None;
+        assert!(!quiet(&s, DUE));
     }
 
     fn close(s: &mut Snapshot, at: f64) {

@@ -155,6 +155,20 @@ pub async fn arm(env: &Env, question_id: &str, reported_at: f64) {
     }
 }
 
+/// These open questions may be due sooner than their alarms say (their task
+/// was unmuted): each alarm runs now, and the delivery rules decide.
+pub async fn recheck(env: &Env, question_ids: &[String]) {
+    for id in question_ids {
+        let cmd = Command::Arm {
+            question_id: id.clone(),
+            due_at: now_ms(),
+        };
+        if let Err(e) = command(env, id, &cmd).await {
+            worker::console_error!("could not reach the notifier of {id}: {e}");
+        }
+    }
+}
+
 /// These questions closed, whatever closed them: disarm each one's alarm, or,
 /// if its owner was notified, wake it to tell the channels. A reply was never
 /// armed: nothing to do. A failure is logged: the close itself was applied.

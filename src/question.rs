@@ -25,6 +25,11 @@ pub struct Question {
     pub task_revoked: bool,
     /// Its owner (likewise).
     pub owner_id: String,
+    /// Until when its task is muted (ms): its alarm rings nobody before.
+    pub task_muted_until: Option<i64>,
+    /// Set by the alarm for one delivery: someone of its owner is looking at
+    /// the page, so the notification makes no sound ([`crate::delivery::quiet`]).
+    pub quiet: bool,
 }
 
 impl Deref for Question {
@@ -77,6 +82,8 @@ impl Question {
             task_expires_at: None,
             task_revoked: false,
             owner_id: String::new(),
+            task_muted_until: None,
+            quiet: false,
         }
     }
 
@@ -129,6 +136,10 @@ impl<'de> Deserialize<'de> for Question {
             Some(Value::String(t)) => Afar::parse(&t),
             _ => None,
         };
+        let task_muted_until = row
+            .remove("task_muted_until")
+            .and_then(|v| v.as_f64())
+            .map(|t| t as i64);
         let task_screen = match row.remove("task_screen") {
             Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0) != 0.0,
             _ => false,
@@ -151,6 +162,8 @@ impl<'de> Deserialize<'de> for Question {
             task_expires_at,
             task_revoked,
             owner_id,
+            task_muted_until,
+            quiet: false,
         })
     }
 }

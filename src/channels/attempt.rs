@@ -83,7 +83,9 @@ pub async fn attempt(
     event: Event,
     now: f64,
 ) -> Outcome {
-    let q = &snap.question;
+    let mut q = snap.question.clone();
+    q.quiet = crate::delivery::quiet(snap, now);
+    let q = &q;
     let tried = try_channel(env, settings, kind, config, event, q, now).await;
     let record = Attempt {
         question_id: &q.question_id,

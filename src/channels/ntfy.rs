@@ -21,6 +21,10 @@ use crate::question::Question;
 /// notification would say "attachment.txt" instead of the question.
 const MAX_MESSAGE_BYTES: usize = 4096;
 
+/// ntfy's priority of a notification its owner is looking at: its lowest
+/// ("min"), which makes no sound and no vibration.
+const QUIET_PRIORITY: u8 = 1;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Ntfy {
     /// The topic URL, e.g. `https://ntfy.sh/my-secret-topic`.
@@ -85,7 +89,7 @@ impl Ntfy {
                 };
                 let message = truncate_bytes(&message, MAX_MESSAGE_BYTES);
                 let mut body = serde_json::json!({
-                    "topic": topic, "title": title, "message": message, "priority": self.priority,
+                    "topic": topic, "title": title, "message": message, "priority": if q.quiet { QUIET_PRIORITY } else { self.priority },
                     "tags": [tag, q.cli.as_str()], "sequence_id": q.question_id,
                 });
                 if let Some(click) = &self.click {

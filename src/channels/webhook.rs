@@ -45,8 +45,11 @@ impl Webhook {
             Event::Open => "question.open",
             Event::Close => "question.closed",
         };
-        let body = serde_json::json!({"event": name, "sent_at": now as i64, "question": &q.shown})
-            .to_string();
+        // `quiet`: someone of the owner is looking at the page; a receiver
+        // that rings may ring softly.
+        let body = serde_json::json!({"event": name, "sent_at": now as i64, "quiet": q.quiet,
+            "question": &q.shown})
+        .to_string();
         Outgoing {
             method: "POST",
             url: self.url.clone(),

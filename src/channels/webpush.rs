@@ -282,6 +282,7 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         "reason": q.close_reason.map(|r| r.as_str()),
         "takes": takes,
         "digest": digest,
+        "quiet": q.quiet && event == Event::Open,
     })
 }
 

@@ -86,6 +86,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             Post => tasks::create(req, env).await,
             Get => tasks::list(req, env).await),
         ["v1", "tasks", id] => methods!(method, p; Delete => tasks::revoke(req, env, id).await),
+        ["v1", "tasks", id, "mute"] => methods!(method, p; Put => tasks::mute(req, env, id).await),
         ["v1", "task"] => methods!(method, p; Get => tasks::whoami(req, env).await),
         ["v1", "reports"] => methods!(method, p; Post => reports::post(req, env).await),
         ["v1", "needs-you"] => methods!(method, p; Get => needs_you::list(req, env).await),
@@ -110,6 +111,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "devices"] => methods!(method, p;
             Post => devices::redeem(req, env).await,
             Get => devices::list(req, env).await),
+        ["v1", "devices", "me", "presence"] => {
+            methods!(method, p; Put => push::presence(req, env).await)
+        }
         ["v1", "devices", "me", "push"] => methods!(method, p;
             Put => push::subscribe(req, env).await,
             Delete => push::unsubscribe(req, env).await),

@@ -1,5 +1,6 @@
 //! Web Push set-up: the Worker's VAPID public key for the page, and a paired
-//! device's subscription. Sending is the notifier's (`channels::webpush`).
+//! device's subscription and presence. Sending is the notifier's
+//! (`channels::webpush`).
 
 use serde_json::{json, Value};
 use worker::{Env, Request};
@@ -56,6 +57,33 @@ pub async fn subscribe(mut req: Request, env: &Env) -> ApiResult {
         ));
     }
     ok(200, &json!({"device_id": device_id, "push": true}))
+}
+
+/// How long a page's "looking" lasts unless said again: the page says it
+/// every 20 s while it is open, visible and focused.
+pub const LOOKING_FOR_MS: f64 = 30_000.0;
+
+/// `PUT /v1/devices/me/presence {"looking": true|false}`: whether this
+/// device's page is open, visible and focused. While one is, the owner's
+/// notifications make no sound ([`crate::delivery::quiet`]).
+pub async fn presence(mut req: Request, env: &Env) -> ApiResult {
+    let device_id = device(&req, env).await?;
+    let looking = match read_object(&mut req).await?.get("looking") {
+        Some(Value::Bool(b)) => *b,
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "`looking` must be true or false",
+            ))
+        }
+    };
+    let until = looking.then(|| now_ms() + LOOKING_FOR_MS);
+    if !store::set_looking(env, &device_id, until).await? {
+        return Err(ApiError::unauthorized(
+            "unknown or revoked device credential",
+        ));
+    }
+    ok(200, &json!({"device_id": device_id, "looking": looking}))
 }
 
 /// `DELETE /v1/devices/me/push`: no more pushes to this device.

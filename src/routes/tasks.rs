@@ -109,6 +109,40 @@ pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
     )
 }
 
+/// The longest mute: a day. A mute that nobody ends ends by itself.
+pub const MAX_MUTE_S: u64 = 24 * 3600;
+
+/// `PUT /v1/tasks/{id}/mute {"for_s": 3600}`: the task's questions are listed
+/// as ever but ring nobody for that long (`for_s: 0` ends a mute). A question
+/// still open when the mute ends rings then.
+pub async fn mute(mut req: Request, env: &Env, task_id: &str) -> ApiResult {
+    let person = auth::person(&req, env).await?;
+    person.may(Right::Tasks)?;
+    let body = read_object(&mut req).await?;
+    let for_s = match body.get("for_s").and_then(Value::as_u64) {
+        Some(s @ 0..=MAX_MUTE_S) => s,
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                format!("`for_s` must be a whole number of seconds from 0 to {MAX_MUTE_S}"),
+            ))
+        }
+    };
+    let now = now_ms();
+    let until = (for_s > 0).then_some(now + for_s as f64 * 1000.0);
+    let open = store::mute_task(env, &person.owner_id, task_id, until, now)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    // Unmuted: what the mute held back rings now, not when the mute would have ended.
+    if until.is_none() {
+        notifier::recheck(env, &open).await;
+    }
+    ok(
+        200,
+        &json!({"task_id": task_id, "muted_until": until.map(|u| u as i64)}),
+    )
+}
+
 /// `GET /v1/task`: who am I, for a task credential.
 pub async fn whoami(req: Request, env: &Env) -> ApiResult {
     let task = auth::task(&req, env, now_ms()).await?;

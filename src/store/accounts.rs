@@ -132,7 +132,7 @@ pub async fn create_task(env: &Env, t: &TaskRow<'_>, now: f64) -> Result<bool> {
 /// The owner's live tasks (neither revoked nor expired), newest first.
 /// Binds ?1 the owner id, ?2 now.
 pub(super) const LIST_TASKS: &str = "
-SELECT t.id AS task_id, t.name, t.created_at, t.expires_at, t.last_report_at,
+SELECT t.id AS task_id, t.name, t.created_at, t.expires_at, t.last_report_at, t.muted_until,
        (SELECT cli FROM sessions WHERE task_id = t.id ORDER BY updated_at DESC LIMIT 1) AS cli,
        CASE WHEN EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.closed_at IS NULL)
             THEN 'waiting' ELSE 'running' END AS state
@@ -158,6 +158,54 @@ pub(super) fn named(mut t: api::Task) -> api::Task {
 /// Revokes the task if it is the owner's. Binds ?1 the task id, ?2 the owner id, ?3 now.
 const REVOKE_TASK: &str =
     "UPDATE tasks SET revoked_at = ?3 WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL";
+
+/// Mutes a live task of the owner until ?3 (null: unmuted). Binds ?1 the
+/// task id, ?2 the owner id, ?3 until when, ?4 now.
+const MUTE_TASK: &str = "
+UPDATE tasks SET muted_until = ?3
+WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)";
+
+/// The open dialogs and permissions of the owner's task ?1 (?2 the owner id),
+/// from the partial index of open questions.
+const OPEN_RINGING_OF_TASK: &str = "
+SELECT q.id FROM questions q
+WHERE q.task_id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND q.kind IN ('dialog', 'permission')";
+
+/// Mutes the owner's live task until `until` (or unmutes it): `None` when it
+/// is no live task of theirs, else the ids of its open dialogs and
+/// permissions, whose alarms may now ring sooner. The list shows the mute:
+/// its revision moves.
+pub async fn mute_task(
+    env: &Env,
+    owner_id: &str,
+    task_id: &str,
+    until: Option<f64>,
+    now: f64,
+) -> Result<Option<Vec<String>>> {
+    let db = db(env)?;
+    let until = until.map_or(wasm_bindgen::JsValue::NULL, n);
+    let results = db
+        .batch(vec![
+            stmt(&db, MUTE_TASK, &[s(task_id), s(owner_id), until, n(now)])?,
+            stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
+            stmt(&db, OPEN_RINGING_OF_TASK, &[s(task_id), s(owner_id)])?,
+        ])
+        .await?;
+    if changes(&results[0])? == 0 {
+        return Ok(None);
+    }
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: String,
+    }
+    Ok(Some(
+        results[2]
+            .results::<Id>()?
+            .into_iter()
+            .map(|r| r.id)
+            .collect(),
+    ))
+}
 
 /// Whether the task is the owner's. Binds ?1 the task id, ?2 the owner id.
 const TASK_OF_OWNER: &str = "SELECT id FROM tasks WHERE id = ?1 AND owner_id = ?2";

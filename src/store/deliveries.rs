@@ -156,7 +156,14 @@ pub struct AlarmRead {
     pub question: Question,
     pub channels: Vec<ChannelRow>,
     pub attempts: Vec<Attempts>,
+    /// Until when some live device of the owner has its page looking.
+    pub looking_until: Option<f64>,
 }
+
+/// The latest presence of the owner's live devices. Binds ?1 the question id.
+const LOOKING_UNTIL: &str = "
+SELECT MAX(looking_until) AS until FROM devices
+WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) AND revoked_at IS NULL";
 
 /// `None` when the question is gone.
 pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead>> {
@@ -167,6 +174,7 @@ pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead
             questions::by_id(&db, question_id)?,
             stmt(&db, CHANNELS_OF_QUESTION, &id)?,
             stmt(&db, ATTEMPTS, &id)?,
+            stmt(&db, LOOKING_UNTIL, &id)?,
         ])
         .await?;
     let Some(question) = results[0].results::<Question>()?.into_iter().next() else {
@@ -183,10 +191,20 @@ pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead
             last_at: r.last_at,
         })
         .collect();
+    #[derive(Deserialize)]
+    struct Until {
+        until: Option<f64>,
+    }
+    let looking_until = results[3]
+        .results::<Until>()?
+        .into_iter()
+        .next()
+        .and_then(|u| u.until);
     Ok(Some(AlarmRead {
         question,
         channels: results[1].results()?,
         attempts,
+        looking_until,
     }))
 }
 

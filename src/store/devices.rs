@@ -408,6 +408,21 @@ pub async fn set_push(
     Ok(changes(&r)? > 0)
 }
 
+/// Sets or clears until when a live device's page is looking. Binds ?1 the
+/// device id, ?2 until when (ms) or null.
+const SET_LOOKING: &str =
+    "UPDATE devices SET looking_until = ?2 WHERE id = ?1 AND revoked_at IS NULL";
+
+/// `until`: when the page's presence runs out, or `None`: it is not looking.
+pub async fn set_looking(env: &Env, device_id: &str, until: Option<f64>) -> Result<bool> {
+    let db = db(env)?;
+    let until = until.map_or(wasm_bindgen::JsValue::NULL, n);
+    let r = stmt(&db, SET_LOOKING, &[s(device_id), until])?
+        .run()
+        .await?;
+    Ok(changes(&r)? > 0)
+}
+
 /// Drops a subscription that its push service says is gone, unless the
 /// device subscribed again meanwhile. Binds ?1 the device id, ?2 the stored
 /// subscription that was sent to, ?3 now.

@@ -256,7 +256,7 @@ const BY_ID: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
        q.terminal, q.answerable, q.takes, q.digest, q.questions, q.owner_id, t.revoked_at AS task_revoked_at,
-       t.screen AS task_screen
+       t.screen AS task_screen, t.muted_until AS task_muted_until
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1";
 

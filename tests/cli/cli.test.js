@@ -563,3 +563,34 @@ test("ls --watch draws the list again when it changes", async () => {
   const end = await watch.ended;
   assert.equal(end.signal, "SIGINT");
 });
+
+test("mute: run --mute starts a task muted, tasks shows it, tasks mute and unmute change it by name; an unknown task says so in one line", async () => {
+  const owner = await ownerMachine();
+  const m = await deviceMachine(owner);
+  const dir = agentDir();
+  const run = start(m, ["run", "--name", "quiet one", "--mute", "30m", "--", AGENT, dir, "0"]);
+  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent reported");
+  const task = () => JSON.parse(execFileSync(BIN, ["tasks", "--json"], { env: m.env, encoding: "utf8" })).tasks[0];
+  const first = task();
+  assert.ok(first.muted_until > Date.now() + 29 * 60_000 && first.muted_until <= Date.now() + 30 * 60_000, JSON.stringify(first));
+  assert.match((await cli(m, ["tasks"], { COLUMNS: "120" })).stdout, /quiet one .* muted for (29|30)m/);
+
+  const unmuted = await cli(m, ["tasks", "unmute", "quiet one"]);
+  assert.equal(unmuted.code, 0, unmuted.stderr);
+  assert.equal(unmuted.stdout, "quiet one: unmuted.\n");
+  assert.equal(task().muted_until, undefined);
+  const muted = await cli(m, ["tasks", "mute", first.task_id, "--for", "2h"]);
+  assert.equal(muted.code, 0, muted.stderr);
+  assert.match(muted.stdout, /muted for 2 hours/);
+  assert.ok(task().muted_until > Date.now() + 119 * 60_000);
+
+  const none = await cli(m, ["tasks", "mute", "no such task"]);
+  assert.equal(none.code, 1);
+  assert.equal(none.stdout, "");
+  assert.ok(oneLine(none.stderr), none.stderr);
+  assert.match(none.stderr, /no live task "no such task"/);
+  const bad = await cli(m, ["tasks", "mute", "quiet one", "--for", "soon"]);
+  assert.equal(bad.code, 2);
+  writeFileSync(join(dir, "go"), "");
+  assert.equal((await run.ended).code, 0);
+});

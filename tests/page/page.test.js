@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { ADMIN, startWorker, waitFor, sleep } from "../worker/helpers.js";
 import { startPushService, vapidKeys } from "../support/push-service.js";
+import { startSink } from "../support/sink.js";
 import { deliverPush, launch, newPage, notifications, registrationId } from "./browser.js";
 
 let w, push, browser;
@@ -614,4 +615,89 @@ test("an answer the agent's machine has not picked up says so, and can be taken 
   ]);
   assert.deepEqual(page.errors, []);
   await context.close();
+});
+
+/** A webhook for `owner` at a fresh sink: the deliveries' bodies, parsed. */
+async function webhookSink(owner) {
+  const sink = await startSink();
+  const r = await api("PUT", "/v1/channels/webhook", owner.token, { url: `${sink.url}/hook`, secret: "0123456789abcdef" });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return sink;
+}
+const deviceRow = (page) => page.evaluate(() => JSON.parse(localStorage.getItem("needs-you.device")).device_id)
+  .then((id) => w.db.prepare("SELECT looking_until FROM devices WHERE id = ?").bind(id).first());
+
+test("presence: while the page is visible and focused, a ring makes no sound; hidden, it rings as ever, and no later", async () => {
+  const { owner, task, context, page } = await pairedPage();
+  const sink = await webhookSink(owner);
+  try {
+    // Open, visible, focused: the page says it is looking.
+    assert.ok(await waitFor(async () => (await deviceRow(page))?.looking_until > Date.now(), 5000), "the page said it is looking");
+    await say(task, { session: "presence-1", action: "open", kind: "dialog", text: "Which region?" });
+    assert.ok(await waitFor(() => sink.received.length === 1, 8000), "the dialog rang");
+    const looked = JSON.parse(sink.received[0].body);
+    assert.equal(looked.quiet, true, "quiet: the card is on a screen");
+
+    // Hidden (headless Chromium never hides a tab by itself: the browser's
+    // event is played to the page), it says so at once.
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true });
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    assert.ok(await waitFor(async () => (await deviceRow(page))?.looking_until === null, 5000), "the page said it stopped looking");
+    const opened = Date.now();
+    await say(task, { session: "presence-2", action: "open", kind: "dialog", text: "Which zone?" });
+    assert.ok(await waitFor(() => sink.received.length === 2, 8000), "the second dialog rang");
+    const unseen = JSON.parse(sink.received[1].body);
+    assert.equal(unseen.quiet, false);
+    assert.equal(unseen.question.text, "Which zone?");
+    // Rung at the delay, as with nobody ever looking (300 ms here), not held back.
+    assert.ok(Date.now() - opened < 5000);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await sink.stop();
+    await context.close();
+  }
+});
+
+test("mute: a card's Mute holds its task's rings; the task row says until when; Unmute rings what waits", async () => {
+  const { owner, task, context, page } = await pairedPage();
+  const sink = await webhookSink(owner);
+  try {
+    // Nobody looking here: a hidden page, so that the rings are plain.
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true });
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    await say(task, { session: "mute-1", action: "open", kind: "reply", text: "Shall I go on?" });
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { value: "visible", configurable: true });
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    const card = cards(page).first();
+    await card.waitFor();
+    await card.locator(".mute").click();
+    const row = page.locator("#tasks > li").first();
+    await row.locator(".muted:not([hidden])").waitFor({ timeout: 5000 });
+    assert.match(await row.locator(".muted-until").textContent(), /^Muted until \d\d:\d\d( [AP]M)?: its questions ring nobody\.$/);
+    const stored = await w.db.prepare("SELECT muted_until FROM tasks WHERE id = ?").bind(task.task_id).first();
+    assert.ok(Math.abs(stored.muted_until - (Date.now() + 3600e3)) < 10_000, JSON.stringify(stored));
+
+    await say(task, { session: "mute-2", action: "open", kind: "permission", text: "Run rm -rf build?" });
+    await sleep(1500); // five times the delay
+    assert.equal(sink.received.length, 0, "a muted task rings nobody");
+    assert.ok((await api("GET", "/v1/needs-you", owner.token)).body.questions.some((q) => q.text === "Run rm -rf build?"), "it is listed");
+
+    await row.locator(".unmute").click();
+    assert.ok(await waitFor(() => sink.received.length === 1, 8000), "unmuted, what waited rings");
+    assert.equal(JSON.parse(sink.received[0].body).question.text, "Run rm -rf build?");
+    await row.locator(".muted").waitFor({ state: "hidden", timeout: 5000 });
+    // The API refuses what it cannot do.
+    assert.equal((await api("PUT", `/v1/tasks/${task.task_id}/mute`, owner.token, { for_s: 90000 })).status, 400);
+    assert.equal((await api("PUT", "/v1/tasks/tsk_nope/mute", owner.token, { for_s: 60 })).status, 404);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await sink.stop();
+    await context.close();
+  }
 });

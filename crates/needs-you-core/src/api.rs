@@ -170,6 +170,9 @@ pub struct Task {
     /// That agent's name ("Claude Code").
     #[serde(default)]
     pub agent: Option<String>,
+    /// Until when its questions ring nobody (ms), if it is muted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub muted_until: Option<i64>,
 }
 
 /// `GET /v1/needs-you`: the newest open questions, newest first, and the

@@ -69,12 +69,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The live tasks and whether they wait for you.
-    #[command(after_help = "  needs-you tasks --json | jq '.tasks[].name'")]
-    Tasks {
-        #[arg(long)]
-        json: bool,
-    },
+    /// The live tasks and whether they wait for you; `mute` silences one
+    /// for a while (its questions stay listed and ring nobody).
+    #[command(after_help = "  needs-you tasks --json | jq '.tasks[].name'\n  \
+        needs-you tasks mute 'api refactor' --for 30m")]
+    Tasks(TasksArgs),
     /// Answer a question from here: a reply's text is typed into the agent's
     /// tmux pane (Enter a second later); a permission is allowed once or
     /// denied, a dialog's options chosen, through the agent's own hook or
@@ -166,9 +165,36 @@ pub struct RunOptions {
     /// `NEEDS_YOU_NO_SCREEN=1` in the environment, for scripts.
     #[arg(long)]
     pub no_screen: bool,
+    /// Start the task muted for this long (30m, 2h): its questions are
+    /// listed and ring nobody until then.
+    #[arg(long, value_name = "DURATION", value_parser = duration_s)]
+    pub mute: Option<u64>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+#[derive(Debug, PartialEq, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct TasksArgs {
+    #[arg(long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub action: Option<TaskAction>,
+}
+
+#[derive(Debug, PartialEq, Subcommand)]
+pub enum TaskAction {
+    /// Mute a task (its name or id): its questions ring nobody until then;
+    /// one still open when the mute ends rings then.
+    Mute {
+        task: String,
+        /// How long: 30m, 2h (a day at most).
+        #[arg(long = "for", value_name = "DURATION", value_parser = duration_s, default_value = "1h")]
+        for_s: u64,
+    },
+    /// End a task's mute.
+    Unmute { task: String },
 }
 
 #[derive(Debug, PartialEq, Args)]
@@ -456,7 +482,23 @@ mod tests {
             }
         );
         assert!(p(&["ls", "--watch", "--json"]).is_err());
-        assert_eq!(p(&["tasks"]).unwrap(), Command::Tasks { json: false });
+        assert_eq!(
+            p(&["tasks"]).unwrap(),
+            Command::Tasks(TasksArgs {
+                json: false,
+                action: None
+            })
+        );
+        assert_eq!(
+            p(&["tasks", "mute", "api", "--for", "30m"]).unwrap(),
+            Command::Tasks(TasksArgs {
+                json: false,
+                action: Some(TaskAction::Mute {
+                    task: "api".into(),
+                    for_s: 1800
+                })
+            })
+        );
         assert!(p(&["tasks", "--wat"]).is_err());
         assert!(p(&["ls", "extra"]).is_err());
         assert!(p(&["frobnicate"]).is_err());

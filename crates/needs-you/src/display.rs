@@ -100,9 +100,12 @@ pub fn tasks(rows: &[Task], now: f64, width: usize) -> String {
             TaskState::Waiting => "waiting for your answer",
             TaskState::Running => "running",
         };
-        let last = t.last_report_at.map_or("none".to_owned(), |at| {
+        let mut last = t.last_report_at.map_or("none".to_owned(), |at| {
             format!("{} ago", age(at as f64, now))
         });
+        if let Some(until) = t.muted_until.filter(|u| *u as f64 > now) {
+            last.push_str(&format!(" · muted for {}", age(now, until as f64)));
+        }
         let line = format!(
             "{:<24} {:<24} {:<11} {last}",
             cut(&t.name, 24),

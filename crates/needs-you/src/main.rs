@@ -1,6 +1,6 @@
 //! `needs-you`: parse, then hand each command to its module (see `lib.rs`).
 
-use needs_you::cli::{self, ChannelAction, Command, DeviceAction};
+use needs_you::cli::{self, ChannelAction, Command, DeviceAction, TaskAction};
 use needs_you::commands::{account, channels, questions, run};
 use needs_you::fail::Result;
 
@@ -38,7 +38,11 @@ fn dispatch(command: Command) -> Result<i32> {
             command,
         } => run::exec(&env_file, &status_file, command),
         Command::Ls { watch, json } => questions::ls(watch, json),
-        Command::Tasks { json } => questions::tasks(json),
+        Command::Tasks(args) => match args.action {
+            None => questions::tasks(args.json),
+            Some(TaskAction::Mute { task, for_s }) => questions::mute(&task, for_s),
+            Some(TaskAction::Unmute { task }) => questions::mute(&task, 0),
+        },
         Command::Answer {
             question,
             allow,

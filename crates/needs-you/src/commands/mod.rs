@@ -62,6 +62,15 @@ pub fn print_json(v: &impl Serialize) {
     println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }
 
+/// A number of seconds as a person says it: "7 days", "2 hours", "30 minutes".
+pub fn human(s: u64) -> String {
+    match s {
+        s if s % 86_400 == 0 => format!("{} days", s / 86_400),
+        s if s % 3600 == 0 => format!("{} hours", s / 3600),
+        s => format!("{} minutes", s.div_ceil(60)),
+    }
+}
+
 pub fn now_ms() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

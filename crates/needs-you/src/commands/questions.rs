@@ -5,7 +5,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
-use needs_you_core::api::{AnswerState, AnswerStatus, Listed, NeedsYou, Queued, Tasks};
+use needs_you_core::api::{AnswerState, AnswerStatus, Listed, NeedsYou, Queued, Task, Tasks};
 use needs_you_core::screen::Screen;
 use needs_you_reporter::client::{Client, Failure};
 use serde_json::{json, Value};
@@ -131,6 +131,55 @@ pub fn tasks(json_out: bool) -> Result<i32> {
         print!("{}", display::tasks(&tasks.tasks, now_ms(), term::width()));
     }
     Ok(exit::OK)
+}
+
+/// `tasks mute TASK --for D` and `tasks unmute TASK` (`seconds` 0): TASK is
+/// a live task's id, or its name when one task has it.
+pub fn mute(task: &str, seconds: u64) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let tasks: Tasks = client.get("/v1/tasks")?;
+    let named: Vec<&Task> = tasks.tasks.iter().filter(|t| t.name == task).collect();
+    let id = match (
+        tasks.tasks.iter().find(|t| t.task_id == task),
+        named.as_slice(),
+    ) {
+        (Some(t), _) => t.task_id.clone(),
+        (None, [t]) => t.task_id.clone(),
+        (None, []) => {
+            return Err(Fail::new(
+                exit::REFUSED,
+                format!("no live task {task:?}: `needs-you tasks` lists them"),
+            ))
+        }
+        (None, _) => {
+            return Err(Fail::new(
+                exit::REFUSED,
+                format!(
+                    "{} live tasks are named {task:?}: give its id (`needs-you tasks --json`)",
+                    named.len()
+                ),
+            ))
+        }
+    };
+    mute_task(&client, &id, seconds)?;
+    if seconds == 0 {
+        println!("{task}: unmuted.");
+    } else {
+        println!(
+            "{task}: muted for {}; its questions are listed and ring nobody.",
+            super::human(seconds)
+        );
+    }
+    Ok(exit::OK)
+}
+
+/// `PUT /v1/tasks/{id}/mute`.
+pub fn mute_task(client: &Client, task_id: &str, seconds: u64) -> Result<()> {
+    client.put::<Value>(
+        &format!("/v1/tasks/{}/mute", path_part(task_id)?),
+        &json!({"for_s": seconds}),
+    )?;
+    Ok(())
 }
 
 /// A question id the server does not know for this login: mistyped, or

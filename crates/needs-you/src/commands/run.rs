@@ -218,6 +218,15 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         }
         Err(f) => return Err(f.into()),
     };
+    if let (Some(t), Some(seconds)) = (&task, opts.mute) {
+        // A task that cannot be muted still runs: the person is told.
+        if let Err(f) = super::questions::mute_task(&client, &t.task_id, seconds) {
+            eprintln!(
+                "needs-you: could not mute the task ({}); it rings as usual",
+                f.message
+            );
+        }
+    }
     let env: Vec<(&str, String)> = match &task {
         Some(t) => {
             let mut env = vec![
@@ -248,18 +257,10 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         eprintln!(
             "needs-you: could not revoke the task {name:?} ({}); it expires by itself in {}",
             f.message,
-            human(opts.expires_s)
+            super::human(opts.expires_s)
         );
     }
     finish(ended?)
-}
-
-fn human(s: u64) -> String {
-    match s {
-        s if s % 86_400 == 0 => format!("{} days", s / 86_400),
-        s if s % 3600 == 0 => format!("{} hours", s / 3600),
-        s => format!("{} minutes", s.div_ceil(60)),
-    }
 }
 
 /// Our exit: the command's code, or its death by the same signal.
