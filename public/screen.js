@@ -13,7 +13,7 @@ const EVERY_MS = 500;
 /** How long to wait after a failure that may pass (the machine offline). */
 const RETRY_MS = 2000;
 /** Refusals that will not pass by asking again: the view stops. */
-const FINAL = new Set(["closed", "no_screen", "not_in_tmux", "not_permitted", "not_found", "screen_refused"]);
+const FINAL = new Set(["closed", "no_screen", "not_in_tmux", "not_permitted", "not_found", "screen_refused", "unauthorized"]);
 
 const $ = (id) => document.getElementById(id);
 /** The open view: its question, the digest of what it shows, its timer. */
@@ -84,27 +84,33 @@ function say(text, failed = false) {
   $("screen-state").classList.toggle("failed", failed);
 }
 
-async function ask() {
-  const v = view;
-  if (!v) return;
+/** One request of view `v`, then the next one scheduled: one loop per view,
+ *  whatever the page's visibility does meanwhile. */
+async function ask(v = view) {
+  if (!v || v !== view || v.inflight) return;
+  clearTimeout(v.timer);
   v.timer = null;
+  v.inflight = true;
   let next = EVERY_MS;
   try {
     const seen = v.digest ? `?seen=${encodeURIComponent(v.digest)}` : "";
     const r = await call("GET", `/v1/questions/${encodeURIComponent(v.question.question_id)}/screen${seen}`);
+    v.inflight = false;
     if (view !== v) return;
     if (r.body.screen) draw(r.body.screen);
     v.digest = r.body.digest;
     say(`Live · ${new Date().toLocaleTimeString()}`);
   } catch (e) {
+    v.inflight = false;
     if (view !== v) return;
-    const final = FINAL.has(e.code);
+    const final = FINAL.has(e.code) || e.status === 401;
     say(e.code === "closed" ? "The question closed: its terminal is no longer shown." : e.message, true);
     $("screen-view").classList.toggle("ended", final);
+    v.ended = final;
     if (final) return;
     next = RETRY_MS;
   }
-  if (view === v && document.visibilityState === "visible") v.timer = setTimeout(ask, next);
+  if (view === v && !v.timer && document.visibilityState === "visible") v.timer = setTimeout(() => ask(v), next);
 }
 
 /** Opens the view of question `q`'s pane. */
@@ -116,7 +122,7 @@ export function show(q) {
   $("screen-lines").replaceChildren();
   $("screen-view").classList.remove("ended");
   say("Asking the agent's machine…");
-  view = { question: q, digest: null, timer: null };
+  view = { question: q, digest: null, timer: null, inflight: false, ended: false };
   const dialog = $("screen-view");
   if (!dialog.open) dialog.showModal();
   ask();
@@ -130,6 +136,8 @@ export function close() {
 }
 
 $("screen-view").addEventListener("close", () => {
+  // A close that comes after the view was opened again is the old one's.
+  if ($("screen-view").open) return;
   if (view?.timer) clearTimeout(view.timer);
   view = null;
 });
@@ -138,7 +146,7 @@ $("screen-view").addEventListener("close", () => {
 document.addEventListener("visibilitychange", () => {
   if (!view) return;
   if (document.visibilityState === "visible") {
-    if (!view.timer && !$("screen-view").classList.contains("ended")) ask();
+    if (!view.timer && !view.ended) ask(view);
   } else if (view.timer) {
     clearTimeout(view.timer);
     view.timer = null;

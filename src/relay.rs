@@ -109,8 +109,14 @@ impl DurableObject for Relay {
                 Response::empty()
             }
             "/screen" => {
-                let session = req.headers().get("x-session")?.unwrap_or_default();
-                let seen = req.headers().get("x-seen")?.filter(|s| !s.is_empty());
+                let url = req.url()?;
+                let param = |name: &str| {
+                    url.query_pairs()
+                        .find(|(k, _)| k == name)
+                        .map(|(_, v)| v.into_owned())
+                };
+                let session = param("session").unwrap_or_default();
+                let seen = param("seen").filter(|s| !s.is_empty());
                 let sockets = self.state.get_websockets();
                 if sockets.is_empty() {
                     return Response::error("no relay", 409);
@@ -131,7 +137,9 @@ impl DurableObject for Relay {
                 self.screens.borrow_mut().remove(&request_id);
                 match waited {
                     Either::Left((Ok(reply), _)) => Response::from_json(&reply),
-                    _ => Response::error("late", 504),
+                    // Its relay went away while it was asked.
+                    Either::Left((Err(_), _)) => Response::error("no relay", 409),
+                    Either::Right(_) => Response::error("late", 504),
                 }
             }
             "/close" => {
@@ -156,6 +164,11 @@ impl DurableObject for Relay {
         let WebSocketIncomingMessage::String(text) = message else {
             return Ok(());
         };
+        // No message of the protocol is this long (a screen is at most
+        // MAX_BYTES): a longer one is not worth parsing.
+        if text.len() > 2 * needs_you_core::screen::MAX_BYTES + 4096 {
+            return Ok(());
+        }
         let Ok(msg) = serde_json::from_str::<FromRelay>(&text) else {
             return Ok(());
         };
@@ -206,6 +219,9 @@ impl DurableObject for Relay {
         _clean: bool,
     ) -> Result<()> {
         let _ = ws.close(Some(1000), Some("closed"));
+        // The screens it was asked for will not come: their readers are told
+        // now (one relay per task), not after the wait.
+        self.screens.borrow_mut().clear();
         Ok(())
     }
 
@@ -287,14 +303,17 @@ pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
 /// Asks the task's relay for the screen of `session`'s pane; `seen`, the
 /// digest of the screen the reader has.
 pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Result<Asked> {
-    let mut resp = call(
-        env,
-        task_id,
-        Method::Get,
-        "/screen",
-        &[("x-session", session), ("x-seen", seen)],
+    // In the URL, encoded: a session name is any text a report gave, which a
+    // header could not carry.
+    let query: String = worker::Url::parse_with_params(
+        "https://relay/screen",
+        &[("session", session), ("seen", seen)],
     )
-    .await?;
+    .map_err(|e| worker::Error::RustError(e.to_string()))?
+    .query()
+    .map(|q| format!("/screen?{q}"))
+    .unwrap_or_else(|| "/screen".to_owned());
+    let mut resp = call(env, task_id, Method::Get, &query, &[]).await?;
     Ok(match resp.status_code() {
         200 => Asked::Reply(resp.json().await?),
         409 => Asked::NoRelay,

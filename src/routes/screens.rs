@@ -30,15 +30,21 @@ struct Shown {
     screen: Option<Screen>,
 }
 
+fn is_digest(s: &str) -> bool {
+    s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 pub async fn get(req: Request, env: &Env, question_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
     person.may(Right::Screen)?;
     limits::within_rate(env, Rate::Screens, &person.credential_hash).await?;
+    // A digest is 16 hex characters; anything else is no screen the reader has.
     let seen = req
         .url()?
         .query_pairs()
         .find(|(k, _)| k == "seen")
-        .map(|(_, v)| v.chars().take(64).collect::<String>())
+        .map(|(_, v)| v.into_owned())
+        .filter(|v| is_digest(v))
         .unwrap_or_default();
     let q = store::question(env, question_id)
         .await?
@@ -71,14 +77,19 @@ pub async fn get(req: Request, env: &Env, question_id: &str) -> ApiResult {
     }
     match relay::screen(env, &q.task_id, &q.session, &seen).await? {
         Asked::Reply(reply) => match (reply.refused, reply.digest) {
-            (None, Some(digest)) => ok(
-                200,
-                &Shown {
-                    question_id: question_id.to_owned(),
-                    digest,
-                    screen: reply.screen.map(Screen::checked),
-                },
-            ),
+            // The digest of what is passed on is the Worker's own, of the
+            // screen as checked; "unchanged" only for the reader's own digest.
+            (None, Some(digest)) if reply.screen.is_some() || digest == seen => {
+                let screen = reply.screen.map(Screen::checked);
+                ok(
+                    200,
+                    &Shown {
+                        question_id: question_id.to_owned(),
+                        digest: screen.as_ref().map_or(digest, Screen::digest),
+                        screen,
+                    },
+                )
+            }
             (refused, _) => Err(ApiError::new(
                 409,
                 "screen_refused",

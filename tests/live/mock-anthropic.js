@@ -6,6 +6,11 @@
 //   const model = await startAnthropicMock();
 //   model.next({ tool: "Bash", input: { command: "ls", description: "List" } });
 //   model.next({ text: "Shall I go on?" });
+//   model.next({ tool: "Bash", input: {…} }, { asked: "Remove the build" });
+//
+// A step with `asked` answers only a request whose first user message holds
+// that text: the way to script a subagent, whose requests run beside its
+// parent's (a backgrounded Agent), apart from the parent's.
 import { jsonServer } from "./steps.js";
 
 export async function startAnthropicMock() {
@@ -17,7 +22,9 @@ export async function startAnthropicMock() {
     if (!path.endsWith("/v1/messages")) return send(res, 200, {});
     const main = Array.isArray(json.tools) && json.tools.length > 0;
     if (main) requests.push(json);
-    const step = main ? steps.shift() ?? { text: "Done." } : { text: "Title" };
+    const first = JSON.stringify(json.messages?.[0]?.content ?? "");
+    const at = steps.findIndex((s) => !s.asked || first.includes(s.asked));
+    const step = main ? (at >= 0 ? steps.splice(at, 1)[0].step : { text: "Done." }) : { text: "Title" };
     const content = step.tool
       ? [{ type: "tool_use", id: `toolu_${++ids}`, name: step.tool, input: step.input ?? {} }]
       : [{ type: "text", text: step.text }];
@@ -48,8 +55,8 @@ export async function startAnthropicMock() {
     url: `http://127.0.0.1:${server.address().port}`,
     /** What the agent's loop sent, oldest first. */
     requests,
-    /** Queues the model's next answer: `{text}` or `{tool, input}`. */
-    next: (step) => steps.push(step),
+    /** Queues the model's next answer: `{text}` or `{tool, input}`, for any request or only one that `asked`. */
+    next: (step, { asked } = {}) => steps.push({ step, asked }),
     stop: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   };
 }

@@ -119,6 +119,44 @@ fn target(
 /// unrecorded, as outside tmux). tmux answers in a few milliseconds.
 const TMUX_ANSWERS_WITHIN: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// How long the relay waits for a pane's screen: it types answers in the same
+/// loop, which a tmux server that hangs must not hold.
+const CAPTURE_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Like [`output_within`], for an output of any size: read on a thread while
+/// the program runs (a whole screen, with its colours, is far more than a
+/// pipe holds, and a program blocked writing it would never end).
+fn read_within(mut cmd: Command, limit: std::time::Duration) -> Option<(bool, Vec<u8>)> {
+    use std::io::Read;
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).map(|_| out)
+    });
+    let end = std::time::Instant::now() + limit;
+    let status = loop {
+        match child.try_wait().ok()? {
+            Some(status) => break status,
+            None if std::time::Instant::now() >= end => {
+                // Killed, its pipe closes, and the reader ends.
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = reader.join();
+                return None;
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(2)),
+        }
+    };
+    let out = reader.join().ok()?.ok()?;
+    Some((status.success(), out))
+}
+
 /// Runs `cmd` for its stdout, killed if it takes longer than `limit`:
 /// whether it succeeded, and what it printed. None if it could not run or
 /// was too slow.
@@ -203,18 +241,15 @@ fn still_the_agent(p: &TmuxPane, pid: &str, command: &str) -> Result<(), String>
 /// the agent ([`still_the_agent`]). The pane's state and its text come from
 /// one tmux command, so that what is checked is what is read.
 pub fn capture(p: &TmuxPane) -> Result<Screen, String> {
-    let out = Command::new("tmux")
-        .args(["-S", &p.socket, "display-message", "-p", "-t", &p.pane_id])
+    let mut cmd = Command::new("tmux");
+    cmd.args(["-S", &p.socket, "display-message", "-p", "-t", &p.pane_id])
         .arg("#{pane_pid} #{pane_width} #{pane_height} #{cursor_y} #{cursor_flag} #{pane_current_command}")
-        .args([";", "capture-pane", "-p", "-e", "-t", &p.pane_id])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run tmux: {e}"))?;
-    if !out.status.success() {
+        .args([";", "capture-pane", "-p", "-e", "-t", &p.pane_id]);
+    let (ok, out) = read_within(cmd, CAPTURE_WITHIN).ok_or("tmux did not show the pane in time")?;
+    if !ok {
         return Err("the agent's tmux pane is gone".into());
     }
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out);
     let (state, capture) = text.split_once('\n').unwrap_or((&text, ""));
     let mut fields = state.splitn(6, ' ');
     let mut next = || fields.next().unwrap_or("");
@@ -278,6 +313,20 @@ mod tests {
         let (ok, out) = output_within(quick, std::time::Duration::from_secs(5)).unwrap();
         assert!(ok);
         assert_eq!(out, b"x:0.1\n");
+    }
+
+    #[test]
+    fn a_long_output_is_read_whole_and_a_slow_program_given_up_on() {
+        let mut big = Command::new("head");
+        big.args(["-c", "1000000", "/dev/zero"]);
+        let (ok, out) = read_within(big, std::time::Duration::from_secs(10)).unwrap();
+        assert!(ok);
+        assert_eq!(out.len(), 1_000_000, "more than a pipe holds, read whole");
+        let mut slow = Command::new("sleep");
+        slow.arg("5");
+        let started = std::time::Instant::now();
+        assert!(read_within(slow, std::time::Duration::from_millis(100)).is_none());
+        assert!(started.elapsed() < std::time::Duration::from_secs(4));
     }
 
     #[test]

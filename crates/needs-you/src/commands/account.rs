@@ -199,6 +199,7 @@ fn what_it_may(rights: &Rights) -> String {
         (Right::Tasks, "start and stop tasks"),
         (Right::Answer, "answer or approve"),
         (Right::Pair, "pair other devices"),
+        (Right::Screen, "see the agents' terminals"),
     ] {
         if rights.has(right) {
             may.push(words);

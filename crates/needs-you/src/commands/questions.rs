@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
 use needs_you_core::api::{AnswerState, AnswerStatus, Listed, NeedsYou, Queued, Task, Tasks};
 use needs_you_core::screen::Screen;
-use needs_you_reporter::client::{Client, Failure};
+use needs_you_reporter::client::{Client, Failure, FailureKind};
 use serde_json::{json, Value};
 
 use super::{logged_in, now_ms, path_part, print_json};
@@ -74,6 +74,17 @@ struct Shown {
 
 /// How often `show --watch` asks for the pane.
 const SHOW_EVERY: Duration = Duration::from_millis(500);
+/// How long `show --watch` waits after a failure that may pass.
+const SHOW_RETRY: Duration = Duration::from_secs(2);
+
+/// A failure of the screen route that asking again later may mend.
+fn passes(f: &Failure) -> bool {
+    matches!(f.kind, FailureKind::Unreachable | FailureKind::Server)
+        || matches!(
+            f.code.as_deref(),
+            Some("relay_offline" | "relay_timeout" | "rate_limited")
+        )
+}
 
 /// `show QUESTION [--watch]`: the pane's screen, in its colours on a
 /// terminal (made here from the screen's numbers: nothing the pane printed
@@ -84,8 +95,10 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
     let colour = term::is_tty();
     let mut digest: Option<String> = None;
     loop {
+        // A digest is hex: anything else from a server is not sent back.
         let seen = digest
             .as_deref()
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
             .map(|d| format!("?seen={d}"))
             .unwrap_or_default();
         let shown: Shown = match client.get(&format!("{path}{seen}")) {
@@ -95,9 +108,16 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
                 eprintln!("needs-you: the question closed");
                 return Ok(exit::OK);
             }
+            // What may pass (the machine offline or slow, the rate, the
+            // network) is waited out under a watch, as the page does.
+            Err(f) if watch && passes(&f) => {
+                std::thread::sleep(SHOW_RETRY);
+                continue;
+            }
             Err(f) => return Err(unknown(question)(f)),
         };
-        if let Some(screen) = shown.screen {
+        // Checked here too: what reaches this terminal is made from numbers.
+        if let Some(screen) = shown.screen.map(Screen::checked) {
             let text = if colour {
                 screen.to_ansi()
             } else {
