@@ -8,7 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
@@ -315,6 +315,48 @@ test("with the Worker out of reach the dialog stays the terminal's, and nothing 
   } finally {
     away?.stop();
   }
+});
+
+test("a subagent's permission is listed with what it asks and which agent asks, under the person's session, and closes when allowed", { skip }, async () => {
+  const build = join(live.cwd, "build-of-the-subagent");
+  mkdirSync(build);
+  const SUB = "Remove the folder build-of-the-subagent with rm -rf";
+  // The subagent runs in the background beside its parent: its requests are
+  // scripted apart (`asked`), the parent's take what is left in order.
+  model.next({ tool: "Agent", input: { description: "Clean up", prompt: SUB, subagent_type: "general-purpose" } });
+  model.next({ tool: "Bash", input: { command: "rm -rf build-of-the-subagent", description: "Remove the folder" } }, { asked: SUB });
+  model.next({ text: "Removed it." }, { asked: SUB });
+  model.next({ text: "The subagent is on it." });
+  await term.type("clean up with a subagent");
+  await term.waitFor(/Do you want to proceed/);
+  const [q] = await listUntil((l) => l.length === 1, 15_000);
+  assert.equal(q.kind, "permission");
+  assert.equal(q.text, "Remove the folder\n$ rm -rf build-of-the-subagent\n(from the general-purpose agent)", "what it asks, not Claude Code's generic words");
+  assert.equal(q.answer_from_afar, null, "a backgrounded subagent's dialog shows only once its hook returned: no waiting there");
+  term.key("Enter"); // 1. Yes
+  assert.ok(await waitFor(() => !existsSync(build), 10_000), "the subagent's command ran");
+  // Closed by the subagent's own tool running, not by the parent's round.
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "tool_ran");
+  await sleep(2000); // the parent's follow-up turn
+});
+
+test("a plan waiting for approval is listed in Claude Code's words, and closes when approved", { skip }, async () => {
+  term.key("BTab");
+  await sleep(400);
+  term.key("BTab");
+  await term.waitFor(/plan mode on/);
+  model.next({ tool: "ExitPlanMode", input: { plan: "1. Remove build/\n2. Rebuild" } });
+  model.next({ text: "Cleaned up as planned." });
+  await term.type("plan the cleanup");
+  await term.waitFor(/Exit plan mode\?/);
+  const [q] = await listUntil((l) => l.length === 1, 15_000);
+  assert.equal(q.kind, "permission");
+  assert.match(q.text, /^Claude Code needs your approval for the plan/, "not \"permission to use ExitPlanMode\"");
+  assert.equal(q.answer_from_afar, null, "approved in the terminal");
+  term.key("Enter"); // 1. Yes, and switch to default
+  await listUntil((l) => l.length === 0);
+  await term.waitFor(/Cleaned up as planned/);
 });
 
 test("/exit closes a reply left open", { skip }, async () => {

@@ -131,3 +131,4 @@ test("in Codex's shared background server, the reporter refuses to report under 
   t.key("Escape");
   stopSharedServer();
 });
+

@@ -8,9 +8,10 @@
 //   model.next({ text: "Shall I go on?" });
 //   model.next({ tool: "Bash", input: {…} }, { asked: "Remove the build" });
 //
-// A step with `asked` answers only a request whose first user message holds
-// that text: the way to script a subagent, whose requests run beside its
-// parent's (a backgrounded Agent), apart from the parent's.
+// A step with `asked` answers only a request whose user messages' own text
+// (not tool results) holds that text: the way to script a subagent, whose
+// requests run beside its parent's (a backgrounded Agent), apart from the
+// parent's, which carry that text only inside the Agent tool's call.
 import { jsonServer } from "./steps.js";
 
 export async function startAnthropicMock() {
@@ -22,8 +23,11 @@ export async function startAnthropicMock() {
     if (!path.endsWith("/v1/messages")) return send(res, 200, {});
     const main = Array.isArray(json.tools) && json.tools.length > 0;
     if (main) requests.push(json);
-    const first = JSON.stringify(json.messages?.[0]?.content ?? "");
-    const at = steps.findIndex((s) => !s.asked || first.includes(s.asked));
+    const said = (json.messages ?? [])
+      .filter((m) => m.role === "user")
+      .flatMap((m) => (typeof m.content === "string" ? [m.content] : (m.content ?? []).filter((b) => b.type === "text").map((b) => b.text)))
+      .join("\n");
+    const at = steps.findIndex((s) => !s.asked || said.includes(s.asked));
     const step = main ? (at >= 0 ? steps.splice(at, 1)[0].step : { text: "Done." }) : { text: "Title" };
     const content = step.tool
       ? [{ type: "tool_use", id: `toolu_${++ids}`, name: step.tool, input: step.input ?? {} }]

@@ -90,9 +90,12 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     }
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
     let mut takeable = classified.takeable;
+    // The subagent that asks, once known: the event's own, or, for a prompt
+    // that confirms an announced dialog, the announcer's.
+    let mut agent = classified.agent.clone();
     let decision = match classified.decision {
         Decision::Expect { text, .. } => {
-            dir.record_expect(&session, &text, takeable.as_ref())
+            dir.record_expect(&session, &text, takeable.as_ref(), agent.as_deref())
                 .map_err(state_error)?;
             // Claude Code's PermissionRequest hook runs while its dialog is
             // on screen: it may wait there for an answer from afar.
@@ -115,11 +118,14 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             // takes what that said it takes: the prompt that follows says
             // nothing of it. A plugin's permission says it itself.
             takeable = takeable.or_else(|| known.expected_takeable.clone());
+            agent = agent.or_else(|| known.expected_agent.clone());
             settle(open, &known)
         }
         other => other,
     };
     match decision {
+        // A run for one prompt and no person: nobody can answer it.
+        Decision::Open { .. } if one_shot_run(cli) => Ok(()),
         Decision::Open { kind, .. } => {
             // Check the set-up before marking anything open: a marker with no
             // server behind it would only make every closing hook slower.
@@ -148,7 +154,7 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
                 .then(|| watch::transcript_of(cli, &event))
                 .flatten();
             let at = transcript.as_ref().map(|(_, len)| *len);
-            questions::open(&dir, &target, &session, kind, at, |seq| {
+            questions::open(&dir, &target, &session, kind, at, agent.as_deref(), |seq| {
                 report(seq).expect("an open")
             })?;
             if let Some((path, _)) = transcript {
@@ -169,9 +175,24 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             relay::ensure_relay(dir.path(), &target)?;
             Ok(())
         }
-        Decision::Close { reason } => questions::close(&dir, cli, &session, reason, None),
+        Decision::Close { reason } => {
+            questions::close_by(&dir, cli, &session, reason, None, agent.as_deref())
+        }
         Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
     }
+}
+
+/// Whether the agent that runs this hook was started for one prompt
+/// ([`needs_you_core::classify::one_shot`]), read from its command line.
+fn one_shot_run(cli: Cli) -> bool {
+    // The first ancestor that is no shell is the agent.
+    let args = parent::agent_command_line(|args| {
+        args.first().is_some_and(|a| {
+            let name = a.rsplit('/').next().unwrap_or(a);
+            !crate::terminal::foreground::SHELLS.contains(&name)
+        })
+    });
+    needs_you_core::classify::one_shot(cli, &args)
 }
 
 /// Waits, while Claude Code's dialog is on screen, for its answer from afar

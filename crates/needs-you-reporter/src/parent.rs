@@ -31,6 +31,27 @@ pub fn under_shared_codex_server() -> bool {
     false
 }
 
+/// The command line of the agent that runs this hook: the nearest of the
+/// ancestors [`LEVELS`] up (CLIs run hooks through `sh -c`; the plugins run
+/// us themselves) that `is_agent` says is it. Empty where none is.
+pub fn agent_command_line(is_agent: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let mut pid = std::process::id();
+    for _ in 0..LEVELS {
+        let Some(parent) = procfs::stat(pid).map(|s| s.ppid) else {
+            break;
+        };
+        if parent <= 1 {
+            break;
+        }
+        let args = procfs::cmdline(parent);
+        if is_agent(&args) {
+            return args;
+        }
+        pid = parent;
+    }
+    Vec::new()
+}
+
 /// The shared server's command line, as Codex 0.171.0 starts it.
 fn is_shared_codex_server(args: &[String]) -> bool {
     args.iter().any(|a| a == "app-server") && args.iter().any(|a| a == "--managed-daemon")

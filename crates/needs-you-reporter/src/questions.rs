@@ -4,10 +4,11 @@
 //! however hooks race. The hook opens and closes; the transcript watcher
 //! closes what ended without a hook.
 
+use needs_you_core::classify::close_applies;
 use needs_you_core::{Cli, CloseReason, Kind, Report};
 
 use crate::send::{self, Target};
-use crate::state::StateDir;
+use crate::state::{OpenQuestion, StateDir};
 
 /// Marks `session`'s question of `kind` open (with how long its transcript
 /// was, for a CLI that has one), queues the report that `report` makes for
@@ -18,9 +19,10 @@ pub fn open(
     session: &str,
     kind: Kind,
     transcript_at: Option<u64>,
+    agent: Option<&str>,
     report: impl FnOnce(u64) -> Report,
 ) -> Result<(), String> {
-    dir.record_open(session, kind, transcript_at, |seq| {
+    dir.record_open_by(session, kind, transcript_at, agent, |seq| {
         send::queue(&report(seq), dir.path(), target)
     })
     .map_err(state_error)??;
@@ -39,8 +41,22 @@ pub fn close(
     reason: CloseReason,
     opened: Option<u64>,
 ) -> Result<(), String> {
+    close_by(dir, cli, session, reason, opened, None)
+}
+
+/// [`close`] decided by an event of `agent` (a subagent; none: the person's
+/// own agent), which ends only what [`close_applies`] says it ends.
+pub fn close_by(
+    dir: &StateDir,
+    cli: Cli,
+    session: &str,
+    reason: CloseReason,
+    opened: Option<u64>,
+    agent: Option<&str>,
+) -> Result<(), String> {
+    let applies = |q: &OpenQuestion| close_applies(reason, agent, q.agent.as_deref());
     let queued = dir
-        .record_close(session, opened, |seq| {
+        .record_close_if(session, opened, applies, |seq| {
             let target = Target::from_env()?;
             let report = Report::Close {
                 cli,

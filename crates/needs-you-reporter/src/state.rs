@@ -68,6 +68,9 @@ pub struct OpenQuestion {
     pub seq: u64,
     /// How long the session's transcript was when it opened.
     pub transcript_at: Option<u64>,
+    /// The subagent that asked it (Claude Code's `agent_id`); none: the
+    /// person's own agent.
+    pub agent: Option<String>,
 }
 
 impl StateDir {
@@ -124,12 +127,31 @@ impl StateDir {
         transcript_at: Option<u64>,
         then: impl FnOnce(u64) -> T,
     ) -> io::Result<T> {
+        self.record_open_by(session, kind, transcript_at, None, then)
+    }
+
+    /// [`StateDir::record_open`] of a question that `agent` asked (a subagent).
+    pub fn record_open_by<T>(
+        &self,
+        session: &str,
+        kind: Kind,
+        transcript_at: Option<u64>,
+        agent: Option<&str>,
+        then: impl FnOnce(u64) -> T,
+    ) -> io::Result<T> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let seq = self.bump_seq(&key)?;
+        // `kind seq [at|-] [agent]`: an agent id has no spaces.
         let mut line = format!("{kind} {seq}");
-        if let Some(at) = transcript_at {
-            line.push_str(&format!(" {at}"));
+        let agent = agent.filter(|a| !a.is_empty() && !a.contains(char::is_whitespace));
+        match (transcript_at, agent) {
+            (Some(at), _) => line.push_str(&format!(" {at}")),
+            (None, Some(_)) => line.push_str(" -"),
+            (None, None) => {}
+        }
+        if let Some(a) = agent {
+            line.push_str(&format!(" {a}"));
         }
         write_private(&self.path.join(format!("open-{key}")), &line)?;
         touch(&self.marker())?;
@@ -149,6 +171,7 @@ impl StateDir {
             kind: Kind::parse(words.next()?)?,
             seq: words.next().and_then(|w| w.parse().ok()).unwrap_or(0),
             transcript_at: words.next().and_then(|w| w.parse().ok()),
+            agent: words.next().map(str::to_owned),
         })
     }
 
@@ -172,6 +195,7 @@ impl StateDir {
                 open,
                 expected: Some(e.text),
                 expected_takeable: e.takeable,
+                expected_agent: e.agent,
             },
             None => SessionState {
                 open,
@@ -187,6 +211,7 @@ impl StateDir {
         session: &str,
         text: &str,
         takeable: Option<&Takeable>,
+        agent: Option<&str>,
     ) -> io::Result<()> {
         let _lock = self.lock()?;
         let key = session_key(session);
@@ -194,6 +219,7 @@ impl StateDir {
         let json = serde_json::to_string(&Expected {
             text: text.to_owned(),
             takeable: takeable.cloned(),
+            agent: agent.map(str::to_owned),
         })
         .map_err(io::Error::other)?;
         write_private(&path, format!("{}\n{json}", now_micros()))
@@ -209,13 +235,25 @@ impl StateDir {
         opened: Option<u64>,
         then: impl FnOnce(u64) -> T,
     ) -> io::Result<Option<T>> {
+        self.record_close_if(session, opened, |_| true, then)
+    }
+
+    /// [`StateDir::record_close`] only if `applies` to the open question
+    /// (read under the lock): nothing otherwise.
+    pub fn record_close_if<T>(
+        &self,
+        session: &str,
+        opened: Option<u64>,
+        applies: impl FnOnce(&OpenQuestion) -> bool,
+        then: impl FnOnce(u64) -> T,
+    ) -> io::Result<Option<T>> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let open = self.path.join(format!("open-{key}"));
         let Some(current) = self.read_open(&key) else {
             return Ok(None);
         };
-        if opened.is_some_and(|seq| seq != current.seq) {
+        if opened.is_some_and(|seq| seq != current.seq) || !applies(&current) {
             return Ok(None);
         }
         let seq = self.bump_seq(&key)?;
@@ -278,6 +316,9 @@ struct Expected {
     text: String,
     #[serde(default)]
     takeable: Option<Takeable>,
+    /// The subagent that announced it, if one did.
+    #[serde(default)]
+    agent: Option<String>,
 }
 
 /// An announced dialog is confirmed within seconds (Claude Code's
@@ -374,10 +415,44 @@ mod tests {
     }
 
     #[test]
+    fn a_subagent_s_question_is_closed_only_by_what_applies_to_it() {
+        let (_t, s) = dir();
+        s.record_expect("s", "Run it?", None, Some("a1")).unwrap();
+        assert_eq!(
+            s.session_state("s").unwrap().expected_agent.as_deref(),
+            Some("a1")
+        );
+        s.record_open_by("s", Kind::Permission, None, Some("a1"), drop)
+            .unwrap();
+        let open = s.open_question("s").unwrap().unwrap();
+        assert_eq!(
+            (open.agent.as_deref(), open.transcript_at),
+            (Some("a1"), None)
+        );
+        let mine = |q: &OpenQuestion| q.agent.is_none();
+        assert!(s.record_close_if("s", None, mine, drop).unwrap().is_none());
+        assert!(
+            s.open_question("s").unwrap().is_some(),
+            "not the person's to close"
+        );
+        let its = |q: &OpenQuestion| q.agent.as_deref() == Some("a1");
+        assert!(s.record_close_if("s", None, its, drop).unwrap().is_some());
+        assert!(s.open_question("s").unwrap().is_none());
+        // With a transcript length, the agent comes after it.
+        s.record_open_by("t", Kind::Dialog, Some(77), Some("a2"), drop)
+            .unwrap();
+        let open = s.open_question("t").unwrap().unwrap();
+        assert_eq!(
+            (open.agent.as_deref(), open.transcript_at),
+            (Some("a2"), Some(77))
+        );
+    }
+
+    #[test]
     fn the_open_kind_and_a_recent_announcement_are_remembered_until_the_close() {
         let (_t, s) = dir();
         assert_eq!(s.session_state("s").unwrap(), SessionState::default());
-        s.record_expect("s", "Remove the build folder\n$ rm -rf build", None)
+        s.record_expect("s", "Remove the build folder\n$ rm -rf build", None, None)
             .unwrap();
         let seq = s
             .record_open("s", Kind::Permission, Some(4096), |seq| seq)
@@ -387,7 +462,8 @@ mod tests {
             Some(OpenQuestion {
                 kind: Kind::Permission,
                 seq,
-                transcript_at: Some(4096)
+                transcript_at: Some(4096),
+                agent: None,
             })
         );
         let state = s.session_state("s").unwrap();

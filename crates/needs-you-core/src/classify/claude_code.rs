@@ -6,8 +6,8 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::{
-    close, command_with_description, dialog, dialog_questions, hook, ignore, is_subagent,
-    round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
+    close, command_with_description, dialog, dialog_questions, from_agent, hook, ignore,
+    is_subagent, round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
 };
 use crate::afar::{self, Afar, AnswerBody, DialogQuestion, Verdict};
 use crate::report::{CloseReason, Kind};
@@ -33,16 +33,40 @@ pub const HOOKS: &[HookSpec] = &[
     hook("SessionEnd", None, true),
 ];
 
+/// A subagent's events: its dialogs and permissions are the person's to
+/// answer (Claude Code shows them in the person's terminal, under the
+/// person's session), and its tools' ends close what it asked; its round
+/// ends and replies are not the person's.
 pub(super) fn classify(event: &Value) -> Decision {
-    if is_subagent(event) {
-        return ignore("a subagent's event (agent_id is set)");
-    }
     let tool = str_field(event, "tool_name");
+    if is_subagent(event) {
+        return match (str_field(event, "hook_event_name").unwrap_or(""), tool) {
+            ("PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure", _) => {
+                person_s(event, tool)
+            }
+            (other, _) => ignore(format!("a subagent's {other}: not the person's")),
+        };
+    }
+    person_s(event, tool)
+}
+
+fn person_s(event: &Value, tool: Option<&str>) -> Decision {
     match str_field(event, "hook_event_name").unwrap_or("") {
-        "PreToolUse" if tool == Some(ASK_TOOL) => dialog(
+        "PreToolUse" if tool == Some(ASK_TOOL) => match dialog(
             event.get("tool_input").and_then(|i| i.get("questions")),
             "Claude Code is asking a question",
-        ),
+        ) {
+            Decision::Open {
+                kind,
+                text,
+                options,
+            } => Decision::Open {
+                kind,
+                text: from_agent(text, event),
+                options,
+            },
+            other => other,
+        },
         "PreToolUse" => ignore("PreToolUse of a tool other than AskUserQuestion"),
         "Notification" => match str_field(event, "notification_type") {
             Some("permission_prompt") => Decision::Open {
@@ -63,7 +87,10 @@ pub(super) fn classify(event: &Value) -> Decision {
         // the dialog is still up, and only then is it worth a report.
         "PermissionRequest" => Decision::Expect {
             kind: Kind::Permission,
-            text: permission_text(tool.unwrap_or("a tool"), event.get("tool_input")),
+            text: from_agent(
+                permission_text(tool.unwrap_or("a tool"), event.get("tool_input")),
+                event,
+            ),
         },
         "Stop" => round_end(str_field(event, "last_assistant_message")),
         "UserPromptSubmit" => close(CloseReason::PromptSubmitted),
@@ -87,6 +114,12 @@ const PLAN_TOOL: &str = "ExitPlanMode";
 /// `PermissionRequest` that follows) and any other permission's decision,
 /// through the `PermissionRequest` hook, which runs while the dialog is on
 /// screen. Both events carry the same `tool_input`, so the same digest.
+///
+/// A backgrounded subagent's dialog is shown only once its
+/// `PermissionRequest` hook has returned (checked with 2.1.332): a hook that
+/// waited for an answer from afar would hide it, and the prompt that lists it
+/// would never come. So a subagent's dialogs are listed, with what they ask,
+/// and answered in the terminal.
 pub(super) fn takeable(event: &Value) -> Option<Takeable> {
     if is_subagent(event) {
         return None;
@@ -143,6 +176,15 @@ pub fn hook_output(answer: &AnswerBody, tool_input: &Value, questions: &[DialogQ
 /// (Edit, Write, Read), else the tool's name.
 fn permission_text(tool: &str, input: Option<&Value>) -> String {
     let field = |name: &str| input.and_then(|i| str_field(i, name));
+    // A plan's approval, in Claude Code's own words, with the plan when its
+    // input carries it (2.1.332 keeps it in a plan file and sends `{}`).
+    if tool == PLAN_TOOL {
+        let words = "Claude Code needs your approval for the plan".to_owned();
+        return match field("plan").map(str::trim).filter(|p| !p.is_empty()) {
+            Some(plan) => format!("{words}\n\n{plan}"),
+            None => words,
+        };
+    }
     command_with_description(field("command"), field("description"))
         .or_else(|| field("command").map(|c| format!("Claude Code wants to run: {c}")))
         .or_else(|| field("file_path").map(|f| format!("Claude Code wants to use {tool} on {f}")))
@@ -439,11 +481,14 @@ mod tests {
             None,
             "a plan's approval is the terminal's"
         );
+        // A subagent's dialog shows only once its hook returned: no waiting there.
         let sub = with(
             "PermissionRequest",
             json!({"agent_id": "a", "tool_name": "Bash", "tool_input": {}}),
         );
-        assert_eq!(run(Cli::ClaudeCode, &sub).takeable, None);
+        let c = run(Cli::ClaudeCode, &sub);
+        assert_eq!(c.takeable, None);
+        assert_eq!(c.agent.as_deref(), Some("a"));
     }
 
     #[test]
@@ -551,13 +596,61 @@ mod tests {
     }
 
     #[test]
-    fn subagents_are_ignored() {
+    fn a_plan_s_approval_is_in_claude_code_s_words_with_the_plan_when_given() {
+        let plan = |input: Value| match decide(&with(
+            "PermissionRequest",
+            json!({"tool_name": "ExitPlanMode", "tool_input": input}),
+        )) {
+            Decision::Expect { text, .. } => text,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            plan(json!({})),
+            "Claude Code needs your approval for the plan"
+        );
+        assert_eq!(
+            plan(json!({"plan": "1. Remove build/\n2. Rebuild\n"})),
+            "Claude Code needs your approval for the plan\n\n1. Remove build/\n2. Rebuild"
+        );
+    }
+
+    #[test]
+    fn a_subagent_s_dialogs_are_the_person_s_and_its_round_ends_are_not() {
         let v = with(
             "PreToolUse",
             json!({"agent_id": "a1", "agent_type": "Explore", "tool_name": "AskUserQuestion",
             "tool_input": {"questions": [{"question": "Q?"}]}}),
         );
-        assert!(matches!(decide(&v), Decision::Ignore { .. }));
+        match decide(&v) {
+            Decision::Open { kind, text, .. } => {
+                assert_eq!(kind, Kind::Dialog);
+                assert_eq!(text, "Q?\n(from the Explore agent)");
+            }
+            other => panic!("{other:?}"),
+        }
+        let v = with(
+            "PermissionRequest",
+            json!({"agent_id": "a1", "agent_type": "general-purpose", "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf build", "description": "Remove the build folder"}}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Expect {
+                kind: Kind::Permission,
+                text: "Remove the build folder\n$ rm -rf build\n(from the general-purpose agent)"
+                    .into()
+            }
+        );
+        let v = with(
+            "PostToolUse",
+            json!({"agent_id": "a1", "tool_name": "Bash", "tool_response": {}}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Close {
+                reason: CloseReason::ToolRan
+            }
+        );
         let v = with(
             "Stop",
             json!({"agent_id": "a1", "last_assistant_message": "Q?"}),

@@ -85,6 +85,10 @@ pub struct Classified {
     pub decision: Decision,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub takeable: Option<Takeable>,
+    /// The subagent whose event it is (Claude Code's `agent_id`); none: the
+    /// person's own agent. What a subagent opens, only it closes by its tools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// A dialog or permission that this CLI lets a hook or plugin answer: what
@@ -127,10 +131,61 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
         .find_map(|k| event.get(k).and_then(Value::as_str))
         .filter(|s| !s.is_empty())
         .map(str::to_owned);
+    let agent = event
+        .get("agent_id")
+        .and_then(Value::as_str)
+        .filter(|a| !a.is_empty())
+        .map(str::to_owned);
     Classified {
         session,
         decision,
         takeable,
+        agent,
+    }
+}
+
+/// Whether the agent was started for one prompt and no person (`claude -p`,
+/// `codex exec`, `opencode run`, `hermes chat -q`): nobody can answer such a
+/// run, so it reports nothing. `args` is the agent process's command line;
+/// its own arguments are those after the program (an interpreter's before it
+/// are skipped).
+pub fn one_shot(cli: Cli, args: &[String]) -> bool {
+    let program = |a: &String| {
+        let name = a.rsplit('/').next().unwrap_or(a);
+        match cli {
+            Cli::ClaudeCode => matches!(name, "claude" | "claude.exe"),
+            Cli::Codex => name == "codex",
+            Cli::Opencode => name == "opencode",
+            Cli::Hermes => matches!(name, "hermes" | "hermes-agent"),
+        }
+    };
+    let Some(at) = args.iter().position(program) else {
+        return false;
+    };
+    let own: Vec<&str> = args[at + 1..]
+        .iter()
+        .map(String::as_str)
+        .take_while(|a| *a != "--")
+        .collect();
+    let first_word = own.iter().find(|a| !a.starts_with('-')).copied();
+    match cli {
+        Cli::ClaudeCode => own.iter().any(|a| matches!(*a, "-p" | "--print")),
+        Cli::Codex => matches!(first_word, Some("exec" | "e")),
+        Cli::Opencode => first_word == Some("run"),
+        Cli::Hermes => own.iter().any(|a| matches!(*a, "-q" | "--query")),
+    }
+}
+
+/// Whether a close that an event of `agent` decided (none: the person's own
+/// agent) ends the session's open question, opened by `opener`. A subagent
+/// works beside its parent in the same session: one's tool running or round
+/// ending is no answer to a dialog the other asked. What the person does
+/// (a prompt, the session's end, an interrupt) ends any.
+pub fn close_applies(reason: CloseReason, agent: Option<&str>, opener: Option<&str>) -> bool {
+    match reason {
+        CloseReason::ToolRan | CloseReason::Answered => agent == opener,
+        CloseReason::RoundEnd => opener.is_none(),
+        _ => true,
     }
 }
 
@@ -194,6 +249,8 @@ pub struct SessionState {
     pub open: Option<Kind>,
     pub expected: Option<String>,
     pub expected_takeable: Option<Takeable>,
+    /// The subagent whose dialog was announced, if a subagent's was.
+    pub expected_agent: Option<String>,
 }
 
 /// A decision in the light of what is already known of the session:
@@ -236,9 +293,19 @@ fn str_field<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
     event.get(field).and_then(Value::as_str)
 }
 
-/// A subagent's events carry `agent_id`; its questions are not the person's.
+/// A subagent's events carry `agent_id` (and its kind in `agent_type`).
 fn is_subagent(event: &Value) -> bool {
     event.get("agent_id").is_some_and(|v| !v.is_null())
+}
+
+/// A subagent's dialog in the person's words: what it asks, and which agent
+/// asks it, as the terminal says ("from the general-purpose agent").
+fn from_agent(text: String, event: &Value) -> String {
+    match str_field(event, "agent_type").filter(|t| !t.is_empty()) {
+        Some(kind) if is_subagent(event) => format!("{text}\n(from the {kind} agent)"),
+        _ if is_subagent(event) => format!("{text}\n(from a subagent)"),
+        _ => text,
+    }
 }
 
 /// A permission's text from what it runs and why it runs it: the description,
@@ -525,11 +592,65 @@ mod tests {
             session: Some("s".into()),
             decision: close(CloseReason::ToolRan),
             takeable: None,
+            agent: None,
         };
         assert_eq!(
             serde_json::to_value(&c).unwrap(),
             json!({"session": "s", "action": "close", "reason": "tool_ran"})
         );
+    }
+
+    #[test]
+    fn one_shot_runs_are_told_by_their_command_lines() {
+        let a = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        let yes = [
+            (Cli::ClaudeCode, "/opt/claude/bin/claude.exe -p Shall I?"),
+            (Cli::ClaudeCode, "/usr/local/bin/claude --print hi"),
+            (Cli::ClaudeCode, "claude --model opus -p hi"),
+            (Cli::Codex, "/usr/bin/codex exec --json hi"),
+            (Cli::Codex, "codex e hi"),
+            (Cli::Opencode, "/x/bin/opencode run say hi"),
+            (
+                Cli::Hermes,
+                "/venv/bin/python /venv/bin/hermes chat -q hi -Q",
+            ),
+        ];
+        for (cli, line) in yes {
+            assert!(one_shot(cli, &a(line)), "{line}");
+        }
+        let no = [
+            (Cli::ClaudeCode, "/opt/claude/bin/claude.exe"),
+            (Cli::ClaudeCode, "claude --resume abc"),
+            (Cli::ClaudeCode, "claude -- -p"),
+            (Cli::Codex, "codex --no-daemon"),
+            (Cli::Codex, "codex resume"),
+            (Cli::Opencode, "opencode"),
+            (Cli::Opencode, "opencode --model m"),
+            (Cli::Hermes, "/venv/bin/python /venv/bin/hermes --cli"),
+            (Cli::ClaudeCode, "bash -c claude-wrapper -p"),
+        ];
+        for (cli, line) in no {
+            assert!(!one_shot(cli, &a(line)), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_subagent_s_tools_close_only_what_it_asked_and_a_round_end_only_the_person_s() {
+        use CloseReason::*;
+        // The person's tool ran: the person's question closes, a subagent's stays.
+        assert!(close_applies(ToolRan, None, None));
+        assert!(!close_applies(ToolRan, None, Some("a1")));
+        // A subagent's tool ran: its own question closes, nobody else's.
+        assert!(close_applies(ToolRan, Some("a1"), Some("a1")));
+        assert!(!close_applies(ToolRan, Some("a1"), Some("a2")));
+        assert!(!close_applies(Answered, Some("a1"), None));
+        // The parent's round ended while its subagent still asks: that stays.
+        assert!(close_applies(RoundEnd, None, None));
+        assert!(!close_applies(RoundEnd, None, Some("a1")));
+        // What the person does ends any.
+        for r in [PromptSubmitted, SessionEnd, Interrupted] {
+            assert!(close_applies(r, None, Some("a1")), "{r:?}");
+        }
     }
 
     #[test]
