@@ -38,9 +38,13 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
+/// The launcher's path inside our Claude Code and Codex plugins
+/// ([`super::marketplace`] writes it).
+pub const LAUNCHER: &str = "bin/needs-you-hook";
+
 /// What a hook command starts: the reporter by its path (what `install`
 /// writes), or the launcher inside our Claude Code or Codex plugin, which
-/// runs the `report-prompt` on the PATH ([`super::marketplace`]).
+/// runs the `report-prompt` on the PATH.
 #[derive(Debug, Clone, Copy)]
 pub enum Runs<'a> {
     Binary(&'a str),
@@ -53,10 +57,7 @@ impl Runs<'_> {
     fn word(&self) -> String {
         match self {
             Runs::Binary(exe) => sh_quote(exe),
-            Runs::PluginLauncher => format!(
-                "sh \"$CLAUDE_PLUGIN_ROOT/{}\"",
-                super::marketplace::LAUNCHER
-            ),
+            Runs::PluginLauncher => format!("sh \"$CLAUDE_PLUGIN_ROOT/{LAUNCHER}\""),
         }
     }
 }

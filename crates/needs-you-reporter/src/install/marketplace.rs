@@ -22,14 +22,11 @@ use needs_you_core::classify::hooks;
 use needs_you_core::Cli;
 use serde_json::{json, Value};
 
-use super::hooks_json::{self, Runs};
+use super::hooks_json::{self, Runs, LAUNCHER};
 use super::{claude_settings_path, home, read_json};
 
 /// The plugin's id in both CLIs: plugin `needs-you` of marketplace `needs-you`.
 pub const PLUGIN_ID: &str = "needs-you@needs-you";
-
-/// The launcher's path inside a plugin folder.
-pub const LAUNCHER: &str = "bin/needs-you-hook";
 
 /// The launcher: `sh` runs it, so it needs no executable bit after a copy.
 const LAUNCHER_TEXT: &str = r#"# needs-you's hook launcher, made by report-prompt's installer (install/marketplace.rs).
