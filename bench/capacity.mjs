@@ -1,6 +1,6 @@
 // See bench/capacity.sh. Arguments: [--owners N] [--history N] [--json FILE].
 import { writeFileSync } from "node:fs";
-import { account, measure, seed, startMetered } from "../tests/support/capacity.js";
+import { costs } from "../tests/support/capacity.js";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -9,16 +9,6 @@ const arg = (name, dflt) => {
 const OWNERS = Number(arg("--owners", 10000));
 const HISTORY = Number(arg("--history", 50000));
 
-async function costs(size) {
-  const m = await startMetered();
-  try {
-    const a = await account(m);
-    if (size) await seed(m.w, { ...size, tasks: 10, heavy: { owner_id: a.owner.owner_id, task_id: a.task.task_id } });
-    return await measure(m, a);
-  } finally {
-    await m.stop();
-  }
-}
 
 const fresh = await costs(null);
 const big = await costs({ owners: OWNERS, history: HISTORY });

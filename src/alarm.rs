@@ -33,6 +33,8 @@ pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Resul
             Step::WakeAt(t) => return Ok(Some(t)),
             Step::MarkNotified => store::mark_notified(env, question_id, now).await?,
             Step::Send(sends) => {
+                // Said once for this step's sends: someone is looking, or not.
+                snap.question.quiet = crate::delivery::quiet(&snap, now);
                 // Side by side: one slow channel (a push service that takes
                 // its 10 s) delays no other.
                 let tries = sends.iter().map(|s| {

@@ -83,9 +83,7 @@ pub async fn attempt(
     event: Event,
     now: f64,
 ) -> Outcome {
-    let mut q = snap.question.clone();
-    q.quiet = crate::delivery::quiet(snap, now);
-    let q = &q;
+    let q = &snap.question;
     let tried = try_channel(env, settings, kind, config, event, q, now).await;
     let record = Attempt {
         question_id: &q.question_id,

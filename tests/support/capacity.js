@@ -144,3 +144,19 @@ export async function measure(m, a) {
   }
   return rows;
 }
+
+/**
+ * Every operation's cost on a fresh metered Worker: an empty database, or
+ * one seeded with `size` ({owners, history}, 10 tasks an owner, the history
+ * the measured owner's).
+ */
+export async function costs(size) {
+  const m = await startMetered();
+  try {
+    const a = await account(m);
+    if (size) await seed(m.w, { ...size, tasks: 10, heavy: { owner_id: a.owner.owner_id, task_id: a.task.task_id } });
+    return await measure(m, a);
+  } finally {
+    await m.stop();
+  }
+}

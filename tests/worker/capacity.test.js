@@ -8,18 +8,8 @@
 // more on the seeded ones. bench/capacity.sh prints the same as a table.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { account, measure, seed, startMetered } from "../support/capacity.js";
+import { costs } from "../support/capacity.js";
 
-async function costs(size) {
-  const m = await startMetered();
-  try {
-    const a = await account(m);
-    if (size) await seed(m.w, { ...size, tasks: 10, heavy: { owner_id: a.owner.owner_id, task_id: a.task.task_id } });
-    return await measure(m, a);
-  } finally {
-    await m.stop();
-  }
-}
 
 test("every operation costs the same rows, objects and subrequests with 10,000 owners and 50,000 closed questions as with 1,000 and 5,000, and within a row a statement of a fresh database", async () => {
   const fresh = await costs(null);

@@ -105,7 +105,7 @@ fn target(
     let mut ask = Command::new("tmux");
     ask.args(["-S", socket, "display-message", "-p", "-t", pane_id])
         .arg("#{session_name}:#{window_index}.#{pane_index}");
-    let (ok, out) = output_within(ask, TMUX_ANSWERS_WITHIN)?;
+    let (ok, out) = read_within(ask, TMUX_ANSWERS_WITHIN)?;
     let t = String::from_utf8_lossy(&out).trim().to_owned();
     if !ok || t.is_empty() {
         return None;
@@ -123,9 +123,11 @@ const TMUX_ANSWERS_WITHIN: std::time::Duration = std::time::Duration::from_milli
 /// loop, which a tmux server that hangs must not hold.
 const CAPTURE_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Like [`output_within`], for an output of any size: read on a thread while
-/// the program runs (a whole screen, with its colours, is far more than a
-/// pipe holds, and a program blocked writing it would never end).
+/// Runs `cmd` for its stdout, killed if it takes longer than `limit`:
+/// whether it succeeded, and what it printed; `None` if it could not run or
+/// was too slow. The output is read on a thread while the program runs: a
+/// whole screen, with its colours, is far more than a pipe holds, and a
+/// program blocked writing it would never end.
 fn read_within(mut cmd: Command, limit: std::time::Duration) -> Option<(bool, Vec<u8>)> {
     use std::io::Read;
     let mut child = cmd
@@ -154,35 +156,6 @@ fn read_within(mut cmd: Command, limit: std::time::Duration) -> Option<(bool, Ve
         }
     };
     let out = reader.join().ok()?.ok()?;
-    Some((status.success(), out))
-}
-
-/// Runs `cmd` for its stdout, killed if it takes longer than `limit`:
-/// whether it succeeded, and what it printed. None if it could not run or
-/// was too slow.
-fn output_within(mut cmd: Command, limit: std::time::Duration) -> Option<(bool, Vec<u8>)> {
-    use std::io::Read;
-    let mut child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let end = std::time::Instant::now() + limit;
-    let status = loop {
-        match child.try_wait().ok()? {
-            Some(status) => break status,
-            None if std::time::Instant::now() >= end => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            None => std::thread::sleep(std::time::Duration::from_millis(2)),
-        }
-    };
-    // Its answer is one short line: it fits the pipe, so it was not blocked.
-    let mut out = Vec::new();
-    child.stdout.take()?.read_to_end(&mut out).ok()?;
     Some((status.success(), out))
 }
 
@@ -307,10 +280,10 @@ mod tests {
         let mut slow = Command::new("sleep");
         slow.arg("5");
         // Waited for, it would end well, with nothing printed.
-        assert!(output_within(slow, std::time::Duration::from_millis(100)).is_none());
+        assert!(read_within(slow, std::time::Duration::from_millis(100)).is_none());
         let mut quick = Command::new("echo");
         quick.arg("x:0.1");
-        let (ok, out) = output_within(quick, std::time::Duration::from_secs(5)).unwrap();
+        let (ok, out) = read_within(quick, std::time::Duration::from_secs(5)).unwrap();
         assert!(ok);
         assert_eq!(out, b"x:0.1\n");
     }
