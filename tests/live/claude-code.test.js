@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, oneShotIsSilent, startLive } from "./harness.js";
 import { claudeEnv, startClaude } from "./claude.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
@@ -366,4 +366,12 @@ test("/exit closes a reply left open", { skip }, async () => {
   await term.type("/exit");
   await listUntil((l) => l.length === 0);
   assert.equal(await reason(q.question_id), "session_end");
+});
+
+test("a run for one prompt (`claude -p`) whose reply ends with a question reports nothing and prints nothing of ours", { skip }, async () => {
+  const run = await oneShotIsSilent(live, {
+    command: CLAUDE, args: ["-p", "update the code"], env: vars,
+    say: (text) => model.next({ text }),
+  });
+  assert.equal(run.stdout.trim(), "I updated the code. Shall I also update the docs?");
 });

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, oneShotIsSilent, startLive } from "./harness.js";
 import { startCodex, writeCodexConfig } from "./codex.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
@@ -132,3 +132,20 @@ test("in Codex's shared background server, the reporter refuses to report under 
   stopSharedServer();
 });
 
+test("a run for one prompt (`codex exec`) whose reply ends with a question reports nothing and prints nothing of ours", { skip }, async () => {
+  // A person who trusted the hooks in a terminal once (config.toml keeps it).
+  const task = await newTask(w, owner.token, { name: "exec" });
+  await terminal(task);
+  const env = {
+    HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", PATH: process.env.PATH,
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state-exec"),
+  };
+  const run = await oneShotIsSilent(live, {
+    command: CODEX, args: ["exec", "--skip-git-repo-check", "update the code"], env,
+    say: (text) => model.next({ text }),
+  });
+  // The final message alone on stdout; Codex's own progress on stderr names
+  // each hook it runs ("hook: Stop"), as it does every step of the run.
+  assert.equal(run.stdout.trim(), "I updated the code. Shall I also update the docs?");
+  assert.match(run.stderr, /^hook: Stop Completed$/m, "our Stop hook ran");
+});

@@ -2,7 +2,8 @@
 // waited on, and an agent CLI started in its own tmux with only the
 // environment given (a pane gets the tmux server's environment otherwise).
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, newOwner, sleep, smuggleAnswer, startWorker, waitFor } from "../worker/helpers.js";
@@ -122,3 +123,48 @@ export async function commandNeverTyped(live, term, model) {
   await live.listUntil((l) => l.length === 0, 20_000);
 }
 
+
+/**
+ * A run for one prompt and no person (`claude -p`, `codex exec`, `opencode
+ * run`, `hermes chat -q`), whose reply ends with a question: it runs our
+ * hooks (a fresh record folder gains the event), reports nothing (no
+ * question row is added, none is listed) and prints nothing of ours; its
+ * standard output is the agent's reply. `command` and `args` start it in
+ * `live.cwd` with `env`; `say` queues the model's reply.
+ */
+export async function oneShotIsSilent(live, { command, args, env, say }) {
+  const question = "I updated the code. Shall I also update the docs?";
+  const record = mkdtempSync(join(live.home, "one-shot-record-"));
+  const rows = async () => (await live.w.db.prepare("SELECT count(*) AS n FROM questions").first()).n;
+  const before = await rows();
+  say(question);
+  // Not spawnSync: the mock model answers from this very process.
+  const run = await runFor(command, args, { cwd: live.cwd, env: { ...env, NEEDS_YOU_RECORD_DIR: record } }, 90_000);
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, new RegExp(question.replace(/[.?]/g, "\\$&")));
+  for (const out of [run.stdout, run.stderr]) {
+    // The scratch home's own name says needs-you: not a line of ours.
+    assert.doesNotMatch(out.replaceAll(live.home, "~"), /report-prompt|needs-you/i, out);
+  }
+  assert.ok(readdirSync(record).length > 0, "the run ran our hooks on its events");
+  await sleep(1500); // a hand-off, had there been one, would have landed by now
+  assert.equal(await rows(), before, "no question was reported");
+  assert.deepEqual(await live.list(), []);
+  return run;
+}
+
+/** Runs `command` to its end (killed after `ms`), stdin closed: its exit code and output. */
+function runFor(command, args, options, ms) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), ms);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal, stdout, stderr });
+    });
+  });
+}

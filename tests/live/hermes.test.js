@@ -9,14 +9,14 @@ import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { HERMES, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, startLive } from "./harness.js";
 import { writeHermesHome } from "./hermes.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.sh)";
 const PROMPT = /^\s*❯ *$/m; // the empty prompt line; choice panels have "❯ 1. …"
 
-let live, w, model, owner, task, home, term;
+let live, w, model, owner, task, home, term, vars;
 let list, listUntil, reason;
 const figures = {};
 
@@ -30,7 +30,7 @@ before(async () => {
   const cwd = live.cwd;
   writeHermesHome(hermesHome, model);
   execFileSync(REPORTER, ["install", "--cli", "hermes"], { env: { ...process.env, HOME: home, HERMES_HOME: hermesHome } });
-  const vars = {
+  vars = {
     HOME: home, HERMES_HOME: hermesHome, TERM: "xterm-256color", PATH: process.env.PATH,
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
   };
@@ -103,4 +103,11 @@ test("a reply ending with a question is listed; /quit closes it", { skip }, asyn
   await term.type("/quit");
   await listUntil((l) => l.length === 0);
   assert.equal(await reason(q.question_id), "session_end");
+});
+
+test("a run for one prompt (`hermes chat -q`) whose reply ends with a question reports nothing and prints nothing of ours", { skip }, async () => {
+  await oneShotIsSilent(live, {
+    command: HERMES, args: ["chat", "-q", "update the code"], env: vars,
+    say: (text) => model.next({ text }),
+  });
 });

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, inTmux, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, startLive } from "./harness.js";
 import { writeOpencodeConfig } from "./opencode.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const skip = !has(OPENCODE) && "OpenCode is not installed (bash scripts/setup-live.sh)";
 
-let live, w, model, owner, task, home, term;
+let live, w, model, owner, task, home, term, vars;
 let list, listUntil, reason;
 const figures = {};
 
@@ -29,7 +29,7 @@ before(async () => {
   const cwd = live.cwd;
   writeOpencodeConfig(config, model);
   execFileSync(REPORTER, ["install", "--cli", "opencode"], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
-  const vars = {
+  vars = {
     HOME: home, XDG_CONFIG_HOME: config, TERM: "xterm-256color", PATH: process.env.PATH,
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
   };
@@ -203,4 +203,11 @@ test("a reply ending with a question is listed; quitting OpenCode closes it", { 
   await term.type("/exit");
   await listUntil((l) => l.length === 0);
   assert.equal(await reason(q.question_id), "session_end");
+});
+
+test("a run for one prompt (`opencode run`) whose reply ends with a question reports nothing and prints nothing of ours", { skip }, async () => {
+  await oneShotIsSilent(live, {
+    command: OPENCODE, args: ["run", "update the code"], env: vars,
+    say: (text) => model.next({ text }),
+  });
 });
