@@ -33,7 +33,10 @@ before(async () => {
   await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${sink.url}/hook`, secret: "0123456789abcdef" } });
   task = await newTask(w, owner.token, { name: "live claude" });
   model = await startAnthropicMock();
-  vars = claudeEnv(live, model, task, REPORTER, { NEEDS_YOU_RECORD_DIR: recorded(home) });
+  // An MCP server of our own that asks the person (tests/live/mcp-asker.js).
+  const mcpServers = { asker: { type: "stdio", command: process.execPath, args: [join(ROOT, "tests", "live", "mcp-asker.js"), join(home, "asker.jsonl")] } };
+  vars = claudeEnv(live, model, task, REPORTER, { NEEDS_YOU_RECORD_DIR: recorded(home) },
+    { mcpServers, allow: ["mcp__asker__choose_environment"] });
   term = await startClaude(`needs-you-live-${process.pid}`, live.cwd, vars);
 });
 
@@ -357,6 +360,40 @@ test("a plan waiting for approval is listed in Claude Code's words, and closes w
   term.key("Enter"); // 1. Yes, and switch to default
   await listUntil((l) => l.length === 0);
   await term.waitFor(/Cleaned up as planned/);
+});
+
+test("an MCP server's form is listed with its message and choices, closes when accepted (the server gets the choice) and when cancelled, and rings as a dialog", { skip }, async () => {
+  const ASK = { tool: "mcp__asker__choose_environment", input: {} };
+  const asked = () => readFileSync(join(home, "asker.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  model.next(ASK);
+  model.next({ text: "Deploying to staging." });
+  await term.type("deploy it");
+  await term.waitFor(/requests your input/);
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.deepEqual([q.kind, q.text, q.options.map((o) => o.label), q.answerable],
+    ["dialog", "Which environment should I deploy to?\n(from the MCP server asker)", ["staging", "production"], false]);
+  // In the terminal: open the choice, take the first, accept.
+  for (const k of ["Right", "Enter", "Enter"]) {
+    term.key(k);
+    await sleep(400);
+  }
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "answered");
+  await term.waitFor(/Deploying to staging/);
+  assert.deepEqual(asked().at(-1), { action: "accept", content: { environment: "staging" } });
+
+  model.next(ASK);
+  model.next({ text: "Not deploying." });
+  await term.type("deploy it again");
+  await term.waitFor(/requests your input/);
+  const [again] = await listUntil((l) => l.length === 1);
+  await waitFor(() => rung(again.question_id).length > 0, DELAY + 5000);
+  assert.deepEqual(rung(again.question_id).map((r) => JSON.parse(r.body).question.kind), ["dialog"]);
+  term.key("Escape");
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(again.question_id), "dismissed");
+  assert.deepEqual(asked().at(-1), { action: "cancel" });
+  await term.waitFor(/Not deploying/);
 });
 
 test("/exit closes a reply left open", { skip }, async () => {

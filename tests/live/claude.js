@@ -17,14 +17,16 @@ const KEY = `sk-ant-api03-${"k".repeat(80)}`;
  * (`extra` added to it). Our hooks come from `report-prompt install`, or,
  * with `{ plugin: true }`, from this repository's marketplace through
  * Claude Code's own `claude plugin install`, finding `reporter` on the PATH.
+ * `mcpServers` are the user's MCP servers; `allow`, tools allowed without asking.
  */
-export function claudeEnv(live, model, task, reporter, extra = {}, { plugin = false } = {}) {
+export function claudeEnv(live, model, task, reporter, extra = {}, { plugin = false, mcpServers, allow } = {}) {
   const { home, cwd } = live;
   writeFileSync(join(home, ".claude.json"), JSON.stringify({
     hasCompletedOnboarding: true, lastOnboardingVersion: "2.1.332", theme: "dark",
     customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
     hasSeenAutoDefaultNotice: true, hasSeenAutoDefaultNudge: true,
     projects: { [cwd]: { hasTrustDialogAccepted: true, allowedTools: [] } },
+    ...(mcpServers ? { mcpServers } : {}),
   }));
   const env = { ...process.env, HOME: home };
   delete env.CLAUDE_CONFIG_DIR;
@@ -36,7 +38,7 @@ export function claudeEnv(live, model, task, reporter, extra = {}, { plugin = fa
   }
   const settingsPath = join(home, ".claude", "settings.json");
   const settings = JSON.parse(readFileSync(settingsPath, "utf8"));
-  writeFileSync(settingsPath, JSON.stringify({ ...settings, permissions: { defaultMode: "default" } }, null, 2));
+  writeFileSync(settingsPath, JSON.stringify({ ...settings, permissions: { defaultMode: "default", ...(allow ? { allow } : {}) } }, null, 2));
   return {
     HOME: home, PATH: plugin ? `${dirname(reporter)}:${process.env.PATH}` : process.env.PATH, TERM: "xterm-256color",
     ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: KEY,

@@ -68,6 +68,22 @@ fn claude_code_as_it_really_is() {
     );
     let stop = decide(cli, "claude-code.Stop.json");
     assert!(opens(&stop) == Some(Kind::Reply) || closes(&stop) == Some(CloseReason::RoundEnd));
+    // An MCP server's form (the live suite's tests/live/mcp-asker.js).
+    let form = decide(cli, "claude-code.Elicitation.json");
+    let Decision::Open {
+        kind: Kind::Dialog,
+        text,
+        options,
+    } = &form
+    else {
+        panic!("an MCP form is a dialog: {form:?}")
+    };
+    assert!(text.starts_with("Which environment"), "{text}");
+    assert_eq!(options.len(), 2, "its choices: {form:?}");
+    assert_eq!(
+        closes(&decide(cli, "claude-code.ElicitationResult.json")),
+        Some(CloseReason::Answered)
+    );
 }
 
 #[test]

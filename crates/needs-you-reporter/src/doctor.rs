@@ -135,6 +135,27 @@ fn hooks_in(path: &std::path::Path, cli: Cli) -> bool {
         .is_some_and(|(_, v)| install::hooks_json::has_ours(&v, cli))
 }
 
+/// The hooks that `install` adds for `cli` and that its settings files
+/// holding ours lack.
+fn lacking_hooks(cli: Cli) -> Vec<String> {
+    let paths = match cli {
+        Cli::ClaudeCode => vec![install::claude_settings_path()],
+        Cli::Codex => vec![
+            PathBuf::from(install::CODEX_MANAGED_HOOKS),
+            install::codex_user_hooks_path(),
+        ],
+        _ => return Vec::new(),
+    };
+    paths
+        .iter()
+        .filter_map(|p| install::read_json(p).ok())
+        .filter(|(_, v)| install::hooks_json::has_ours(v, cli))
+        .flat_map(|(_, v)| {
+            install::hooks_json::missing(&v, needs_you_core::classify::hooks(cli), cli)
+        })
+        .collect()
+}
+
 /// Every CLI's hooks or plugin; none installed at all is a problem: nothing
 /// would ever report.
 fn check_hooks(r: &mut Checklist) {
@@ -189,6 +210,16 @@ fn check_hooks(r: &mut Checklist) {
         if install::is_installed(cli) {
             installed += 1;
             r.ok(&format!("{cli} {what} installed in {place}"));
+            let lacking = lacking_hooks(cli);
+            if !lacking.is_empty() {
+                r.bad(
+                    &format!(
+                        "{cli} hooks lack {} (installed by an older report-prompt): those events report nothing",
+                        lacking.join(", ")
+                    ),
+                    &format!("report-prompt install --cli {cli} again"),
+                );
+            }
         } else {
             r.note(&format!(
                 "{cli} {what} not installed in {place} (report-prompt install --cli {cli})"

@@ -74,3 +74,51 @@ fn doctor_passes_a_working_set_up_and_says_how_to_fix_a_broken_one() {
         "{text}"
     );
 }
+
+#[test]
+fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
+    let sink = Sink::start();
+    let (t, dir) = state_dir();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let d = dir.to_str().unwrap();
+    let h = home.to_str().unwrap();
+    let env = [
+        ("NEEDS_YOU_URL", sink.url.as_str()),
+        ("NEEDS_YOU_TOKEN", TOKEN),
+        ("HOME", h),
+    ];
+    assert_eq!(
+        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)]).status.code(),
+        Some(0)
+    );
+    // As an install made before the MCP form hooks existed.
+    let settings = home.join(".claude").join("settings.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let hooks = v["hooks"].as_object_mut().unwrap();
+    hooks.remove("Elicitation");
+    hooks.remove("ElicitationResult");
+    std::fs::write(&settings, v.to_string()).unwrap();
+
+    let old = run(&["doctor", "--state-dir", d], "", &env);
+    let text = String::from_utf8_lossy(&old.stdout);
+    assert_eq!(old.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FAIL  claude-code hooks lack Elicitation, ElicitationResult"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fix: report-prompt install --cli claude-code again"),
+        "{text}"
+    );
+
+    assert_eq!(
+        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)]).status.code(),
+        Some(0)
+    );
+    let mended = run(&["doctor", "--state-dir", d], "", &env);
+    let text = String::from_utf8_lossy(&mended.stdout);
+    assert_eq!(mended.status.code(), Some(0), "{text}");
+    assert!(!text.contains("lack"), "{text}");
+}

@@ -6,8 +6,8 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::{
-    close, command_with_description, dialog, dialog_questions, from_agent, hook, ignore,
-    is_subagent, round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
+    close, command_with_description, dialog, dialog_questions, elicitation, from_agent, hook,
+    ignore, is_subagent, round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
 };
 use crate::afar::{self, Afar, AnswerBody, DialogQuestion, Verdict};
 use crate::report::{CloseReason, Kind};
@@ -24,6 +24,10 @@ pub const HOOKS: &[HookSpec] = &[
     waiting_hook("PermissionRequest"),
     // A permission dialog has been open for about six seconds.
     hook("Notification", Some("permission_prompt"), false),
+    // An MCP server asks the person to fill in a form (or open a page), and
+    // the person accepted, declined or cancelled it.
+    hook("Elicitation", None, false),
+    hook("ElicitationResult", None, true),
     // A round ended: a question if the reply ends with one, else a close.
     hook("Stop", None, false),
     // The person typed, a tool ran or failed, the CLI quit: closes only.
@@ -41,9 +45,11 @@ pub(super) fn classify(event: &Value) -> Decision {
     let tool = str_field(event, "tool_name");
     if is_subagent(event) {
         return match (str_field(event, "hook_event_name").unwrap_or(""), tool) {
-            ("PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure", _) => {
-                person_s(event, tool)
-            }
+            (
+                "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure"
+                | "Elicitation" | "ElicitationResult",
+                _,
+            ) => person_s(event, tool),
             (other, _) => ignore(format!("a subagent's {other}: not the person's")),
         };
     }
@@ -91,6 +97,26 @@ fn person_s(event: &Value, tool: Option<&str>) -> Decision {
                 permission_text(tool.unwrap_or("a tool"), event.get("tool_input")),
                 event,
             ),
+        },
+        // Shown at once, and answered only in the terminal: the dialog opens
+        // once this hook has returned, so it cannot wait for an answer.
+        "Elicitation" => {
+            let (text, options) = elicitation::question(
+                str_field(event, "mcp_server_name").unwrap_or(""),
+                str_field(event, "message").unwrap_or(""),
+                str_field(event, "url"),
+                event.get("requested_schema"),
+            );
+            Decision::Open {
+                kind: Kind::Dialog,
+                text: from_agent(text, event),
+                options,
+            }
+        }
+        // Esc cancels; accepting or declining is the person's answer.
+        "ElicitationResult" => match str_field(event, "action") {
+            Some("cancel") => close(CloseReason::Dismissed),
+            _ => close(CloseReason::Answered),
         },
         "Stop" => round_end(str_field(event, "last_assistant_message")),
         "UserPromptSubmit" => close(CloseReason::PromptSubmitted),
@@ -189,7 +215,18 @@ fn permission_text(tool: &str, input: Option<&Value>) -> String {
         .or_else(|| field("command").map(|c| format!("Claude Code wants to run: {c}")))
         .or_else(|| field("file_path").map(|f| format!("Claude Code wants to use {tool} on {f}")))
         .or_else(|| field("url").map(|u| format!("Claude Code wants to use {tool} on {u}")))
-        .unwrap_or_else(|| format!("Claude Code needs your permission to use {tool}"))
+        .unwrap_or_else(|| match mcp_tool(tool) {
+            Some((server, name)) => {
+                format!("Claude Code wants to use {name} of the MCP server {server}")
+            }
+            None => format!("Claude Code needs your permission to use {tool}"),
+        })
+}
+
+/// An MCP server's tool, as Claude Code names it: `mcp__<server>__<tool>`.
+fn mcp_tool(tool: &str) -> Option<(&str, &str)> {
+    let (server, name) = tool.strip_prefix("mcp__")?.split_once("__")?;
+    (!server.is_empty() && !name.is_empty()).then_some((server, name))
 }
 
 /// Whether a line that Claude Code appended to a session's transcript means
@@ -593,6 +630,67 @@ mod tests {
             reason(&with("SessionEnd", json!({"reason": "prompt_input_exit"}))),
             CloseReason::SessionEnd
         );
+    }
+
+    #[test]
+    fn an_mcp_elicitation_is_a_dialog_with_its_choices_closed_by_its_result() {
+        // As Claude Code 2.1.332 sent it (the live suite's MCP server).
+        let v = with(
+            "Elicitation",
+            json!({"mcp_server_name": "asker", "message": "Which environment should I deploy to?",
+            "mode": "form", "requested_schema": {"type": "object", "required": ["environment"],
+            "properties": {"environment": {"type": "string", "title": "Environment",
+            "enum": ["staging", "production"]}}}}),
+        );
+        match decide(&v) {
+            Decision::Open {
+                kind,
+                text,
+                options,
+            } => {
+                assert_eq!(kind, Kind::Dialog);
+                assert_eq!(
+                    text,
+                    "Which environment should I deploy to?\n(from the MCP server asker)"
+                );
+                let labels: Vec<_> = options.iter().map(|o| o.label.as_str()).collect();
+                assert_eq!(labels, ["staging", "production"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(super::takeable(&v).is_none(), "answered in the terminal");
+        let result = |action: &str| {
+            reason(&with(
+                "ElicitationResult",
+                json!({"mcp_server_name": "asker", "mode": "form", "action": action}),
+            ))
+        };
+        assert_eq!(result("accept"), CloseReason::Answered);
+        assert_eq!(result("decline"), CloseReason::Answered);
+        assert_eq!(result("cancel"), CloseReason::Dismissed);
+        // A subagent's MCP call asks the person too.
+        let mut sub = v.clone();
+        sub["agent_id"] = json!("a1");
+        sub["agent_type"] = json!("Explore");
+        assert!(
+            matches!(decide(&sub), Decision::Open { text, .. } if text.ends_with("(from the Explore agent)"))
+        );
+    }
+
+    #[test]
+    fn an_mcp_tool_s_permission_names_the_tool_and_its_server() {
+        let v = with(
+            "PermissionRequest",
+            json!({"tool_name": "mcp__asker__choose_environment", "tool_input": {}}),
+        );
+        assert!(matches!(decide(&v), Decision::Expect { text, .. }
+            if text == "Claude Code wants to use choose_environment of the MCP server asker"));
+        let odd = with(
+            "PermissionRequest",
+            json!({"tool_name": "mcp__x", "tool_input": {}}),
+        );
+        assert!(matches!(decide(&odd), Decision::Expect { text, .. }
+            if text == "Claude Code needs your permission to use mcp__x"));
     }
 
     #[test]

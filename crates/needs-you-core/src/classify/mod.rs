@@ -10,6 +10,7 @@
 
 mod claude_code;
 mod codex;
+mod elicitation;
 pub mod normalized;
 
 use serde::{Deserialize, Serialize};

@@ -127,6 +127,28 @@ pub fn has_ours(root: &Value, cli: Cli) -> bool {
         })
 }
 
+/// The hooks of `specs` that a settings file holding ours lacks (installed by
+/// an older report-prompt, or taken out by hand), as `install` names them.
+pub fn missing(root: &Value, specs: &[HookSpec], cli: Cli) -> Vec<String> {
+    let hooks = root.get("hooks");
+    specs
+        .iter()
+        .filter(|spec| {
+            let groups = hooks
+                .and_then(|h| h.get(spec.event))
+                .and_then(Value::as_array);
+            !groups
+                .into_iter()
+                .flatten()
+                .filter(|g| matcher_of(g) == spec.matcher)
+                .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+                .flatten()
+                .any(|h| hook_command(h).is_some_and(|c| is_ours(c, cli)))
+        })
+        .map(describe)
+        .collect()
+}
+
 fn hook_command(h: &Value) -> Option<&str> {
     h.get("command").and_then(Value::as_str)
 }
@@ -285,6 +307,22 @@ mod tests {
             },
             "permissions": {"allow": ["Bash(ls:*)"]}
         })
+    }
+
+    #[test]
+    fn an_install_by_an_older_reporter_lacks_the_newer_hooks() {
+        let mut v = users_settings();
+        assert_eq!(
+            missing(&v, CLAUDE_CODE, Cli::ClaudeCode).len(),
+            CLAUDE_CODE.len()
+        );
+        add(&mut v, CLAUDE_CODE, Cli::ClaudeCode, EXE, DIR).unwrap();
+        assert!(missing(&v, CLAUDE_CODE, Cli::ClaudeCode).is_empty());
+        v["hooks"].as_object_mut().unwrap().remove("Elicitation");
+        assert_eq!(missing(&v, CLAUDE_CODE, Cli::ClaudeCode), ["Elicitation"]);
+        // A hook of the user's own on the event is not ours.
+        v["hooks"]["Elicitation"] = json!([{"hooks": [{"type": "command", "command": "log.sh"}]}]);
+        assert_eq!(missing(&v, CLAUDE_CODE, Cli::ClaudeCode), ["Elicitation"]);
     }
 
     #[test]
