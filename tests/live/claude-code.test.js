@@ -344,6 +344,27 @@ test("a subagent's permission is listed with what it asks and which agent asks, 
   await sleep(2000); // the parent's follow-up turn
 });
 
+test("a subagent's permission denied with Esc closes when that subagent ends, not at the notice its end gives the parent", { skip }, async () => {
+  const build = join(live.cwd, "kept-by-the-person");
+  mkdirSync(build);
+  const SUB = "Remove the folder kept-by-the-person with rm -rf";
+  model.next({ tool: "Agent", input: { description: "Clean up", prompt: SUB, subagent_type: "general-purpose" } });
+  model.next({ tool: "Bash", input: { command: "rm -rf kept-by-the-person", description: "Remove the folder" } }, { asked: SUB });
+  model.next({ text: "I could not remove it." }, { asked: SUB });
+  model.next({ text: "The subagent is on it." });
+  await term.type("clean up with a subagent");
+  await term.waitFor(/Do you want to proceed/);
+  const [q] = await listUntil((l) => l.length === 1, 15_000);
+  assert.match(q.text, /rm -rf kept-by-the-person\n\(from the general-purpose agent\)$/);
+  term.key("Escape");
+  // A denial leaves no mark in any transcript; the subagent's SubagentStop
+  // closes it, and the parent's `<task-notification>` prompt is no answer.
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "round_end");
+  assert.ok(existsSync(build), "denied: the command never ran");
+  await sleep(2000); // the parent's follow-up turn
+});
+
 test("a plan waiting for approval is listed in Claude Code's words, and closes when approved", { skip }, async () => {
   term.key("BTab");
   await sleep(400);

@@ -89,7 +89,9 @@ fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
         ("HOME", h),
     ];
     assert_eq!(
-        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)]).status.code(),
+        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)])
+            .status
+            .code(),
         Some(0)
     );
     // As an install made before the MCP form hooks existed.
@@ -114,7 +116,9 @@ fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
     );
 
     assert_eq!(
-        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)]).status.code(),
+        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)])
+            .status
+            .code(),
         Some(0)
     );
     let mended = run(&["doctor", "--state-dir", d], "", &env);

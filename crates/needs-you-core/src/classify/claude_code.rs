@@ -35,6 +35,8 @@ pub const HOOKS: &[HookSpec] = &[
     hook("PostToolUse", None, true),
     hook("PostToolUseFailure", None, true),
     hook("SessionEnd", None, true),
+    // A subagent ended: what it asked and left open is gone with it.
+    hook("SubagentStop", None, true),
 ];
 
 /// A subagent's events: its dialogs and permissions are the person's to
@@ -50,6 +52,10 @@ pub(super) fn classify(event: &Value) -> Decision {
                 | "Elicitation" | "ElicitationResult",
                 _,
             ) => person_s(event, tool),
+            // Its dialogs end with it (a permission denied in the terminal
+            // leaves no mark in any transcript; the subagent then goes on or
+            // stops). Closes only what this subagent asked (close_applies).
+            ("SubagentStop", _) => close(CloseReason::RoundEnd),
             (other, _) => ignore(format!("a subagent's {other}: not the person's")),
         };
     }
@@ -119,6 +125,11 @@ fn person_s(event: &Value, tool: Option<&str>) -> Decision {
             _ => close(CloseReason::Answered),
         },
         "Stop" => round_end(str_field(event, "last_assistant_message")),
+        // A background subagent's end reaches its parent as a prompt that
+        // nobody typed: it answers nothing that is open.
+        "UserPromptSubmit" if is_task_notification(event) => {
+            ignore("a background task's notice to the agent, not the person's prompt")
+        }
         "UserPromptSubmit" => close(CloseReason::PromptSubmitted),
         "PostToolUse" | "PostToolUseFailure" if tool == Some(ASK_TOOL) => {
             close(CloseReason::Answered)
@@ -129,6 +140,12 @@ fn person_s(event: &Value, tool: Option<&str>) -> Decision {
         "" => ignore("no hook_event_name"),
         other => ignore(format!("{other} is not a question event")),
     }
+}
+
+/// Claude Code 2.1.332 tells the agent that a background task (a subagent)
+/// finished by submitting a prompt of its own, `<task-notification>…`.
+fn is_task_notification(event: &Value) -> bool {
+    str_field(event, "prompt").is_some_and(|p| p.trim_start().starts_with("<task-notification>"))
 }
 
 /// Claude Code's plan approval: its hook's answer is not taken (checked with
@@ -675,6 +692,33 @@ mod tests {
         assert!(
             matches!(decide(&sub), Decision::Open { text, .. } if text.ends_with("(from the Explore agent)"))
         );
+    }
+
+    #[test]
+    fn a_subagent_s_end_closes_and_its_notice_to_the_parent_is_no_prompt() {
+        // As Claude Code 2.1.332 sent them, shortened.
+        let stop = with(
+            "SubagentStop",
+            json!({"agent_id": "a94", "agent_type": "general-purpose",
+            "last_assistant_message": "Shall I also remove dist?"}),
+        );
+        assert_eq!(
+            reason(&stop),
+            CloseReason::RoundEnd,
+            "a subagent's question is its parent's to answer"
+        );
+        let c = run(Cli::ClaudeCode, &stop);
+        assert_eq!(c.agent.as_deref(), Some("a94"));
+        let notice = with(
+            "UserPromptSubmit",
+            json!({"prompt": "<task-notification>\n<task-id>a94</task-id>\n<status>completed</status>"}),
+        );
+        assert!(matches!(decide(&notice), Decision::Ignore { .. }));
+        let typed = with(
+            "UserPromptSubmit",
+            json!({"prompt": "go on <task-notification>"}),
+        );
+        assert_eq!(reason(&typed), CloseReason::PromptSubmitted);
     }
 
     #[test]

@@ -184,8 +184,7 @@ pub fn one_shot(cli: Cli, args: &[String]) -> bool {
 /// (a prompt, the session's end, an interrupt) ends any.
 pub fn close_applies(reason: CloseReason, agent: Option<&str>, opener: Option<&str>) -> bool {
     match reason {
-        CloseReason::ToolRan | CloseReason::Answered => agent == opener,
-        CloseReason::RoundEnd => opener.is_none(),
+        CloseReason::ToolRan | CloseReason::Answered | CloseReason::RoundEnd => agent == opener,
         _ => true,
     }
 }
@@ -464,9 +463,17 @@ mod tests {
     fn every_installed_event_is_classified() {
         for cli in [Cli::ClaudeCode, Cli::Codex] {
             for spec in hooks(cli) {
+                // SubagentStop is only ever a subagent's.
+                let agent = match spec.event {
+                    "SubagentStop" => json!("a1"),
+                    _ => Value::Null,
+                };
                 let c = classify(
                     cli,
-                    &sample(spec, json!({"tool_name": spec.matcher.unwrap_or("Bash")})),
+                    &sample(
+                        spec,
+                        json!({"tool_name": spec.matcher.unwrap_or("Bash"), "agent_id": agent}),
+                    ),
                 );
                 assert!(
                     !matches!(c.decision, Decision::Ignore { .. }),
@@ -648,6 +655,9 @@ mod tests {
         // The parent's round ended while its subagent still asks: that stays.
         assert!(close_applies(RoundEnd, None, None));
         assert!(!close_applies(RoundEnd, None, Some("a1")));
+        // A subagent's end closes what it asked, not the person's dialog.
+        assert!(close_applies(RoundEnd, Some("a1"), Some("a1")));
+        assert!(!close_applies(RoundEnd, Some("a1"), None));
         // What the person does ends any.
         for r in [PromptSubmitted, SessionEnd, Interrupted] {
             assert!(close_applies(r, None, Some("a1")), "{r:?}");
