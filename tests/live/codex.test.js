@@ -9,7 +9,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
@@ -102,6 +102,35 @@ test("a reply answered from afar is typed into Codex's prompt, and Codex's own h
   const t = await terminal(delta);
   figures.answer_to_closed_ms = (await answerFromAfar(live, t, model)).ms;
   await commandNeverTyped(live, t, model);
+});
+
+test("a subagent's approval is listed with what it runs, under the person's session; allowed it closes as run, denied with Esc as interrupted", { skip }, async () => {
+  const sigma = await newTask(w, owner.token, { name: "sigma" });
+  const t = await terminal(sigma);
+  const spawnThen = async (folder, key) => {
+    mkdirSync(join(cwd, folder));
+    const SUB = `Remove the folder ${folder} with rm -rf`;
+    // The subagent's requests run beside its parent's: scripted apart.
+    model.next({ call: { name: "spawn_agent", namespace: "multi_agent_v1", args: { message: SUB } } });
+    model.next({ shell: `rm -rf ${folder}` }, { asked: SUB });
+    model.next({ text: "Done with the folder." }, { asked: SUB });
+    model.next({ text: "A subagent is on it." });
+    await t.type(`clean ${folder} with a subagent`);
+    await t.waitFor(/Thread: Agent/);
+    const [q] = await listUntil((l) => l.length === 1);
+    assert.deepEqual([q.kind, q.task_name, q.text], ["permission", "sigma", `Codex wants to run: rm -rf ${folder}\n(from a subagent)`]);
+    t.key(key);
+    await listUntil((l) => l.length === 0);
+    return q;
+  };
+  const allowed = await spawnThen("sub-allowed", "Enter");
+  assert.equal(await reason(allowed.question_id), "tool_ran");
+  assert.ok(await waitFor(() => !existsSync(join(cwd, "sub-allowed")), 5000), "the subagent's command ran");
+  // Esc fires no hook for a subagent's approval: its rollout says turn_aborted.
+  const denied = await spawnThen("sub-denied", "Escape");
+  assert.equal(await reason(denied.question_id), "interrupted");
+  assert.equal(denied.session, allowed.session, "both under the person's one session");
+  assert.ok(existsSync(join(cwd, "sub-denied")), "denied: never ran");
 });
 
 test("a reply left open at /quit closes", { skip }, async () => {

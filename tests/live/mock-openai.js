@@ -18,10 +18,22 @@ export async function startResponsesMock() {
     }
     const main = (json.tools ?? []).length > 0;
     if (main) requests.push(json);
-    const step = main ? await steps.take() : { text: "Title" };
+    // What the person (or, for a subagent, its parent) said in this
+    // conversation: a step queued `asked` answers only where it was said.
+    const said = (Array.isArray(json.input) ? json.input : [])
+      .filter((i) => i.role === "user")
+      .flatMap((i) => (typeof i.content === "string" ? [i.content] : (i.content ?? []).map((c) => c.text ?? "")))
+      .join("\n");
+    const step = main ? await steps.take(said) : { text: "Title" };
     const rid = `resp_${++ids}`;
     let item;
-    if (step.shell) {
+    if (step.call) {
+      // Any tool the request offers, by name (and namespace, for a tool
+      // offered inside one, as Codex's sub-agent tools are).
+      const { name, namespace, args } = step.call;
+      item = { type: "function_call", id: `fc_${ids}`, call_id: `call_${ids}`, name, ...(namespace ? { namespace } : {}),
+        arguments: JSON.stringify(args ?? {}), status: "completed" };
+    } else if (step.shell) {
       const tools = (json.tools ?? []).map((t) => t.name ?? t.type);
       const name = ["exec_command", "shell", "shell_command"].find((n) => tools.includes(n)) ?? "shell";
       const args = name === "exec_command" ? { cmd: step.shell } : name === "shell_command" ? { command: step.shell } : { command: ["bash", "-lc", step.shell] };
@@ -47,7 +59,7 @@ export async function startResponsesMock() {
   return {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     requests,
-    /** Queues the model's next answer: `{text}` or `{shell: "command"}`. */
+    /** Queues the model's next answer: `{text}`, `{shell: "command"}` or `{call: {name, namespace, args}}`, for any request or only one that `asked`. */
     next: steps.next,
     stop: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   };

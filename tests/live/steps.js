@@ -21,17 +21,26 @@ export function jsonServer(handle) {
 }
 
 export function stepQueue() {
-  const steps = [];
-  const waiting = [];
+  const steps = []; // { step, asked }
+  const waiting = []; // { said, resolve }
+  const fits = (asked, said) => !asked || said.includes(asked);
   return {
-    /** Queues the model's next answer. */
-    next(step) {
-      const w = waiting.shift();
-      if (w) w(step);
-      else steps.push(step);
+    /**
+     * Queues the model's next answer; with `asked`, only for a request whose
+     * person's text holds it (a subagent's, whose requests run beside its
+     * parent's).
+     */
+    next(step, { asked } = {}) {
+      const at = waiting.findIndex((w) => fits(asked, w.said));
+      if (at >= 0) waiting.splice(at, 1)[0].resolve(step);
+      else steps.push({ step, asked });
     },
-    /** The next answer, once there is one. */
-    take: () => (steps.length ? Promise.resolve(steps.shift()) : new Promise((resolve) => waiting.push(resolve))),
+    /** The next answer for a request whose person's text is `said`, once there is one. */
+    take(said = "") {
+      const at = steps.findIndex((s) => fits(s.asked, said));
+      if (at >= 0) return Promise.resolve(steps.splice(at, 1)[0].step);
+      return new Promise((resolve) => waiting.push({ said, resolve }));
+    },
     /** How many requests wait for an answer. */
     waiting: () => waiting.length,
     /** Answers queued and not yet taken. */

@@ -48,6 +48,7 @@ pub enum Command {
         state_dir: Option<PathBuf>,
     },
     Watch {
+        cli: Cli,
         state_dir: Option<PathBuf>,
         session: String,
         transcript: PathBuf,
@@ -138,6 +139,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
             state_dir,
         },
         "__watch" => Command::Watch {
+            cli: need_cli()?,
             state_dir,
             session: session.ok_or("--session is required")?,
             transcript: transcript.ok_or("--transcript is required")?,

@@ -49,10 +49,11 @@ fn run() -> i32 {
         Command::Relay { state_dir } => relay::run(state_dir),
         Command::Await { cli, state_dir } => awaiting::run(cli, state_dir),
         Command::Watch {
+            cli,
             state_dir,
             session,
             transcript,
-        } => watch::run(state_dir, &session, &transcript),
+        } => watch::run(cli, state_dir, &session, &transcript),
         Command::Doctor { state_dir } => doctor::run(state_dir),
         Command::Install(opts) => install::run(&opts),
         Command::Help => {

@@ -158,7 +158,7 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
                 report(seq).expect("an open")
             })?;
             if let Some((path, _)) = transcript {
-                watch::start(&dir, &session, &path);
+                watch::start(&dir, cli, &session, &path);
             }
             // A question in a pane: the relay waits for answers to type, and
             // shows the pane when asked (Show terminal). Elsewhere, no pane of

@@ -8,7 +8,9 @@
 //! hook opens a dialog or a permission, it starts a watcher, detached like the
 //! sender, that reads what the CLI appends to the transcript from where it was
 //! at the open, and closes the question (`interrupted`) at the first entry that
-//! means the dialog is gone ([`transcript_line_ends_dialog`]).
+//! means the dialog is gone ([`transcript_line_ends_dialog`]). A Codex
+//! subagent's approval denied with Esc is the same: no hook, and
+//! `turn_aborted` in the subagent's own rollout.
 //!
 //! One watcher per session: the hook that starts it hands it the session's
 //! watch lock as its stdin, and a later open finds the lock taken and leaves
@@ -37,10 +39,12 @@ const WATCH_FOR: Duration = Duration::from_secs(4 * 3600);
 /// The most of a transcript read in one look; a larger jump is skipped.
 const MAX_READ: u64 = 4 * 1024 * 1024;
 
-/// The transcript a hook event names, and its length now; `None` for a CLI
-/// whose dialogs always end in a hook, or an event without a transcript.
+/// The transcript a hook event names, and its length now; `None` for a
+/// dialog that always ends in a hook (every CLI's but Claude Code's, and a
+/// Codex subagent's approval), or an event without a transcript.
 pub fn transcript_of(cli: Cli, event: &Value) -> Option<(PathBuf, u64)> {
-    if cli != Cli::ClaudeCode {
+    let subagent = event.get("agent_id").is_some_and(|a| !a.is_null());
+    if !(cli == Cli::ClaudeCode || cli == Cli::Codex && subagent) {
         return None;
     }
     let path = PathBuf::from(event.get("transcript_path")?.as_str()?);
@@ -50,7 +54,7 @@ pub fn transcript_of(cli: Cli, event: &Value) -> Option<(PathBuf, u64)> {
 
 /// Starts the session's watcher unless one is running. A failure only costs
 /// the watching: the question itself was reported.
-pub fn start(dir: &StateDir, session: &str, transcript: &Path) {
+pub fn start(dir: &StateDir, cli: Cli, session: &str, transcript: &Path) {
     let lock_path = dir
         .path()
         .join(format!("watch-{}.lock", session_key(session)));
@@ -59,6 +63,8 @@ pub fn start(dir: &StateDir, session: &str, transcript: &Path) {
     };
     let args = [
         OsStr::new("__watch"),
+        OsStr::new("--cli"),
+        OsStr::new(cli.as_str()),
         OsStr::new("--state-dir"),
         dir.path().as_os_str(),
         OsStr::new("--session"),
@@ -73,7 +79,7 @@ pub fn start(dir: &StateDir, session: &str, transcript: &Path) {
 
 /// `report-prompt __watch`: the watcher. Its stdin is the session's watch
 /// lock, taken by the hook that started it.
-pub fn run(state_dir: Option<PathBuf>, session: &str, transcript: &Path) -> i32 {
+pub fn run(cli: Cli, state_dir: Option<PathBuf>, session: &str, transcript: &Path) -> i32 {
     let Ok(dir) = StateDir::open(state::resolve(state_dir)) else {
         return 0;
     };
@@ -98,12 +104,11 @@ pub fn run(state_dir: Option<PathBuf>, session: &str, transcript: &Path) -> i32 
         };
         match read_from(transcript, position, &mut partial) {
             Ok((lines, next)) => {
-                if lines.iter().any(|l| transcript_line_ends_dialog(l)) {
+                if lines.iter().any(|l| transcript_line_ends_dialog(cli, l)) {
                     // Only the question being watched: a newer one may have
                     // opened since the last look.
                     let reason = CloseReason::Interrupted;
-                    let closed =
-                        questions::close(&dir, Cli::ClaudeCode, session, reason, Some(open.seq));
+                    let closed = questions::close(&dir, cli, session, reason, Some(open.seq));
                     if let Err(e) = closed {
                         dir.log(&format!("the transcript watcher could not close: {e}"));
                     }

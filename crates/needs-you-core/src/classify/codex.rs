@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::{
-    close, command_with_description, hook, ignore, is_subagent, round_end, str_field, Decision,
-    HookSpec,
+    close, command_with_description, from_agent, hook, ignore, is_subagent, round_end, str_field,
+    Decision, HookSpec,
 };
 use crate::report::{CloseReason, Kind};
 
@@ -22,16 +22,28 @@ pub const HOOKS: &[HookSpec] = &[
     hook("SessionEnd", None, true),
 ];
 
+/// A subagent's events (`agent_id`, Codex 0.171.0's `spawn_agent`): its
+/// approvals are shown in the person's terminal ("Thread: Agent (…)") under
+/// the person's session, so they are the person's to answer; its tools' and
+/// rounds' ends close only what it asked (`close_applies`).
 pub(super) fn classify(event: &Value) -> Decision {
-    if is_subagent(event) {
-        return ignore("a subagent's event (agent_id is set)");
+    let name = str_field(event, "hook_event_name").unwrap_or("");
+    if is_subagent(event)
+        && !matches!(
+            name,
+            "PermissionRequest" | "PostToolUse" | "Interrupt" | "Stop"
+        )
+    {
+        return ignore(format!("a subagent's {name}: not the person's"));
     }
-    match str_field(event, "hook_event_name").unwrap_or("") {
+    match name {
         "PermissionRequest" => Decision::Open {
             kind: Kind::Permission,
-            text: permission_text(event),
+            text: from_agent(permission_text(event), event),
             options: Vec::new(),
         },
+        // A subagent's reply goes to its parent, never to the person.
+        "Stop" if is_subagent(event) => close(CloseReason::RoundEnd),
         "Stop" => round_end(str_field(event, "last_assistant_message")),
         "UserPromptSubmit" => close(CloseReason::PromptSubmitted),
         "PostToolUse" => close(CloseReason::ToolRan),
@@ -75,6 +87,19 @@ fn permission_text(event: &Value) -> String {
                 .map(|c| format!("Codex wants to run: {c}"))
         })
         .unwrap_or_else(|| format!("Codex needs your permission to use {tool}"))
+}
+
+/// Whether a line that Codex appended to a rollout means that the dialog
+/// it asked is gone. A subagent's approval denied with Esc fires no hook
+/// (checked with 0.171.0: no `Interrupt`, no `PostToolUse`), but the
+/// subagent's own rollout, whose path its `PermissionRequest` names, records
+/// `turn_aborted` for the turn that asked.
+pub fn transcript_line_ends_dialog(line: &str) -> bool {
+    let Ok(entry) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    str_field(&entry, "type") == Some("event_msg")
+        && entry.get("payload").and_then(|p| str_field(p, "type")) == Some("turn_aborted")
 }
 
 #[cfg(test)]
@@ -178,7 +203,7 @@ mod tests {
     }
 
     #[test]
-    fn plan_mode_question_subagents_and_unknown_events_are_ignored() {
+    fn plan_mode_question_and_unknown_events_are_ignored() {
         let v = event(
             "PreToolUse",
             json!({"tool_name": "request_user_input", "tool_input": {"questions": []}}),
@@ -188,13 +213,69 @@ mod tests {
             decide(&event("SubagentStop", json!({}))),
             Decision::Ignore { .. }
         ));
-        let v = event(
-            "PermissionRequest",
-            json!({"agent_id": "sub-1", "tool_name": "Bash"}),
-        );
-        assert!(matches!(decide(&v), Decision::Ignore { .. }));
         assert!(matches!(
             decide(&event("SessionStart", json!({}))),
+            Decision::Ignore { .. }
+        ));
+    }
+
+    #[test]
+    fn a_turn_aborted_in_a_rollout_ends_the_dialog() {
+        use super::transcript_line_ends_dialog as ends;
+        // As Codex 0.171.0 wrote them in a subagent's rollout, shortened.
+        assert!(ends(
+            r#"{"timestamp":"2026-12-01T21:49:03.699Z","ordinal":14,"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}"#
+        ));
+        assert!(!ends(
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"call_4","output":"aborted by user"}}"#
+        ));
+        assert!(!ends(
+            r#"{"type":"event_msg","payload":{"type":"token_count"}}"#
+        ));
+        assert!(!ends("not json"));
+    }
+
+    #[test]
+    fn a_subagent_s_approval_is_the_person_s_and_its_ends_close_only_its_own() {
+        // As Codex 0.171.0 sent it for a spawn_agent subagent, shortened.
+        let sub = json!({"agent_id": "01a2-sub", "agent_type": "default"});
+        let with = |name: &str, extra: Value| {
+            let mut v = event(name, sub.clone());
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            v
+        };
+        let v = with(
+            "PermissionRequest",
+            json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf sub-build"}}),
+        );
+        assert_eq!(
+            decide(&v),
+            Decision::Open {
+                kind: Kind::Permission,
+                text: "Codex wants to run: rm -rf sub-build\n(from a subagent)".into(),
+                options: vec![],
+            }
+        );
+        assert_eq!(run(Cli::Codex, &v).agent.as_deref(), Some("01a2-sub"));
+        let closes = |v: &Value| match decide(v) {
+            Decision::Close { reason } => reason,
+            d => panic!("{d:?}"),
+        };
+        assert_eq!(
+            closes(&with("PostToolUse", json!({}))),
+            CloseReason::ToolRan
+        );
+        assert_eq!(
+            closes(&with("Interrupt", json!({}))),
+            CloseReason::Interrupted
+        );
+        // Its reply is its parent's to read, even one ending with a question.
+        let stop = with("Stop", json!({"last_assistant_message": "Shall I go on?"}));
+        assert_eq!(closes(&stop), CloseReason::RoundEnd);
+        assert!(matches!(
+            decide(&with("UserPromptSubmit", json!({}))),
             Decision::Ignore { .. }
         ));
     }

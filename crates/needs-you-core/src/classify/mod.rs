@@ -145,6 +145,16 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
     }
 }
 
+/// Whether a line that `cli` appended to the transcript a dialog's event
+/// named means that the dialog is gone without a hook (see each CLI's own).
+pub fn transcript_line_ends_dialog(cli: Cli, line: &str) -> bool {
+    match cli {
+        Cli::ClaudeCode => claude_code::transcript_line_ends_dialog(line),
+        Cli::Codex => codex::transcript_line_ends_dialog(line),
+        Cli::Opencode | Cli::Hermes => false,
+    }
+}
+
 /// Whether the agent was started for one prompt and no person (`claude -p`,
 /// `codex exec`, `opencode run`, `hermes chat -q`): nobody can answer such a
 /// run, so it reports nothing. `args` is the agent process's command line;
@@ -226,10 +236,7 @@ pub(crate) const fn waiting_hook(event: &'static str) -> HookSpec {
 }
 
 pub use claude_code::HOOKS as CLAUDE_CODE_HOOKS;
-pub use claude_code::{
-    hook_output as claude_code_hook_output, transcript_line_ends_dialog, transcript_tool_events,
-    ToolEvent,
-};
+pub use claude_code::{hook_output as claude_code_hook_output, transcript_tool_events, ToolEvent};
 pub use codex::HOOKS as CODEX_HOOKS;
 
 /// The hook events installed for `cli`: none for the CLIs that load plugins.
@@ -301,7 +308,8 @@ fn is_subagent(event: &Value) -> bool {
 /// A subagent's dialog in the person's words: what it asks, and which agent
 /// asks it, as the terminal says ("from the general-purpose agent").
 fn from_agent(text: String, event: &Value) -> String {
-    match str_field(event, "agent_type").filter(|t| !t.is_empty()) {
+    // Codex names an agent of no particular kind "default".
+    match str_field(event, "agent_type").filter(|t| !t.is_empty() && *t != "default") {
         Some(kind) if is_subagent(event) => format!("{text}\n(from the {kind} agent)"),
         _ if is_subagent(event) => format!("{text}\n(from a subagent)"),
         _ => text,
