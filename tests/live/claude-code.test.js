@@ -365,18 +365,27 @@ test("a subagent's permission denied with Esc closes when that subagent ends, no
   await sleep(2000); // the parent's follow-up turn
 });
 
-test("a plan waiting for approval is listed in Claude Code's words, and closes when approved", { skip }, async () => {
+test("a plan waiting for approval is listed in Claude Code's words with the plan it wrote, and closes when approved", { skip }, async () => {
   term.key("BTab");
   await sleep(400);
   term.key("BTab");
   await term.waitFor(/plan mode on/);
-  model.next({ tool: "ExitPlanMode", input: { plan: "1. Remove build/\n2. Rebuild" } });
+  // As a model in plan mode does: the plan into the file Claude Code names
+  // (in its reminder), then ExitPlanMode, whose input 2.1.332 sends as {}.
+  const PLAN = "# Clean up\n\n1. Remove build/\n2. Rebuild";
+  model.next((request) => {
+    const file = JSON.stringify(request).match(/(\/[^\s"\\]*\/plans\/[\w.-]+\.md)/)?.[1];
+    assert.ok(file, "Claude Code named the plan file");
+    return { tool: "Write", input: { file_path: file, content: `${PLAN}\n` } };
+  });
+  model.next({ tool: "ExitPlanMode", input: {} });
   model.next({ text: "Cleaned up as planned." });
   await term.type("plan the cleanup");
-  await term.waitFor(/Exit plan mode\?/);
+  await term.waitFor(/Ready to code\?/); // with a plan; "Exit plan mode?" without
+  await term.waitFor(/Remove build/);
   const [q] = await listUntil((l) => l.length === 1, 15_000);
   assert.equal(q.kind, "permission");
-  assert.match(q.text, /^Claude Code needs your approval for the plan/, "not \"permission to use ExitPlanMode\"");
+  assert.equal(q.text, `Claude Code needs your approval for the plan\n\n${PLAN}`, "its words and the plan, not \"permission to use ExitPlanMode\"");
   assert.equal(q.answer_from_afar, null, "approved in the terminal");
   term.key("Enter"); // 1. Yes, and switch to default
   await listUntil((l) => l.length === 0);

@@ -7,6 +7,7 @@
 //   model.next({ tool: "Bash", input: { command: "ls", description: "List" } });
 //   model.next({ text: "Shall I go on?" });
 //   model.next({ tool: "Bash", input: {…} }, { asked: "Remove the build" });
+//   model.next((request) => ({ tool: "Write", input: {…from request…} }));
 //
 // A step with `asked` answers only a request whose user messages' own text
 // (not tool results) holds that text: the way to script a subagent, whose
@@ -28,7 +29,9 @@ export async function startAnthropicMock() {
       .flatMap((m) => (typeof m.content === "string" ? [m.content] : (m.content ?? []).filter((b) => b.type === "text").map((b) => b.text)))
       .join("\n");
     const at = steps.findIndex((s) => !s.asked || said.includes(s.asked));
-    const step = main ? (at >= 0 ? steps.splice(at, 1)[0].step : { text: "Done." }) : { text: "Title" };
+    const queued = main ? (at >= 0 ? steps.splice(at, 1)[0].step : { text: "Done." }) : { text: "Title" };
+    // A step may be made from the request it answers (a path only it names).
+    const step = typeof queued === "function" ? queued(json) : queued;
     const content = step.tool
       ? [{ type: "tool_use", id: `toolu_${++ids}`, name: step.tool, input: step.input ?? {} }]
       : [{ type: "text", text: step.text }];

@@ -95,6 +95,7 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     let mut agent = classified.agent.clone();
     let decision = match classified.decision {
         Decision::Expect { text, .. } => {
+            let text = crate::plan::with_plan(cli, &event, text);
             dir.record_expect(&session, &text, takeable.as_ref(), agent.as_deref())
                 .map_err(state_error)?;
             // Claude Code's PermissionRequest hook runs while its dialog is

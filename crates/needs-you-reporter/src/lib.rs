@@ -43,6 +43,7 @@ pub mod hook;
 pub mod install;
 pub mod outbox;
 pub mod parent;
+pub mod plan;
 pub mod procfs;
 pub mod questions;
 pub mod relay;

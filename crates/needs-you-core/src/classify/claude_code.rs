@@ -150,7 +150,42 @@ fn is_task_notification(event: &Value) -> bool {
 
 /// Claude Code's plan approval: its hook's answer is not taken (checked with
 /// 2.1.332: the dialog stays on screen), so it is answered in the terminal.
-const PLAN_TOOL: &str = "ExitPlanMode";
+pub const PLAN_TOOL: &str = "ExitPlanMode";
+
+/// A plan's approval, in Claude Code's own words, with the plan when known:
+/// from the tool's input, or (2.1.332, whose input is `{}`) from the plan
+/// file that the session's transcript names ([`transcript_plan_file`]).
+pub fn plan_text(plan: Option<&str>) -> String {
+    let words = "Claude Code needs your approval for the plan".to_owned();
+    match plan.map(str::trim).filter(|p| !p.is_empty()) {
+        Some(plan) => format!("{words}\n\n{plan}"),
+        None => words,
+    }
+}
+
+/// The plan file that a line of Claude Code's transcript names: in plan
+/// mode it reminds the model, in an attachment of type `plan_mode`, where to
+/// write the plan (`planFilePath`). Only a Markdown file in a `plans` folder
+/// counts, which is where Claude Code keeps them: a transcript line cannot
+/// make the reporter read any other file.
+pub fn transcript_plan_file(line: &str) -> Option<String> {
+    if !line.contains("planFilePath") {
+        return None; // most lines, without parsing them
+    }
+    let entry = serde_json::from_str::<Value>(line).ok()?;
+    let attachment = entry.get("attachment")?;
+    if str_field(attachment, "type") != Some("plan_mode") || is_subagent_entry(&entry) {
+        return None;
+    }
+    let path = std::path::Path::new(str_field(attachment, "planFilePath")?);
+    let in_plans = path.parent()?.file_name()? == "plans";
+    let markdown = path.extension()? == "md";
+    (path.is_absolute()
+        && in_plans
+        && markdown
+        && !path.components().any(|c| c.as_os_str() == ".."))
+    .then(|| path.to_string_lossy().into_owned())
+}
 
 /// What of this event Claude Code lets a hook answer: a question dialog
 /// (`AskUserQuestion`, its choices, from `PreToolUse` on and in the
@@ -219,14 +254,8 @@ pub fn hook_output(answer: &AnswerBody, tool_input: &Value, questions: &[DialogQ
 /// (Edit, Write, Read), else the tool's name.
 fn permission_text(tool: &str, input: Option<&Value>) -> String {
     let field = |name: &str| input.and_then(|i| str_field(i, name));
-    // A plan's approval, in Claude Code's own words, with the plan when its
-    // input carries it (2.1.332 keeps it in a plan file and sends `{}`).
     if tool == PLAN_TOOL {
-        let words = "Claude Code needs your approval for the plan".to_owned();
-        return match field("plan").map(str::trim).filter(|p| !p.is_empty()) {
-            Some(plan) => format!("{words}\n\n{plan}"),
-            None => words,
-        };
+        return plan_text(field("plan"));
     }
     command_with_description(field("command"), field("description"))
         .or_else(|| field("command").map(|c| format!("Claude Code wants to run: {c}")))
@@ -754,6 +783,36 @@ mod tests {
             plan(json!({"plan": "1. Remove build/\n2. Rebuild\n"})),
             "Claude Code needs your approval for the plan\n\n1. Remove build/\n2. Rebuild"
         );
+    }
+
+    #[test]
+    fn the_plan_file_is_the_one_a_plan_mode_attachment_names() {
+        use super::transcript_plan_file as plan_file;
+        // As Claude Code 2.1.332 wrote it, shortened.
+        let line = |path: &str| {
+            json!({"type": "attachment", "isSidechain": false, "attachment": {"type": "plan_mode",
+            "reminderType": "full", "isSubAgent": false, "planFilePath": path, "planExists": false}})
+            .to_string()
+        };
+        assert_eq!(
+            plan_file(&line(
+                "/home/u/.claude/plans/plan-the-cleanup-functional-flask.md"
+            ))
+            .as_deref(),
+            Some("/home/u/.claude/plans/plan-the-cleanup-functional-flask.md")
+        );
+        for elsewhere in [
+            "/home/u/.ssh/id_ed25519",
+            "/home/u/.claude/plans/../settings.json",
+            "/home/u/notes/plan.md",
+            "plans/plan.md",
+        ] {
+            assert_eq!(plan_file(&line(elsewhere)), None, "{elsewhere}");
+        }
+        let exit = json!({"type": "attachment", "attachment": {"type": "plan_mode_exit",
+            "planFilePath": "/home/u/.claude/plans/p.md"}});
+        assert_eq!(plan_file(&exit.to_string()), None);
+        assert_eq!(plan_file("not json planFilePath"), None);
     }
 
     #[test]

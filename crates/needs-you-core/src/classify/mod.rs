@@ -236,7 +236,10 @@ pub(crate) const fn waiting_hook(event: &'static str) -> HookSpec {
 }
 
 pub use claude_code::HOOKS as CLAUDE_CODE_HOOKS;
-pub use claude_code::{hook_output as claude_code_hook_output, transcript_tool_events, ToolEvent};
+pub use claude_code::{
+    hook_output as claude_code_hook_output, plan_text, transcript_plan_file,
+    transcript_tool_events, ToolEvent, PLAN_TOOL,
+};
 pub use codex::HOOKS as CODEX_HOOKS;
 
 /// The hook events installed for `cli`: none for the CLIs that load plugins.
