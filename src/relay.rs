@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use futures_channel::oneshot;
 use futures_util::future::{select, Either};
+use needs_you_core::query;
 use needs_you_core::relay::{
     Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
     MAX_REASON_CHARS,
@@ -109,14 +110,9 @@ impl DurableObject for Relay {
                 Response::empty()
             }
             "/screen" => {
-                let url = req.url()?;
-                let param = |name: &str| {
-                    url.query_pairs()
-                        .find(|(k, _)| k == name)
-                        .map(|(_, v)| v.into_owned())
-                };
-                let session = param("session").unwrap_or_default();
-                let seen = param("seen").filter(|s| !s.is_empty());
+                let url = req.inner().url();
+                let session = query::param(&url, "session").unwrap_or_default();
+                let seen = query::param(&url, "seen").filter(|s| !s.is_empty());
                 let sockets = self.state.get_websockets();
                 if sockets.is_empty() {
                     return Response::error("no relay", 409);
@@ -305,15 +301,11 @@ pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
 pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Result<Asked> {
     // In the URL, encoded: a session name is any text a report gave, which a
     // header could not carry.
-    let query: String = worker::Url::parse_with_params(
-        "https://relay/screen",
-        &[("session", session), ("seen", seen)],
-    )
-    .map_err(|e| worker::Error::RustError(e.to_string()))?
-    .query()
-    .map(|q| format!("/screen?{q}"))
-    .unwrap_or_else(|| "/screen".to_owned());
-    let mut resp = call(env, task_id, Method::Get, &query, &[]).await?;
+    let path = format!(
+        "/screen?{}",
+        query::encode(&[("session", session), ("seen", seen)])
+    );
+    let mut resp = call(env, task_id, Method::Get, &path, &[]).await?;
     Ok(match resp.status_code() {
         200 => Asked::Reply(resp.json().await?),
         409 => Asked::NoRelay,

@@ -39,11 +39,7 @@ pub async fn get(req: Request, env: &Env, question_id: &str) -> ApiResult {
     person.may(Right::Screen)?;
     limits::within_rate(env, Rate::Screens, &person.credential_hash).await?;
     // A digest is 16 hex characters; anything else is no screen the reader has.
-    let seen = req
-        .url()?
-        .query_pairs()
-        .find(|(k, _)| k == "seen")
-        .map(|(_, v)| v.into_owned())
+    let seen = needs_you_core::query::param(&req.inner().url(), "seen")
         .filter(|v| is_digest(v))
         .unwrap_or_default();
     let q = store::question(env, question_id)

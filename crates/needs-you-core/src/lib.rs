@@ -31,6 +31,7 @@ pub mod answer;
 pub mod api;
 pub mod classify;
 pub mod kinds;
+pub mod query;
 pub mod question;
 pub mod relay;
 pub mod report;
