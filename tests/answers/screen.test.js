@@ -47,11 +47,11 @@ async function owner(taskFields = {}) {
 
 let n = 0;
 /** The stand-in agent in a new tmux server's pane; resolves once its permission is listed. */
-async function agentInTmux(o, env = {}) {
+async function agentInTmux(o, env = {}, name = undefined) {
   const dir = mkdtempSync(join(scratch, "agent-"));
   const sock = join(scratch, `tmux-${++n}.sock`);
   servers.push(sock);
-  const session = `s-${n}`;
+  const session = name ?? `s-${n}`;
   execFileSync("tmux", ["-S", sock, "new-session", "-d", "-s", `agent${n}`, "-x", "100", "-y", "20", `python3 ${AGENT} ${dir}`], {
     env: {
       PATH: process.env.PATH,
@@ -83,6 +83,18 @@ function closeQuestion(o, session) {
     env: { PATH: process.env.PATH, NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: o.task.credential, NEEDS_YOU_STATE_DIR: join(scratch, "state") },
   });
 }
+
+test("a session whose name holds &, =, %, + and accents reaches its relay whole, and its screen is shown", async () => {
+  const o = await owner();
+  // agentInTmux waits for a 200 screen: a name garbled on its way to the
+  // relay would find no pane recorded under it and be refused.
+  const odd = "ana's build & co=1 %41+ ünï ✓";
+  const { session, q } = await agentInTmux(o, {}, odd);
+  assert.equal(q.session, odd);
+  const r = await screen(o.token, q.question_id);
+  assert.equal(r.status, 200, r.text);
+  closeQuestion(o, session);
+});
 
 async function pairedPage(o, rights) {
   const pairing = (await api("POST", "/v1/pairings", o.token, rights ? { rights } : undefined)).body;
