@@ -207,6 +207,20 @@ fn check_hooks(r: &mut Checklist) {
         if marketplace::plugin_enabled(cli) {
             continue;
         }
+        if let (Cli::Opencode, Some(entry)) = (cli, plugins::opencode_package_entry()) {
+            if plugins::opencode_plugin_path().exists() {
+                r.bad(
+                    &format!("opencode loads the needs-you package ({entry}) and the plugin file {place}: every event is reported twice"),
+                    "report-prompt uninstall --cli opencode (the package stays)",
+                );
+            } else {
+                installed += 1;
+                r.ok(&format!(
+                    "opencode reports through the needs-you package ({entry})"
+                ));
+            }
+            continue;
+        }
         if install::is_installed(cli) {
             installed += 1;
             r.ok(&format!("{cli} {what} installed in {place}"));

@@ -126,3 +126,61 @@ fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
     assert_eq!(mended.status.code(), Some(0), "{text}");
     assert!(!text.contains("lack"), "{text}");
 }
+
+#[test]
+fn opencode_s_npm_package_and_a_plugin_file_together_are_refused_and_failed() {
+    let sink = Sink::start();
+    let (t, dir) = state_dir();
+    let home = t.path().join("home");
+    let config = home.join(".config").join("opencode");
+    std::fs::create_dir_all(&config).unwrap();
+    let d = dir.to_str().unwrap();
+    let h = home.to_str().unwrap();
+    let env = [
+        ("NEEDS_YOU_URL", sink.url.as_str()),
+        ("NEEDS_YOU_TOKEN", TOKEN),
+        ("HOME", h),
+    ];
+    // A plugin file first, then the package named in OpenCode's config.
+    assert_eq!(
+        run(&["install", "--cli", "opencode"], "", &[("HOME", h)])
+            .status
+            .code(),
+        Some(0)
+    );
+    std::fs::write(
+        config.join("opencode.json"),
+        r#"{"model": "m", "plugin": ["other-plugin", "opencode-needs-you@0.1.0"]}"#,
+    )
+    .unwrap();
+    let twice = run(&["doctor", "--state-dir", d], "", &env);
+    let text = String::from_utf8_lossy(&twice.stdout);
+    assert_eq!(twice.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL  opencode loads the needs-you package (opencode-needs-you@0.1.0) and the plugin file"), "{text}");
+    assert!(
+        text.contains("fix: report-prompt uninstall --cli opencode"),
+        "{text}"
+    );
+
+    // Removed, the package alone reports; installing the file again is refused.
+    let plugin_file = config.join("plugins").join("needs-you.js");
+    assert_eq!(
+        run(&["uninstall", "--cli", "opencode"], "", &[("HOME", h)])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert!(!plugin_file.exists());
+    let once = run(&["doctor", "--state-dir", d], "", &env);
+    let text = String::from_utf8_lossy(&once.stdout);
+    assert!(
+        text.contains("ok    opencode reports through the needs-you package"),
+        "{text}"
+    );
+    let refused = run(&["install", "--cli", "opencode"], "", &[("HOME", h)]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("loads the needs-you package already"), "{err}");
+    assert!(!plugin_file.exists(), "nothing was changed");
+}

@@ -105,7 +105,9 @@ pub fn is_installed(cli: Cli) -> bool {
                 || hooks_in(PathBuf::from(CODEX_MANAGED_HOOKS))
                 || hooks_in(codex_user_hooks_path())
         }
-        Cli::Opencode => plugins::opencode_plugin_path().exists(),
+        Cli::Opencode => {
+            plugins::opencode_plugin_path().exists() || plugins::opencode_package_entry().is_some()
+        }
         Cli::Hermes => plugins::hermes_enabled(&plugins::hermes_home()) == (true, true),
     }
 }

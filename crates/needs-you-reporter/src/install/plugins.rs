@@ -97,6 +97,34 @@ pub fn opencode_plugin_path() -> PathBuf {
     config.join("opencode/plugins/needs-you.js")
 }
 
+/// The entry of OpenCode's own config (`opencode.json`, the `plugin` list)
+/// that loads our npm package, `opencode-needs-you` (or this repository's
+/// `plugins/opencode` folder, as `opencode plugin PATH` adds it): beside
+/// `opencode_plugin_path()` it would load twice and report every event twice.
+pub fn opencode_package_entry() -> Option<String> {
+    let config = opencode_plugin_path()
+        .parent()?
+        .parent()?
+        .join("opencode.json");
+    let text = fs::read_to_string(config).ok()?;
+    let root: serde_json::Value = serde_json::from_str(&text).ok()?;
+    root.get("plugin")?
+        .as_array()?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .find(|p| is_our_package(p))
+        .map(str::to_owned)
+}
+
+/// `opencode-needs-you`, at any version, or a path to its folder.
+fn is_our_package(entry: &str) -> bool {
+    let name = entry
+        .strip_prefix("opencode-needs-you")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('@'));
+    let folder = entry.trim_end_matches('/').ends_with("plugins/opencode");
+    name || folder
+}
+
 /// Hermes's home folder: `$HERMES_HOME`, else `~/.hermes`.
 pub fn hermes_home() -> PathBuf {
     std::env::var_os("HERMES_HOME")
@@ -118,6 +146,12 @@ pub fn hermes_enabled(hermes_home: &Path) -> (bool, bool) {
 }
 
 fn opencode(opts: &InstallOptions, exe: &str) -> Result<(), String> {
+    if let (false, Some(entry)) = (opts.uninstall, opencode_package_entry()) {
+        return Err(format!(
+            "OpenCode loads the needs-you package already ({entry:?} in opencode.json), which \
+             reports every event; a plugin file beside it would report each twice. Nothing was changed"
+        ));
+    }
     let path = opts.path.clone().unwrap_or_else(opencode_plugin_path);
     let content = with_reporter(OPENCODE_PLUGIN, exe, |p| {
         format!(
