@@ -13,7 +13,7 @@ const EVERY_MS = 500;
 /** How long to wait after a failure that may pass (the machine offline). */
 const RETRY_MS = 2000;
 /** Refusals that will not pass by asking again: the view stops. */
-const FINAL = new Set(["closed", "no_screen", "not_in_tmux", "not_permitted", "not_found", "screen_refused", "unauthorized"]);
+const FINAL = new Set(["closed", "no_screen", "not_in_tmux", "not_permitted", "not_found", "relay_outdated", "screen_refused", "unauthorized"]);
 
 const $ = (id) => document.getElementById(id);
 /** The open view: its question, the digest of what it shows, its timer. */

@@ -26,8 +26,8 @@ use futures_channel::oneshot;
 use futures_util::future::{select, Either};
 use needs_you_core::query;
 use needs_you_core::relay::{
-    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
-    MAX_REASON_CHARS,
+    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CAN_HEADER, CAN_SCREEN, CLOSE_REPLACED,
+    CLOSE_REVOKED, MAX_REASON_CHARS,
 };
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
@@ -55,6 +55,8 @@ pub enum Asked {
     Reply(ScreenReply),
     /// No relay of the task is connected.
     NoRelay,
+    /// Its relay is an older reporter's, which shows no screens.
+    Outdated,
     /// Its relay did not answer in time.
     Late,
 }
@@ -88,7 +90,14 @@ impl DurableObject for Relay {
                     );
                 }
                 let pair = WebSocketPair::new()?;
-                self.state.accept_web_socket(&pair.server);
+                // Tagged with what it can do, which outlives hibernation.
+                let can = req.headers().get(CAN_HEADER)?.unwrap_or_default();
+                if can.split(',').any(|c| c.trim() == CAN_SCREEN) {
+                    self.state
+                        .accept_websocket_with_tags(&pair.server, &[CAN_SCREEN]);
+                } else {
+                    self.state.accept_web_socket(&pair.server);
+                }
                 pair.server.serialize_attachment(&task_id)?;
                 Response::from_websocket(pair.client)
             }
@@ -113,9 +122,10 @@ impl DurableObject for Relay {
                 let url = req.inner().url();
                 let session = query::param(&url, "session").unwrap_or_default();
                 let seen = query::param(&url, "seen").filter(|s| !s.is_empty());
-                let sockets = self.state.get_websockets();
+                let sockets = self.state.get_websockets_with_tag(CAN_SCREEN);
                 if sockets.is_empty() {
-                    return Response::error("no relay", 409);
+                    let outdated = !self.state.get_websockets().is_empty();
+                    return Response::error(if outdated { "outdated" } else { "no relay" }, 409);
                 }
                 let request_id = crate::ids::new_id("scr_");
                 let (tx, rx) = oneshot::channel();
@@ -268,13 +278,14 @@ async fn call(
 
 /// Hands a relay's upgrade request to its task's object; the answer is the
 /// `101` with the socket.
-pub async fn connect(env: &Env, task_id: &str) -> Result<Response> {
+/// `can`: what the relay said it can do ([`CAN_HEADER`]), passed on.
+pub async fn connect(env: &Env, task_id: &str, can: &str) -> Result<Response> {
     call(
         env,
         task_id,
         Method::Get,
         "/connect",
-        &[("upgrade", "websocket")],
+        &[("upgrade", "websocket"), (CAN_HEADER, can)],
     )
     .await
 }
@@ -308,6 +319,7 @@ pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Resu
     let mut resp = call(env, task_id, Method::Get, &path, &[]).await?;
     Ok(match resp.status_code() {
         200 => Asked::Reply(resp.json().await?),
+        409 if resp.text().await.unwrap_or_default() == "outdated" => Asked::Outdated,
         409 => Asked::NoRelay,
         _ => Asked::Late,
     })

@@ -10,6 +10,7 @@ use serde_json::Value;
 use needs_you_core::afar::{self, Afar, AnswerBody};
 use needs_you_core::answer;
 use needs_you_core::api::{self, Right};
+use needs_you_core::relay::CAN_HEADER;
 use needs_you_core::Kind;
 
 use crate::ids::{new_id, now_ms};
@@ -193,5 +194,6 @@ pub async fn connect(req: Request, env: &Env) -> ApiResult {
             "the relay connects with a WebSocket (Upgrade: websocket)",
         ));
     }
-    Ok(relay::connect(env, &task.id).await?)
+    let can = req.headers().get(CAN_HEADER)?.unwrap_or_default();
+    Ok(relay::connect(env, &task.id, &can).await?)
 }

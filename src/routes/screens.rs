@@ -99,6 +99,11 @@ pub async fn get(req: Request, env: &Env, question_id: &str) -> ApiResult {
             "relay_offline",
             "the agent's machine is not connected: it may be asleep or offline",
         )),
+        Asked::Outdated => Err(ApiError::new(
+            409,
+            "relay_outdated",
+            "the agent's machine runs an older report-prompt, which cannot show the terminal: update it and restart the agent",
+        )),
         Asked::Late => Err(ApiError::new(
             504,
             "relay_timeout",

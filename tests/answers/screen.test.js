@@ -258,6 +258,21 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
   const offline = await screen(other2.token, alone.question_id);
   assert.deepEqual([offline.status, offline.body.error], [409, "relay_offline"]);
 
+  // A relay of an older reporter (it connects without saying it can show
+  // screens) is never asked, which it would not answer: told at once.
+  const old = await w.mf.dispatchFetch(`${w.url}/v1/relay`, {
+    headers: { upgrade: "websocket", authorization: `Bearer ${other2.task.credential}` },
+  });
+  assert.equal(old.status, 101);
+  old.webSocket.accept();
+  old.webSocket.send(JSON.stringify({ type: "hello" }));
+  const askedAt = Date.now();
+  const outdated = await screen(other2.token, alone.question_id);
+  assert.deepEqual([outdated.status, outdated.body.error], [409, "relay_outdated"], outdated.text);
+  assert.match(outdated.body.message, /older report-prompt/);
+  assert.ok(Date.now() - askedAt < 3000, "no wait for an answer that never comes");
+  old.webSocket.close(1000);
+
   // The relay is connected, but no pane of this machine is that question's.
   const unknown = await screen(o.token, nobody.question_id);
   assert.deepEqual([unknown.status, unknown.body.error], [409, "screen_refused"]);

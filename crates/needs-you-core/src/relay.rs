@@ -36,6 +36,13 @@ pub const CLOSE_REVOKED: u16 = 4001;
 /// one relay per task, the newest; the older stops, as with a revoke.
 pub const CLOSE_REPLACED: u16 = 4002;
 
+/// The header in which a relay names what it can do beyond answers, at
+/// connect: a relay that does not say [`CAN_SCREEN`] (one from an older
+/// reporter) is never asked for a screen, which it would not answer.
+pub const CAN_HEADER: &str = "x-relay-can";
+/// It shows its panes' screens (Show terminal).
+pub const CAN_SCREEN: &str = "screen";
+
 /// The longest failure reason the Worker keeps from a relay.
 pub const MAX_REASON_CHARS: usize = 300;
 

@@ -201,6 +201,10 @@ fn connect(target: &Target) -> Connect {
         Ok(v) => req.headers_mut().insert("authorization", v),
         Err(_) => return Connect::Down("the credential cannot go in a header".into()),
     };
+    req.headers_mut().insert(
+        needs_you_core::relay::CAN_HEADER,
+        tungstenite::http::HeaderValue::from_static(needs_you_core::relay::CAN_SCREEN),
+    );
     let host = req
         .uri()
         .host()
