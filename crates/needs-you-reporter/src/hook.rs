@@ -94,6 +94,8 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     // that confirms an announced dialog, the announcer's.
     let mut agent = classified.agent.clone();
     let decision = match classified.decision {
+        // A run for one prompt: no dialog to remember, none to wait on.
+        Decision::Expect { .. } if one_shot_run(cli) => return Ok(()),
         Decision::Expect { text, .. } => {
             let text = crate::plan::with_plan(cli, &event, text);
             dir.record_expect(&session, &text, takeable.as_ref(), agent.as_deref())

@@ -4,9 +4,10 @@
 //! words and with the plan only when both are found; any failure leaves the
 //! words alone.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
 
 use needs_you_core::classify::{plan_text, transcript_plan_file, PLAN_TOOL};
 use needs_you_core::Cli;
@@ -21,9 +22,13 @@ const MAX_PLAN_BYTES: u64 = 16 * 1024;
 /// `text` with the plan that `event` (a Claude Code `PermissionRequest`
 /// for `ExitPlanMode` whose input has none) leads to, else `text`.
 pub fn with_plan(cli: Cli, event: &Value, text: String) -> String {
+    let has_plan = event
+        .pointer("/tool_input/plan")
+        .and_then(Value::as_str)
+        .is_some_and(|p| !p.trim().is_empty());
     let is_plan = cli == Cli::ClaudeCode
         && event.get("tool_name").and_then(Value::as_str) == Some(PLAN_TOOL)
-        && event.pointer("/tool_input/plan").is_none();
+        && !has_plan;
     if !is_plan {
         return text;
     }
@@ -31,32 +36,50 @@ pub fn with_plan(cli: Cli, event: &Value, text: String) -> String {
         .get("transcript_path")
         .and_then(Value::as_str)
         .and_then(|t| plan_file(Path::new(t)))
-        .and_then(|p| read_bounded(Path::new(&p), MAX_PLAN_BYTES))
+        .and_then(|p| read_bounded(&p, MAX_PLAN_BYTES))
         .map_or(text, |plan| plan_text(Some(&plan)))
 }
 
-/// The last plan file that the end of the transcript names.
-fn plan_file(transcript: &Path) -> Option<String> {
-    let mut f = File::open(transcript).ok()?;
+/// The last plan file that the end of the transcript names, if it is in
+/// the `plans` folder of the Claude Code folder that holds the transcript
+/// (`<config>/projects/<project>/<session>.jsonl`, `<config>/plans/`).
+fn plan_file(transcript: &Path) -> Option<PathBuf> {
+    let config = transcript.ancestors().nth(3)?;
+    let mut f = open_plain(transcript)?;
     let len = f.metadata().ok()?.len();
     f.seek(SeekFrom::Start(len.saturating_sub(TRANSCRIPT_TAIL)))
         .ok()?;
     let mut buf = Vec::new();
     f.take(TRANSCRIPT_TAIL).read_to_end(&mut buf).ok()?;
-    String::from_utf8_lossy(&buf)
+    let named = String::from_utf8_lossy(&buf)
         .lines()
         .rev()
-        .find_map(transcript_plan_file)
+        .find_map(transcript_plan_file)?;
+    let path = PathBuf::from(named);
+    (path.parent()? == config.join("plans")).then_some(path)
 }
 
+/// Opens a regular file to read, never through a symbolic link and never
+/// waiting on it: a FIFO under a plan's name would otherwise hold the hook
+/// (and so the agent) until someone wrote to it.
+fn open_plain(path: &Path) -> Option<File> {
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .ok()?;
+    f.metadata().ok()?.is_file().then_some(f)
+}
+
+/// At most `max` bytes of it, cut at the last whole character.
 fn read_bounded(path: &Path, max: u64) -> Option<String> {
-    let f = File::open(path).ok()?;
-    if !f.metadata().ok()?.is_file() {
-        return None;
-    }
     let mut buf = Vec::new();
-    f.take(max).read_to_end(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
+    open_plain(path)?.take(max).read_to_end(&mut buf).ok()?;
+    let whole = match std::str::from_utf8(&buf) {
+        Err(e) if e.error_len().is_none() => e.valid_up_to(), // a character cut
+        _ => buf.len(),
+    };
+    Some(String::from_utf8_lossy(&buf[..whole]).into_owned())
 }
 
 #[cfg(test)]
@@ -64,33 +87,81 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn the_plan_comes_from_the_file_the_transcript_names() {
+    /// A Claude Code folder whose transcript names its plan file, made by
+    /// `make`; and the `ExitPlanMode` event of that session.
+    fn session(make: impl FnOnce(&Path)) -> (tempfile::TempDir, Value) {
         let t = tempfile::tempdir().unwrap();
-        let plans = t.path().join("plans");
-        std::fs::create_dir(&plans).unwrap();
+        let plans = t.path().join("claude").join("plans");
+        std::fs::create_dir_all(&plans).unwrap();
         let plan = plans.join("plan-the-cleanup.md");
-        std::fs::write(&plan, "# Clean up\n\n1. Remove build/\n2. Rebuild\n").unwrap();
-        let transcript = t.path().join("s.jsonl");
+        make(&plan);
+        let project = t.path().join("claude").join("projects").join("-home-u-p");
+        std::fs::create_dir_all(&project).unwrap();
+        let transcript = project.join("s.jsonl");
+        name_in(&transcript, &plan);
+        let event = json!({"tool_name": "ExitPlanMode", "tool_input": {},
+            "transcript_path": transcript.to_str().unwrap()});
+        (t, event)
+    }
+
+    fn name_in(transcript: &Path, plan: &Path) {
         let attachment = json!({"type": "attachment", "attachment": {"type": "plan_mode",
             "planFilePath": plan.to_str().unwrap()}});
         std::fs::write(
-            &transcript,
+            transcript,
             format!("{{\"type\":\"user\"}}\n{attachment}\n{{\"type\":\"assistant\"}}\n"),
         )
         .unwrap();
-        let event = json!({"tool_name": "ExitPlanMode", "tool_input": {},
-            "transcript_path": transcript.to_str().unwrap()});
+    }
+
+    #[test]
+    fn the_plan_comes_from_the_file_the_transcript_names() {
+        let (t, event) =
+            session(|p| std::fs::write(p, "# Clean up\n\n1. Remove build/\n2. Rebuild\n").unwrap());
         let words = plan_text(None);
         assert_eq!(
             with_plan(Cli::ClaudeCode, &event, words.clone()),
             plan_text(Some("# Clean up\n\n1. Remove build/\n2. Rebuild"))
         );
+        // An empty plan in the input is no plan: the file is read.
+        let mut empty = event.clone();
+        empty["tool_input"]["plan"] = json!(" ");
+        assert_ne!(with_plan(Cli::ClaudeCode, &empty, words.clone()), words);
         // Nothing found, another tool, another CLI: the words as they were.
-        std::fs::remove_file(&plan).unwrap();
+        std::fs::remove_file(t.path().join("claude/plans/plan-the-cleanup.md")).unwrap();
         assert_eq!(with_plan(Cli::ClaudeCode, &event, words.clone()), words);
-        let bash = json!({"tool_name": "Bash", "transcript_path": transcript.to_str().unwrap()});
+        let bash = json!({"tool_name": "Bash", "transcript_path": event["transcript_path"]});
         assert_eq!(with_plan(Cli::ClaudeCode, &bash, "x".into()), "x");
         assert_eq!(with_plan(Cli::Codex, &event, "x".into()), "x");
+    }
+
+    #[test]
+    fn no_fifo_symbolic_link_or_other_folder_is_read_and_a_cut_keeps_whole_characters() {
+        let words = plan_text(None);
+        // A FIFO: opened without waiting, and refused.
+        let (_t, fifo) = session(|p| {
+            let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        });
+        assert_eq!(with_plan(Cli::ClaudeCode, &fifo, words.clone()), words);
+        // A symbolic link to a secret.
+        let (t, link) = session(|p| {
+            let secret = p.parent().unwrap().join("secret");
+            std::fs::write(&secret, "the key").unwrap();
+            std::os::unix::fs::symlink(&secret, p).unwrap();
+        });
+        assert_eq!(with_plan(Cli::ClaudeCode, &link, words.clone()), words);
+        // A plans folder that is not this Claude Code folder's.
+        let elsewhere = t.path().join("other").join("plans");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("p.md"), "a plan elsewhere").unwrap();
+        let transcript = PathBuf::from(link["transcript_path"].as_str().unwrap());
+        name_in(&transcript, &elsewhere.join("p.md"));
+        assert_eq!(with_plan(Cli::ClaudeCode, &link, words.clone()), words);
+        // A long plan is cut at a whole character.
+        let (_t, long) = session(|p| std::fs::write(p, "é".repeat(9000)).unwrap());
+        let text = with_plan(Cli::ClaudeCode, &long, words.clone());
+        assert!(text.ends_with('é'), "{:?}", &text[text.len() - 8..]);
     }
 }

@@ -165,9 +165,10 @@ pub fn plan_text(plan: Option<&str>) -> String {
 
 /// The plan file that a line of Claude Code's transcript names: in plan
 /// mode it reminds the model, in an attachment of type `plan_mode`, where to
-/// write the plan (`planFilePath`). Only a Markdown file in a `plans` folder
-/// counts, which is where Claude Code keeps them: a transcript line cannot
-/// make the reporter read any other file.
+/// write the plan (`planFilePath`). Only an absolute path to a Markdown file
+/// in a `plans` folder counts, which is where Claude Code keeps them; the
+/// reporter further reads it only in the transcript's own Claude Code folder,
+/// as a regular file, never through a symbolic link.
 pub fn transcript_plan_file(line: &str) -> Option<String> {
     if !line.contains("planFilePath") {
         return None; // most lines, without parsing them

@@ -189,13 +189,22 @@ pub fn one_shot(cli: Cli, args: &[String]) -> bool {
 
 /// Whether a close that an event of `agent` decided (none: the person's own
 /// agent) ends the session's open question, opened by `opener`. A subagent
-/// works beside its parent in the same session: one's tool running or round
-/// ending is no answer to a dialog the other asked. What the person does
-/// (a prompt, the session's end, an interrupt) ends any.
+/// works beside its parent in the same session: whatever it does (a tool
+/// run, its end, an interrupt, a form it cancelled) closes only what it
+/// asked. The person's agent's tool run or round end is no answer to a
+/// subagent's dialog either; what the person does (a prompt, the session's
+/// end, an interrupt) ends any.
 pub fn close_applies(reason: CloseReason, agent: Option<&str>, opener: Option<&str>) -> bool {
-    match reason {
-        CloseReason::ToolRan | CloseReason::Answered | CloseReason::RoundEnd => agent == opener,
-        _ => true,
+    match (agent, reason) {
+        (Some(_), _) => agent == opener,
+        (
+            None,
+            CloseReason::ToolRan
+            | CloseReason::Answered
+            | CloseReason::RoundEnd
+            | CloseReason::Dismissed,
+        ) => opener.is_none(),
+        (None, _) => true,
     }
 }
 
@@ -669,6 +678,14 @@ mod tests {
         // A subagent's end closes what it asked, not the person's dialog.
         assert!(close_applies(RoundEnd, Some("a1"), Some("a1")));
         assert!(!close_applies(RoundEnd, Some("a1"), None));
+        // Whatever a subagent does closes only its own: a form it cancelled,
+        // an interrupt of its turn.
+        for r in [Dismissed, Interrupted, SessionEnd] {
+            assert!(!close_applies(r, Some("a1"), None), "{r:?}");
+            assert!(!close_applies(r, Some("a1"), Some("a2")), "{r:?}");
+            assert!(close_applies(r, Some("a1"), Some("a1")), "{r:?}");
+        }
+        assert!(!close_applies(Dismissed, None, Some("a1")));
         // What the person does ends any.
         for r in [PromptSubmitted, SessionEnd, Interrupted] {
             assert!(close_applies(r, None, Some("a1")), "{r:?}");
