@@ -153,7 +153,13 @@ fn lacking_hooks(cli: Cli) -> Vec<String> {
         .flat_map(|(_, v)| {
             install::hooks_json::missing(&v, needs_you_core::classify::hooks(cli), cli)
         })
-        .collect()
+        .fold(Vec::new(), |mut all, m| {
+            // Both Codex files may lack the same hook: named once.
+            if !all.contains(&m) {
+                all.push(m);
+            }
+            all
+        })
 }
 
 /// Every CLI's hooks or plugin; none installed at all is a problem: nothing

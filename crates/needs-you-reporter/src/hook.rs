@@ -156,7 +156,9 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
                 .notifies()
                 .then(|| watch::transcript_of(cli, &event))
                 .flatten();
-            let at = transcript.as_ref().map(|(_, len)| *len);
+            let at = transcript
+                .as_ref()
+                .map(|(path, len)| (*len, path.as_path()));
             questions::open(&dir, &target, &session, kind, at, agent.as_deref(), |seq| {
                 report(seq).expect("an open")
             })?;

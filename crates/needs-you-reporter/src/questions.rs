@@ -18,11 +18,11 @@ pub fn open(
     target: &Target,
     session: &str,
     kind: Kind,
-    transcript_at: Option<u64>,
+    transcript: Option<(u64, &std::path::Path)>,
     agent: Option<&str>,
     report: impl FnOnce(u64) -> Report,
 ) -> Result<(), String> {
-    dir.record_open_by(session, kind, transcript_at, agent, |seq| {
+    dir.record_open_by(session, kind, transcript, agent, |seq| {
         send::queue(&report(seq), dir.path(), target)
     })
     .map_err(state_error)??;

@@ -68,9 +68,12 @@ pub struct OpenQuestion {
     pub seq: u64,
     /// How long the session's transcript was when it opened.
     pub transcript_at: Option<u64>,
-    /// The subagent that asked it (Claude Code's `agent_id`); none: the
+    /// The subagent that asked it (the event's `agent_id`); none: the
     /// person's own agent.
     pub agent: Option<String>,
+    /// Which transcript was watched for it ([`session_key`] of its path): a
+    /// Codex subagent's dialog is in its own rollout, not the session's.
+    pub transcript: Option<String>,
 }
 
 impl StateDir {
@@ -124,10 +127,10 @@ impl StateDir {
         &self,
         session: &str,
         kind: Kind,
-        transcript_at: Option<u64>,
+        transcript: Option<(u64, &Path)>,
         then: impl FnOnce(u64) -> T,
     ) -> io::Result<T> {
-        self.record_open_by(session, kind, transcript_at, None, then)
+        self.record_open_by(session, kind, transcript, None, then)
     }
 
     /// [`StateDir::record_open`] of a question that `agent` asked (a subagent).
@@ -135,24 +138,29 @@ impl StateDir {
         &self,
         session: &str,
         kind: Kind,
-        transcript_at: Option<u64>,
+        transcript: Option<(u64, &Path)>,
         agent: Option<&str>,
         then: impl FnOnce(u64) -> T,
     ) -> io::Result<T> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let seq = self.bump_seq(&key)?;
-        // `kind seq [at|-] [agent]`: an agent id has no spaces.
-        let mut line = format!("{kind} {seq}");
+        // `kind seq [at|- [agent|- [transcript]]]`: none of them has spaces.
         let agent = agent.filter(|a| !a.is_empty() && !a.contains(char::is_whitespace));
-        match (transcript_at, agent) {
-            (Some(at), _) => line.push_str(&format!(" {at}")),
-            (None, Some(_)) => line.push_str(" -"),
-            (None, None) => {}
+        let at = transcript.map_or("-".to_owned(), |(at, _)| at.to_string());
+        let file = transcript.map(|(_, path)| transcript_key(path));
+        let mut words = vec![
+            kind.to_string(),
+            seq.to_string(),
+            at,
+            agent.unwrap_or("-").into(),
+        ];
+        words.extend(file);
+        // Trailing `-` words say nothing.
+        while words.len() > 2 && words.last().is_some_and(|w| w == "-") {
+            words.pop();
         }
-        if let Some(a) = agent {
-            line.push_str(&format!(" {a}"));
-        }
+        let line = words.join(" ");
         write_private(&self.path.join(format!("open-{key}")), &line)?;
         touch(&self.marker())?;
         Ok(then(seq))
@@ -171,7 +179,8 @@ impl StateDir {
             kind: Kind::parse(words.next()?)?,
             seq: words.next().and_then(|w| w.parse().ok()).unwrap_or(0),
             transcript_at: words.next().and_then(|w| w.parse().ok()),
-            agent: words.next().map(str::to_owned),
+            agent: words.next().filter(|w| *w != "-").map(str::to_owned),
+            transcript: words.next().map(str::to_owned),
         })
     }
 
@@ -365,6 +374,11 @@ pub fn now_micros() -> u64 {
 }
 
 /// FNV-1a, 64 bits, in hex: a stable file-name-safe key for a session id.
+/// The key under which a transcript's path is recorded (no spaces, fixed length).
+pub fn transcript_key(path: &Path) -> String {
+    session_key(&path.to_string_lossy())
+}
+
 pub fn session_key(session: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in session.bytes() {
@@ -439,13 +453,21 @@ mod tests {
         assert!(s.record_close_if("s", None, its, drop).unwrap().is_some());
         assert!(s.open_question("s").unwrap().is_none());
         // With a transcript length, the agent comes after it.
-        s.record_open_by("t", Kind::Dialog, Some(77), Some("a2"), drop)
+        let rollout = Path::new("/home/u/.codex/sessions/rollout a2.jsonl");
+        s.record_open_by("t", Kind::Dialog, Some((77, rollout)), Some("a2"), drop)
             .unwrap();
         let open = s.open_question("t").unwrap().unwrap();
         assert_eq!(
             (open.agent.as_deref(), open.transcript_at),
             (Some("a2"), Some(77))
         );
+        assert_eq!(open.transcript, Some(transcript_key(rollout)));
+        // The person's own, with a transcript: no agent between.
+        s.record_open_by("u", Kind::Dialog, Some((5, rollout)), None, drop)
+            .unwrap();
+        let open = s.open_question("u").unwrap().unwrap();
+        assert_eq!((open.agent, open.transcript_at), (None, Some(5)));
+        assert_eq!(open.transcript, Some(transcript_key(rollout)));
     }
 
     #[test]
@@ -455,7 +477,12 @@ mod tests {
         s.record_expect("s", "Remove the build folder\n$ rm -rf build", None, None)
             .unwrap();
         let seq = s
-            .record_open("s", Kind::Permission, Some(4096), |seq| seq)
+            .record_open(
+                "s",
+                Kind::Permission,
+                Some((4096, Path::new("/t.jsonl"))),
+                |seq| seq,
+            )
             .unwrap();
         assert_eq!(
             s.open_question("s").unwrap(),
@@ -464,6 +491,7 @@ mod tests {
                 seq,
                 transcript_at: Some(4096),
                 agent: None,
+                transcript: Some(transcript_key(Path::new("/t.jsonl"))),
             })
         );
         let state = s.session_state("s").unwrap();

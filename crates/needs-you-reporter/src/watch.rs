@@ -12,11 +12,13 @@
 //! subagent's approval denied with Esc is the same: no hook, and
 //! `turn_aborted` in the subagent's own rollout.
 //!
-//! One watcher per session: the hook that starts it hands it the session's
-//! watch lock as its stdin, and a later open finds the lock taken and leaves
-//! the watching to it. The watcher follows the session's open question: when
-//! a new one opens, it goes on from the transcript position recorded with it;
-//! when none is open, or a reply is, it exits; after [`WATCH_FOR`] it gives up.
+//! One watcher per session and transcript: the hook that starts it hands
+//! it the watch lock as its stdin, and a later open finds the lock taken and
+//! leaves the watching to it. The watcher follows the session's open
+//! question while it is one of its transcript: when a new one opens, it goes
+//! on from the transcript position recorded with it; when none is open, a
+//! reply is, or one of another transcript (a Codex subagent's rollout), it
+//! exits; after [`WATCH_FOR`] it gives up.
 
 use std::ffi::OsStr;
 use std::fs::{self, File};
@@ -24,13 +26,13 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use needs_you_core::classify::transcript_line_ends_dialog;
+use needs_you_core::classify::{transcript_line_ends_dialog, transcript_watched};
 use needs_you_core::{Cli, CloseReason};
 use serde_json::Value;
 
 use crate::detach;
 use crate::questions;
-use crate::state::{self, session_key, StateDir};
+use crate::state::{self, session_key, transcript_key, StateDir};
 
 /// How often the transcript is looked at.
 const POLL: Duration = Duration::from_millis(200);
@@ -40,11 +42,11 @@ const WATCH_FOR: Duration = Duration::from_secs(4 * 3600);
 const MAX_READ: u64 = 4 * 1024 * 1024;
 
 /// The transcript a hook event names, and its length now; `None` for a
-/// dialog that always ends in a hook (every CLI's but Claude Code's, and a
-/// Codex subagent's approval), or an event without a transcript.
+/// dialog that always ends in a hook (all but Claude Code's dialogs and a
+/// Codex subagent's approvals: [`transcript_watched`]), or an event
+/// without a transcript.
 pub fn transcript_of(cli: Cli, event: &Value) -> Option<(PathBuf, u64)> {
-    let subagent = event.get("agent_id").is_some_and(|a| !a.is_null());
-    if !(cli == Cli::ClaudeCode || cli == Cli::Codex && subagent) {
+    if !transcript_watched(cli, event) {
         return None;
     }
     let path = PathBuf::from(event.get("transcript_path")?.as_str()?);
@@ -55,9 +57,13 @@ pub fn transcript_of(cli: Cli, event: &Value) -> Option<(PathBuf, u64)> {
 /// Starts the session's watcher unless one is running. A failure only costs
 /// the watching: the question itself was reported.
 pub fn start(dir: &StateDir, cli: Cli, session: &str, transcript: &Path) {
-    let lock_path = dir
-        .path()
-        .join(format!("watch-{}.lock", session_key(session)));
+    // One watcher per session and transcript: a Codex subagent's dialog is
+    // in its own rollout.
+    let lock_path = dir.path().join(format!(
+        "watch-{}-{}.lock",
+        session_key(session),
+        transcript_key(transcript)
+    ));
     let Ok(Some(lock)) = detach::try_lock(&lock_path) else {
         return; // a watcher holds it, or the lock cannot be had
     };
@@ -86,13 +92,16 @@ pub fn run(cli: Cli, state_dir: Option<PathBuf>, session: &str, transcript: &Pat
     let Some(lock) = detach::inherited_lock() else {
         return 0;
     };
+    let mine = Some(transcript_key(transcript));
     let started = Instant::now();
     let mut watching: Option<(u64, u64)> = None; // (the open's seq, transcript position)
     let mut partial = Vec::new();
     while started.elapsed() < WATCH_FOR {
         let open = match dir.open_question(session) {
-            Ok(Some(q)) if q.kind.notifies() => q,
-            _ => break, // closed, or a reply: nothing to watch
+            Ok(Some(q)) if q.kind.notifies() && q.transcript == mine => q,
+            // Closed, a reply, or a question of another transcript (or of
+            // none): not this watcher's.
+            _ => break,
         };
         let position = match watching {
             Some((seq, at)) if seq == open.seq => at,

@@ -396,3 +396,88 @@ fn a_persons_command_with_bad_usage_exits_2_while_a_hook_with_bad_flags_exits_0(
     assert_eq!(hook.status.code(), Some(0));
     assert!(hook.stdout.is_empty());
 }
+
+#[test]
+fn a_codex_subagent_s_approval_closes_at_turn_aborted_in_its_own_rollout_only() {
+    let sink = Sink::start();
+    let (t, dir) = state_dir();
+    let rollout = |name: &str| {
+        let p = t.path().join(format!("rollout-{name}.jsonl"));
+        std::fs::write(&p, "{\"type\":\"session_meta\"}\n").unwrap();
+        p
+    };
+    let (a, b) = (rollout("a"), rollout("b"));
+    let approval = |agent: &str, path: &std::path::Path, command: &str| {
+        event(
+            "sess-c",
+            "PermissionRequest",
+            json!({"agent_id": agent, "agent_type": "default", "transcript_path": path,
+                "tool_name": "Bash", "tool_input": {"command": command}}),
+        )
+    };
+    let aborted = "{\"type\":\"event_msg\",\"payload\":{\"type\":\"turn_aborted\",\"reason\":\"interrupted\"}}\n";
+    let append = |p: &std::path::Path| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+        f.write_all(aborted.as_bytes()).unwrap();
+    };
+    // Subagent A asks, then subagent B: B's approval is the open one.
+    assert_quiet(&hook(
+        "codex",
+        &dir,
+        &sink.url,
+        &approval("sub-a", &a, "rm -rf a"),
+    ));
+    assert_quiet(&hook(
+        "codex",
+        &dir,
+        &sink.url,
+        &approval("sub-b", &b, "rm -rf b"),
+    ));
+    let got = sink.wait_for(2);
+    assert_eq!(
+        got[1].body["text"],
+        "Codex wants to run: rm -rf b\n(from a subagent)"
+    );
+    // A's turn ends aborted: B's approval, still on screen, stays open.
+    append(&a);
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(
+        sink.requests().len(),
+        2,
+        "nothing closed by another's rollout"
+    );
+    assert!(dir.join("open").exists());
+    // B's own rollout says so: closed as interrupted.
+    append(&b);
+    let got = sink.wait_for(3);
+    assert_eq!(got.len(), 3, "B's watcher closed it");
+    assert_eq!(got[2].body["action"], "close");
+    assert_eq!(got[2].body["reason"], "interrupted");
+    assert_eq!(got[2].body["session"], "sess-c");
+}
+
+#[test]
+fn a_codex_approval_of_the_person_s_own_is_not_watched_in_any_rollout() {
+    let sink = Sink::start();
+    let (t, dir) = state_dir();
+    let rollout = t.path().join("rollout.jsonl");
+    std::fs::write(
+        &rollout,
+        "{\"type\":\"event_msg\",\"payload\":{\"type\":\"turn_aborted\"}}\n",
+    )
+    .unwrap();
+    let own = event(
+        "sess-p",
+        "PermissionRequest",
+        json!({"transcript_path": rollout, "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+    );
+    assert_quiet(&hook("codex", &dir, &sink.url, &own));
+    sink.wait_for(1);
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(
+        sink.requests().len(),
+        1,
+        "an old turn_aborted closes nothing"
+    );
+}

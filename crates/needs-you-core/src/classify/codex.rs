@@ -95,6 +95,9 @@ fn permission_text(event: &Value) -> String {
 /// subagent's own rollout, whose path its `PermissionRequest` names, records
 /// `turn_aborted` for the turn that asked.
 pub fn transcript_line_ends_dialog(line: &str) -> bool {
+    if !line.contains("turn_aborted") {
+        return false; // most lines, without parsing them
+    }
     let Ok(entry) = serde_json::from_str::<Value>(line) else {
         return false;
     };

@@ -145,6 +145,18 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
     }
 }
 
+/// Whether a dialog that `event` opens can end without a hook, so that its
+/// transcript is watched: any of Claude Code's (a denial or Esc fires none),
+/// and a Codex subagent's approval (Esc fires none; its own rollout says
+/// `turn_aborted`). Codex's own approvals end in `Interrupt` or `PostToolUse`.
+pub fn transcript_watched(cli: Cli, event: &Value) -> bool {
+    match cli {
+        Cli::ClaudeCode => true,
+        Cli::Codex => is_subagent(event),
+        Cli::Opencode | Cli::Hermes => false,
+    }
+}
+
 /// Whether a line that `cli` appended to the transcript a dialog's event
 /// named means that the dialog is gone without a hook (see each CLI's own).
 pub fn transcript_line_ends_dialog(cli: Cli, line: &str) -> bool {
