@@ -13,14 +13,10 @@ pub fn encode(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-/// The first value of `name` in the query of `url` (a whole URL, or a query
-/// alone), decoded; bytes that are no UTF-8 read as U+FFFD.
+/// The first value of `name` in the query of `url` (what follows its first
+/// `?`, up to a `#`), decoded; bytes that are no UTF-8 read as U+FFFD.
 pub fn param(url: &str, name: &str) -> Option<String> {
-    let query = match url.split_once('?') {
-        Some((_, q)) => q,
-        None if !url.contains("://") => url,
-        None => return None,
-    };
+    let (_, query) = url.split_once('?')?;
     let query = query.split('#').next().unwrap_or("");
     query.split('&').find_map(|pair| {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -72,12 +68,11 @@ mod tests {
         let odd = "naïve session & co=1 %41+\n\u{1F600}?#/";
         let q = encode(&[("session", odd), ("seen", "")]);
         assert!(q.bytes().all(|b| b.is_ascii_graphic()), "{q}");
-        assert_eq!(param(&q, "session").as_deref(), Some(odd));
-        assert_eq!(
-            param(&format!("https://relay/screen?{q}"), "seen").as_deref(),
-            Some("")
-        );
-        assert_eq!(param(&q, "missing"), None);
+        let url = format!("https://relay/screen?{q}");
+        assert_eq!(param(&url, "session").as_deref(), Some(odd));
+        assert_eq!(param(&url, "seen").as_deref(), Some(""));
+        assert_eq!(param(&url, "missing"), None);
+        assert_eq!(param(&q, "session"), None, "no `?`, no query");
     }
 
     #[test]
