@@ -75,27 +75,58 @@ fn doctor_passes_a_working_set_up_and_says_how_to_fix_a_broken_one() {
     );
 }
 
+/// A person's machine for doctor: a home, a state folder, a server (a
+/// sink) and a credential, and the commands run there.
+struct Machine {
+    sink: Sink,
+    _t: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let sink = Sink::start();
+        let (t, dir) = state_dir();
+        let home = t.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        Machine {
+            sink,
+            _t: t,
+            dir,
+            home,
+        }
+    }
+
+    fn doctor(&self) -> std::process::Output {
+        let env = [
+            ("NEEDS_YOU_URL", self.sink.url.as_str()),
+            ("NEEDS_YOU_TOKEN", TOKEN),
+            ("HOME", self.home.to_str().unwrap()),
+        ];
+        run(
+            &["doctor", "--state-dir", self.dir.to_str().unwrap()],
+            "",
+            &env,
+        )
+    }
+
+    /// `install` or `uninstall` for `cli`.
+    fn install(&self, verb: &str, cli: &str) -> std::process::Output {
+        run(
+            &[verb, "--cli", cli],
+            "",
+            &[("HOME", self.home.to_str().unwrap())],
+        )
+    }
+}
+
 #[test]
 fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
-    let sink = Sink::start();
-    let (t, dir) = state_dir();
-    let home = t.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let d = dir.to_str().unwrap();
-    let h = home.to_str().unwrap();
-    let env = [
-        ("NEEDS_YOU_URL", sink.url.as_str()),
-        ("NEEDS_YOU_TOKEN", TOKEN),
-        ("HOME", h),
-    ];
-    assert_eq!(
-        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)])
-            .status
-            .code(),
-        Some(0)
-    );
+    let m = Machine::new();
+    assert_eq!(m.install("install", "claude-code").status.code(), Some(0));
     // As an install made before the MCP form hooks existed.
-    let settings = home.join(".claude").join("settings.json");
+    let settings = m.home.join(".claude").join("settings.json");
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     let hooks = v["hooks"].as_object_mut().unwrap();
@@ -103,7 +134,7 @@ fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
     hooks.remove("ElicitationResult");
     std::fs::write(&settings, v.to_string()).unwrap();
 
-    let old = run(&["doctor", "--state-dir", d], "", &env);
+    let old = m.doctor();
     let text = String::from_utf8_lossy(&old.stdout);
     assert_eq!(old.status.code(), Some(1), "{text}");
     assert!(
@@ -115,13 +146,8 @@ fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
         "{text}"
     );
 
-    assert_eq!(
-        run(&["install", "--cli", "claude-code"], "", &[("HOME", h)])
-            .status
-            .code(),
-        Some(0)
-    );
-    let mended = run(&["doctor", "--state-dir", d], "", &env);
+    assert_eq!(m.install("install", "claude-code").status.code(), Some(0));
+    let mended = m.doctor();
     let text = String::from_utf8_lossy(&mended.stdout);
     assert_eq!(mended.status.code(), Some(0), "{text}");
     assert!(!text.contains("lack"), "{text}");
@@ -129,34 +155,22 @@ fn doctor_fails_hooks_installed_by_an_older_reporter_and_install_mends_them() {
 
 #[test]
 fn opencode_s_npm_package_and_a_plugin_file_together_are_refused_and_failed() {
-    let sink = Sink::start();
-    let (t, dir) = state_dir();
-    let home = t.path().join("home");
-    let config = home.join(".config").join("opencode");
-    std::fs::create_dir_all(&config).unwrap();
-    let d = dir.to_str().unwrap();
-    let h = home.to_str().unwrap();
-    let env = [
-        ("NEEDS_YOU_URL", sink.url.as_str()),
-        ("NEEDS_YOU_TOKEN", TOKEN),
-        ("HOME", h),
-    ];
+    let m = Machine::new();
+    let config = m.home.join(".config").join("opencode");
     // A plugin file first, then the package named in OpenCode's config.
-    assert_eq!(
-        run(&["install", "--cli", "opencode"], "", &[("HOME", h)])
-            .status
-            .code(),
-        Some(0)
-    );
+    assert_eq!(m.install("install", "opencode").status.code(), Some(0));
     std::fs::write(
         config.join("opencode.json"),
         r#"{"model": "m", "plugin": ["other-plugin", "opencode-needs-you@0.1.0"]}"#,
     )
     .unwrap();
-    let twice = run(&["doctor", "--state-dir", d], "", &env);
+    let twice = m.doctor();
     let text = String::from_utf8_lossy(&twice.stdout);
     assert_eq!(twice.status.code(), Some(1), "{text}");
-    assert!(text.contains("FAIL  opencode loads the needs-you package (opencode-needs-you@0.1.0) and the plugin file"), "{text}");
+    assert!(
+        text.contains("FAIL  opencode loads the needs-you package (opencode-needs-you@0.1.0) and the plugin file"),
+        "{text}"
+    );
     assert!(
         text.contains("fix: report-prompt uninstall --cli opencode"),
         "{text}"
@@ -164,20 +178,15 @@ fn opencode_s_npm_package_and_a_plugin_file_together_are_refused_and_failed() {
 
     // Removed, the package alone reports; installing the file again is refused.
     let plugin_file = config.join("plugins").join("needs-you.js");
-    assert_eq!(
-        run(&["uninstall", "--cli", "opencode"], "", &[("HOME", h)])
-            .status
-            .code(),
-        Some(0)
-    );
+    assert_eq!(m.install("uninstall", "opencode").status.code(), Some(0));
     assert!(!plugin_file.exists());
-    let once = run(&["doctor", "--state-dir", d], "", &env);
+    let once = m.doctor();
     let text = String::from_utf8_lossy(&once.stdout);
     assert!(
         text.contains("ok    opencode reports through the needs-you package"),
         "{text}"
     );
-    let refused = run(&["install", "--cli", "opencode"], "", &[("HOME", h)]);
+    let refused = m.install("install", "opencode");
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(err.lines().count(), 1, "{err}");
