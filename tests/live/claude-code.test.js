@@ -320,19 +320,29 @@ test("with the Worker out of reach the dialog stays the terminal's, and nothing 
   }
 });
 
-test("a subagent's permission is listed with what it asks and which agent asks, under the person's session, and closes when allowed", { skip }, async () => {
-  const build = join(live.cwd, "build-of-the-subagent");
+/**
+ * A general-purpose subagent, started by the parent, asks to remove the
+ * folder `name` (made here) and then says `after`; resolves once its
+ * permission is on screen and listed.
+ */
+async function subagentAsksToRemove(name, after) {
+  const build = join(live.cwd, name);
   mkdirSync(build);
-  const SUB = "Remove the folder build-of-the-subagent with rm -rf";
+  const SUB = `Remove the folder ${name} with rm -rf`;
   // The subagent runs in the background beside its parent: its requests are
   // scripted apart (`asked`), the parent's take what is left in order.
   model.next({ tool: "Agent", input: { description: "Clean up", prompt: SUB, subagent_type: "general-purpose" } });
-  model.next({ tool: "Bash", input: { command: "rm -rf build-of-the-subagent", description: "Remove the folder" } }, { asked: SUB });
-  model.next({ text: "Removed it." }, { asked: SUB });
+  model.next({ tool: "Bash", input: { command: `rm -rf ${name}`, description: "Remove the folder" } }, { asked: SUB });
+  model.next({ text: after }, { asked: SUB });
   model.next({ text: "The subagent is on it." });
   await term.type("clean up with a subagent");
   await term.waitFor(/Do you want to proceed/);
   const [q] = await listUntil((l) => l.length === 1, 15_000);
+  return { build, q };
+}
+
+test("a subagent's permission is listed with what it asks and which agent asks, under the person's session, and closes when allowed", { skip }, async () => {
+  const { build, q } = await subagentAsksToRemove("build-of-the-subagent", "Removed it.");
   assert.equal(q.kind, "permission");
   assert.equal(q.text, "Remove the folder\n$ rm -rf build-of-the-subagent\n(from the general-purpose agent)", "what it asks, not Claude Code's generic words");
   assert.equal(q.answer_from_afar, null, "a backgrounded subagent's dialog shows only once its hook returned: no waiting there");
@@ -345,16 +355,7 @@ test("a subagent's permission is listed with what it asks and which agent asks, 
 });
 
 test("a subagent's permission denied with Esc closes when that subagent ends, not at the notice its end gives the parent", { skip }, async () => {
-  const build = join(live.cwd, "kept-by-the-person");
-  mkdirSync(build);
-  const SUB = "Remove the folder kept-by-the-person with rm -rf";
-  model.next({ tool: "Agent", input: { description: "Clean up", prompt: SUB, subagent_type: "general-purpose" } });
-  model.next({ tool: "Bash", input: { command: "rm -rf kept-by-the-person", description: "Remove the folder" } }, { asked: SUB });
-  model.next({ text: "I could not remove it." }, { asked: SUB });
-  model.next({ text: "The subagent is on it." });
-  await term.type("clean up with a subagent");
-  await term.waitFor(/Do you want to proceed/);
-  const [q] = await listUntil((l) => l.length === 1, 15_000);
+  const { build, q } = await subagentAsksToRemove("kept-by-the-person", "I could not remove it.");
   assert.match(q.text, /rm -rf kept-by-the-person\n\(from the general-purpose agent\)$/);
   term.key("Escape");
   // A denial leaves no mark in any transcript; the subagent's SubagentStop
