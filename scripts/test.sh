@@ -35,6 +35,12 @@ bash scripts/build.sh > /dev/null
 cargo build --quiet --release -p needs-you
 
 step "Packages: each publishable crate builds from its own .crate; the Worker deploys (dry run, offline)"
+# cargo checks each dependent crate against the .crate files just made through a
+# temporary registry, unpacked under $CARGO_HOME/registry/src/-<hash>/ (the hash
+# of the checkout's path) and never unpacked again while that folder is there:
+# a second run from the same path would build the reporter against an earlier
+# commit's core crate. Only our own crates' unpacked copies are removed.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/needs-you-*
 # --allow-dirty: a run on a working copy with changes; CI's clone has none.
 cargo package --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
 cargo publish --dry-run --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
