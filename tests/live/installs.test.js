@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { newTask, ROOT } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
@@ -87,6 +87,87 @@ test("Claude Code: `claude plugin install needs-you@needs-you` from this reposit
   } finally {
     await model.stop();
   }
+});
+
+/**
+ * A copy of this repository's marketplace whose plugins are version 0.0.9
+ * and lack the hooks in `lacking` (an event name, in both plugins), as an
+ * older needs-you made them; `refresh()` brings the copy up to this tree.
+ */
+function olderMarketplace(lacking) {
+  const dir = mkdtempSync(join(live.home, "marketplace-"));
+  const copy = () => {
+    for (const path of [".claude-plugin", ".agents", "plugins/claude-code", "plugins/codex"]) {
+      cpSync(join(ROOT, path), join(dir, path), { recursive: true });
+    }
+  };
+  copy();
+  for (const [plugin, manifest] of [["claude-code", ".claude-plugin"], ["codex", ".codex-plugin"]]) {
+    const edit = (path, change) => {
+      const file = join(dir, "plugins", plugin, path);
+      const v = JSON.parse(readFileSync(file, "utf8"));
+      change(v);
+      writeFileSync(file, JSON.stringify(v, null, 2));
+    };
+    edit(`${manifest}/plugin.json`, (m) => { m.version = "0.0.9"; });
+    edit("hooks/hooks.json", (h) => { for (const event of lacking) delete h.hooks[event]; });
+  }
+  return { dir, refresh: copy };
+}
+
+/** The `fix:` line doctor printed after the line matching `failed`, as commands. */
+function fixAfter(text, failed) {
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => failed.test(l));
+  assert.ok(at >= 0, text);
+  const fix = lines[at + 1].trim().replace(/^fix: /, "");
+  return fix.split(", then ").map((c) => c.replace(/ \(.*\)$/, "").split(" "));
+}
+
+test("Claude Code: an older version of the plugin is failed by doctor, which names the hooks it lacks; the fix it prints brings the plugin up to date", { skip: !has(CLAUDE) && "Claude Code is not installed" }, () => {
+  const { home } = freshHome("claude-older");
+  const env = { HOME: home, PATH: process.env.PATH, NEEDS_YOU_URL: live.w.url };
+  const older = olderMarketplace(["Elicitation", "SubagentStop"]);
+  execFileSync(CLAUDE, ["plugin", "marketplace", "add", older.dir], { env, stdio: "pipe" });
+  execFileSync(CLAUDE, ["plugin", "install", "needs-you@needs-you"], { env, stdio: "pipe" });
+
+  const doctor = reporter(env, ["doctor"]);
+  assert.equal(doctor.status, 1);
+  const failed = /FAIL {2}claude-code: the needs-you plugin's hooks lack Elicitation, SubagentStop \(an older version of the plugin\)/;
+  assert.match(doctor.stdout, failed);
+  older.refresh();
+  for (const [cmd, ...args] of fixAfter(doctor.stdout, failed)) {
+    assert.equal(cmd, "claude");
+    execFileSync(CLAUDE, args, { env, stdio: "pipe" });
+  }
+  const mended = reporter(env, ["doctor"]).stdout;
+  assert.match(mended, /claude-code reports through the needs-you plugin/);
+  assert.doesNotMatch(mended, /lack/);
+  // Claude Code kept the older version's folder; doctor reads the one it uses.
+  assert.ok(existsSync(join(home, ".claude", "plugins", "cache", "needs-you", "needs-you", "0.0.9")));
+});
+
+test("Codex: an older version of the plugin is failed by doctor, which names the hooks it lacks; `codex plugin add` brings it up to date", { skip: !has(CODEX) && "Codex is not installed" }, () => {
+  const { home } = freshHome("codex-older");
+  const codexHome = join(home, ".codex");
+  mkdirSync(codexHome);
+  const env = { HOME: home, CODEX_HOME: codexHome, PATH: process.env.PATH, NEEDS_YOU_URL: live.w.url };
+  const older = olderMarketplace(["Interrupt"]);
+  execFileSync(CODEX, ["plugin", "marketplace", "add", older.dir], { env, stdio: "pipe" });
+  execFileSync(CODEX, ["plugin", "add", "needs-you@needs-you"], { env, stdio: "pipe" });
+
+  const doctor = reporter(env, ["doctor"]);
+  assert.equal(doctor.status, 1);
+  const failed = /FAIL {2}codex: the needs-you plugin's hooks lack Interrupt \(an older version of the plugin\)/;
+  assert.match(doctor.stdout, failed);
+  // A local marketplace is read again by `plugin add`: the fix's last step.
+  older.refresh();
+  const steps = fixAfter(doctor.stdout, failed);
+  assert.deepEqual(steps.at(-1), ["codex", "plugin", "add", "needs-you@needs-you"]);
+  execFileSync(CODEX, steps.at(-1).slice(1), { env, stdio: "pipe" });
+  const mended = reporter(env, ["doctor"]).stdout;
+  assert.match(mended, /codex reports through the needs-you plugin/);
+  assert.doesNotMatch(mended, /lack/);
 });
 
 test("Codex: `codex plugin add needs-you@needs-you` from this repository's marketplace reports a permission and its close, once its hooks are trusted; remove takes it away", { skip: !has(CODEX) && "Codex is not installed" }, async () => {

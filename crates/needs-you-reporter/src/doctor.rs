@@ -146,20 +146,48 @@ fn lacking_hooks(cli: Cli) -> Vec<String> {
         ],
         _ => return Vec::new(),
     };
-    paths
+    let ours = paths
         .iter()
         .filter_map(|p| install::read_json(p).ok())
-        .filter(|(_, v)| install::hooks_json::has_ours(v, cli))
-        .flat_map(|(_, v)| {
-            install::hooks_json::missing(&v, needs_you_core::classify::hooks(cli), cli)
-        })
-        .fold(Vec::new(), |mut all, m| {
-            // Both Codex files may lack the same hook: named once.
+        .map(|(_, v)| v)
+        .filter(|v| install::hooks_json::has_ours(v, cli));
+    lacking_in(ours, cli)
+}
+
+/// The hooks that `cli`'s installed plugin lacks: the plugin's folder is a
+/// copy the CLI made at install time, which a newer report-prompt does not
+/// change.
+fn lacking_plugin_hooks(cli: Cli) -> Vec<String> {
+    let files = marketplace::installed_hooks_files(cli)
+        .into_iter()
+        .filter_map(|f| match install::read_json(&f) {
+            Ok((Some(_), v)) => Some(v),
+            // Gone or unreadable: nothing to say about its hooks.
+            _ => None,
+        });
+    lacking_in(files, cli)
+}
+
+/// The hooks of `cli` that any of these hooks files lacks, each named once
+/// (both Codex files, or two plugin installs, may lack the same).
+fn lacking_in(files: impl Iterator<Item = serde_json::Value>, cli: Cli) -> Vec<String> {
+    let mut all = Vec::new();
+    for v in files {
+        for m in install::hooks_json::missing(&v, needs_you_core::classify::hooks(cli), cli) {
             if !all.contains(&m) {
                 all.push(m);
             }
-            all
-        })
+        }
+    }
+    all
+}
+
+/// How `cli` brings its copy of our plugin up to date.
+fn plugin_update(cli: Cli) -> &'static str {
+    match cli {
+        Cli::Codex => "codex plugin marketplace upgrade needs-you (a Git marketplace), then codex plugin add needs-you@needs-you",
+        _ => "claude plugin marketplace update needs-you, then claude plugin update needs-you@needs-you",
+    }
 }
 
 /// Every CLI's hooks or plugin; none installed at all is a problem: nothing
@@ -195,6 +223,16 @@ fn check_hooks(r: &mut Checklist) {
                 "{cli} reports through the needs-you plugin ({})",
                 marketplace::PLUGIN_ID
             ));
+            let lacking = lacking_plugin_hooks(cli);
+            if !lacking.is_empty() {
+                r.bad(
+                    &format!(
+                        "{cli}: the needs-you plugin's hooks lack {} (an older version of the plugin): those events report nothing",
+                        lacking.join(", ")
+                    ),
+                    plugin_update(cli),
+                );
+            }
         }
     }
     for (cli, what, place) in [

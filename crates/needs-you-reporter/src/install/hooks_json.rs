@@ -96,10 +96,11 @@ pub fn command_for(runs: Runs, cli: Cli, state_dir: Option<&str>, guarded: bool)
     }
 }
 
-/// One of our hooks: it runs report-prompt for this CLI.
+/// One of our hooks: it runs report-prompt for this CLI, by its path or
+/// through our plugins' launcher.
 pub fn is_ours(command: &str, cli: Cli) -> bool {
     let flag = format!(" --cli {cli}");
-    command.contains("report-prompt")
+    (command.contains("report-prompt") || command.contains(LAUNCHER))
         && command.match_indices(&flag).any(|(i, _)| {
             matches!(
                 command[i + flag.len()..].chars().next(),
@@ -436,5 +437,23 @@ mod tests {
             Cli::Codex
         ));
         assert!(!is_ours("notify-send --cli codex", Cli::Codex));
+    }
+
+    #[test]
+    fn the_plugins_hooks_are_ours_and_lack_nothing() {
+        for cli in [Cli::ClaudeCode, Cli::Codex] {
+            let v = super::super::marketplace::plugin_hooks(cli);
+            assert!(has_ours(&v, cli));
+            assert_eq!(
+                missing(&v, needs_you_core::classify::hooks(cli), cli),
+                Vec::<String>::new()
+            );
+            let mut old = v.clone();
+            old["hooks"].as_object_mut().unwrap().remove("Stop");
+            assert_eq!(
+                missing(&old, needs_you_core::classify::hooks(cli), cli),
+                ["Stop"]
+            );
+        }
     }
 }

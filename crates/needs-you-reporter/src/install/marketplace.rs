@@ -14,7 +14,8 @@
 //! A hook installed twice reports every event twice, so the installer
 //! refuses to add settings hooks beside an enabled plugin, and `doctor`
 //! says which of the two is active ([`claude_plugin_enabled`],
-//! [`codex_plugin_enabled`]).
+//! [`codex_plugin_enabled`]), and whether the CLI's copy of the plugin lacks
+//! hooks ([`installed_hooks_files`]).
 
 use std::path::PathBuf;
 
@@ -136,6 +137,51 @@ fn toml_plugin_enabled(text: &str) -> bool {
         }
     }
     false
+}
+
+/// The hooks files of `cli`'s installed plugin, as the CLI copied them:
+/// Claude Code names the folder of each install in
+/// `plugins/installed_plugins.json` (an update leaves the older version's
+/// folder beside the new one, so the folders alone do not say which is
+/// used); Codex keeps one folder per plugin, `plugins/cache/<marketplace>/
+/// <plugin>/<version>`, and replaces it on update.
+pub fn installed_hooks_files(cli: Cli) -> Vec<PathBuf> {
+    let hooks_in = |root: PathBuf| root.join("hooks").join("hooks.json");
+    match cli {
+        Cli::ClaudeCode => {
+            let settings = claude_settings_path();
+            let Some(config) = settings.parent() else {
+                return Vec::new();
+            };
+            let Ok((_, v)) = read_json(&config.join("plugins").join("installed_plugins.json"))
+            else {
+                return Vec::new();
+            };
+            v["plugins"][PLUGIN_ID]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|install| install["installPath"].as_str())
+                .map(|root| hooks_in(PathBuf::from(root)))
+                .collect()
+        }
+        Cli::Codex => {
+            let Some(config) = codex_config_path().parent().map(PathBuf::from) else {
+                return Vec::new();
+            };
+            // Marketplace, then plugin: both `needs-you` (PLUGIN_ID).
+            let versions = config.join("plugins/cache/needs-you/needs-you");
+            let mut files: Vec<PathBuf> = std::fs::read_dir(versions)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|e| hooks_in(e.path()))
+                .collect();
+            files.sort();
+            files
+        }
+        Cli::Opencode | Cli::Hermes => Vec::new(),
+    }
 }
 
 /// Whether `cli`'s plugin is enabled (false for the CLIs without one).
