@@ -124,8 +124,13 @@ impl DurableObject for Relay {
                 let seen = query::param(&url, "seen").filter(|s| !s.is_empty());
                 let sockets = self.state.get_websockets_with_tag(CAN_SCREEN);
                 if sockets.is_empty() {
-                    let outdated = !self.state.get_websockets().is_empty();
-                    return Response::error(if outdated { "outdated" } else { "no relay" }, 409);
+                    // A relay that cannot show screens (an older reporter's)
+                    // is told apart by its status: 426, "upgrade required".
+                    return if self.state.get_websockets().is_empty() {
+                        Response::error("no relay", 409)
+                    } else {
+                        Response::error("the relay cannot show screens", 426)
+                    };
                 }
                 let request_id = crate::ids::new_id("scr_");
                 let (tx, rx) = oneshot::channel();
@@ -319,7 +324,7 @@ pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Resu
     let mut resp = call(env, task_id, Method::Get, &path, &[]).await?;
     Ok(match resp.status_code() {
         200 => Asked::Reply(resp.json().await?),
-        409 if resp.text().await.unwrap_or_default() == "outdated" => Asked::Outdated,
+        426 => Asked::Outdated,
         409 => Asked::NoRelay,
         _ => Asked::Late,
     })
