@@ -7,81 +7,24 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ADMIN, ROOT, smuggleAnswer, startWorker, waitFor, sleep } from "../worker/helpers.js";
+import { ROOT, smuggleAnswer, waitFor, sleep } from "../worker/helpers.js";
+import { REPORTER, startWorld } from "./world.js";
 
-const REPORTER = join(ROOT, "target", "release", "report-prompt");
 const AGENT = join(ROOT, "tests", "answers", "agent.py");
 
-let w, scratch;
-const servers = [];
+let world, w, scratch, api, owner, relayByHand;
 before(async () => {
-  w = await startWorker({});
-  scratch = mkdtempSync(join(tmpdir(), "needs-you-answers-"));
+  world = await startWorld("answers", { taskName: "docs" });
+  ({ w, scratch, api, owner, relayByHand } = world);
 });
 after(async () => {
-  for (const sock of servers) spawnSync("tmux", ["-S", sock, "kill-server"]);
-  // The relays end with their tmux panes' questions; stop them now.
-  spawnSync("pkill", ["-f", `__relay --state-dir ${scratch}`]);
-  await w?.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  await world?.stop();
 });
 
-async function api(method, path, token, body) {
-  const headers = token ? { authorization: `Bearer ${token}` } : {};
-  const r = await fetch(w.url + path, { method, headers, body: body && JSON.stringify(body) });
-  return { status: r.status, body: await r.json().catch(() => null) };
-}
-
-async function owner() {
-  const o = (await api("POST", "/v1/owners", ADMIN, { name: "Ana" })).body;
-  const task = (await api("POST", "/v1/tasks", o.token, { name: "docs" })).body;
-  return { ...o, task };
-}
-
-/**
- * The relay's side of the protocol, by hand: a WebSocket into Miniflare with
- * task credential `t`, its hello sent; `got` collects what the Worker sends.
- */
-async function relayByHand(t) {
-  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${t}` } });
-  assert.equal(resp.status, 101);
-  const ws = resp.webSocket;
-  const got = [];
-  ws.addEventListener("message", (e) => got.push(JSON.parse(e.data)));
-  ws.accept();
-  ws.send(JSON.stringify({ type: "hello" }));
-  return { ws, got };
-}
-
-let n = 0;
-/** The stand-in agent in a new tmux server's pane; resolves once its question is listed. */
-async function agentInTmux(o, { env = {}, command } = {}) {
-  const dir = mkdtempSync(join(scratch, "agent-"));
-  const sock = join(scratch, `tmux-${++n}.sock`);
-  servers.push(sock);
-  const session = `agent${n}`;
-  const run = command ? command(dir) : `python3 ${AGENT} ${dir}`;
-  execFileSync("tmux", ["-S", sock, "new-session", "-d", "-s", session, "-x", "200", "-y", "50", run], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TERM: "xterm-256color",
-      NEEDS_YOU_URL: w.url,
-      NEEDS_YOU_TOKEN: o.task.credential,
-      NEEDS_YOU_STATE_DIR: join(scratch, "state"),
-      REPORTER,
-      AGENT_SESSION: `s-${n}`,
-      ...env,
-    },
-  });
-  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent opened its question");
-  const q = await waitFor(async () => (await api("GET", "/v1/needs-you", o.token)).body.questions.find((x) => x.session === `s-${n}`), 10000);
-  assert.ok(q, "the question is listed");
-  return { dir, sock, session, q };
-}
+/** The stand-in agent (agent.py) in a new tmux server's pane; resolves once its question is listed. */
+const agentInTmux = (o, { env, command } = {}) => world.agentInTmux(o, { agent: "agent.py", env, command });
 
 const keys = (dir) => existsSync(join(dir, "keys.jsonl"))
   ? readFileSync(join(dir, "keys.jsonl"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l))
@@ -269,7 +212,7 @@ test("refusals at the relay: the pane closed, the pane back at a shell prompt, t
   const a2 = await answerState(o, shell.q.question_id, ["failed"], 15000);
   assert.match(a2.reason, /shell prompt \(bash\)/);
   assert.equal(keys(shell.dir).length, 0);
-  const screen = execFileSync("tmux", ["-S", shell.sock, "capture-pane", "-p", "-t", shell.session], { encoding: "utf8" });
+  const screen = execFileSync("tmux", ["-S", shell.sock, "capture-pane", "-p", "-t", shell.tmux], { encoding: "utf8" });
   assert.ok(!screen.includes("pwned"), "nothing was typed at the prompt");
 
   // The agent asked again in the same session, and the server has not heard
@@ -299,15 +242,15 @@ test("refusals at the relay: a pane in copy mode or copying keys to others, an a
   const o = await owner();
   // Scrolled back with the mouse: tmux would take the keys as copy-mode commands.
   const scrolled = await agentInTmux(o);
-  execFileSync("tmux", ["-S", scrolled.sock, "copy-mode", "-t", scrolled.session]);
+  execFileSync("tmux", ["-S", scrolled.sock, "copy-mode", "-t", scrolled.tmux]);
   await api("POST", `/v1/questions/${scrolled.q.question_id}/answers`, o.token, { text: "yes please" });
   assert.match((await answerState(o, scrolled.q.question_id, ["failed"], 15000)).reason, /copy mode/);
   assert.equal(keys(scrolled.dir).length, 0);
 
   // synchronize-panes would type the answer into the window's shell as well.
   const synced = await agentInTmux(o);
-  execFileSync("tmux", ["-S", synced.sock, "split-window", "-d", "-t", synced.session, "bash --norc -i"]);
-  execFileSync("tmux", ["-S", synced.sock, "set-window-option", "-t", synced.session, "synchronize-panes", "on"]);
+  execFileSync("tmux", ["-S", synced.sock, "split-window", "-d", "-t", synced.tmux, "bash --norc -i"]);
+  execFileSync("tmux", ["-S", synced.sock, "set-window-option", "-t", synced.tmux, "synchronize-panes", "on"]);
   await api("POST", `/v1/questions/${synced.q.question_id}/answers`, o.token, { text: "touch /tmp/synced" });
   assert.match((await answerState(o, synced.q.question_id, ["failed"], 15000)).reason, /synchronize-panes/);
   assert.equal(keys(synced.dir).length, 0);
@@ -324,7 +267,7 @@ test("refusals at the relay: a pane in copy mode or copying keys to others, an a
   await sleep(300);
   await api("POST", `/v1/questions/${orphan.q.question_id}/answers`, o.token, { text: "echo typed-for-the-shell" });
   assert.match((await answerState(o, orphan.q.question_id, ["failed"], 15000)).reason, /agent has exited/);
-  const screen = execFileSync("tmux", ["-S", orphan.sock, "capture-pane", "-p", "-t", orphan.session], { encoding: "utf8" });
+  const screen = execFileSync("tmux", ["-S", orphan.sock, "capture-pane", "-p", "-t", orphan.tmux], { encoding: "utf8" });
   assert.ok(!screen.includes("typed-for-the-shell"), "nothing waits in the terminal");
 });
 

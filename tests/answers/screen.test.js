@@ -7,70 +7,36 @@
 // that nothing of a screen was kept in D1.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ADMIN, ROOT, startWorker, waitFor, sleep } from "../worker/helpers.js";
+import { ROOT, waitFor, sleep } from "../worker/helpers.js";
+import { REPORTER, startWorld } from "./world.js";
 import { launch, newPage } from "../page/browser.js";
 
-const REPORTER = join(ROOT, "target", "release", "report-prompt");
 const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
-const AGENT = join(ROOT, "tests", "answers", "screen-agent.py");
 
-let w, scratch, browser;
-const servers = [];
+let world, w, scratch, api, owner, browser;
 before(async () => {
-  w = await startWorker({});
-  scratch = mkdtempSync(join(tmpdir(), "needs-you-screen-"));
+  world = await startWorld("screen", { taskName: "build" });
+  ({ w, scratch, api, owner } = world);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  for (const sock of servers) spawnSync("tmux", ["-S", sock, "kill-server"]);
-  spawnSync("pkill", ["-f", `__relay --state-dir ${scratch}`]);
-  await w?.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  await world?.stop();
 });
 
-async function api(method, path, token, body) {
-  const headers = token ? { authorization: `Bearer ${token}` } : {};
-  const r = await fetch(w.url + path, { method, headers, body: body && JSON.stringify(body) });
-  return { status: r.status, body: await r.json().catch(() => null) };
-}
-
-async function owner(taskFields = {}) {
-  const o = (await api("POST", "/v1/owners", ADMIN, { name: "Ana" })).body;
-  const task = (await api("POST", "/v1/tasks", o.token, { name: "build", ...taskFields })).body;
-  return { ...o, task };
-}
-
-let n = 0;
-/** The stand-in agent in a new tmux server's pane; resolves once its permission is listed. */
+/**
+ * The stand-in agent (screen-agent.py) in a new tmux server's pane, as
+ * session `name`; resolves once its permission is listed and its relay
+ * shows the pane.
+ */
 async function agentInTmux(o, env = {}, name = undefined) {
-  const dir = mkdtempSync(join(scratch, "agent-"));
-  const sock = join(scratch, `tmux-${++n}.sock`);
-  servers.push(sock);
-  const session = name ?? `s-${n}`;
-  execFileSync("tmux", ["-S", sock, "new-session", "-d", "-s", `agent${n}`, "-x", "100", "-y", "20", `python3 ${AGENT} ${dir}`], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TERM: "xterm-256color",
-      NEEDS_YOU_URL: w.url,
-      NEEDS_YOU_TOKEN: o.task.credential,
-      NEEDS_YOU_STATE_DIR: join(scratch, "state"),
-      REPORTER,
-      AGENT_SESSION: session,
-      ...env,
-    },
-  });
-  assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent opened its permission");
-  const q = await waitFor(async () => (await api("GET", "/v1/needs-you", o.token)).body.questions.find((x) => x.session === session), 10000);
-  assert.ok(q, "the permission is listed");
+  const agent = await world.agentInTmux(o, { agent: "screen-agent.py", env, session: name, size: [100, 20] });
   // Its relay connects in the background: the first screen waits for it.
-  assert.ok(await waitFor(async () => (await screen(o.token, q.question_id)).status === 200, 10000), "the relay shows the pane");
-  return { dir, sock, session, q };
+  assert.ok(await waitFor(async () => (await screen(o.token, agent.q.question_id)).status === 200, 10000), "the relay shows the pane");
+  return agent;
 }
 
 const screen = (token, qid, seen) => api("GET", `/v1/questions/${qid}/screen${seen ? `?seen=${seen}` : ""}`, token);
@@ -230,17 +196,10 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
 
   // NEEDS_YOU_NO_SCREEN on the agent's machine: its relay refuses too.
   const machineSaysNo = await owner();
-  const mq = await (async () => {
-    const d = mkdtempSync(join(scratch, "agent-"));
-    const sock = join(scratch, `tmux-${++n}.sock`);
-    servers.push(sock);
-    execFileSync("tmux", ["-S", sock, "new-session", "-d", "-x", "100", "-y", "20", `python3 ${AGENT} ${d}`], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: "xterm-256color", NEEDS_YOU_URL: w.url,
-        NEEDS_YOU_TOKEN: machineSaysNo.task.credential, NEEDS_YOU_STATE_DIR: join(scratch, "state-no"),
-        REPORTER, AGENT_SESSION: "no", NEEDS_YOU_NO_SCREEN: "1" },
-    });
-    return waitFor(async () => (await api("GET", "/v1/needs-you", machineSaysNo.token)).body.questions[0], 10000);
-  })();
+  const { q: mq } = await world.agentInTmux(machineSaysNo, {
+    agent: "screen-agent.py", session: "no", size: [100, 20],
+    env: { NEEDS_YOU_STATE_DIR: join(scratch, "state-no"), NEEDS_YOU_NO_SCREEN: "1" },
+  });
   const saysNo = await waitFor(async () => {
     const r = await screen(machineSaysNo.token, mq.question_id);
     return r.status !== 409 || r.body.error !== "relay_offline" ? r : null;
@@ -260,18 +219,13 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
 
   // A relay of an older reporter (it connects without saying it can show
   // screens) is never asked, which it would not answer: told at once.
-  const old = await w.mf.dispatchFetch(`${w.url}/v1/relay`, {
-    headers: { upgrade: "websocket", authorization: `Bearer ${other2.task.credential}` },
-  });
-  assert.equal(old.status, 101);
-  old.webSocket.accept();
-  old.webSocket.send(JSON.stringify({ type: "hello" }));
+  const old = await world.relayByHand(other2.task.credential);
   const askedAt = Date.now();
   const outdated = await screen(other2.token, alone.question_id);
   assert.deepEqual([outdated.status, outdated.body.error], [409, "relay_outdated"], outdated.text);
   assert.match(outdated.body.message, /older report-prompt/);
   assert.ok(Date.now() - askedAt < 3000, "no wait for an answer that never comes");
-  old.webSocket.close(1000);
+  old.ws.close(1000);
 
   // The relay is connected, but no pane of this machine is that question's.
   const unknown = await screen(o.token, nobody.question_id);
