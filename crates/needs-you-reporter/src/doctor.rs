@@ -182,6 +182,19 @@ fn lacking_in(files: impl Iterator<Item = serde_json::Value>, cli: Cli) -> Vec<S
     all
 }
 
+/// Fails `whose` hooks for lacking `lacking` (why: `older`), if any.
+fn fail_lacking(r: &mut Checklist, lacking: &[String], whose: &str, older: &str, fix: &str) {
+    if !lacking.is_empty() {
+        r.bad(
+            &format!(
+                "{whose} lack {} ({older}): those events report nothing",
+                lacking.join(", ")
+            ),
+            fix,
+        );
+    }
+}
+
 /// How `cli` brings its copy of our plugin up to date.
 fn plugin_update(cli: Cli) -> &'static str {
     match cli {
@@ -224,15 +237,13 @@ fn check_hooks(r: &mut Checklist) {
                 marketplace::PLUGIN_ID
             ));
             let lacking = lacking_plugin_hooks(cli);
-            if !lacking.is_empty() {
-                r.bad(
-                    &format!(
-                        "{cli}: the needs-you plugin's hooks lack {} (an older version of the plugin): those events report nothing",
-                        lacking.join(", ")
-                    ),
-                    plugin_update(cli),
-                );
-            }
+            fail_lacking(
+                r,
+                &lacking,
+                &format!("{cli}: the needs-you plugin's hooks"),
+                "an older version of the plugin",
+                plugin_update(cli),
+            );
         }
     }
     for (cli, what, place) in [
@@ -268,16 +279,13 @@ fn check_hooks(r: &mut Checklist) {
         if install::is_installed(cli) {
             installed += 1;
             r.ok(&format!("{cli} {what} installed in {place}"));
-            let lacking = lacking_hooks(cli);
-            if !lacking.is_empty() {
-                r.bad(
-                    &format!(
-                        "{cli} hooks lack {} (installed by an older report-prompt): those events report nothing",
-                        lacking.join(", ")
-                    ),
-                    &format!("report-prompt install --cli {cli} again"),
-                );
-            }
+            fail_lacking(
+                r,
+                &lacking_hooks(cli),
+                &format!("{cli} hooks"),
+                "installed by an older report-prompt",
+                &format!("report-prompt install --cli {cli} again"),
+            );
         } else {
             r.note(&format!(
                 "{cli} {what} not installed in {place} (report-prompt install --cli {cli})"
