@@ -190,7 +190,7 @@ function card(q, now) {
   age.dateTime = new Date(q.opened_at).toISOString();
   age.dataset.at = q.opened_at;
   age.textContent = ago(q.opened_at, now);
-  el.querySelector(".text").textContent = q.text;
+  foldedText(q, el);
   const options = el.querySelector(".options");
   for (const o of q.options || []) {
     const li = document.createElement("li");
@@ -209,6 +209,37 @@ function card(q, now) {
   el.querySelector(".dismiss").addEventListener("click", () => dismiss(q, el));
   el.querySelector(".mute").addEventListener("click", (ev) => mute(q.task_id, MUTE_S, ev.target));
   return el;
+}
+
+/** Cards whose long text the person unfolded, by question id: kept across refreshes. */
+const unfolded = new Set();
+const FOLD_LINES = 12;
+const FOLD_CHARS = 900;
+
+/**
+ * The card's text, whole: what an allow covers is never cut. A long one is
+ * folded behind "Show all" (it is all in the page, only out of sight).
+ */
+function foldedText(q, el) {
+  const text = el.querySelector(".text");
+  const more = el.querySelector(".show-all");
+  text.textContent = q.text;
+  // A permission's request, as the agent's tool has it: commands and files.
+  text.classList.toggle("request", q.answer_from_afar === "decision");
+  const lines = q.text.split("\n").length;
+  const long = lines > FOLD_LINES || q.text.length > FOLD_CHARS;
+  const fold = () => {
+    const open = unfolded.has(q.question_id);
+    text.classList.toggle("folded", long && !open);
+    more.textContent = open ? "Show less" : `Show all (${lines} ${lines === 1 ? "line" : "lines"}, ${q.text.length} characters)`;
+    more.setAttribute("aria-expanded", String(open));
+  };
+  more.hidden = !long;
+  fold();
+  more.addEventListener("click", () => {
+    if (!unfolded.delete(q.question_id)) unfolded.add(q.question_id);
+    fold();
+  });
 }
 
 /** "on box · ~/src/api · tmux main:1.0": the terminal to go to. */

@@ -18,14 +18,16 @@ pub const PAIRING_CODES_PER_OWNER: u32 = 5;
 pub const LIST_QUESTIONS: u32 = 50;
 
 /// The runtime's rate limiters (`ratelimits` in `wrangler.jsonc`, which
-/// holds their numbers): reports per task credential, and answers and
-/// screens per owner or device credential, per minute.
+/// holds their numbers): reports and relay messages per task, and answers
+/// and screens per owner or device credential, per minute.
 #[derive(Debug, Clone, Copy)]
 pub enum Rate {
     Reports,
     Answers,
     /// Screens asked for (Show terminal), per owner or device credential.
     Screens,
+    /// Messages from a task's relay, per task.
+    Relay,
 }
 
 impl Rate {
@@ -34,6 +36,7 @@ impl Rate {
             Rate::Reports => "REPORT_RATE",
             Rate::Answers => "ANSWER_RATE",
             Rate::Screens => "SCREEN_RATE",
+            Rate::Relay => "RELAY_RATE",
         }
     }
 }
@@ -59,6 +62,7 @@ pub async fn within_rate(
                 Rate::Screens => {
                     "too many screens asked for by this credential in a minute: wait a moment"
                 }
+                Rate::Relay => "this task's relay sends faster than any relay needs: slow down",
             },
         )),
         // The limiter failing is no reason to refuse a person.

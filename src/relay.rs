@@ -26,8 +26,8 @@ use futures_channel::oneshot;
 use futures_util::future::{select, Either};
 use needs_you_core::query;
 use needs_you_core::relay::{
-    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CAN_HEADER, CAN_SCREEN, CLOSE_REPLACED,
-    CLOSE_REVOKED, MAX_REASON_CHARS,
+    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CAN_HEADER, CAN_SCREEN, CLOSE_FLOOD,
+    CLOSE_REPLACED, CLOSE_REVOKED, MAX_REASON_CHARS,
 };
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
@@ -35,6 +35,7 @@ use worker::{
 };
 
 use crate::ids::now_ms;
+use crate::limits::{self, Rate};
 use crate::store;
 use needs_you_core::api::AnswerState;
 
@@ -180,6 +181,18 @@ impl DurableObject for Relay {
         if text.len() > 2 * needs_you_core::screen::MAX_BYTES + 4096 {
             return Ok(());
         }
+        // Every message counts, whatever it is: a flood closes the socket
+        // before anything is read or written for it.
+        if limits::within_rate(&self.env, Rate::Relay, &task_id)
+            .await
+            .is_err()
+        {
+            let _ = ws.close(
+                Some(CLOSE_FLOOD),
+                Some("more messages than this task's rate"),
+            );
+            return Ok(());
+        }
         let Ok(msg) = serde_json::from_str::<FromRelay>(&text) else {
             return Ok(());
         };
@@ -206,14 +219,26 @@ impl DurableObject for Relay {
                     let _ = tx.send(reply);
                 }
             }
-            FromRelay::Failed { answer_id, reason } => {
-                let reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
+            FromRelay::Failed {
+                answer_id,
+                reason,
+                code,
+            } => {
+                // Kept and served to every reader of the API: one visible
+                // line, never an escape sequence for a terminal that prints it.
+                let reason: String = needs_you_core::text::line(&reason)
+                    .chars()
+                    .take(MAX_REASON_CHARS)
+                    .collect();
+                let code = code.filter(|c| {
+                    c.len() <= 40 && c.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                });
                 store::mark_answer(
                     &self.env,
                     &task_id,
                     &answer_id,
                     AnswerState::Failed,
-                    Some(&reason),
+                    Some((&reason, code.as_deref())),
                     now,
                 )
                 .await?

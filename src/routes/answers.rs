@@ -7,11 +7,9 @@ use worker::{Context, Env, Request};
 
 use serde_json::Value;
 
-use needs_you_core::afar::{self, Afar, AnswerBody};
-use needs_you_core::answer;
+use needs_you_core::afar::{self, AnswerBody};
 use needs_you_core::api::{self, Right};
 use needs_you_core::relay::CAN_HEADER;
-use needs_you_core::Kind;
 
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, ApiError, ApiResult};
@@ -40,66 +38,27 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             ))
         }
     };
-    let body = match serde_json::from_value::<AnswerBody>(Value::Object(fields)) {
-        Ok(AnswerBody::Text { text }) => AnswerBody::Text {
-            text: answer::check(&text).map_err(|why| ApiError::bad_request("refused_answer", why))?,
-        },
-        Ok(AnswerBody::Decision { decision, message }) => AnswerBody::Decision {
-            decision,
-            message: message.map(|m| needs_you_core::text::line(&m)).filter(|m| !m.is_empty()),
-        },
-        Ok(other) => other,
-        Err(_) => {
-            return Err(ApiError::bad_request(
-                "invalid_request",
-                "an answer is {\"text\"}, {\"decision\": \"allow\" or \"deny\", \"message\"?}, or {\"choices\": [[labels], …]}",
-            ))
-        }
-    };
+    let body = serde_json::from_value::<AnswerBody>(Value::Object(fields)).map_err(|_| {
+        ApiError::bad_request(
+            "invalid_request",
+            "an answer is {\"text\"}, {\"decision\": \"allow\" or \"deny\", \"message\"?, \"digest\"}, or {\"choices\": [[labels], …], \"digest\"}",
+        )
+    })?;
     let q = store::question(env, question_id)
         .await?
         .filter(|q| q.owner_id == person.owner_id)
         .ok_or_else(ApiError::not_found)?;
     let now = now_ms();
-    if q.closed_at.is_some() || q.task_revoked || q.task_expired(now) {
-        return Err(ApiError::new(
-            409,
-            "closed",
-            "that question is closed already",
-        ));
-    }
-    if q.answer_from_afar.is_none() {
-        let code = match q.kind {
-            Kind::Reply => "not_answerable",
-            _ => "answer_in_terminal",
-        };
-        let why = q.why_not.clone().unwrap_or_default();
-        return Err(ApiError::new(
-            409,
-            code,
-            format!(
-                "this {} cannot be answered from afar: {why}; answer it there",
-                q.kind
-            ),
-        ));
-    }
-    if let Some(why) = afar::check(&body, q.kind, q.answer_from_afar, &q.questions) {
-        return Err(ApiError::new(409, "wrong_answer", why));
-    }
-    // A decision or choices answer one request: the one the person saw.
-    let digest = match body.form() {
-        Afar::Text => None,
-        _ => {
-            if digest.is_none() || digest != q.digest {
-                return Err(ApiError::new(
-                    409,
-                    "changed",
-                    "this dialog is not the one the answer was made for any more: look again",
-                ));
-            }
-            digest
-        }
+    let asked = afar::Asked {
+        kind: q.kind,
+        open: q.closed_at.is_none() && !q.task_revoked && !q.task_expired(now),
+        takes: q.answer_from_afar,
+        why_not: q.why_not.as_deref(),
+        digest: q.digest.as_deref(),
+        questions: &q.questions,
     };
+    let afar::Admitted { body, digest } =
+        afar::admit(&asked, afar::Proposed { body, digest }).map_err(refused)?;
     let answer_id = new_id("ans_");
     let queued = store::queue_answer(
         env,
@@ -135,12 +94,13 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             "answer_pending",
             "an answer to this question is already on its way",
         )),
-        Queued::Gone => Err(ApiError::new(
-            409,
-            "closed",
-            "that question can no longer be answered",
-        )),
+        Queued::Gone => Err(refused(afar::Refusal::Closed)),
     }
+}
+
+/// A refused answer, with its stable code.
+fn refused(r: afar::Refusal) -> ApiError {
+    ApiError::new(r.status(), r.code(), r.message())
 }
 
 /// `GET /v1/answers/{id}`: the answer's state, also once its question has

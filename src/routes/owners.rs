@@ -27,13 +27,14 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
 }
 
 /// `POST /v1/owners/me/token`: a new owner token, shown once; the one the
-/// request came with stops working at once. Devices and tasks are untouched:
-/// they have credentials of their own.
+/// request came with stops working at once, and the answers it sent that no
+/// agent took yet fail. Devices and tasks are untouched: they have
+/// credentials of their own.
 pub async fn rotate(req: Request, env: &Env) -> ApiResult {
     let owner = auth::owner(&req, env).await?;
     let token = new_token(OWNER_PREFIX);
     let new_hash = sha256_hex(token.as_bytes());
-    if !store::rotate_owner_token(env, &owner.id, &owner.token_hash, &new_hash).await? {
+    if !store::rotate_owner_token(env, &owner.id, &owner.token_hash, &new_hash, now_ms()).await? {
         return Err(ApiError::unauthorized(
             "the owner token was replaced meanwhile",
         ));

@@ -34,18 +34,34 @@ pub async fn create_owner(
 const ROTATE_OWNER_TOKEN: &str =
     "UPDATE owners SET token_hash = ?3 WHERE id = ?1 AND token_hash = ?2";
 
-/// Whether the token was replaced (false: another rotation came first).
+/// Fails the answers the owner's old token sent (no device) that the
+/// agent's machine has not taken yet, only once the rotation held. Binds
+/// ?1 the owner id, ?3 the new token's hash, ?4 now.
+const FAIL_ANSWERS_OF_OLD_TOKEN: &str = "
+UPDATE answers SET state = 'failed', reason = 'the owner token that sent it was replaced',
+       reason_code = 'rotated', updated_at = ?4
+WHERE owner_id = ?1 AND device_id IS NULL AND state IN ('queued', 'delivered')
+  AND EXISTS (SELECT 1 FROM owners WHERE id = ?1 AND token_hash = ?3)";
+
+/// Whether the token was replaced (false: another rotation came first). The
+/// old token's answers not yet taken fail with it.
 pub async fn rotate_owner_token(
     env: &Env,
     id: &str,
     old_hash: &str,
     new_hash: &str,
+    now: f64,
 ) -> Result<bool> {
     let db = db(env)?;
-    let r = stmt(&db, ROTATE_OWNER_TOKEN, &[s(id), s(old_hash), s(new_hash)])?
-        .run()
+    let args = [s(id), s(old_hash), s(new_hash), n(now)];
+    let results = db
+        .batch(vec![
+            stmt(&db, ROTATE_OWNER_TOKEN, &args[..3])?,
+            stmt(&db, FAIL_ANSWERS_OF_OLD_TOKEN, &args)?,
+            stmt(&db, super::revision::BUMP_REVISION, &[s(id)])?,
+        ])
         .await?;
-    Ok(changes(&r)? > 0)
+    Ok(changes(&results[0])? > 0)
 }
 
 /// Binds ?1 the token's hash.

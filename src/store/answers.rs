@@ -125,14 +125,13 @@ pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queu
     })
 }
 
-/// Answers that never reached the agent's machine and whose question closed
-/// meanwhile fail: nothing can type them now. One the relay had (`delivered`)
-/// may have been typed, its Enter closing the question, with the `typed`
-/// lost in a dropped connection: that one is sent again below, for the relay
-/// to say what became of it. Binds ?1 the task id, ?2 now.
+/// Answers whose question closed and that are still on its way fail: a
+/// question's close fails them already (`migrations/0012_answers_spent_once.sql`);
+/// this catches rows from before that rule. Never sent again after it. Binds ?1 the task id, ?2 now.
 const FAIL_CLOSED: &str = "
-UPDATE answers SET state = 'failed', reason = 'the question closed before the answer was typed', updated_at = ?2
-WHERE task_id = ?1 AND state = 'queued'
+UPDATE answers SET state = 'failed', reason = 'the question closed before the agent took the answer',
+       reason_code = 'closed', updated_at = ?2
+WHERE task_id = ?1 AND state IN ('queued', 'delivered')
   AND question_id IN (SELECT id FROM questions WHERE task_id = ?1 AND closed_at IS NOT NULL)";
 
 /// The list revision's raise after [`FAIL_CLOSED`], only if it failed an
@@ -144,15 +143,16 @@ UPDATE owners SET revision = revision + 1
 WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)
   AND EXISTS (SELECT 1 FROM answers WHERE task_id = ?1 AND state = 'failed' AND updated_at = ?2)";
 
-/// The task's answers on their way, oldest first: those queued (their
-/// questions are open, after [`FAIL_CLOSED`]) and those the relay had.
-/// Binds ?1 the task id.
+/// The task's answers on their way, oldest first: those queued and those
+/// the relay had, of questions still open, each with the `seq` of the
+/// report that opened its question, which the agent's machine checks is its
+/// own open. Binds ?1 the task id.
 const ON_THEIR_WAY: &str = "
-SELECT a.id AS answer_id, a.question_id, q.session,
+SELECT a.id AS answer_id, a.question_id, q.session, q.open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
        a.text, a.body, a.digest
 FROM answers a JOIN questions q ON q.id = a.question_id
-WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered')
+WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL
 ORDER BY a.created_at";
 
 /// Marks the task's queued answers sent (`sent_at`), in the statement that
@@ -172,6 +172,7 @@ struct OnItsWay {
     answer_id: String,
     question_id: String,
     session: String,
+    open_seq: u64,
     session_seq: u64,
     text: String,
     body: Option<String>,
@@ -188,6 +189,7 @@ impl From<OnItsWay> for relay::Answer {
             answer_id: r.answer_id,
             question_id: r.question_id,
             session: r.session,
+            open_seq: r.open_seq,
             session_seq: r.session_seq,
             body,
             digest: r.digest,
@@ -220,7 +222,7 @@ pub async fn answers_on_their_way(
 
 /// One answer for the relay, if it is still on its way. Binds ?1 the answer id.
 const ONE_ON_ITS_WAY: &str = "
-SELECT a.id AS answer_id, a.question_id, q.session,
+SELECT a.id AS answer_id, a.question_id, q.session, q.open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
        a.text, a.body, a.digest
 FROM answers a JOIN questions q ON q.id = a.question_id
@@ -248,19 +250,24 @@ pub async fn claim_answer(
         .map(relay::Answer::from))
 }
 
-/// Moves the task's answer to `state` from one that may precede it. Binds ?1
-/// the answer id, ?2 the task id, ?3 the state, ?4 the reason, ?5 now.
+/// Moves the task's answer to `state` from one that may precede it: from
+/// `queued`, or from `delivered` to where it ends; and, when the agent's
+/// machine says it typed or took an answer that failed only because its
+/// question closed meanwhile (its taking closed it), to that. Binds ?1 the
+/// answer id, ?2 the task id, ?3 the state, ?4 the reason, ?5 now, ?6 the
+/// reason's code.
 pub(super) const MARK: &str = "
-UPDATE answers SET state = ?3, reason = ?4, updated_at = ?5
+UPDATE answers SET state = ?3, reason = ?4, reason_code = ?6, updated_at = ?5
 WHERE id = ?1 AND task_id = ?2
-  AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'taken', 'failed')))";
+  AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'taken', 'failed'))
+       OR (state = 'failed' AND reason_code = 'closed' AND sent_at IS NOT NULL AND ?3 IN ('typed', 'taken')))";
 
 pub async fn mark_answer(
     env: &Env,
     task_id: &str,
     answer_id: &str,
     progress: api::AnswerState,
-    reason: Option<&str>,
+    reason: Option<(&str, Option<&str>)>,
     now: f64,
 ) -> Result<()> {
     let db = db(env)?;
@@ -268,12 +275,13 @@ pub async fn mark_answer(
         s(answer_id),
         s(task_id),
         s(progress.as_str()),
-        reason.map_or(JsValue::NULL, s),
+        reason.map_or(JsValue::NULL, |(r, _)| s(r)),
         n(now),
+        reason.and_then(|(_, c)| c).map_or(JsValue::NULL, s),
     ];
     db.batch(vec![
         stmt(&db, MARK, &args)?,
-        stmt(&db, super::revision::BUMP_REVISION_IF_MARKED, &args)?,
+        stmt(&db, super::revision::BUMP_REVISION_IF_MARKED, &args[..5])?,
     ])
     .await?;
     Ok(())
@@ -281,7 +289,7 @@ pub async fn mark_answer(
 
 /// The latest answer of each of the owner's open questions. Binds ?1 the owner id.
 pub(super) const ANSWERS_OF_OPEN: &str = "
-SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.text, a.updated_at, a.form,
+SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.reason_code, a.text, a.updated_at, a.form,
        CASE WHEN a.device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = a.device_id) END AS answered_by
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.owner_id = ?1 AND q.closed_at IS NULL
@@ -298,7 +306,7 @@ pub struct AnswerOf {
 /// One of the owner's answers, with its state. Binds ?1 the answer id, ?2
 /// the owner id.
 const ANSWER_OF_OWNER: &str = "
-SELECT id AS answer_id, question_id, state, reason, text, created_at, updated_at, form,
+SELECT id AS answer_id, question_id, state, reason, reason_code, text, created_at, updated_at, form,
        CASE WHEN device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = answers.device_id) END AS answered_by
 FROM answers WHERE id = ?1 AND owner_id = ?2";
 

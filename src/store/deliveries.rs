@@ -9,6 +9,7 @@ use worker::{Env, Result};
 use super::{db, n, opt_n, questions, s, stmt, ChannelRow};
 use crate::delivery::{Attempts, Event};
 use crate::question::Question;
+use needs_you_core::api;
 
 /// Every channel of the owner named by `$owner` (an SQL expression), with a
 /// name for a person: the ones the owner set, and each live device's push
@@ -160,10 +161,13 @@ pub struct AlarmRead {
     pub looking_until: Option<f64>,
 }
 
-/// The latest presence of the owner's live devices. Binds ?1 the question id.
+/// The latest presence of the owner's live devices that may answer: a
+/// device that can only read (an agent machine's login) never quiets a
+/// ring. Binds ?1 the question id, ?2 the bit of the `answer` right.
 const LOOKING_UNTIL: &str = "
 SELECT MAX(looking_until) AS until FROM devices
-WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) AND revoked_at IS NULL";
+WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) AND revoked_at IS NULL
+  AND (rights & ?2) != 0";
 
 /// `None` when the question is gone.
 pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead>> {
@@ -174,7 +178,16 @@ pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead
             questions::by_id(&db, question_id)?,
             stmt(&db, CHANNELS_OF_QUESTION, &id)?,
             stmt(&db, ATTEMPTS, &id)?,
-            stmt(&db, LOOKING_UNTIL, &id)?,
+            stmt(
+                &db,
+                LOOKING_UNTIL,
+                &[
+                    s(question_id),
+                    n(f64::from(
+                        api::Rights::from(vec![api::Right::Answer]).bits(),
+                    )),
+                ],
+            )?,
         ])
         .await?;
     let Some(question) = results[0].results::<Question>()?.into_iter().next() else {

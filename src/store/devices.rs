@@ -325,6 +325,16 @@ WHERE owner_id = ?2 AND revoked_at IS NULL AND id IN (SELECT id FROM lineage)
 RETURNING id"
 );
 
+/// Fails the answers that the lineage sent and the agent's machine has not
+/// taken yet: a stolen phone's queued allow goes with the phone. Binds as
+/// [`CLOSE_FOR_LINEAGE`].
+const FAIL_ANSWERS_OF_LINEAGE: &str = concat!(
+    lineage!(),
+    "UPDATE answers SET state = 'failed', reason = 'the device that sent it was revoked',
+       reason_code = 'revoked', updated_at = ?3
+WHERE owner_id = ?2 AND state IN ('queued', 'delivered') AND device_id IN (SELECT id FROM lineage)"
+);
+
 /// Whether ?1 is a live device of owner ?2 (before the batch revokes it).
 const LIVE_DEVICE: &str =
     "SELECT id FROM devices WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL";
@@ -364,6 +374,7 @@ pub async fn revoke_device(
             stmt(&db, CLOSE_FOR_LINEAGE, &args)?,
             stmt(&db, REVOKE_TASKS_OF_LINEAGE, &args[..3])?,
             stmt(&db, REVOKE_LINEAGE, &args[..3])?,
+            stmt(&db, FAIL_ANSWERS_OF_LINEAGE, &args[..3])?,
             stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
         ])
         .await?;

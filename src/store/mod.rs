@@ -110,6 +110,7 @@ mod tests {
             ("CLAIM", super::reports::CLAIM),
             ("SUPERSEDE", super::questions::SUPERSEDE),
             ("OPEN", super::questions::OPEN),
+            ("REOPEN_SAME", super::questions::REOPEN_SAME),
             ("CLOSE_IN_SESSION", super::questions::CLOSE_IN_SESSION),
             ("TOUCH_TASK", super::reports::TOUCH_TASK),
             (

@@ -28,16 +28,26 @@ WHERE t.credential_hash = ?1
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
 RETURNING id";
 
-/// Closes the session's open question when a different one opens (same kind
-/// and text is the same question: left open), while this request holds the
-/// claim. Binds the [`ReportKeys`], then ?5 the close reason, ?6 the new
-/// kind, ?7 the new text.
+/// Closes the session's open question when a different one opens (same
+/// kind, text and request digest is the same question: left open), while
+/// this request holds the claim. Binds the [`ReportKeys`], then ?5 the close
+/// reason, ?6 the new kind, ?7 the new text, ?8 the new digest (or null).
 pub(super) const SUPERSEDE: &str = "
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at";
+
+/// The same question opened again: it stays, now known by the `seq` of the
+/// machine's newest open of it, which an answer from afar must name. Binds
+/// the [`ReportKeys`], then ?5 the seq, ?6 the kind, ?7 the text, ?8 the
+/// digest (or null).
+pub(super) const REOPEN_SAME: &str = "
+UPDATE questions SET open_seq = ?5
+WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
+  AND kind = ?6 AND text = ?7 AND digest IS ?8
+  AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)";
 
 /// Closes the session's open question, while this request holds the claim.
 /// Binds the [`ReportKeys`], then ?5 the close reason.
@@ -93,13 +103,32 @@ pub(super) fn supersede(
     keys: &ReportKeys,
     kind: Kind,
     text: &str,
+    digest: Option<&str>,
 ) -> Result<D1PreparedStatement> {
     let extra = [
         s(CloseReason::Superseded.as_str()),
         s(kind.as_str()),
         s(text),
+        digest.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     stmt(db, SUPERSEDE, &keys.bind(&extra))
+}
+
+pub(super) fn reopen_same(
+    db: &D1Database,
+    keys: &ReportKeys,
+    seq: u64,
+    kind: Kind,
+    text: &str,
+    digest: Option<&str>,
+) -> Result<D1PreparedStatement> {
+    let extra = [
+        n(seq as f64),
+        s(kind.as_str()),
+        s(text),
+        digest.map_or(wasm_bindgen::JsValue::NULL, s),
+    ];
+    stmt(db, REOPEN_SAME, &keys.bind(&extra))
 }
 
 pub(super) fn close_in_session(

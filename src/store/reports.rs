@@ -146,7 +146,8 @@ pub async fn apply_report(
             let questions_json = (!questions.is_empty())
                 .then(|| serde_json::to_string(questions).ok())
                 .flatten();
-            batch.push(questions::supersede(&db, keys, *kind, text)?);
+            let digest = takes.as_ref().map(|t| t.digest.as_str());
+            batch.push(questions::supersede(&db, keys, *kind, text, digest)?);
             batch.push(questions::open(
                 &db,
                 keys,
@@ -165,6 +166,9 @@ pub async fn apply_report(
                     takes: takes.as_ref(),
                     questions_json: questions_json.as_deref(),
                 },
+            )?);
+            batch.push(questions::reopen_same(
+                &db, keys, *seq, *kind, text, digest,
             )?);
         }
         Report::Close { reason, .. } => {

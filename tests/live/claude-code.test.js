@@ -16,6 +16,7 @@ import { CLAUDE, has } from "./clis.js";
 import { answerFromAfar, commandNeverTyped, oneShotIsSilent, startLive } from "./harness.js";
 import { claudeEnv, startClaude } from "./claude.js";
 import { keepFixtures, recorded } from "./fixtures.js";
+import { takesRequest } from "../support/request.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const DELAY = 4000; // the phone rings a dialog this long after it was reported
@@ -274,6 +275,44 @@ test("answered in the terminal first: the waiting hook ends, and a later allow f
   const late = await answerFor(q, { decision: "allow", digest: q.digest });
   assert.equal(late.status, 409);
   assert.equal(late.body.error, "closed");
+});
+
+test("a card forged with the task credential cannot steer an allow: the real hook takes only the request it waits on", { skip }, async () => {
+  const file = join(live.cwd, "pwned");
+  model.next({ tool: "Bash", input: { command: `touch ${file}`, description: "Run the unit tests" } });
+  await term.type("run the tests");
+  await term.waitFor(/Do you want to proceed/);
+  const q = await takes("decision");
+  assert.equal(q.text, `Run the unit tests\n$ touch ${file}`);
+  // A prompt-injected agent holds the task credential: it re-reports the
+  // session a moment later, first with the real digest and harmless words.
+  const forge = (fields) => call(w, "POST", "/v1/reports", { token: task.credential, body: { cli: "claude-code",
+    session: q.session, seq: Date.now() * 1000 + 1000, action: "open", kind: "permission", ...fields } });
+  const lie = await forge({ text: "Run the unit tests\n$ npm test", takes: "decision", digest: q.digest,
+    request: { tool: "Bash", input: { command: "npm test", description: "Run the unit tests" } } });
+  assert.deepEqual([lie.status, lie.body.error], [400, "digest_mismatch"]);
+  assert.equal((await list())[0].text, q.text, "the card still shows what the hook waits on");
+  // Then with a harmless request of its own: listed as what it is, and an
+  // allow of it reaches no hook (the machine's own open is another request).
+  const harmless = await forge(takesRequest("decision", "Bash", { command: "npm test", description: "Run the unit tests" }));
+  assert.equal(harmless.status, 200, harmless.text);
+  const [shown] = await listUntil((l) => l.length === 1 && l[0].question_id === harmless.body.question_id);
+  assert.equal(shown.text, "Run the unit tests\n$ npm test");
+  const r = await answerFor(shown, { decision: "allow", digest: shown.digest });
+  assert.equal(r.status, 201, r.text);
+  const failed = await waitFor(async () => {
+    const row = await w.db.prepare("SELECT state, reason_code FROM answers WHERE question_id = ?").bind(shown.question_id).first();
+    return row?.state === "failed" && row;
+  }, 10_000);
+  assert.equal(failed.reason_code, "not_this_request");
+  await sleep(1000);
+  assert.equal(existsSync(file), false, "the real command did not run");
+  assert.match(term.screen(), /Do you want to proceed/, "its dialog waits for the person");
+  term.key("Escape");
+  await term.waitFor(/Interrupted/);
+  await call(w, "POST", `/v1/questions/${shown.question_id}/dismiss`, { token: owner.token });
+  await listUntil((l) => l.length === 0, 10_000);
+  assert.equal(existsSync(file), false);
 });
 
 test("an answer made for a dialog that was replaced is refused: it never lands on the new one", { skip }, async () => {

@@ -101,9 +101,29 @@ export async function applyMigrations(db) {
       .split("\n")
       .filter((line) => !line.trim().startsWith("--"))
       .join("\n");
-    const statements = sql.split(";").map((s) => s.trim()).filter(Boolean);
-    await db.batch(statements.map((s) => db.prepare(s)));
+    await db.batch(sqlStatements(sql).map((s) => db.prepare(s)));
   }
+}
+
+/**
+ * A migration's statements, as wrangler applies them: each ends with `;`,
+ * but for the `;` inside a trigger's BEGIN … END.
+ */
+export function sqlStatements(sql) {
+  const statements = [];
+  let current = "";
+  let inBody = false;
+  for (const part of sql.split(/(;)/)) {
+    current += part;
+    if (/\bBEGIN\b/i.test(part)) inBody = true;
+    if (part !== ";") continue;
+    if (inBody && !/\bEND\s*;$/i.test(current.trim())) continue;
+    inBody = false;
+    if (current.replace(/;$/, "").trim()) statements.push(current.trim().replace(/;$/, ""));
+    current = "";
+  }
+  if (current.trim()) statements.push(current.trim());
+  return statements;
 }
 
 /** A JSON request to the Worker; returns {status, body}. */

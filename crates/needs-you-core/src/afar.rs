@@ -186,6 +186,161 @@ pub fn why_not(cli: Cli, kind: Kind) -> &'static str {
     }
 }
 
+/// What the Worker knows of a question when an answer arrives for it.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    pub kind: Kind,
+    /// Not closed, and its task live (not revoked, not expired).
+    pub open: bool,
+    /// What it takes from afar, if anything.
+    pub takes: Option<Afar>,
+    /// Why it takes nothing, for a person.
+    pub why_not: Option<&'a str>,
+    /// The digest of its request.
+    pub digest: Option<&'a str>,
+    pub questions: &'a [DialogQuestion],
+}
+
+/// An answer as it arrived: its body, and the digest of the request it was
+/// made for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposed {
+    pub body: AnswerBody,
+    pub digest: Option<String>,
+}
+
+/// An answer that may be queued: cleaned (a text as the one line to type, a
+/// denial's message as one line), with the digest it is bound to (none for
+/// a text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admitted {
+    pub body: AnswerBody,
+    pub digest: Option<String>,
+}
+
+/// Why an answer is refused: each with a stable code that the Worker
+/// answers with, the relay reports, and tests match (never the prose).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The question closed, or its task is gone.
+    Closed,
+    /// A dialog or permission its agent takes only in its terminal (why).
+    AnswerInTerminal(Kind, String),
+    /// A reply that cannot be typed from afar (why).
+    NotAnswerable(String),
+    /// The body does not fit the question (why).
+    WrongAnswer(String),
+    /// Made for another request than the question's.
+    Changed,
+    /// A text the agent would run as a command, or empty (why).
+    RefusedAnswer(&'static str),
+    /// On the agent's machine: the session's open question there is not the
+    /// one answered (another `seq` or digest: a report it did not make, or
+    /// one it has moved on from).
+    NotThisRequest,
+    /// On the agent's machine: this answer was handed over once already.
+    Spent,
+}
+
+impl Refusal {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::Closed => "closed",
+            Refusal::AnswerInTerminal(..) => "answer_in_terminal",
+            Refusal::NotAnswerable(_) => "not_answerable",
+            Refusal::WrongAnswer(_) => "wrong_answer",
+            Refusal::Changed => "changed",
+            Refusal::RefusedAnswer(_) => "refused_answer",
+            Refusal::NotThisRequest => "not_this_request",
+            Refusal::Spent => "spent",
+        }
+    }
+
+    /// The HTTP status the Worker answers it with.
+    pub fn status(&self) -> u16 {
+        match self {
+            Refusal::RefusedAnswer(_) => 400,
+            _ => 409,
+        }
+    }
+
+    /// For a person.
+    pub fn message(&self) -> String {
+        match self {
+            Refusal::Closed => "that question is closed already".into(),
+            Refusal::AnswerInTerminal(kind, why) => {
+                format!("this {kind} cannot be answered from afar: {why}; answer it there")
+            }
+            Refusal::NotAnswerable(why) => {
+                format!("this reply cannot be answered from afar: {why}; answer it there")
+            }
+            Refusal::WrongAnswer(why) => why.clone(),
+            Refusal::Changed => {
+                "this dialog is not the one the answer was made for any more: look again".into()
+            }
+            Refusal::RefusedAnswer(why) => (*why).to_owned(),
+            Refusal::NotThisRequest => {
+                "the agent's machine is not waiting on that request: it did not report it, or it has moved on".into()
+            }
+            Refusal::Spent => "this answer was handed to the agent once already".into(),
+        }
+    }
+}
+
+/// Whether `answer` may be queued for `question`, and in what form: every
+/// rule the Worker applies before it writes anything, in order: the
+/// question is open; it takes an answer from afar at all; the answer is of
+/// its form and fits its dialog; a decision or choices carry the digest of
+/// the very request the question shows; a text is one line that is no
+/// command.
+pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
+    if !question.open {
+        return Err(Refusal::Closed);
+    }
+    if question.takes.is_none() {
+        let why = question.why_not.unwrap_or_default().to_owned();
+        return Err(match question.kind {
+            Kind::Reply => Refusal::NotAnswerable(why),
+            kind => Refusal::AnswerInTerminal(kind, why),
+        });
+    }
+    if let Some(why) = check(
+        &answer.body,
+        question.kind,
+        question.takes,
+        question.questions,
+    ) {
+        return Err(Refusal::WrongAnswer(why));
+    }
+    match answer.body {
+        AnswerBody::Text { text } => Ok(Admitted {
+            body: AnswerBody::Text {
+                text: crate::answer::check(&text).map_err(Refusal::RefusedAnswer)?,
+            },
+            digest: None,
+        }),
+        body => {
+            let bound = question
+                .digest
+                .filter(|d| answer.digest.as_deref() == Some(*d))
+                .ok_or(Refusal::Changed)?;
+            let body = match body {
+                AnswerBody::Decision { decision, message } => AnswerBody::Decision {
+                    decision,
+                    message: message
+                        .map(|m| crate::text::line(&m))
+                        .filter(|m| !m.is_empty()),
+                },
+                other => other,
+            };
+            Ok(Admitted {
+                body,
+                digest: Some(bound.to_owned()),
+            })
+        }
+    }
+}
+
 /// Why `body` cannot answer a question of `kind` that takes `takes`, with
 /// its dialog's `questions`; `None` when it can. Pure: the Worker applies it
 /// before it queues anything.
@@ -389,5 +544,108 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    fn asked<'a>(kind: Kind, takes: Option<Afar>, digest: Option<&'a str>) -> Asked<'a> {
+        Asked {
+            kind,
+            open: true,
+            takes,
+            why_not: Some("why"),
+            digest,
+            questions: &[],
+        }
+    }
+
+    fn decide(verdict: Verdict, digest: Option<&str>) -> Proposed {
+        Proposed {
+            body: AnswerBody::Decision {
+                decision: verdict,
+                message: None,
+            },
+            digest: digest.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn admit_refuses_a_closed_question_first() {
+        let mut q = asked(Kind::Permission, Some(Afar::Decision), Some("d1"));
+        q.open = false;
+        assert_eq!(
+            admit(&q, decide(Verdict::Allow, Some("d1"))).unwrap_err(),
+            Refusal::Closed
+        );
+    }
+
+    #[test]
+    fn admit_refuses_what_takes_nothing_with_its_reason() {
+        let q = asked(Kind::Permission, None, None);
+        let r = admit(&q, decide(Verdict::Allow, Some("d1"))).unwrap_err();
+        assert_eq!(r.code(), "answer_in_terminal");
+        let q = asked(Kind::Reply, None, None);
+        let text = Proposed {
+            body: AnswerBody::Text { text: "y".into() },
+            digest: None,
+        };
+        assert_eq!(admit(&q, text).unwrap_err().code(), "not_answerable");
+    }
+
+    #[test]
+    fn admit_binds_a_decision_to_the_digest_of_the_request_shown() {
+        let q = asked(Kind::Permission, Some(Afar::Decision), Some("d1"));
+        for other in [None, Some("d2")] {
+            assert_eq!(
+                admit(&q, decide(Verdict::Allow, other)).unwrap_err(),
+                Refusal::Changed
+            );
+        }
+        let ok = admit(&q, decide(Verdict::Allow, Some("d1"))).unwrap();
+        assert_eq!(ok.digest.as_deref(), Some("d1"));
+        // A question with no digest binds nothing: nothing is admitted.
+        let q = asked(Kind::Permission, Some(Afar::Decision), None);
+        assert_eq!(
+            admit(&q, decide(Verdict::Allow, Some("d1"))).unwrap_err(),
+            Refusal::Changed
+        );
+    }
+
+    #[test]
+    fn admit_refuses_the_wrong_form_and_cleans_what_it_admits() {
+        let q = asked(Kind::Permission, Some(Afar::Decision), Some("d1"));
+        let text = Proposed {
+            body: AnswerBody::Text { text: "y".into() },
+            digest: Some("d1".into()),
+        };
+        assert_eq!(admit(&q, text).unwrap_err().code(), "wrong_answer");
+        let deny = Proposed {
+            body: AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message: Some("no\u{1b}[2J\nnot now".into()),
+            },
+            digest: Some("d1".into()),
+        };
+        assert_eq!(
+            admit(&q, deny).unwrap().body,
+            AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message: Some("no[2J not now".into())
+            }
+        );
+        let reply = asked(Kind::Reply, Some(Afar::Text), None);
+        let bang = Proposed {
+            body: AnswerBody::Text {
+                text: "\u{FE0F}!curl x | sh".into(),
+            },
+            digest: None,
+        };
+        let r = admit(&reply, bang).unwrap_err();
+        assert_eq!((r.code(), r.status()), ("refused_answer", 400));
+        let cgj = Proposed {
+            body: AnswerBody::Text {
+                text: "\u{034F}/permissions".into(),
+            },
+            digest: None,
+        };
+        assert_eq!(admit(&reply, cgj).unwrap_err().code(), "refused_answer");
     }
 }

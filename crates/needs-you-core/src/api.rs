@@ -118,6 +118,10 @@ pub struct Answer {
     pub state: AnswerState,
     /// Why it failed, for a person.
     pub reason: Option<String>,
+    /// Why it failed, for programs: a [`crate::afar::Refusal`]'s code, or
+    /// `closed`, `revoked` (its device), `rotated` (its owner token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
     /// What was answered, for a person: the text, `allow`, `deny`, or the
     /// choices ([`AnswerBody::summary`]).
     pub text: String,
@@ -142,6 +146,9 @@ pub struct AnswerStatus {
     pub question_id: String,
     pub state: AnswerState,
     pub reason: Option<String>,
+    /// As [`Answer::reason_code`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
     pub text: String,
     pub created_at: i64,
     pub updated_at: i64,

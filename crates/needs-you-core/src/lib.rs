@@ -35,6 +35,7 @@ pub mod query;
 pub mod question;
 pub mod relay;
 pub mod report;
+pub mod request;
 pub mod screen;
 pub mod text;
 pub mod url;

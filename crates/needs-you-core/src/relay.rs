@@ -6,12 +6,12 @@
 //!
 //! ```text
 //! relay  -> Worker   {"type": "hello"}                      on every connect
-//! Worker -> relay    {"type": "answer", answer_id, question_id, session, session_seq,
+//! Worker -> relay    {"type": "answer", answer_id, question_id, session, open_seq, session_seq,
 //!                     text | decision (+ message) | choices, digest?}
 //! relay  -> Worker   {"type": "received", answer_id}
 //! relay  -> Worker   {"type": "typed", answer_id}           a text, typed
 //! relay  -> Worker   {"type": "taken", answer_id}           a decision or choices, taken by the agent
-//! relay  -> Worker   {"type": "failed", answer_id, reason}
+//! relay  -> Worker   {"type": "failed", answer_id, reason, code?}
 //! Worker -> relay    {"type": "screen", request_id, session, seen?}   Show terminal
 //! relay  -> Worker   {"type": "screen", request_id, digest?, screen? | refused?}
 //! ```
@@ -21,7 +21,10 @@
 //! one the reader has (`seen`), or with why it will not show it. The Worker
 //! waits for the answer to pass it on; nothing of it is kept.
 //!
-//! On a `hello` the Worker sends every answer of the task still on its way.
+//! On a `hello` the Worker sends every answer of the task still on its way
+//! whose question is open; never one whose question closed. Every message a
+//! relay sends counts against its task's rate: a flood closes the socket
+//! ([`CLOSE_FLOOD`]) and writes nothing.
 //! A message of a type the reader does not know is skipped, so either end
 //! may be newer than the other.
 
@@ -35,6 +38,10 @@ pub const CLOSE_REVOKED: u16 = 4001;
 /// The close code of a relay that a newer connection of its task replaced:
 /// one relay per task, the newest; the older stops, as with a revoke.
 pub const CLOSE_REPLACED: u16 = 4002;
+
+/// The close code of a relay that sent more messages than its task's rate:
+/// it may connect again later (the standard "policy violation").
+pub const CLOSE_FLOOD: u16 = 1008;
 
 /// The header in which a relay names what it can do beyond answers, at
 /// connect: a relay that does not say [`CAN_SCREEN`] (one from an older
@@ -53,6 +60,11 @@ pub struct Answer {
     pub question_id: String,
     /// The CLI's session the question belongs to.
     pub session: String,
+    /// The `seq` of the report that opened the question: a decision or
+    /// choices are taken only while that is the machine's own open question
+    /// of the session (a report it did not make has another).
+    #[serde(default)]
+    pub open_seq: u64,
     /// The session's last report the server applied: the relay types only if
     /// its machine made no newer one.
     pub session_seq: u64,
@@ -112,8 +124,14 @@ pub enum FromRelay {
     Typed { answer_id: String },
     /// A decision or choices handed to the agent, which took them.
     Taken { answer_id: String },
-    /// Not typed, and why, for the person.
-    Failed { answer_id: String, reason: String },
+    /// Not typed, and why, for the person; `code` for programs, when the
+    /// refusal is one of [`crate::afar::Refusal`]'s.
+    Failed {
+        answer_id: String,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
     /// A pane's screen, asked for.
     Screen(ScreenReply),
 }
@@ -143,6 +161,7 @@ mod tests {
             answer_id: "ans_1".into(),
             question_id: "q_1".into(),
             session: "s".into(),
+            open_seq: 1_764_460_800_000_000,
             session_seq: 1_764_460_800_123_000,
             body: AnswerBody::Text { text: "yes".into() },
             digest: None,
@@ -151,6 +170,7 @@ mod tests {
         assert_eq!(
             v,
             json!({"type": "answer", "answer_id": "ans_1", "question_id": "q_1", "session": "s",
+                   "open_seq": 1_764_460_800_000_000u64,
                    "session_seq": 1_764_460_800_123_000u64, "text": "yes"})
         );
         assert_eq!(FromRelay::Hello.to_frame(), r#"{"type":"hello"}"#);
@@ -160,7 +180,8 @@ mod tests {
             failed,
             FromRelay::Failed {
                 answer_id: "a".into(),
-                reason: "gone".into()
+                reason: "gone".into(),
+                code: None
             }
         );
         assert!(serde_json::from_str::<FromRelay>(r#"{"type":"shout"}"#).is_err());

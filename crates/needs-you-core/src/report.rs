@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::afar::{self, Afar, DialogQuestion, Takes};
+use crate::request::Request;
 use crate::text;
 
 /// Most bytes in a request body.
@@ -48,6 +49,11 @@ pub enum Report {
         /// flattened, for every screen that shows one list).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         questions: Vec<DialogQuestion>,
+        /// The request an answer from afar covers, given with `takes`: its
+        /// text, options and questions are the card built from it, never the
+        /// report's own words ([`crate::request`]).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        request: Option<Box<Request>>,
     },
     Close {
         cli: Cli,
@@ -190,6 +196,7 @@ impl Report {
                 let terminal = Terminal::from_value(obj.get("terminal"))?;
                 let takes = parse_takes(obj, kind)?;
                 let questions = parse_questions(obj.get("questions"))?;
+                let (takes, request) = bind_request(takes, parse_request(obj)?)?.unzip();
                 Ok(Report::Open {
                     cli,
                     session,
@@ -200,6 +207,7 @@ impl Report {
                     terminal,
                     takes,
                     questions,
+                    request,
                 })
             }
             "close" => {
@@ -304,6 +312,47 @@ fn parse_takes(obj: &Map<String, Value>, kind: Kind) -> Result<Option<Takes>, Re
         takes,
         digest: digest.clone(),
     }))
+}
+
+/// `request`, when given: `{"tool", "input"}`.
+fn parse_request(obj: &Map<String, Value>) -> Result<Option<Request>, ReportError> {
+    match obj.get("request") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => Request::from_value(v)
+            .map(Some)
+            .map_err(ReportError::invalid),
+    }
+}
+
+/// What an open takes from afar, bound to its request, whose digest must be
+/// the one given (the Worker then shows the card built from the request,
+/// `classify::card::built`). An open that takes something without its
+/// request (an older reporter's) takes nothing: it is listed, and answered in
+/// the terminal. A request without `takes` binds nothing and is dropped.
+fn bind_request(
+    takes: Option<Takes>,
+    request: Option<Request>,
+) -> Result<Option<(Takes, Box<Request>)>, ReportError> {
+    let (Some(takes), Some(request)) = (takes, request) else {
+        return Ok(None);
+    };
+    if !request.fits() {
+        return Err(ReportError {
+            code: "request_too_large",
+            message: format!(
+                "`request` is {} bytes; a request answered from afar is at most {}",
+                request.size(),
+                crate::request::MAX_REQUEST_BYTES
+            ),
+        });
+    }
+    if request.digest() != takes.digest {
+        return Err(ReportError {
+            code: "digest_mismatch",
+            message: "`digest` is not the digest of `request`".into(),
+        });
+    }
+    Ok(Some((takes, Box::new(request))))
 }
 
 /// A dialog's questions: at most [`afar::MAX_QUESTIONS`], each cleaned and
@@ -554,32 +603,59 @@ mod tests {
     }
 
     #[test]
-    fn an_open_says_what_it_takes_from_afar_and_keeps_its_questions() {
-        let digest = "a".repeat(64);
-        let r = parse(json!({"action": "open", "kind": "dialog", "cli": "claude-code",
+    fn an_open_that_takes_an_answer_carries_its_request_and_its_digest() {
+        let input = json!({"questions": [{"question": "DB?", "options": [{"label": "SQLite"}]}]});
+        let request = json!({"tool": "AskUserQuestion", "input": input});
+        let digest = crate::afar::digest("AskUserQuestion", &input);
+        let r = parse(
+            json!({"action": "open", "kind": "dialog", "cli": "claude-code",
             "session": "s", "seq": 1, "text": "DB?", "takes": "choices", "digest": digest,
-            "questions": [{"question": "DB?\u{202e}", "header": "DB", "multi_select": true, "other": true,
-                           "options": [{"label": "SQLite"}, {"label": "Postgres", "description": "server"}]}]}))
+            "request": request}),
+        )
         .unwrap();
-        let Report::Open {
-            takes, questions, ..
-        } = &r
-        else {
+        let Report::Open { takes, .. } = &r else {
             panic!()
         };
         assert_eq!(takes.as_ref().unwrap().takes, Afar::Choices);
-        assert_eq!(questions[0].question, "DB?");
-        assert!(questions[0].multi_select && questions[0].other);
         let back = serde_json::to_value(&r).unwrap();
         assert_eq!(
             (back["takes"].as_str(), back["digest"].as_str()),
             (Some("choices"), Some(digest.as_str()))
         );
+        assert_eq!(back["request"], request);
+
+        // The digest of another request: refused, whatever the text says.
+        let forged = parse(json!({"action": "open", "kind": "permission", "cli": "claude-code",
+            "session": "s", "seq": 2, "text": "Run the unit tests\n$ npm test",
+            "takes": "decision", "digest": crate::afar::digest("Bash", &json!({"command": "curl x | sh"})),
+            "request": {"tool": "Bash", "input": {"command": "npm test"}}}))
+        .unwrap_err();
+        assert_eq!(forged.code, "digest_mismatch");
+        // Without its request an open takes nothing, and keeps its words.
+        let older = parse(
+            json!({"action": "open", "kind": "permission", "cli": "claude-code",
+            "session": "s", "seq": 3, "text": "Run it?", "takes": "decision", "digest": digest}),
+        )
+        .unwrap();
+        let Report::Open { takes, text, .. } = older else {
+            panic!()
+        };
+        assert_eq!((takes, text.as_str()), (None, "Run it?"));
+        let big =
+            json!({"tool": "Write", "input": {"file_path": "/a", "content": "x".repeat(25_000)}});
+        let too_large = parse(
+            json!({"action": "open", "kind": "permission", "cli": "claude-code",
+            "session": "s", "seq": 4, "takes": "decision",
+            "digest": crate::afar::digest("Write", &big["input"]), "request": big}),
+        );
+        assert_eq!(too_large.unwrap_err().code, "request_too_large");
+
         for (extra, needle) in [
             (json!({"takes": "decision", "digest": digest}), "`takes`"),
             (json!({"takes": "text", "digest": digest}), "`takes`"),
             (json!({"takes": "choices"}), "given together"),
             (json!({"takes": "choices", "digest": "xyz"}), "`digest`"),
+            (json!({"request": {"input": {}}}), "`request.tool`"),
             (
                 json!({"questions": [{"question": "no options"}]}),
                 "`questions[0]`",

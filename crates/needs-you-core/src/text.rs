@@ -17,22 +17,48 @@
 //! command line what it prints, and the relay what it types, each with these.
 
 /// Whether `c` shows nothing and changes how the text around it reads:
-/// Unicode's format characters (general category Cf), and the Hangul fillers
-/// that render as blank letters.
+/// Unicode's whole default-ignorable set (format characters such as bidi
+/// embeddings, overrides and isolates, zero-width spaces and joiners, the
+/// BOM, tag characters; the combining grapheme joiner; the Hangul fillers
+/// that render as blank letters; the reserved blocks), the variation
+/// selectors, and the other format characters (general category Cf).
 pub fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{00AD}' // soft hyphen
+        | '\u{034F}' // combining grapheme joiner
         | '\u{0600}'..='\u{0605}' | '\u{061C}' | '\u{06DD}' | '\u{070F}' | '\u{0890}'..='\u{0891}'
-        | '\u{08E2}' | '\u{180E}'
+        | '\u{08E2}'
+        | '\u{115F}' | '\u{1160}' // Hangul fillers
+        | '\u{17B4}' | '\u{17B5}' // Khmer inherent vowels
+        | '\u{180B}'..='\u{180F}' // Mongolian variation selectors and vowel separator
         | '\u{200B}'..='\u{200F}' // zero-width space, non-joiner, joiner; LRM, RLM
         | '\u{202A}'..='\u{202E}' // bidi embeddings and overrides
-        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' // word joiner, isolates, deprecated formats
-        | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{2060}'..='\u{206F}' // word joiner, invisible operators, isolates, deprecated formats
+        | '\u{3164}' | '\u{FFA0}' // Hangul fillers
+        | '\u{FE00}'..='\u{FE0F}' // variation selectors
+        | '\u{FEFF}' | '\u{FFF0}'..='\u{FFFB}'
         | '\u{110BD}' | '\u{110CD}' | '\u{13430}'..='\u{1343F}' | '\u{1BCA0}'..='\u{1BCA3}'
         | '\u{1D173}'..='\u{1D17A}'
-        | '\u{E0001}' | '\u{E0020}'..='\u{E007F}' // tag characters
-        | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' // Hangul fillers
+        | '\u{E0000}'..='\u{E0FFF}' // tag characters, variation selectors supplement, reserved
     )
+}
+
+/// `s` with nothing hidden: line breaks and tabs kept, every other control or
+/// invisible character ([`is_invisible`]) written out as `⟨U+XXXX⟩`. This
+/// is how a request that an allow covers is shown: dropping a character
+/// there would show the person something other than what runs.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() || is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\u{27E8}U+{:04X}\u{27E9}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Line breaks of any kind: each becomes a space in a [`line`].
@@ -132,5 +158,36 @@ mod tests {
         );
         assert_eq!(paragraphs("a\rb\tc\u{202E}d"), "a\nb    cd");
         assert_eq!(paragraphs("  indented\nkept"), "  indented\nkept");
+    }
+
+    #[test]
+    fn the_invisible_set_is_unicode_s_default_ignorables_and_the_variation_selectors() {
+        for c in [
+            '\u{034F}',
+            '\u{FE0F}',
+            '\u{FE00}',
+            '\u{180B}',
+            '\u{17B4}',
+            '\u{2065}',
+            '\u{FFF0}',
+            '\u{E0100}',
+            '\u{E01EF}',
+            '\u{E0FFF}',
+        ] {
+            assert!(is_invisible(c), "U+{:04X}", c as u32);
+            assert_eq!(line(&format!("a{c}b")), "ab");
+        }
+        for c in ['a', ' ', '\u{00A0}', '\u{FE10}', '\u{2070}', '✓'] {
+            assert!(!is_invisible(c), "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn visible_text_shows_what_it_holds() {
+        assert_eq!(
+            visible("rm -rf build\u{202E}/\u{1b}[2J\r\ttwo\nlines"),
+            "rm -rf build⟨U+202E⟩/⟨U+001B⟩[2J⟨U+000D⟩\ttwo\nlines"
+        );
+        assert_eq!(visible("héllo ✓"), "héllo ✓");
     }
 }

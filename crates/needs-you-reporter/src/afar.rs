@@ -7,7 +7,7 @@
 //! $DIR/relay-<task key>.sock    the relay's Unix socket (the directory is 0700)
 //!
 //! waiter -> relay   {"session": "…", "digest": "…"}     one line: what it waits for
-//! relay  -> waiter  {"digest": "…", "answer": {…}}       one line: the answer, once
+//! relay  -> waiter  {"answer_id": "…", "digest": "…", "answer": {…}}   one line: the answer, once
 //! waiter -> relay   {"took": true}                        once the agent has it
 //! ```
 //!
@@ -18,8 +18,10 @@
 //! waits on the socket, without a network connection of its own and without
 //! polling; it never delays the dialog, which is already on screen. The
 //! relay hands an answer only to the waiter whose session and digest are the
-//! answer's; the waiter checks the digest again, and hands the agent nothing
-//! else.
+//! answer's, and only while the session's open question here is the one the
+//! answer names ([`crate::relay`]); the waiter checks the digest again,
+//! refuses an answer it was handed once already (`$DIR/spent-answers`, its
+//! ids), and hands the agent nothing else.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsRawFd;
@@ -58,8 +60,51 @@ struct Wait {
 
 #[derive(Serialize, Deserialize)]
 struct Handed {
+    #[serde(default)]
+    answer_id: String,
     digest: String,
     answer: AnswerBody,
+}
+
+/// The answers handed to a waiter on this machine, by id, so that none is
+/// taken twice: the newest [`SPENT_KEPT`], one a line.
+const SPENT_FILE: &str = "spent-answers";
+const SPENT_KEPT: usize = 1000;
+
+/// Records `answer_id` as spent in `file`, unless it is there already (or
+/// is no id at all, or the file cannot be kept): false then, and the answer
+/// is not taken.
+fn spend(file: &Path, answer_id: &str) -> bool {
+    use std::io::{Read, Seek};
+    use std::os::unix::fs::OpenOptionsExt;
+    if answer_id.is_empty() || answer_id.contains(char::is_whitespace) {
+        return false;
+    }
+    let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .open(file)
+    else {
+        return false;
+    };
+    if f.lock().is_err() {
+        return false;
+    }
+    let mut text = String::new();
+    if f.read_to_string(&mut text).is_err() {
+        return false;
+    }
+    let mut ids: Vec<&str> = text.lines().collect();
+    if ids.contains(&answer_id) {
+        return false;
+    }
+    ids.push(answer_id);
+    let keep = &ids[ids.len().saturating_sub(SPENT_KEPT)..];
+    let out = keep.join("\n") + "\n";
+    f.set_len(0).is_ok() && f.rewind().is_ok() && f.write_all(out.as_bytes()).is_ok()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -151,8 +196,11 @@ pub fn wait(
         .ok()?;
     let handed: Handed = serde_json::from_str(&line).ok()?;
     // Checked again here, by the one that hands it on: only this request's
-    // answer, of the form this request takes.
+    // answer, of the form this request takes, and only once.
     if handed.digest != digest || handed.answer.form() != takeable.takes.takes {
+        return None;
+    }
+    if !spend(&path.with_file_name(SPENT_FILE), &handed.answer_id) {
         return None;
     }
     Some(Answered {
@@ -228,10 +276,16 @@ impl Waiters {
         !list.is_empty()
     }
 
-    /// Hands `answer` to the waiter of `session` and `digest`, waiting up to
-    /// [`HOLD_FOR`] for it to register; then waits for it to say the agent
-    /// took it. Why not, for the person, when it could not.
-    pub fn hand(&self, session: &str, digest: &str, answer: &AnswerBody) -> Result<(), String> {
+    /// Hands `answer` (`answer_id`) to the waiter of `session` and `digest`,
+    /// waiting up to [`HOLD_FOR`] for it to register; then waits for it to
+    /// say the agent took it. Why not, for the person, when it could not.
+    pub fn hand(
+        &self,
+        session: &str,
+        digest: &str,
+        answer_id: &str,
+        answer: &AnswerBody,
+    ) -> Result<(), String> {
         let deadline = Instant::now() + HOLD_FOR;
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
         let waiter = loop {
@@ -258,6 +312,7 @@ impl Waiters {
         drop(list);
         let mut stream = waiter.stream;
         let handed = Handed {
+            answer_id: answer_id.to_owned(),
             digest: digest.to_owned(),
             answer: answer.clone(),
         };
@@ -296,6 +351,7 @@ mod tests {
                 takes: Afar::Decision,
                 digest: digest.into(),
             },
+            request: needs_you_core::request::Request::new("T", &serde_json::json!({})),
             questions: Vec::new(),
         }
     }
@@ -328,9 +384,32 @@ mod tests {
         // The older waiter is let go as the newer one registers.
         assert_eq!(older.join().unwrap(), None);
         // Another digest finds nobody; this one, the newer waiter, which took it.
-        assert!(waiters.hand("s1", "d2", &allow()).is_err());
-        assert_eq!(waiters.hand("s1", "d1", &allow()), Ok(()));
+        assert!(waiters.hand("s1", "d2", "ans_1", &allow()).is_err());
+        assert_eq!(waiters.hand("s1", "d1", "ans_1", &allow()), Ok(()));
         assert_eq!(newer.join().unwrap(), Some(allow()));
+        // The same answer again, to a new waiter of the very same request:
+        // spent, never taken twice.
+        let again = waiting("d1");
+        assert!(waiters.hand("s1", "d1", "ans_1", &allow()).is_err());
+        assert_eq!(again.join().unwrap(), None);
+        let fresh = waiting("d1");
+        assert_eq!(waiters.hand("s1", "d1", "ans_2", &allow()), Ok(()));
+        assert_eq!(fresh.join().unwrap(), Some(allow()));
+    }
+
+    #[test]
+    fn an_answer_id_is_spent_once_and_the_newest_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(SPENT_FILE);
+        assert!(spend(&file, "ans_a"));
+        assert!(!spend(&file, "ans_a"));
+        assert!(!spend(&file, ""), "no id, nothing to bind");
+        for i in 0..SPENT_KEPT {
+            assert!(spend(&file, &format!("ans_{i}")));
+        }
+        let kept = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(kept.lines().count(), SPENT_KEPT);
+        assert!(!spend(&file, &format!("ans_{}", SPENT_KEPT - 1)));
     }
 
     #[test]

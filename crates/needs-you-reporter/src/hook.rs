@@ -140,13 +140,17 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
                     terminal,
                     takes,
                     questions,
+                    request,
                     ..
                 }) = &mut r
                 {
                     *terminal = Some(here.terminal.clone());
+                    // The request itself goes with it: the Worker builds the
+                    // card from it, never from our words.
                     if let Some(t) = &takeable {
                         *takes = Some(t.takes.clone());
                         questions.clone_from(&t.questions);
+                        *request = Some(Box::new(t.request.clone()));
                     }
                 }
                 r
@@ -159,7 +163,13 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             let at = transcript
                 .as_ref()
                 .map(|(path, len)| (*len, path.as_path()));
-            questions::open(&dir, &target, &session, kind, at, agent.as_deref(), |seq| {
+            let opening = state::Opening {
+                kind,
+                transcript: at,
+                agent: agent.as_deref(),
+                digest: takeable.as_ref().map(|t| t.takes.digest.as_str()),
+            };
+            questions::open(&dir, &target, &session, &opening, |seq| {
                 report(seq).expect("an open")
             })?;
             if let Some((path, _)) = transcript {

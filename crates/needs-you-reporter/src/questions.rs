@@ -5,24 +5,23 @@
 //! closes what ended without a hook.
 
 use needs_you_core::classify::close_applies;
-use needs_you_core::{Cli, CloseReason, Kind, Report};
+use needs_you_core::{Cli, CloseReason, Report};
 
 use crate::send::{self, Target};
-use crate::state::{OpenQuestion, StateDir};
+use crate::state::{OpenQuestion, Opening, StateDir};
 
-/// Marks `session`'s question of `kind` open (with how long its transcript
-/// was, for a CLI that has one), queues the report that `report` makes for
-/// its `seq`, and makes sure a sender drains the queue.
+/// Marks `session`'s question open as `opening` says (with how long its
+/// transcript was, for a CLI that has one, and the digest of what it takes
+/// from afar), queues the report that `report` makes for its `seq`, and
+/// makes sure a sender drains the queue.
 pub fn open(
     dir: &StateDir,
     target: &Target,
     session: &str,
-    kind: Kind,
-    transcript: Option<(u64, &std::path::Path)>,
-    agent: Option<&str>,
+    opening: &Opening,
     report: impl FnOnce(u64) -> Report,
 ) -> Result<(), String> {
-    dir.record_open_by(session, kind, transcript, agent, |seq| {
+    dir.record_opening(session, opening, |seq| {
         send::queue(&report(seq), dir.path(), target)
     })
     .map_err(state_error)??;

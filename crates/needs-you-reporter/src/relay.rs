@@ -25,7 +25,10 @@
 //! A dropped connection is made again after a pause (1 s, doubling to 30 s
 //! while connections keep failing or dropping at once); answers queued
 //! meanwhile come on the `hello`. An answer id already handled is never typed
-//! twice: its outcome is said again, in case the drop lost it. A close that
+//! twice. What became of the answers it handled is said again after every
+//! `hello`, in case a drop lost it: the Worker never sends an answer again
+//! once its question closed, and the close that typing or taking an answer
+//! causes may well come first. A close that
 //! says the task was revoked, or that a newer relay of the task took over
 //! (`needs_you_core::relay`'s close codes), or a refused credential, ends it;
 //! so does a machine where nothing of its task has been open for
@@ -39,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use needs_you_core::afar::AnswerBody;
+use needs_you_core::afar::{AnswerBody, Refusal};
 use needs_you_core::relay::{
     Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
@@ -64,6 +67,10 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// The shortest time between two reads of one pane: a reader asking faster
 /// is sent the last screen, so that no reader can make tmux work harder.
 pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
+/// The most outcomes of answers kept to say again: an answer is handled
+/// once in a while, so these are the latest hours' (the waiter's own list
+/// of spent answers keeps a decision from being taken twice beyond them).
+const HANDLED_KEPT: usize = 100;
 
 /// What the hook records for an open question's session: its pane, and the
 /// task it reports for (the outbox key of its server and credential).
@@ -176,6 +183,23 @@ fn still_open(dir: &StateDir, a: &Answer) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a decision or choices may be handed on: only while the session's
+/// open question on this machine is the one the answer names, opened by
+/// this machine's own report (its `seq`) for the very request (its digest).
+/// A report made up with the task credential elsewhere, or one this machine
+/// has moved on from, takes nothing.
+fn may_hand(dir: &StateDir, a: &Answer, digest: &str) -> Result<(), Refusal> {
+    let open = dir
+        .open_question(&a.session)
+        .ok()
+        .flatten()
+        .ok_or(Refusal::NotThisRequest)?;
+    if open.seq != a.open_seq || open.digest.as_deref() != Some(digest) {
+        return Err(Refusal::NotThisRequest);
+    }
+    Ok(())
+}
+
 type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
 
 enum Connect {
@@ -283,21 +307,30 @@ impl Relay {
                     })
                 })
             }
-            (body, Some(digest)) => {
-                self.waiters
-                    .hand(&answer.session, digest, body)
+            (body, Some(digest)) => match may_hand(&self.dir, answer, digest) {
+                Err(refusal) => {
+                    return FromRelay::Failed {
+                        answer_id,
+                        reason: refusal.message(),
+                        code: Some(refusal.code().to_owned()),
+                    }
+                }
+                Ok(()) => self
+                    .waiters
+                    .hand(&answer.session, digest, &answer.answer_id, body)
                     .map(|()| FromRelay::Taken {
                         answer_id: answer_id.clone(),
-                    })
-            }
+                    }),
+            },
             (_, None) => Err("the answer names no request to answer".into()),
         };
-        outcome.unwrap_or_else(|reason| FromRelay::Failed { answer_id, reason })
+        outcome.unwrap_or_else(|reason| FromRelay::Failed {
+            answer_id,
+            reason,
+            code: None,
+        })
     }
 
-    /// The pane of the session's open question, as asked: checked as before
-    /// typing (the question open here, of this task, the pane still the
-    /// agent's), and read at most every [`SCREEN_EVERY`].
     fn screen(&mut self, ask: &ScreenAsk) -> ScreenReply {
         let request_id = ask.request_id.clone();
         let shown = self.read_screen(&ask.session);
@@ -406,6 +439,9 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         if !say(&mut ws, &FromRelay::Hello) {
             continue;
         }
+        if !relay.handled.values().all(|said| say(&mut ws, said)) {
+            continue;
+        }
         let served = serve(&mut ws, &mut relay);
         // A connection that lasted is no sign of trouble: the next one is
         // tried after the shortest pause. One dropped at once keeps doubling.
@@ -461,6 +497,9 @@ fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
                 }
                 let msg = relay.handle(&answer);
                 let sent = say(ws, &msg);
+                if relay.handled.len() >= HANDLED_KEPT {
+                    relay.handled.clear();
+                }
                 relay.handled.insert(answer.answer_id, msg);
                 if !sent {
                     return Served::Dropped;

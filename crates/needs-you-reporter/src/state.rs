@@ -74,6 +74,21 @@ pub struct OpenQuestion {
     /// Which transcript was watched for it ([`session_key`] of its path): a
     /// Codex subagent's dialog is in its own rollout, not the session's.
     pub transcript: Option<String>,
+    /// The digest of the request it takes an answer from afar for: an
+    /// answer is handed on only while this is the open question.
+    pub digest: Option<String>,
+}
+
+/// What a question that opens is, as recorded with it.
+#[derive(Debug, Clone, Copy)]
+pub struct Opening<'a> {
+    pub kind: Kind,
+    /// How long the session's transcript was, and which transcript.
+    pub transcript: Option<(u64, &'a Path)>,
+    /// The subagent that asked it.
+    pub agent: Option<&'a str>,
+    /// The digest of the request it takes an answer from afar for.
+    pub digest: Option<&'a str>,
 }
 
 impl StateDir {
@@ -142,20 +157,43 @@ impl StateDir {
         agent: Option<&str>,
         then: impl FnOnce(u64) -> T,
     ) -> io::Result<T> {
+        let opening = Opening {
+            kind,
+            transcript,
+            agent,
+            digest: None,
+        };
+        self.record_opening(session, &opening, then)
+    }
+
+    /// [`StateDir::record_open`] of what [`Opening`] says.
+    pub fn record_opening<T>(
+        &self,
+        session: &str,
+        opening: &Opening,
+        then: impl FnOnce(u64) -> T,
+    ) -> io::Result<T> {
         let _lock = self.lock()?;
         let key = session_key(session);
         let seq = self.bump_seq(&key)?;
-        // `kind seq [at|- [agent|- [transcript]]]`: none of them has spaces.
-        let agent = agent.filter(|a| !a.is_empty() && !a.contains(char::is_whitespace));
-        let at = transcript.map_or("-".to_owned(), |(at, _)| at.to_string());
-        let file = transcript.map(|(_, path)| transcript_key(path));
+        // `kind seq [at|- [agent|- [transcript|- [digest]]]]`: none of them
+        // has spaces.
+        let no_space = |w: &&str| !w.is_empty() && !w.contains(char::is_whitespace);
+        let agent = opening.agent.filter(no_space);
+        let at = opening
+            .transcript
+            .map_or("-".to_owned(), |(at, _)| at.to_string());
+        let file = opening
+            .transcript
+            .map_or("-".to_owned(), |(_, path)| transcript_key(path));
         let mut words = vec![
-            kind.to_string(),
+            opening.kind.to_string(),
             seq.to_string(),
             at,
             agent.unwrap_or("-").into(),
+            file,
+            opening.digest.filter(no_space).unwrap_or("-").into(),
         ];
-        words.extend(file);
         // Trailing `-` words say nothing.
         while words.len() > 2 && words.last().is_some_and(|w| w == "-") {
             words.pop();
@@ -180,7 +218,8 @@ impl StateDir {
             seq: words.next().and_then(|w| w.parse().ok()).unwrap_or(0),
             transcript_at: words.next().and_then(|w| w.parse().ok()),
             agent: words.next().filter(|w| *w != "-").map(str::to_owned),
-            transcript: words.next().map(str::to_owned),
+            transcript: words.next().filter(|w| *w != "-").map(str::to_owned),
+            digest: words.next().filter(|w| *w != "-").map(str::to_owned),
         })
     }
 
@@ -468,6 +507,23 @@ mod tests {
         let open = s.open_question("u").unwrap().unwrap();
         assert_eq!((open.agent, open.transcript_at), (None, Some(5)));
         assert_eq!(open.transcript, Some(transcript_key(rollout)));
+        // The digest of what it takes from afar, with or without the rest.
+        let digest = "d".repeat(64);
+        for transcript in [None, Some((9, rollout))] {
+            let opening = Opening {
+                kind: Kind::Permission,
+                transcript,
+                agent: None,
+                digest: Some(&digest),
+            };
+            let seq = s.record_opening("v", &opening, |seq| seq).unwrap();
+            let open = s.open_question("v").unwrap().unwrap();
+            assert_eq!(
+                (open.seq, open.digest.as_deref()),
+                (seq, Some(digest.as_str()))
+            );
+            assert_eq!(open.transcript.is_some(), transcript.is_some());
+        }
     }
 
     #[test]
@@ -492,6 +548,7 @@ mod tests {
                 transcript_at: Some(4096),
                 agent: None,
                 transcript: Some(transcript_key(Path::new("/t.jsonl"))),
+                digest: None,
             })
         );
         let state = s.session_state("s").unwrap();

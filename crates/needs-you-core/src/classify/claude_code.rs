@@ -12,7 +12,7 @@ use super::{
 use crate::afar::{self, Afar, AnswerBody, DialogQuestion, Verdict};
 use crate::report::{CloseReason, Kind};
 
-const ASK_TOOL: &str = "AskUserQuestion";
+pub(super) const ASK_TOOL: &str = "AskUserQuestion";
 
 /// What `report-prompt install --cli claude-code` adds, in this order.
 pub const HOOKS: &[HookSpec] = &[
@@ -218,7 +218,7 @@ pub(super) fn takeable(event: &Value) -> Option<Takeable> {
         Afar::Choices => dialog_questions(input.get("questions"), true),
         _ => Vec::new(),
     };
-    Some(Takeable::new(takes, tool, input, questions))
+    Takeable::new(takes, tool, input, questions)
 }
 
 /// What the `PermissionRequest` hook prints to take `answer`: allow once or
@@ -251,23 +251,93 @@ pub fn hook_output(answer: &AnswerBody, tool_input: &Value, questions: &[DialogQ
     json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}})
 }
 
-/// What a permission dialog asks: the command and why (Bash), the file
-/// (Edit, Write, Read), else the tool's name.
+/// What a permission dialog asks, as its card shows it ([`request_text`]);
+/// for a request too large to answer from afar, why, and what fits.
 fn permission_text(tool: &str, input: Option<&Value>) -> String {
-    let field = |name: &str| input.and_then(|i| str_field(i, name));
     if tool == PLAN_TOOL {
-        return plan_text(field("plan"));
+        return plan_text(input.and_then(|i| str_field(i, "plan")));
     }
-    command_with_description(field("command"), field("description"))
-        .or_else(|| field("command").map(|c| format!("Claude Code wants to run: {c}")))
-        .or_else(|| field("file_path").map(|f| format!("Claude Code wants to use {tool} on {f}")))
-        .or_else(|| field("url").map(|u| format!("Claude Code wants to use {tool} on {u}")))
-        .unwrap_or_else(|| match mcp_tool(tool) {
-            Some((server, name)) => {
+    let empty = json!({});
+    super::card::text_or_why_not(
+        crate::Cli::ClaudeCode,
+        Kind::Permission,
+        tool,
+        input.unwrap_or(&empty),
+    )
+}
+
+/// A permission request's card: what it runs, writes or changes, in Claude
+/// Code's terms (the command and why; a file's whole content; an edit as a
+/// diff; the MCP server and tool), then every other field of its input.
+pub(super) fn request_text(tool: &str, input: &Value) -> String {
+    use crate::request::{diff, rest_lines, take_str, with_rest};
+    let mut rest = match input {
+        Value::Object(o) => o.clone(),
+        Value::Null => serde_json::Map::new(),
+        other => serde_json::Map::from_iter([("input".to_owned(), other.clone())]),
+    };
+    let file = take_str(&mut rest, "file_path");
+    let head = match (tool, file) {
+        ("Bash", _) => {
+            let command = take_str(&mut rest, "command");
+            let description = take_str(&mut rest, "description");
+            command_with_description(command.as_deref(), description.as_deref())
+                .or_else(|| command.map(|c| format!("Claude Code wants to run: {c}")))
+                .unwrap_or_else(|| "Claude Code wants to run a command".to_owned())
+        }
+        ("Write", Some(f)) => match take_str(&mut rest, "content") {
+            Some(content) => format!("Claude Code wants to write {f}:\n\n{content}"),
+            None => format!("Claude Code wants to write {f}"),
+        },
+        ("Edit", Some(f)) => {
+            match (
+                take_str(&mut rest, "old_string"),
+                take_str(&mut rest, "new_string"),
+            ) {
+                (Some(old), Some(new)) => {
+                    format!("Claude Code wants to edit {f}:\n\n{}", diff(&old, &new))
+                }
+                (old, new) => {
+                    // Put back what a diff could not show.
+                    rest.extend(old.map(|o| ("old_string".to_owned(), Value::String(o))));
+                    rest.extend(new.map(|n| ("new_string".to_owned(), Value::String(n))));
+                    format!("Claude Code wants to edit {f}")
+                }
+            }
+        }
+        ("MultiEdit", Some(f)) => match rest.remove("edits") {
+            Some(Value::Array(edits)) => {
+                let shown: Vec<String> = edits
+                    .iter()
+                    .map(|e| {
+                        let mut e = e.as_object().cloned().unwrap_or_default();
+                        let old = take_str(&mut e, "old_string").unwrap_or_default();
+                        let new = take_str(&mut e, "new_string").unwrap_or_default();
+                        let changed = diff(&old, &new);
+                        if e.is_empty() {
+                            changed
+                        } else {
+                            format!("{changed}\n{}", rest_lines(&e))
+                        }
+                    })
+                    .collect();
+                format!("Claude Code wants to edit {f}:\n\n{}", shown.join("\n\n"))
+            }
+            other => {
+                rest.extend(other.map(|e| ("edits".to_owned(), e)));
+                format!("Claude Code wants to edit {f}")
+            }
+        },
+        (_, Some(f)) => format!("Claude Code wants to use {tool} on {f}"),
+        (_, None) => match (mcp_tool(tool), take_str(&mut rest, "url")) {
+            (_, Some(u)) => format!("Claude Code wants to use {tool} on {u}"),
+            (Some((server, name)), None) => {
                 format!("Claude Code wants to use {name} of the MCP server {server}")
             }
-            None => format!("Claude Code needs your permission to use {tool}"),
-        })
+            (None, None) => format!("Claude Code needs your permission to use {tool}"),
+        },
+    };
+    with_rest(head, &rest)
 }
 
 /// An MCP server's tool, as Claude Code names it: `mcp__<server>__<tool>`.
@@ -450,13 +520,25 @@ mod tests {
         );
         let edit = with(
             "PermissionRequest",
-            json!({"tool_name": "Edit", "tool_input": {"file_path": "/w/src/main.rs"}}),
+            json!({"tool_name": "Edit", "tool_input": {"file_path": "/w/src/main.rs",
+                "old_string": "a", "new_string": "b"}}),
         );
         assert_eq!(
             decide(&edit),
             Decision::Expect {
                 kind: Kind::Permission,
-                text: "Claude Code wants to use Edit on /w/src/main.rs".into()
+                text: "Claude Code wants to edit /w/src/main.rs:\n\n- a\n+ b".into()
+            }
+        );
+        let read = with(
+            "PermissionRequest",
+            json!({"tool_name": "Read", "tool_input": {"file_path": "/w/.env"}}),
+        );
+        assert_eq!(
+            decide(&read),
+            Decision::Expect {
+                kind: Kind::Permission,
+                text: "Claude Code wants to use Read on /w/.env".into()
             }
         );
     }

@@ -8,6 +8,7 @@
 //! that `report-prompt install` adds for that CLI ([`hooks`]), so what is
 //! installed and what it means are read in one file.
 
+pub mod card;
 mod claude_code;
 mod codex;
 mod elicitation;
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::afar::{self, Afar, DialogQuestion, Takes};
+use crate::request::{self, Request};
 
 use crate::question::{ends_with_question, reply_tail};
 use crate::report::{
@@ -64,6 +66,7 @@ impl Decision {
                 terminal: None,
                 takes: None,
                 questions: Vec::new(),
+                request: None,
             }),
             Decision::Close { reason } => Some(Report::Close {
                 cli,
@@ -93,23 +96,62 @@ pub struct Classified {
 }
 
 /// A dialog or permission that this CLI lets a hook or plugin answer: what
-/// it takes, the digest that binds an answer to it, and a dialog's questions.
+/// it takes, the request itself (which the report carries, for the Worker to
+/// build the card from), the digest that binds an answer to it, and a
+/// dialog's questions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Takeable {
     #[serde(flatten)]
     pub takes: Takes,
+    pub request: Request,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub questions: Vec<DialogQuestion>,
 }
 
 impl Takeable {
-    fn new(takes: Afar, tool: &str, input: &Value, questions: Vec<DialogQuestion>) -> Takeable {
-        Takeable {
+    /// `None` for a request too large to carry whole: it is answered in the
+    /// terminal ([`Request::fits`]).
+    fn new(
+        takes: Afar,
+        tool: &str,
+        input: &Value,
+        questions: Vec<DialogQuestion>,
+    ) -> Option<Takeable> {
+        let request = Request::new(tool, input);
+        request.fits().then(|| Takeable {
             takes: Takes {
                 takes,
-                digest: afar::digest(tool, input),
+                digest: request.digest(),
             },
+            request,
             questions,
+        })
+    }
+}
+
+/// A dialog request's list of questions, where its CLI keeps them: Claude
+/// Code's `AskUserQuestion` in `questions` of its input, OpenCode's request
+/// is the list itself.
+fn request_questions<'a>(cli: Cli, tool: &str, input: &'a Value) -> Option<&'a Value> {
+    match cli {
+        Cli::ClaudeCode if tool == claude_code::ASK_TOOL => input.get("questions"),
+        _ => Some(input),
+    }
+}
+
+/// A permission request's card text, in its CLI's words, with everything its
+/// input holds.
+fn request_text(cli: Cli, tool: &str, input: &Value) -> String {
+    match cli {
+        Cli::ClaudeCode => claude_code::request_text(tool, input),
+        Cli::Opencode => normalized::opencode_request_text(input),
+        _ => {
+            let rest = match input {
+                Value::Object(o) => o.clone(),
+                Value::Null => serde_json::Map::new(),
+                other => serde_json::Map::from_iter([("input".to_owned(), other.clone())]),
+            };
+            request::with_rest(format!("{} wants to use {tool}", cli.display_name()), &rest)
         }
     }
 }
@@ -595,6 +637,7 @@ mod tests {
                 terminal: None,
                 takes: None,
                 questions: vec![],
+                request: None,
             })
         );
         let close = Decision::Close {

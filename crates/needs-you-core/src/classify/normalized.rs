@@ -24,6 +24,7 @@ use super::{
 };
 use crate::afar::Afar;
 use crate::report::{Cli, CloseReason, Kind};
+use crate::request;
 
 /// The version of the normalized format that this crate reads.
 pub const VERSION: u64 = 1;
@@ -74,19 +75,19 @@ pub(super) fn takeable(event: &Value) -> Option<Takeable> {
     match str_field(event, "event")? {
         "dialog" => {
             let questions = event.get("questions")?;
-            Some(Takeable::new(
+            Takeable::new(
                 Afar::Choices,
-                "opencode.question",
+                OPENCODE_QUESTION,
                 questions,
                 dialog_questions(Some(questions), true),
-            ))
+            )
         }
-        "permission" => Some(Takeable::new(
+        "permission" => Takeable::new(
             Afar::Decision,
-            "opencode.permission",
+            OPENCODE_PERMISSION,
             event.get("request")?,
             Vec::new(),
-        )),
+        ),
         _ => None,
     }
 }
@@ -128,7 +129,7 @@ fn hermes_close_reason(event: &Value) -> CloseReason {
 fn permission_text(cli: Cli, event: &Value) -> String {
     let non_empty = |s: Option<&str>| s.filter(|t| !t.is_empty()).map(str::to_owned);
     if let Some(req) = event.get("request") {
-        return opencode_permission(req);
+        return super::card::text_or_why_not(cli, Kind::Permission, OPENCODE_PERMISSION, req);
     }
     if let Some(a) = event.get("approval") {
         let command = str_field(a, "command").filter(|c| !c.is_empty());
@@ -140,6 +141,68 @@ fn permission_text(cli: Cli, event: &Value) -> String {
         Cli::Hermes => "Hermes needs your approval".to_owned(),
         _ => "The agent needs your permission".to_owned(),
     })
+}
+
+/// The tool names under which OpenCode's requests are digested.
+const OPENCODE_PERMISSION: &str = "opencode.permission";
+const OPENCODE_QUESTION: &str = "opencode.question";
+
+/// Fields of OpenCode's permission request that name it (its id, its
+/// session, message and call) and change nothing of what it allows: bound by
+/// the digest, left off the card.
+const OPENCODE_IDS: &[&str] = &["id", "sessionID", "messageID", "callID", "tool", "time"];
+
+/// OpenCode's permission request as its card shows it: [`opencode_permission`]'s
+/// line, then every field of the request and its `metadata` that the line
+/// did not show, but for the identifiers.
+pub(super) fn opencode_request_text(req: &Value) -> String {
+    let head = opencode_permission(req);
+    let mut rest = req.as_object().cloned().unwrap_or_default();
+    for k in OPENCODE_IDS {
+        rest.remove(*k);
+    }
+    let titled = str_field(req, "title").is_some_and(|t| !t.is_empty());
+    if titled {
+        rest.remove("title");
+    }
+    let what = ["permission", "type"]
+        .into_iter()
+        .find(|k| str_field(req, k).is_some());
+    if let Some(k) = what.filter(|_| !titled) {
+        rest.remove(k);
+    }
+    let mut meta = match rest.remove("metadata") {
+        Some(Value::Object(m)) => m,
+        Some(other) => serde_json::Map::from_iter([("metadata".to_owned(), other)]),
+        None => serde_json::Map::new(),
+    };
+    let command = str_field(req.get("metadata").unwrap_or(&Value::Null), "command")
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned);
+    if !titled {
+        match &command {
+            Some(c) => {
+                meta.remove("command");
+                // Patterns that are the command itself say nothing more.
+                for k in ["patterns", "pattern"] {
+                    let same = match rest.get(k) {
+                        Some(Value::Array(p)) => p.iter().all(|p| p.as_str() == Some(c)),
+                        Some(Value::String(p)) => p == c,
+                        _ => false,
+                    };
+                    if same {
+                        rest.remove(k);
+                    }
+                }
+            }
+            None => {
+                rest.remove("patterns");
+                rest.remove("pattern");
+            }
+        }
+    }
+    rest.extend(meta);
+    request::with_rest(head, &rest)
 }
 
 /// OpenCode's permission request: its title when it has one (the older
@@ -348,7 +411,8 @@ mod tests {
         );
         assert_eq!(
             perm(json!({"type": "bash", "pattern": ["rm -rf *"], "title": "rm -rf build"})),
-            "rm -rf build"
+            "rm -rf build\n\npattern: [\"rm -rf *\"]\ntype: bash",
+            "a title never hides what the request allows"
         );
         assert_eq!(
             perm(json!({"permission": "edit", "patterns": ["src/a.rs", "src/b.rs"]})),
@@ -359,6 +423,14 @@ mod tests {
             "OpenCode asks to use webfetch"
         );
         assert_eq!(perm(json!({})), "OpenCode asks to use a tool");
+        assert_eq!(
+            perm(json!({"id": "per_1", "sessionID": "ses_1", "permission": "bash",
+                        "patterns": ["rm -rf build"], "always": ["rm *"],
+                        "metadata": {"command": "echo harmless", "description": "clean"},
+                        "tool": {"messageID": "m", "callID": "c"}})),
+            "bash: echo harmless\n\nalways: [\"rm *\"]\ndescription: clean\npatterns: [\"rm -rf build\"]",
+            "patterns that differ from the command are shown; identifiers are not"
+        );
     }
 
     #[test]

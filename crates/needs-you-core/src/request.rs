@@ -1,0 +1,155 @@
+//! The request that an answer from afar covers, as the CLI gave it: the tool
+//! and its input. What you see is what you allow:
+//!
+//! * the reporter sends the request itself with the open of a dialog or
+//!   permission that takes an answer from afar;
+//! * the Worker computes the digest from exactly that request, refuses a
+//!   report whose digest says otherwise, and renders the card from it
+//!   (`classify::card`, in each CLI's words): no free text of the agent's
+//!   machine describes what an allow covers;
+//! * the hook or plugin that takes the answer computes the digest again from
+//!   the dialog on its own screen, and takes only an answer made for it.
+//!
+//! The card shows everything the digest covers (the whole command, a file's
+//! content, an edit as a diff, every argument of an MCP tool), with every
+//! control and invisible character written out (`text::visible`). Nothing
+//! is cut: a request too large to carry whole ([`MAX_REQUEST_BYTES`]) takes
+//! nothing from afar, and its card says why.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::afar;
+
+/// The largest request carried whole, as JSON: it and the rest of its report
+/// fit the Worker's 32 KiB body.
+pub const MAX_REQUEST_BYTES: usize = 24 * 1024;
+
+/// A tool and its input, as the CLI gave them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    pub tool: String,
+    pub input: Value,
+}
+
+impl Request {
+    pub fn new(tool: &str, input: &Value) -> Request {
+        Request {
+            tool: tool.to_owned(),
+            input: input.clone(),
+        }
+    }
+
+    /// [`afar::digest`] of the tool and its input.
+    pub fn digest(&self) -> String {
+        afar::digest(&self.tool, &self.input)
+    }
+
+    /// Its size as JSON, in bytes.
+    pub fn size(&self) -> usize {
+        serde_json::to_string(self).map_or(usize::MAX, |s| s.len())
+    }
+
+    /// Whether it is carried whole, and so may be answered from afar.
+    pub fn fits(&self) -> bool {
+        self.size() <= MAX_REQUEST_BYTES
+    }
+
+    /// Reads `{"tool": "…", "input": …}`.
+    pub fn from_value(v: &Value) -> Result<Request, &'static str> {
+        let obj = v.as_object().ok_or("`request` must be an object")?;
+        let tool = match obj.get("tool") {
+            Some(Value::String(t)) if !t.is_empty() && t.len() <= 200 => t.clone(),
+            _ => return Err("`request.tool` must be a string of 1 to 200 bytes"),
+        };
+        let input = obj.get("input").cloned().unwrap_or(Value::Null);
+        Ok(Request { tool, input })
+    }
+}
+
+/// The fields of a request's input that its first lines did not show, one a
+/// line as `name: value` (a string as it is, anything else as JSON), in the
+/// order of their names: what the digest covers is all on the card.
+pub fn rest_lines(rest: &Map<String, Value>) -> String {
+    let mut keys: Vec<&String> = rest.keys().collect();
+    keys.sort();
+    keys.into_iter()
+        .map(|k| match &rest[k] {
+            Value::String(s) => format!("{k}: {s}"),
+            other => format!("{k}: {other}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Removes `key` from `rest` if it is a string, and gives it.
+pub fn take_str(rest: &mut Map<String, Value>, key: &str) -> Option<String> {
+    match rest.get(key) {
+        Some(Value::String(_)) => match rest.remove(key) {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An edit as a diff: each line taken out after `- `, each put in after `+ `.
+pub fn diff(old: &str, new: &str) -> String {
+    let minus = old.split('\n').map(|l| format!("- {l}"));
+    let plus = new.split('\n').map(|l| format!("+ {l}"));
+    minus.chain(plus).collect::<Vec<_>>().join("\n")
+}
+
+/// `head`, then a blank line and `rest`'s lines when there are any.
+pub fn with_rest(head: String, rest: &Map<String, Value>) -> String {
+    if rest.is_empty() {
+        head
+    } else {
+        format!("{head}\n\n{}", rest_lines(rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_request_fits_or_not_and_digests_as_its_tool_and_input() {
+        let big = Request::new(
+            "Write",
+            &json!({"file_path": "/w/big", "content": "x".repeat(30_000)}),
+        );
+        assert!(!big.fits());
+        let small = Request::new("Bash", &json!({"command": "ls"}));
+        assert!(small.fits());
+        assert_eq!(
+            small.digest(),
+            afar::digest("Bash", &json!({"command": "ls"}))
+        );
+    }
+
+    #[test]
+    fn an_edit_is_a_diff_and_the_rest_is_listed_by_name() {
+        assert_eq!(diff("a\nb", "c"), "- a\n- b\n+ c");
+        let rest = json!({"z": 1, "a": "text", "m": [1, 2]});
+        assert_eq!(
+            rest_lines(rest.as_object().unwrap()),
+            "a: text\nm: [1,2]\nz: 1"
+        );
+    }
+
+    #[test]
+    fn a_request_reads_from_its_json() {
+        let r = Request::from_value(&json!({"tool": "Bash", "input": {"command": "ls"}})).unwrap();
+        assert_eq!(r.input["command"], "ls");
+        for bad in [
+            json!("Bash"),
+            json!({"tool": ""}),
+            json!({"input": {}}),
+            json!({"tool": 3}),
+        ] {
+            assert!(Request::from_value(&bad).is_err(), "{bad}");
+        }
+    }
+}
