@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { takesRequest } from "../support/request.js";
 import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, has } from "./clis.js";
@@ -193,6 +194,41 @@ test("answered in the terminal first: the plugin ends its waiter, and a later al
   await listUntil((l) => l.length === 0);
   const late = await answerFor(q, { decision: "allow", digest: q.digest });
   assert.deepEqual([late.status, late.body.error], [409, "closed"]);
+});
+
+test("a card forged with the task credential cannot steer an allow: the plugin's waiter takes only the request it waits on", { skip }, async () => {
+  const file = join(live.cwd, "pwned");
+  model.next({ tool: "bash", input: { command: `touch ${file}`, description: "Make a fourth file" } });
+  model.next({ text: "Made the fourth file." });
+  await term.type("make a fourth file");
+  await term.waitFor(/Permission required/);
+  const q = await takes("decision");
+  assert.match(q.text, new RegExp(`touch ${file}`));
+  const forge = (fields) => call(w, "POST", "/v1/reports", { token: task.credential, body: { cli: "opencode",
+    session: q.session, seq: Date.now() * 1000 + 1000, action: "open", kind: "permission", ...fields } });
+  const harmless = { id: "per_forged", sessionID: q.session, permission: "bash", patterns: ["echo harmless"],
+    metadata: { command: "echo harmless" } };
+  // The real request's digest beside harmless words: refused.
+  const lie = await forge({ text: "bash: echo harmless", takes: "decision", digest: q.digest,
+    request: { tool: "opencode.permission", input: harmless } });
+  assert.deepEqual([lie.status, lie.body.error], [400, "digest_mismatch"]);
+  // A harmless request of its own: listed as what it is; its allow reaches no waiter.
+  const forged = await forge(takesRequest("decision", "opencode.permission", harmless));
+  assert.equal(forged.status, 200, forged.text);
+  const [shown] = await listUntil((l) => l.length === 1 && l[0].question_id === forged.body.question_id);
+  assert.equal(shown.text, "bash: echo harmless");
+  assert.equal((await answerFor(shown, { decision: "allow", digest: shown.digest })).status, 201);
+  const failed = await waitFor(async () => {
+    const row = await w.db.prepare("SELECT state, reason_code FROM answers WHERE question_id = ?").bind(shown.question_id).first();
+    return row?.state === "failed" && row;
+  }, 10_000);
+  assert.equal(failed.reason_code, "not_this_request");
+  await sleep(1000);
+  assert.equal(existsSync(file), false, "the real command did not run");
+  assert.ok(waiters(), "the real dialog still waits");
+  term.key("Enter"); // Allow once, at the terminal: the person's own answer
+  await term.waitFor(/Made the fourth file/);
+  await listUntil((l) => l.length === 0);
 });
 
 test("a reply ending with a question is listed; quitting OpenCode closes it", { skip }, async () => {

@@ -147,18 +147,28 @@ fn permission_text(cli: Cli, event: &Value) -> String {
 const OPENCODE_PERMISSION: &str = "opencode.permission";
 const OPENCODE_QUESTION: &str = "opencode.question";
 
-/// Fields of OpenCode's permission request that name it (its id, its
-/// session, message and call) and change nothing of what it allows: bound by
-/// the digest, left off the card.
-const OPENCODE_IDS: &[&str] = &["id", "sessionID", "messageID", "callID", "tool", "time"];
+/// Fields of OpenCode's permission request that change nothing of what
+/// allowing it once runs: those that name it (its id, its session, message
+/// and call, its time) and `always`, the patterns that OpenCode's own
+/// "always" would allow from then on, which no answer from afar gives. Bound
+/// by the digest, left off the card.
+const OPENCODE_UNSHOWN: &[&str] = &[
+    "id",
+    "sessionID",
+    "messageID",
+    "callID",
+    "tool",
+    "time",
+    "always",
+];
 
 /// OpenCode's permission request as its card shows it: [`opencode_permission`]'s
 /// line, then every field of the request and its `metadata` that the line
-/// did not show, but for the identifiers.
+/// did not show, but for [`OPENCODE_UNSHOWN`].
 pub(super) fn opencode_request_text(req: &Value) -> String {
     let head = opencode_permission(req);
     let mut rest = req.as_object().cloned().unwrap_or_default();
-    for k in OPENCODE_IDS {
+    for k in OPENCODE_UNSHOWN {
         rest.remove(*k);
     }
     let titled = str_field(req, "title").is_some_and(|t| !t.is_empty());
@@ -428,8 +438,8 @@ mod tests {
                         "patterns": ["rm -rf build"], "always": ["rm *"],
                         "metadata": {"command": "echo harmless", "description": "clean"},
                         "tool": {"messageID": "m", "callID": "c"}})),
-            "bash: echo harmless\n\nalways: [\"rm *\"]\ndescription: clean\npatterns: [\"rm -rf build\"]",
-            "patterns that differ from the command are shown; identifiers are not"
+            "bash: echo harmless\n\ndescription: clean\npatterns: [\"rm -rf build\"]",
+            "patterns that differ from the command are shown; identifiers and `always` are not"
         );
     }
 
