@@ -18,3 +18,7 @@ BEGIN
       reason_code = 'closed', updated_at = NEW.closed_at
   WHERE question_id = NEW.id AND state IN ('queued', 'delivered');
 END;
+
+-- A ring made quiet because someone was looking at the page says so in the
+-- list: the name of the device whose presence quieted it.
+ALTER TABLE questions ADD COLUMN quieted_by TEXT;

@@ -190,6 +190,10 @@ function card(q, now) {
   age.dateTime = new Date(q.opened_at).toISOString();
   age.dataset.at = q.opened_at;
   age.textContent = ago(q.opened_at, now);
+  // A ring made quiet by someone's presence is never an invisible one.
+  const quieted = el.querySelector(".quieted");
+  quieted.hidden = !q.quieted_by;
+  quieted.textContent = q.quieted_by ? `Rang without a sound: ${q.quieted_by} had this page open.` : "";
   foldedText(q, el);
   const options = el.querySelector(".options");
   for (const o of q.options || []) {

@@ -25,16 +25,23 @@ pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Resul
         channels: configs.iter().map(|c| c.kind.clone()).collect(),
         attempts: read.attempts,
         looking_until: read.looking_until,
+        looking_device: read.looking_device,
     };
+    // Who quieted the step's sends, if anyone: the list says so.
+    let mut quieted: Option<String> = None;
     loop {
         let now = now_ms();
         match next_step(&snap, &settings.timing, now) {
             Step::Done => return Ok(None),
             Step::WakeAt(t) => return Ok(Some(t)),
-            Step::MarkNotified => store::mark_notified(env, question_id, now).await?,
+            Step::MarkNotified => {
+                store::mark_notified(env, question_id, now, quieted.as_deref()).await?
+            }
             Step::Send(sends) => {
                 // Said once for this step's sends: someone is looking, or not.
-                snap.question.quiet = crate::delivery::quiet(&snap, now);
+                quieted = crate::delivery::quieted_by(&snap, now).map(str::to_owned);
+                snap.question.quiet = quieted.is_some();
+                snap.question.quieted_by.clone_from(&quieted);
                 // Side by side: one slow channel (a push service that takes
                 // its 10 s) delays no other.
                 let tries = sends.iter().map(|s| {

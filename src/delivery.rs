@@ -76,14 +76,21 @@ pub struct Snapshot {
     pub question: Question,
     pub channels: Vec<String>,
     pub attempts: Vec<Attempts>,
-    /// Until when some device of the owner has its page open, visible and
-    /// focused (ms), if any has.
+    /// Until when some device of the owner that may answer has its page
+    /// open, visible and focused (ms), if any has, and its name.
     pub looking_until: Option<f64>,
+    pub looking_device: Option<String>,
 }
 
 /// Whether a delivery made at `now` should make no sound: someone is looking.
 pub fn quiet(s: &Snapshot, now: f64) -> bool {
     s.looking_until.is_some_and(|t| t > now)
+}
+
+/// The device whose presence makes a delivery at `now` quiet, by name: the
+/// list says so, so that a quiet ring is never an invisible one.
+pub fn quieted_by(s: &Snapshot, now: f64) -> Option<&str> {
+    quiet(s, now).then(|| s.looking_device.as_deref().unwrap_or("a device"))
 }
 
 /// The timings, from the Worker's settings.
@@ -249,6 +256,7 @@ mod tests {
             channels: vec!["ntfy".into(), "webhook".into()],
             attempts: vec![],
             looking_until: None,
+            looking_device: None,
         }
     }
 
@@ -288,6 +296,10 @@ mod tests {
         );
         s.looking_until = None;
         assert!(!quiet(&s, DUE));
+        assert_eq!(quieted_by(&s, DUE), None);
+        s.looking_until = Some(DUE + 1.0);
+        s.looking_device = Some("Chrome on Android".into());
+        assert_eq!(quieted_by(&s, DUE), Some("Chrome on Android"));
     }
 
     fn close(s: &mut Snapshot, at: f64) {

@@ -69,6 +69,7 @@ impl Question {
                 options: vec![],
                 opened_at,
                 notified_at: None,
+                quieted_by: None,
                 closed_at: None,
                 close_reason: None,
                 terminal: None,

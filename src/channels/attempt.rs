@@ -93,6 +93,7 @@ pub async fn attempt(
         ok: tried.outcome == Outcome::Delivered,
         status: tried.status,
         error: tried.error.as_deref(),
+        quieted_by: q.quieted_by.as_deref().filter(|_| q.quiet),
     };
     // Not fatal: an error here would make the runtime retry the whole alarm
     // and send again what was just delivered.

@@ -157,17 +157,20 @@ pub struct AlarmRead {
     pub question: Question,
     pub channels: Vec<ChannelRow>,
     pub attempts: Vec<Attempts>,
-    /// Until when some live device of the owner has its page looking.
+    /// Until when some live device of the owner has its page looking, and
+    /// which (its name).
     pub looking_until: Option<f64>,
+    pub looking_device: Option<String>,
 }
 
 /// The latest presence of the owner's live devices that may answer: a
 /// device that can only read (an agent machine's login) never quiets a
 /// ring. Binds ?1 the question id, ?2 the bit of the `answer` right.
 const LOOKING_UNTIL: &str = "
-SELECT MAX(looking_until) AS until FROM devices
+SELECT looking_until AS until, name FROM devices
 WHERE owner_id = (SELECT owner_id FROM questions WHERE id = ?1) AND revoked_at IS NULL
-  AND (rights & ?2) != 0";
+  AND (rights & ?2) != 0 AND looking_until IS NOT NULL
+ORDER BY looking_until DESC LIMIT 1";
 
 /// `None` when the question is gone.
 pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead>> {
@@ -207,17 +210,16 @@ pub async fn alarm_read(env: &Env, question_id: &str) -> Result<Option<AlarmRead
     #[derive(Deserialize)]
     struct Until {
         until: Option<f64>,
+        name: Option<String>,
     }
-    let looking_until = results[3]
-        .results::<Until>()?
-        .into_iter()
-        .next()
-        .and_then(|u| u.until);
+    let looking = results[3].results::<Until>()?.into_iter().next();
+    let (looking_until, looking_device) = looking.map_or((None, None), |u| (u.until, u.name));
     Ok(Some(AlarmRead {
         question,
         channels: results[1].results()?,
         attempts,
         looking_until,
+        looking_device,
     }))
 }
 
@@ -229,6 +231,8 @@ pub struct Attempt<'a> {
     pub ok: bool,
     pub status: Option<u16>,
     pub error: Option<&'a str>,
+    /// The device whose presence made it quiet, if one did.
+    pub quieted_by: Option<&'a str>,
 }
 
 pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> {
@@ -260,7 +264,11 @@ pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> 
         batch.push(stmt(
             &db,
             questions::MARK_NOTIFIED,
-            &[s(a.question_id), n(now)],
+            &[
+                s(a.question_id),
+                n(now),
+                a.quieted_by.map_or(JsValue::NULL, s),
+            ],
         )?);
     }
     db.batch(batch).await?;

@@ -247,14 +247,23 @@ pub async fn dismiss(env: &Env, owner_id: &str, question_id: &str, now: f64) -> 
 
 // ---- notify ------------------------------------------------------------------------
 
-/// Records the first notification. Binds ?1 the question id, ?2 now.
+/// Records the first notification, and the device whose presence made it
+/// quiet, if one did. Binds ?1 the question id, ?2 now, ?3 that device's
+/// name (or null).
 pub(super) const MARK_NOTIFIED: &str =
-    "UPDATE questions SET notified_at = ?2 WHERE id = ?1 AND notified_at IS NULL";
+    "UPDATE questions SET notified_at = ?2, quieted_by = ?3 WHERE id = ?1 AND notified_at IS NULL";
 
-/// Records the first notification.
-pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()> {
+/// Records the first notification; `quieted_by`, the device whose page was
+/// looking, so the ring made no sound.
+pub async fn mark_notified(
+    env: &Env,
+    question_id: &str,
+    now: f64,
+    quieted_by: Option<&str>,
+) -> Result<()> {
     let db = db(env)?;
-    stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now)])?
+    let by = quieted_by.map_or(wasm_bindgen::JsValue::NULL, s);
+    stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now), by])?
         .run()
         .await?;
     Ok(())
@@ -267,7 +276,7 @@ pub async fn mark_notified(env: &Env, question_id: &str, now: f64) -> Result<()>
 /// id, ?2 now, ?3 how many.
 pub(super) const NEEDS_YOU: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
-       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
+       q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
        q.terminal, q.answerable, q.takes, q.digest, q.questions, t.screen AS task_screen
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
@@ -283,7 +292,7 @@ WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.exp
 /// One question, open or closed, with its task. Binds ?1 the question id.
 const BY_ID: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
-       q.options, q.opened_at, q.notified_at, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
+       q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
        q.terminal, q.answerable, q.takes, q.digest, q.questions, q.owner_id, t.revoked_at AS task_revoked_at,
        t.screen AS task_screen, t.muted_until AS task_muted_until
 FROM questions q JOIN tasks t ON t.id = q.task_id

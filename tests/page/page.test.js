@@ -680,6 +680,10 @@ test("presence: while the page is visible and focused, a ring makes no sound; hi
     assert.ok(await waitFor(() => sink.received.length === 1, 8000), "the dialog rang");
     const looked = JSON.parse(sink.received[0].body);
     assert.equal(looked.quiet, true, "quiet: the card is on a screen");
+    // Quiet, never invisible: the card says whose page quieted it.
+    const quietCard = page.locator(`#question-${looked.question.question_id} .quieted`);
+    await waitFor(async () => await quietCard.isVisible(), 5000);
+    assert.equal(await quietCard.textContent(), "Rang without a sound: Chrome on Linux had this page open.");
 
     // Hidden (headless Chromium never hides a tab by itself: the browser's
     // event is played to the page), it says so at once.
@@ -696,6 +700,14 @@ test("presence: while the page is visible and focused, a ring makes no sound; hi
     assert.equal(unseen.question.text, "Which zone?");
     // Rung at the delay, as with nobody ever looking (300 ms here), not held back.
     assert.ok(Date.now() - opened < 5000);
+
+    // A device that cannot answer (an agent machine's login) looking quiets nothing.
+    const code = (await api("POST", "/v1/pairings", owner.token, { rights: ["tasks"] })).body.code;
+    const reader = (await api("POST", "/v1/devices", null, { code, name: "agent box" })).body;
+    assert.equal((await api("PUT", "/v1/devices/me/presence", reader.token, { looking: true })).status, 200);
+    await say(task, { session: "presence-3", action: "open", kind: "dialog", text: "Which rack?" });
+    assert.ok(await waitFor(() => sink.received.length === 3, 8000), "the third dialog rang");
+    assert.equal(JSON.parse(sink.received[2].body).quiet, false, "a reader's presence quiets nothing");
     assert.deepEqual(page.errors, []);
   } finally {
     await sink.stop();

@@ -30,6 +30,10 @@ pub struct Question {
     pub options: Vec<QuestionOption>,
     pub opened_at: i64,
     pub notified_at: Option<i64>,
+    /// The device whose page was looking when it rang, so that the ring made
+    /// no sound: a quiet ring is never an invisible one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quieted_by: Option<String>,
     pub closed_at: Option<i64>,
     pub close_reason: Option<CloseReason>,
     /// Where its agent runs, as its reporter said (none from older reporters).

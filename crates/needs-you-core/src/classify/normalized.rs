@@ -434,10 +434,12 @@ mod tests {
         );
         assert_eq!(perm(json!({})), "OpenCode asks to use a tool");
         assert_eq!(
-            perm(json!({"id": "per_1", "sessionID": "ses_1", "permission": "bash",
+            perm(
+                json!({"id": "per_1", "sessionID": "ses_1", "permission": "bash",
                         "patterns": ["rm -rf build"], "always": ["rm *"],
                         "metadata": {"command": "echo harmless", "description": "clean"},
-                        "tool": {"messageID": "m", "callID": "c"}})),
+                        "tool": {"messageID": "m", "callID": "c"}})
+            ),
             "bash: echo harmless\n\ndescription: clean\npatterns: [\"rm -rf build\"]",
             "patterns that differ from the command are shown; identifiers and `always` are not"
         );
