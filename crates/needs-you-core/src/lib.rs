@@ -11,8 +11,10 @@
 //! * [`classify`]: which hook event of which CLI opens a question, closes it, or
 //!   means nothing, following the hook table in `docs/hooks.md`.
 //! * [`answer`]: what may be typed into an agent's prompt from afar.
-//! * [`afar`]: answering dialogs and permissions from afar: the forms, and
-//!   the digest that binds an answer to its request.
+//! * [`afar`]: answering dialogs and permissions from afar: the forms, the
+//!   digest that binds an answer to its request, and the one admission rule.
+//! * [`request`]: the request an answer from afar covers, as the CLI gave it;
+//!   its card is `classify::card`'s.
 //! * [`text`]: the control and invisible characters that no screen shows.
 //! * [`api`]: the API's views that the Worker writes and the command line
 //!   reads: the list, a question, a task, an answer.
