@@ -136,22 +136,11 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             let here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
             let report = |seq| {
                 let mut r = decision.clone().into_report(cli, session.clone(), seq);
-                if let Some(Report::Open {
-                    terminal,
-                    takes,
-                    questions,
-                    request,
-                    ..
-                }) = &mut r
-                {
+                if let Some(Report::Open { terminal, .. }) = &mut r {
                     *terminal = Some(here.terminal.clone());
-                    // The request itself goes with it: the Worker builds the
-                    // card from it, never from our words.
-                    if let Some(t) = &takeable {
-                        *takes = Some(t.takes.clone());
-                        questions.clone_from(&t.questions);
-                        *request = Some(Box::new(t.request.clone()));
-                    }
+                }
+                if let (Some(r), Some(t)) = (&mut r, &takeable) {
+                    with_request(r, t);
                 }
                 r
             };
@@ -194,6 +183,31 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             questions::close_by(&dir, cli, &session, reason, None, agent.as_deref())
         }
         Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+    }
+}
+
+/// Most characters of an open's own text when it carries its request: the
+/// Worker shows the card built from the request, and the two together must
+/// fit one body.
+const TEXT_BESIDE_REQUEST: usize = 200;
+
+/// An open that takes an answer from afar carries what it takes, its digest
+/// and the request itself: the Worker builds the card from the request, never
+/// from our words, which shrink to a head (and a dialog's questions, which
+/// the request holds, are left to it).
+fn with_request(report: &mut Report, takeable: &Takeable) {
+    if let Report::Open {
+        text,
+        takes,
+        questions,
+        request,
+        ..
+    } = report
+    {
+        *takes = Some(takeable.takes.clone());
+        *request = Some(Box::new(takeable.request.clone()));
+        *text = needs_you_core::truncate_chars(text, TEXT_BESIDE_REQUEST);
+        questions.clear();
     }
 }
 
@@ -261,5 +275,42 @@ pub fn classify_stdin(cli: Cli) -> i32 {
             crate::say(msg);
             1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_open_with_its_largest_request_still_fits_one_body() {
+        let content = "x".repeat(needs_you_core::request::MAX_REQUEST_BYTES - 200);
+        let event = json!({"session_id": "s", "hook_event_name": "PermissionRequest",
+            "tool_name": "Write", "tool_input": {"file_path": "/w/a", "content": content}});
+        let c = classify(Cli::ClaudeCode, &event);
+        let takeable = c.takeable.expect("it fits: it takes an answer");
+        let Decision::Expect { text, .. } = c.decision else {
+            panic!("expected")
+        };
+        let open = Decision::Open {
+            kind: Kind::Permission,
+            text,
+            options: Vec::new(),
+        };
+        let mut report = open.into_report(Cli::ClaudeCode, "s".into(), 1).unwrap();
+        with_request(&mut report, &takeable);
+        let body = serde_json::to_vec(&report).unwrap();
+        assert!(
+            body.len() <= needs_you_core::report::MAX_BODY_BYTES,
+            "{}",
+            body.len()
+        );
+        let parsed = Report::parse(&body).expect("the Worker takes it");
+        let Report::Open { request, takes, .. } = parsed else {
+            panic!("an open")
+        };
+        assert_eq!(request.unwrap().input["content"], content.as_str());
+        assert_eq!(takes.unwrap().digest, takeable.takes.digest);
     }
 }
