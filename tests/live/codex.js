@@ -36,9 +36,13 @@ trust_level = "trusted"
 `);
 }
 
-/** Starts Codex (`flags`) with `vars` in a tmux of its own; resolves at its prompt, new hooks trusted. */
-export async function startCodex(socket, cwd, vars, flags = "--no-daemon") {
-  const t = inTmux(socket, cwd, vars, `${CODEX} ${flags}`);
+/**
+ * Starts Codex (`flags`) with `vars` in a tmux of its own, behind `wrap` (a
+ * command that starts it, such as `needs-you run --`); resolves at its
+ * prompt, new hooks trusted.
+ */
+export async function startCodex(socket, cwd, vars, flags = "--no-daemon", { wrap = "" } = {}) {
+  const t = inTmux(socket, cwd, vars, `${wrap}${CODEX} ${flags}`);
   // New hooks are reviewed at start ("Hooks need review", then the list of
   // hooks): "t" trusts them all, stored in config.toml for later terminals.
   // The review pops up a moment after the prompt first shows.

@@ -8,10 +8,10 @@
 // terminal, with the environment of the one that started it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
+import { basename, join } from "node:path";
+import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
 import { answerFromAfar, commandNeverTyped, oneShotIsSilent, startLive } from "./harness.js";
@@ -19,6 +19,7 @@ import { startCodex, writeCodexConfig } from "./codex.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
+const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
 const skip = !has(CODEX) && "Codex is not installed (bash scripts/setup-live.sh)";
 
 let live, w, model, owner, home, codexHome, cwd;
@@ -159,6 +160,33 @@ test("in Codex's shared background server, the reporter refuses to report under 
   assert.deepEqual(await list(), [], "nothing reported under the first terminal's task");
   t.key("Escape");
   stopSharedServer();
+});
+
+test("`needs-you run -- codex`, with no flag of its own, is watched, and leaves no Codex server behind", { skip }, async () => {
+  stopSharedServer();
+  const daemons = () => spawnSync("pgrep", ["-f", "app-server.*--managed-daemon|packages/app-server-daemon"], { encoding: "utf8" }).stdout.trim();
+  assert.equal(daemons(), "", "no shared server before");
+  // The person's machine, logged in as `needs-you login` does it.
+  const config = join(home, "run-config");
+  const pairing = (await call(w, "POST", "/v1/pairings", { token: owner.token, body: { rights: ["tasks"] } })).body;
+  execFileSync(NEEDS_YOU, ["login", pairing.url], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
+  const vars = { HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
+    XDG_CONFIG_HOME: config, NEEDS_YOU_STATE_DIR: join(home, "state-run") };
+  const t = await startCodex(`needs-you-live-codex-run-${process.pid}`, cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });
+  terms.push(t);
+  model.next({ shell: "rm -rf run-build" });
+  await t.type("clean the run build");
+  await t.waitFor(/Would you like to run the following command/);
+  const [q] = await listUntil((l) => l.length === 1, 15_000);
+  assert.equal(q.task_name, `codex in ${basename(cwd)}`, "reported with the task `run` made");
+  assert.match(q.text, /rm -rf run-build/);
+  assert.equal(daemons(), "", "Codex runs without its shared server");
+  t.key("Escape");
+  await listUntil((l) => l.length === 0);
+  await t.type("/quit");
+  assert.ok(await waitFor(() => !spawnSync("pgrep", ["-f", `${NEEDS_YOU} run`], { encoding: "utf8" }).stdout.trim(), 15_000),
+    "needs-you run ended with Codex");
+  assert.equal(daemons(), "", "nothing of Codex is left running");
 });
 
 test("a run for one prompt (`codex exec`) whose reply ends with a question reports nothing and prints nothing of ours", { skip }, async () => {

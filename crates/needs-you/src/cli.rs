@@ -56,9 +56,10 @@ pub enum Command {
     #[command(after_help = "  needs-you rotate-token")]
     RotateToken,
     /// Run COMMAND as a task: its own credential in its environment only,
-    /// revoked when it exits (its open questions close).
+    /// revoked when it exits (its open questions close). Codex runs with
+    /// `--no-daemon`, so that its hooks run with this task's credential.
     #[command(after_help = "  needs-you run -- claude\n  \
-        needs-you run --name 'api refactor' --tmux -- codex --no-daemon")]
+        needs-you run --name 'api refactor' --tmux -- codex")]
     Run(RunOptions),
     /// What needs you: age, task, agent, kind, text.
     #[command(after_help = "  needs-you ls --watch")]

@@ -94,7 +94,8 @@ test("the older permission.updated shape opens a permission", async () => {
   await emit("permission.replied", { sessionID: S, permissionID: "per_9", response: "once" });
   const got = await reports(2);
   assert.deepEqual(got.map((r) => [r.action, r.kind ?? r.reason]), [["open", "permission"], ["close", "answered"]]);
-  assert.equal(got[0].text, "rm -rf build");
+  // The title, then what it allows that the title does not say.
+  assert.equal(got[0].text, 'rm -rf build\n\npattern: ["rm -rf *"]\ntype: bash');
 });
 
 test("busy and idle around an open dialog do not close it", async () => {
@@ -280,7 +281,11 @@ test("with a client that can reply, a dialog says it takes answers from afar, wi
   assert.equal(byKind.permission.takes, "decision");
   assert.equal(byKind.dialog.takes, "choices");
   for (const r of got) assert.match(r.digest, /^[0-9a-f]{64}$/);
-  assert.deepEqual(byKind.dialog.questions.map((q) => q.options.map((o) => o.label)), [["bun", "npm"]]);
+  // The request itself goes with it, for the Worker to build the card from.
+  assert.equal(byKind.permission.request.tool, "opencode.permission");
+  assert.equal(byKind.permission.request.input.metadata.command, "make deploy");
+  assert.equal(byKind.dialog.request.tool, "opencode.question");
+  assert.deepEqual(byKind.dialog.request.input.map((q) => q.options.map((o) => o.label)), [["bun", "npm"]]);
   // One waiter per dialog, until the terminal answers it; nothing was replied.
   assert.ok(await waitUntil(() => waiters().split("\n").filter(Boolean).length === 2), waiters());
   await emit("permission.replied", { sessionID: S, requestID: "per_a", reply: "once" });

@@ -141,6 +141,27 @@ pub fn known_agent(program: &OsStr) -> Option<Cli> {
     }
 }
 
+/// The command as it is run for its task. Codex, unless told otherwise,
+/// runs its hooks inside one shared background server started with the
+/// environment of whichever terminal started it first: another task's
+/// credential, or none, and the reporter rightly refuses to report from
+/// there. So Codex runs with `--no-daemon` (which its every subcommand
+/// accepts before its name), unless the person chose a server already
+/// (`--remote`) or said it.
+pub fn agent_command(command: &[OsString]) -> Vec<OsString> {
+    let mut command = command.to_vec();
+    let chose = |flag: &str| {
+        command[1..]
+            .iter()
+            .any(|a| a == flag || a.to_string_lossy().starts_with(&format!("{flag}=")))
+    };
+    if known_agent(&command[0]) == Some(Cli::Codex) && !chose("--no-daemon") && !chose("--remote")
+    {
+        command.insert(1, OsString::from("--no-daemon"));
+    }
+    command
+}
+
 /// The program's path, as `exec` would find it (`None`: not found).
 pub fn find_program(program: &OsStr) -> Option<PathBuf> {
     let executable = |p: &Path| {
@@ -241,12 +262,13 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         }
         None => Vec::new(),
     };
+    let command = agent_command(&opts.command);
     install_forwarding();
     let ended = if new_session {
         ELSEWHERE.store(true, Ordering::SeqCst);
-        in_new_session(&name, &cwd, &env, &opts.command)
+        in_new_session(&name, &cwd, &env, &command)
     } else {
-        here(&env, &opts.command)
+        here(&env, &command)
     };
     restore_defaults();
     let Some(task) = task else {
@@ -490,6 +512,24 @@ mod tests {
             "claude in api"
         );
         assert_eq!(known_agent(OsStr::new("/opt/bin/codex")), Some(Cli::Codex));
+        let run = |args: &[&str]| -> Vec<String> {
+            let command: Vec<OsString> = args.iter().map(OsString::from).collect();
+            agent_command(&command)
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(run(&["codex"]), ["codex", "--no-daemon"]);
+        assert_eq!(
+            run(&["/opt/bin/codex", "resume", "--last"]),
+            ["/opt/bin/codex", "--no-daemon", "resume", "--last"]
+        );
+        assert_eq!(run(&["codex", "--no-daemon"]), ["codex", "--no-daemon"]);
+        assert_eq!(
+            run(&["codex", "--remote", "unix:///s"]),
+            ["codex", "--remote", "unix:///s"]
+        );
+        assert_eq!(run(&["claude", "-c"]), ["claude", "-c"], "only Codex");
         assert_eq!(known_agent(OsStr::new("vim")), None);
         let s = session_name("api refactor: v2.1");
         assert!(s.starts_with("api-refactor--v2-1-"), "{s}");
