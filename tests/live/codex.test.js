@@ -164,12 +164,14 @@ test("in Codex's shared background server, the reporter refuses to report under 
 
 test("`needs-you run -- codex`, with no flag of its own, is watched, and leaves no Codex server behind", { skip }, async () => {
   stopSharedServer();
-  const daemons = () => spawnSync("pgrep", ["-f", "app-server.*--managed-daemon|packages/app-server-daemon"], { encoding: "utf8" }).stdout.trim();
+  // Codex's shared server for this CODEX_HOME, and its pid-update-loop.
+  const daemons = () => spawnSync("pgrep", ["-f", `${codexHome}/packages/app-server-daemon`], { encoding: "utf8" }).stdout.trim();
   assert.equal(daemons(), "", "no shared server before");
   // The person's machine, logged in as `needs-you login` does it.
   const config = join(home, "run-config");
   const pairing = (await call(w, "POST", "/v1/pairings", { token: owner.token, body: { rights: ["tasks"] } })).body;
-  execFileSync(NEEDS_YOU, ["login", pairing.url], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
+  const link = new URL(pairing.url);
+  execFileSync(NEEDS_YOU, ["login", `${w.url}${link.pathname}${link.hash}`], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
   const vars = { HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
     XDG_CONFIG_HOME: config, NEEDS_YOU_STATE_DIR: join(home, "state-run") };
   const t = await startCodex(`needs-you-live-codex-run-${process.pid}`, cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });
