@@ -155,8 +155,7 @@ pub fn agent_command(command: &[OsString]) -> Vec<OsString> {
             .iter()
             .any(|a| a == flag || a.to_string_lossy().starts_with(&format!("{flag}=")))
     };
-    if known_agent(&command[0]) == Some(Cli::Codex) && !chose("--no-daemon") && !chose("--remote")
-    {
+    if known_agent(&command[0]) == Some(Cli::Codex) && !chose("--no-daemon") && !chose("--remote") {
         command.insert(1, OsString::from("--no-daemon"));
     }
     command
