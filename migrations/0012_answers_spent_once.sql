@@ -4,6 +4,10 @@
 -- Worker's own: `closed`, `revoked`, `rotated`), beside the reason for people.
 ALTER TABLE answers ADD COLUMN reason_code TEXT;
 
+-- The `seq` of the open its question had when the answer was made: the
+-- agent's machine hands it on only while that is its own open.
+ALTER TABLE answers ADD COLUMN open_seq INTEGER;
+
 -- When a question closes, whatever closes it (a report, a newer open, a
 -- dismissal, its task revoked or expired), every answer to it still on its
 -- way fails in the same statement, and is never sent again. The agent's

@@ -181,11 +181,15 @@ impl DurableObject for Relay {
         if text.len() > 2 * needs_you_core::screen::MAX_BYTES + 4096 {
             return Ok(());
         }
-        // Every message counts, whatever it is: a flood closes the socket
-        // before anything is read or written for it.
-        if limits::within_rate(&self.env, Rate::Relay, &task_id)
-            .await
-            .is_err()
+        let msg = serde_json::from_str::<FromRelay>(&text).ok();
+        // Every message counts, but the screen a reader asked for and still
+        // waits on (the asking is limited per reader): a flood closes the
+        // socket before anything is written for it.
+        let asked = matches!(&msg, Some(FromRelay::Screen(r)) if self.screens.borrow().contains_key(&r.request_id));
+        if !asked
+            && limits::within_rate(&self.env, Rate::Relay, &task_id)
+                .await
+                .is_err()
         {
             let _ = ws.close(
                 Some(CLOSE_FLOOD),
@@ -193,7 +197,7 @@ impl DurableObject for Relay {
             );
             return Ok(());
         }
-        let Ok(msg) = serde_json::from_str::<FromRelay>(&text) else {
+        let Some(msg) = msg else {
             return Ok(());
         };
         let now = now_ms();

@@ -16,13 +16,13 @@ WHERE excluded.last_seq > sessions.last_seq`;
 const SUPERSEDE = `
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at`;
 const REOPEN_SAME = `
 UPDATE questions SET open_seq = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND kind = ?6 AND text = ?7 AND digest IS ?8
+  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)`;
 const OPEN = `
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
@@ -69,11 +69,12 @@ async function report(request, env) {
   const batch = [stmt(CLAIM, [r.seq, r.cli, r.action === "open" ? 20 : 4294967295])];
   const qid = id("q_");
   if (r.action === "open") {
-    batch.push(stmt(SUPERSEDE, ["superseded", r.kind, r.text, r.digest ?? null]));
+    const same = [r.kind, r.text, r.digest ?? null, r.terminal ? JSON.stringify(r.terminal) : null, r.cli];
+    batch.push(stmt(SUPERSEDE, ["superseded", ...same]));
     batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq,
       r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.kind === "tmux" ? 1 : 0,
       r.takes ?? null, r.digest ?? null, r.questions?.length ? JSON.stringify(r.questions) : null]));
-    batch.push(stmt(REOPEN_SAME, [r.seq, r.kind, r.text, r.digest ?? null]));
+    batch.push(stmt(REOPEN_SAME, [r.seq, ...same]));
   } else {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));
   }

@@ -32,13 +32,14 @@ WHERE question_id = ?1 AND owner_id = ?2 AND state = 'queued' AND sent_at IS NUL
 
 /// Queues the answer if the owner's question is still open, of a live task,
 /// still the request the answer was made for (its digest, for a decision or
-/// choices), with no answer on its way. Binds ?1 the question id, ?2 the
+/// choices), with no answer on its way, bound to the question's open as it
+/// is now (its `open_seq`). Binds ?1 the question id, ?2 the
 /// owner id, ?3 now, ?4 the answer id, ?5 what a person reads of it, ?6 its
 /// form, ?7 its body (JSON), ?8 the device that sent it (or null), ?9 the
 /// digest it answers (or null, for a text).
 const QUEUE: &str = "
-INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, device_id, digest)
-SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3, ?6, ?7, ?8, ?9
+INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, device_id, digest, open_seq)
+SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3, ?6, ?7, ?8, ?9, q.open_seq
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND (?9 IS NULL OR q.digest = ?9)
   AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?3)
@@ -144,11 +145,11 @@ WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)
   AND EXISTS (SELECT 1 FROM answers WHERE task_id = ?1 AND state = 'failed' AND updated_at = ?2)";
 
 /// The task's answers on their way, oldest first: those queued and those
-/// the relay had, of questions still open, each with the `seq` of the
-/// report that opened its question, which the agent's machine checks is its
-/// own open. Binds ?1 the task id.
+/// the relay had, of questions still open, each with the `seq` of its
+/// question's open when the answer was made, which the agent's machine
+/// checks is its own open. Binds ?1 the task id.
 const ON_THEIR_WAY: &str = "
-SELECT a.id AS answer_id, a.question_id, q.session, q.open_seq,
+SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
        a.text, a.body, a.digest
 FROM answers a JOIN questions q ON q.id = a.question_id
@@ -222,7 +223,7 @@ pub async fn answers_on_their_way(
 
 /// One answer for the relay, if it is still on its way. Binds ?1 the answer id.
 const ONE_ON_ITS_WAY: &str = "
-SELECT a.id AS answer_id, a.question_id, q.session, q.open_seq,
+SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
        a.text, a.body, a.digest
 FROM answers a JOIN questions q ON q.id = a.question_id
@@ -252,15 +253,18 @@ pub async fn claim_answer(
 
 /// Moves the task's answer to `state` from one that may precede it: from
 /// `queued`, or from `delivered` to where it ends; and, when the agent's
-/// machine says it typed or took an answer that failed only because its
-/// question closed meanwhile (its taking closed it), to that. Binds ?1 the
+/// machine says it typed or took an answer it had, which the Worker failed
+/// meanwhile (its question closed, which its taking may have caused; its
+/// device was revoked or its owner token replaced after it was sent), to
+/// that: the record says what happened. Binds ?1 the
 /// answer id, ?2 the task id, ?3 the state, ?4 the reason, ?5 now, ?6 the
 /// reason's code.
 pub(super) const MARK: &str = "
 UPDATE answers SET state = ?3, reason = ?4, reason_code = ?6, updated_at = ?5
 WHERE id = ?1 AND task_id = ?2
   AND (state = 'queued' OR (state = 'delivered' AND ?3 IN ('typed', 'taken', 'failed'))
-       OR (state = 'failed' AND reason_code = 'closed' AND sent_at IS NOT NULL AND ?3 IN ('typed', 'taken')))";
+       OR (state = 'failed' AND reason_code IN ('closed', 'revoked', 'rotated') AND sent_at IS NOT NULL
+           AND ?3 IN ('typed', 'taken')))";
 
 pub async fn mark_answer(
     env: &Env,

@@ -371,10 +371,11 @@ pub async fn revoke_device(
     ];
     let results = db
         .batch(vec![
+            // First, so that they fail as the device's, not as questions closed.
+            stmt(&db, FAIL_ANSWERS_OF_LINEAGE, &args[..3])?,
             stmt(&db, CLOSE_FOR_LINEAGE, &args)?,
             stmt(&db, REVOKE_TASKS_OF_LINEAGE, &args[..3])?,
             stmt(&db, REVOKE_LINEAGE, &args[..3])?,
-            stmt(&db, FAIL_ANSWERS_OF_LINEAGE, &args[..3])?,
             stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
         ])
         .await?;
@@ -389,13 +390,13 @@ pub async fn revoke_device(
             .map(|r| r.id)
             .collect())
     };
-    let mut devices = ids(2)?;
+    let mut devices = ids(3)?;
     // The one asked for first, then the rest as they came.
     devices.sort_by_key(|d| d != device_id);
     Ok(Some(RevokedDevice {
         devices,
-        tasks: ids(1)?,
-        closed: super::questions::closed_by(&results[0])?,
+        tasks: ids(2)?,
+        closed: super::questions::closed_by(&results[1])?,
     }))
 }
 

@@ -28,25 +28,28 @@ WHERE t.credential_hash = ?1
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
 RETURNING id";
 
-/// Closes the session's open question when a different one opens (same
-/// kind, text and request digest is the same question: left open), while
-/// this request holds the claim. Binds the [`ReportKeys`], then ?5 the close
-/// reason, ?6 the new kind, ?7 the new text, ?8 the new digest (or null).
+/// Closes the session's open question when a different one opens, while
+/// this request holds the claim. The same question is the same kind, text,
+/// request digest, agent and terminal: left open (a report that changed
+/// where the card says it runs is another question). Binds the
+/// [`ReportKeys`], then ?5 the close reason, ?6 the new kind, ?7 the new
+/// text, ?8 the new digest, ?9 the new terminal (JSON), ?10 the new cli
+/// (each null when none).
 pub(super) const SUPERSEDE: &str = "
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at";
 
-/// The same question opened again: it stays, now known by the `seq` of the
-/// machine's newest open of it, which an answer from afar must name. Binds
-/// the [`ReportKeys`], then ?5 the seq, ?6 the kind, ?7 the text, ?8 the
-/// digest (or null).
+/// The same question opened again (as [`SUPERSEDE`] says): it stays, now
+/// known by the `seq` of the machine's newest open of it, which an answer
+/// made from now on names. Binds the [`ReportKeys`], then ?5 the seq, and
+/// ?6 to ?10 as [`SUPERSEDE`]'s.
 pub(super) const REOPEN_SAME: &str = "
 UPDATE questions SET open_seq = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND kind = ?6 AND text = ?7 AND digest IS ?8
+  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)";
 
 /// Closes the session's open question, while this request holds the claim.
@@ -98,19 +101,35 @@ pub(super) fn open(
     stmt(db, OPEN, &keys.bind(&extra))
 }
 
+/// What makes an open the same question as the one open: [`SUPERSEDE`]'s
+/// and [`REOPEN_SAME`]'s ?6 to ?10.
+pub(super) struct Sameness<'a> {
+    pub kind: Kind,
+    pub text: &'a str,
+    pub digest: Option<&'a str>,
+    pub terminal_json: Option<&'a str>,
+    pub cli: &'a str,
+}
+
+impl Sameness<'_> {
+    fn bind(&self) -> [wasm_bindgen::JsValue; 5] {
+        [
+            s(self.kind.as_str()),
+            s(self.text),
+            self.digest.map_or(wasm_bindgen::JsValue::NULL, s),
+            self.terminal_json.map_or(wasm_bindgen::JsValue::NULL, s),
+            s(self.cli),
+        ]
+    }
+}
+
 pub(super) fn supersede(
     db: &D1Database,
     keys: &ReportKeys,
-    kind: Kind,
-    text: &str,
-    digest: Option<&str>,
+    same: &Sameness,
 ) -> Result<D1PreparedStatement> {
-    let extra = [
-        s(CloseReason::Superseded.as_str()),
-        s(kind.as_str()),
-        s(text),
-        digest.map_or(wasm_bindgen::JsValue::NULL, s),
-    ];
+    let mut extra = vec![s(CloseReason::Superseded.as_str())];
+    extra.extend(same.bind());
     stmt(db, SUPERSEDE, &keys.bind(&extra))
 }
 
@@ -118,16 +137,10 @@ pub(super) fn reopen_same(
     db: &D1Database,
     keys: &ReportKeys,
     seq: u64,
-    kind: Kind,
-    text: &str,
-    digest: Option<&str>,
+    same: &Sameness,
 ) -> Result<D1PreparedStatement> {
-    let extra = [
-        n(seq as f64),
-        s(kind.as_str()),
-        s(text),
-        digest.map_or(wasm_bindgen::JsValue::NULL, s),
-    ];
+    let mut extra = vec![n(seq as f64)];
+    extra.extend(same.bind());
     stmt(db, REOPEN_SAME, &keys.bind(&extra))
 }
 

@@ -146,8 +146,14 @@ pub async fn apply_report(
             let questions_json = (!questions.is_empty())
                 .then(|| serde_json::to_string(questions).ok())
                 .flatten();
-            let digest = takes.as_ref().map(|t| t.digest.as_str());
-            batch.push(questions::supersede(&db, keys, *kind, text, digest)?);
+            let same = questions::Sameness {
+                kind: *kind,
+                text,
+                digest: takes.as_ref().map(|t| t.digest.as_str()),
+                terminal_json: terminal_json.as_deref(),
+                cli: cli.as_str(),
+            };
+            batch.push(questions::supersede(&db, keys, &same)?);
             batch.push(questions::open(
                 &db,
                 keys,
@@ -167,9 +173,7 @@ pub async fn apply_report(
                     questions_json: questions_json.as_deref(),
                 },
             )?);
-            batch.push(questions::reopen_same(
-                &db, keys, *seq, *kind, text, digest,
-            )?);
+            batch.push(questions::reopen_same(&db, keys, *seq, &same)?);
         }
         Report::Close { reason, .. } => {
             batch.push(questions::close_in_session(&db, keys, *reason)?);

@@ -208,3 +208,28 @@ test("a relay's failure reason is kept as one visible line: no terminal escapes 
   assert.ok(!/[\u0000-\u001f\u007f-\u009f]/.test(row.reason), JSON.stringify(row.reason));
   r.ws.close(1000, "done");
 });
+
+test("the same request from another terminal is another question, and an answer keeps the open it was made for", async () => {
+  const { owner, task } = await world();
+  const here = { kind: "tmux", host: "buildbox", cwd: "/srv/prod", target: "a:0.0" };
+  const forged = await post(w, task.credential, { cli: "claude-code", session: "t", seq: 8_000_000_000, action: "open", kind: "permission",
+    terminal: { ...here, cwd: "/home/ana/scratch" }, ...takesRequest("decision", "Bash", { command: "rm -rf ./*" }) });
+  // Made on the card that named the scratch folder.
+  const early = await allow(owner.token, forged.body.question_id, "rm -rf ./*");
+  assert.equal(early.status, 201);
+  const real = await post(w, task.credential, { cli: "claude-code", session: "t", seq: 8_000_000_005, action: "open", kind: "permission",
+    terminal: here, ...takesRequest("decision", "Bash", { command: "rm -rf ./*" }) });
+  assert.ok(real.body.question_id, "another question, not the same one again");
+  assert.notEqual(real.body.question_id, forged.body.question_id);
+  const shown = await listed(owner, real.body.question_id);
+  assert.equal(shown.terminal.cwd, "/srv/prod", "the card names where it really runs");
+  assert.equal((await answer(owner, early.body.answer_id)).reason_code, "closed", "the early allow went with its card");
+  // An answer to the same question reported again carries the open it was made on.
+  const mine = await allow(owner.token, real.body.question_id, "rm -rf ./*");
+  await post(w, task.credential, { cli: "claude-code", session: "t", seq: 8_000_000_009, action: "open", kind: "permission",
+    terminal: here, ...takesRequest("decision", "Bash", { command: "rm -rf ./*" }) });
+  const r = await relay(task.credential);
+  const sent = await waitFor(() => r.got.find((m) => m.answer_id === mine.body.answer_id), 5000);
+  assert.equal(sent.open_seq, 8_000_000_005);
+  r.ws.close(1000, "done");
+});

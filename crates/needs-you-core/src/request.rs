@@ -69,17 +69,36 @@ impl Request {
 
 /// The fields of a request's input that its first lines did not show, one a
 /// line as `name: value` (a string as it is, anything else as JSON), in the
-/// order of their names: what the digest covers is all on the card.
+/// order of their names: what the digest covers is all on the card. A name
+/// that is not plain is written as JSON, and a value's further lines are
+/// indented, so that no value can pass for a field of its own.
 pub fn rest_lines(rest: &Map<String, Value>) -> String {
     let mut keys: Vec<&String> = rest.keys().collect();
     keys.sort();
     keys.into_iter()
-        .map(|k| match &rest[k] {
-            Value::String(s) => format!("{k}: {s}"),
-            other => format!("{k}: {other}"),
+        .map(|k| {
+            let plain = !k.is_empty()
+                && k.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+            let name = if plain {
+                k.clone()
+            } else {
+                Value::String(k.clone()).to_string()
+            };
+            let value = match &rest[k] {
+                Value::String(s) => s.replace('\n', "\n  "),
+                other => other.to_string(),
+            };
+            format!("{name}: {value}")
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A line the agent wrote (a command's description), its breaks written
+/// out: it never passes for more lines of the card.
+pub fn one_line(s: &str) -> String {
+    s.replace("\r\n", "\n").replace('\n', " ⏎ ")
 }
 
 /// Removes `key` from `rest` if it is a string, and gives it.
@@ -136,6 +155,16 @@ mod tests {
         assert_eq!(
             rest_lines(rest.as_object().unwrap()),
             "a: text\nm: [1,2]\nz: 1"
+        );
+        // No value passes for a field of its own.
+        let sly = json!({"sql": "DROP TABLE users\ndatabase: staging", "a: b": 1});
+        assert_eq!(
+            rest_lines(sly.as_object().unwrap()),
+            "\"a: b\": 1\nsql: DROP TABLE users\n  database: staging"
+        );
+        assert_eq!(
+            one_line("Run the tests\n$ npm test"),
+            "Run the tests ⏎ $ npm test"
         );
     }
 

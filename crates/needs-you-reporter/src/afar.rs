@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use needs_you_core::afar::AnswerBody;
+use needs_you_core::afar::{AnswerBody, Refusal};
 use needs_you_core::classify::Takeable;
 use serde::{Deserialize, Serialize};
 
@@ -110,6 +110,18 @@ fn spend(file: &Path, answer_id: &str) -> bool {
 #[derive(Serialize, Deserialize)]
 struct Took {
     took: bool,
+    /// Why not, when it is a refusal of ours ([`Refusal::code`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    code: Option<String>,
+}
+
+/// Why the relay could not hand an answer on.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NotHanded {
+    /// One of the binding rules refused it.
+    Refused(Refusal),
+    /// Nobody took it, for a person: why.
+    Why(String),
 }
 
 // ---- the waiter's side --------------------------------------------------------
@@ -123,7 +135,11 @@ pub struct Answered {
 
 impl Answered {
     pub fn took(mut self) {
-        let line = serde_json::to_string(&Took { took: true }).unwrap_or_default();
+        let line = serde_json::to_string(&Took {
+            took: true,
+            code: None,
+        })
+        .unwrap_or_default();
         let _ = writeln!(self.stream, "{line}");
     }
 }
@@ -201,6 +217,12 @@ pub fn wait(
         return None;
     }
     if !spend(&path.with_file_name(SPENT_FILE), &handed.answer_id) {
+        let refused = Took {
+            took: false,
+            code: Some(Refusal::Spent.code().to_owned()),
+        };
+        let mut stream = stream;
+        let _ = writeln!(stream, "{}", serde_json::to_string(&refused).ok()?);
         return None;
     }
     Some(Answered {
@@ -285,7 +307,7 @@ impl Waiters {
         digest: &str,
         answer_id: &str,
         answer: &AnswerBody,
-    ) -> Result<(), String> {
+    ) -> Result<(), NotHanded> {
         let deadline = Instant::now() + HOLD_FOR;
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
         let waiter = loop {
@@ -298,10 +320,10 @@ impl Waiters {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(
+                return Err(NotHanded::Why(
                     "the dialog is no longer waiting for an answer: it was answered in the terminal, or it changed"
                         .into(),
-                );
+                ));
             }
             list = self
                 .arrived
@@ -316,16 +338,23 @@ impl Waiters {
             digest: digest.to_owned(),
             answer: answer.clone(),
         };
-        let line = serde_json::to_string(&handed).map_err(|e| e.to_string())?;
+        let line = serde_json::to_string(&handed).map_err(|e| NotHanded::Why(e.to_string()))?;
         writeln!(stream, "{line}").map_err(|_| {
-            "the dialog closed as the answer arrived (answered in the terminal?)".to_owned()
+            NotHanded::Why(
+                "the dialog closed as the answer arrived (answered in the terminal?)".to_owned(),
+            )
         })?;
         let _ = stream.set_read_timeout(Some(TOOK_WITHIN));
         let mut reply = String::new();
         let read = BufReader::new(stream).read_line(&mut reply);
         match (read, serde_json::from_str::<Took>(&reply)) {
-            (Ok(_), Ok(Took { took: true })) => Ok(()),
-            _ => Err("the agent did not take it: its dialog closed first".into()),
+            (Ok(_), Ok(Took { took: true, .. })) => Ok(()),
+            (Ok(_), Ok(Took { code: Some(c), .. })) if c == Refusal::Spent.code() => {
+                Err(NotHanded::Refused(Refusal::Spent))
+            }
+            _ => Err(NotHanded::Why(
+                "the agent did not take it: its dialog closed first".into(),
+            )),
         }
     }
 }
@@ -390,7 +419,10 @@ mod tests {
         // The same answer again, to a new waiter of the very same request:
         // spent, never taken twice.
         let again = waiting("d1");
-        assert!(waiters.hand("s1", "d1", "ans_1", &allow()).is_err());
+        assert_eq!(
+            waiters.hand("s1", "d1", "ans_1", &allow()),
+            Err(NotHanded::Refused(Refusal::Spent))
+        );
         assert_eq!(again.join().unwrap(), None);
         let fresh = waiting("d1");
         assert_eq!(waiters.hand("s1", "d1", "ans_2", &allow()), Ok(()));

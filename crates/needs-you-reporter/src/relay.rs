@@ -68,8 +68,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// is sent the last screen, so that no reader can make tmux work harder.
 pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
 /// The most outcomes of answers kept to say again: an answer is handled
-/// once in a while, so these are the latest hours' (the waiter's own list
-/// of spent answers keeps a decision from being taken twice beyond them).
+/// once in a while, so these are the latest hours'. Past it they are all
+/// forgotten at once; the waiters' own list of spent answers keeps a
+/// decision from being taken twice beyond them.
 const HANDLED_KEPT: usize = 100;
 
 /// What the hook records for an open question's session: its pane, and the
@@ -315,12 +316,22 @@ impl Relay {
                         code: Some(refusal.code().to_owned()),
                     }
                 }
-                Ok(()) => self
+                Ok(()) => match self
                     .waiters
                     .hand(&answer.session, digest, &answer.answer_id, body)
-                    .map(|()| FromRelay::Taken {
+                {
+                    Ok(()) => Ok(FromRelay::Taken {
                         answer_id: answer_id.clone(),
                     }),
+                    Err(afar::NotHanded::Refused(refusal)) => {
+                        return FromRelay::Failed {
+                            answer_id,
+                            reason: refusal.message(),
+                            code: Some(refusal.code().to_owned()),
+                        }
+                    }
+                    Err(afar::NotHanded::Why(why)) => Err(why),
+                },
             },
             (_, None) => Err("the answer names no request to answer".into()),
         };
@@ -331,6 +342,9 @@ impl Relay {
         })
     }
 
+    /// The pane of the session's open question, as asked: checked as before
+    /// typing (the question open here, of this task, the pane still the
+    /// agent's), and read at most every [`SCREEN_EVERY`].
     fn screen(&mut self, ask: &ScreenAsk) -> ScreenReply {
         let request_id = ask.request_id.clone();
         let shown = self.read_screen(&ask.session);
@@ -497,6 +511,8 @@ fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
                 }
                 let msg = relay.handle(&answer);
                 let sent = say(ws, &msg);
+                // Bounded: past it, the oldest outcomes go all at once (the
+                // waiters' spent answers still refuse a second hand-over).
                 if relay.handled.len() >= HANDLED_KEPT {
                     relay.handled.clear();
                 }

@@ -6,10 +6,11 @@
 
 use serde_json::Value;
 
-use super::{dialog, dialog_questions, request_questions, request_text, Decision};
-use crate::afar::DialogQuestion;
-use crate::kinds::{Cli, Kind, QuestionOption};
+use super::{dialog, dialog_questions, request_questions, request_text, str_field, Decision};
+use crate::afar::{self, DialogQuestion};
+use crate::kinds::{Kind, QuestionOption};
 use crate::report::Report;
+use crate::report::{MAX_LABEL_CHARS, MAX_OPTIONS};
 use crate::request::Request;
 use crate::text;
 
@@ -21,8 +22,38 @@ pub struct Card {
     pub questions: Vec<DialogQuestion>,
 }
 
-/// The card of `request` of `cli`, a question of `kind`.
-pub fn of(cli: Cli, kind: Kind, request: &Request) -> Card {
+/// Whether a dialog's card shows its request whole: at most
+/// [`afar::MAX_QUESTIONS`] questions and [`MAX_OPTIONS`] options in all, no
+/// label longer than [`MAX_LABEL_CHARS`]. A larger one takes no choices
+/// from afar: a card that left out an option would not be what is chosen.
+pub fn dialog_fits(request: &Request) -> bool {
+    let items: Vec<&Value> = match request_questions(&request.tool, &request.input) {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(q @ Value::Object(_)) => vec![q],
+        _ => Vec::new(),
+    };
+    let options: Vec<&Value> = items
+        .iter()
+        .flat_map(|q| {
+            q.get("options")
+                .or_else(|| q.get("choices"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .collect();
+    let label_fits = |o: &&Value| {
+        let label = o.as_str().or_else(|| str_field(o, "label")).unwrap_or("");
+        label.chars().count() <= MAX_LABEL_CHARS
+    };
+    items.len() <= afar::MAX_QUESTIONS
+        && options.len() <= MAX_OPTIONS
+        && options.iter().all(label_fits)
+}
+
+/// The card of `request`, a question of `kind`, in the words of the CLI
+/// whose tool it is.
+pub fn of(kind: Kind, request: &Request) -> Card {
     let shown = |s: &str| text::visible(s);
     let option = |o: &QuestionOption| QuestionOption {
         label: shown(&o.label),
@@ -30,7 +61,7 @@ pub fn of(cli: Cli, kind: Kind, request: &Request) -> Card {
     };
     match kind {
         Kind::Dialog => {
-            let questions = request_questions(cli, &request.tool, &request.input);
+            let questions = request_questions(&request.tool, &request.input);
             let (text, options) = match dialog(questions, "The agent is asking a question") {
                 Decision::Open { text, options, .. } => (text, options),
                 _ => (String::new(), Vec::new()),
@@ -50,7 +81,7 @@ pub fn of(cli: Cli, kind: Kind, request: &Request) -> Card {
             }
         }
         _ => Card {
-            text: shown(&request_text(cli, &request.tool, &request.input)),
+            text: shown(&request_text(&request.tool, &request.input)),
             ..Card::default()
         },
     }
@@ -58,9 +89,9 @@ pub fn of(cli: Cli, kind: Kind, request: &Request) -> Card {
 
 /// The card's text, or, for a request too large to carry whole, why it is
 /// answered in the terminal followed by what of it a card can show.
-pub fn text_or_why_not(cli: Cli, kind: Kind, tool: &str, input: &Value) -> String {
+pub fn text_or_why_not(kind: Kind, tool: &str, input: &Value) -> String {
     let request = Request::new(tool, input);
-    let text = of(cli, kind, &request).text;
+    let text = of(kind, &request).text;
     if request.fits() {
         return text;
     }
@@ -73,7 +104,8 @@ pub fn text_or_why_not(cli: Cli, kind: Kind, tool: &str, input: &Value) -> Strin
 /// The report as the Worker keeps it: an open that carries its request
 /// shows the card built from it, never the report's own text, options or
 /// questions ([`Report::parse`] has checked that its digest is the
-/// request's). Anything else is as it came.
+/// request's). A dialog larger than a card shows whole takes nothing from
+/// afar, and says so. Anything else is as it came.
 pub fn built(report: Report) -> Report {
     match report {
         Report::Open {
@@ -86,18 +118,24 @@ pub fn built(report: Report) -> Report {
             request: Some(request),
             ..
         } => {
-            let card = of(cli, kind, &request);
+            let card = of(kind, &request);
+            let whole = kind != Kind::Dialog || dialog_fits(&request);
+            let text = if whole {
+                card.text
+            } else {
+                format!("This dialog is larger than a card shows whole: answer it in the terminal.\n\n{}", card.text)
+            };
             Report::Open {
                 cli,
                 session,
                 seq,
                 kind,
-                text: card.text,
+                text,
                 options: card.options,
                 terminal,
-                takes,
+                takes: takes.filter(|_| whole),
                 questions: card.questions,
-                request: Some(request),
+                request: Some(request).filter(|_| whole),
             }
         }
         other => other,
@@ -110,12 +148,7 @@ mod tests {
     use serde_json::json;
 
     fn card(tool: &str, input: Value) -> String {
-        of(
-            Cli::ClaudeCode,
-            Kind::Permission,
-            &Request::new(tool, &input),
-        )
-        .text
+        of(Kind::Permission, &Request::new(tool, &input)).text
     }
 
     #[test]
@@ -187,7 +220,7 @@ mod tests {
     #[test]
     fn a_request_too_large_says_so_and_shows_its_start() {
         let input = json!({"file_path": "/w/big", "content": "x".repeat(30_000)});
-        let text = text_or_why_not(Cli::ClaudeCode, Kind::Permission, "Write", &input);
+        let text = text_or_why_not(Kind::Permission, "Write", &input);
         assert!(text.starts_with("This request is too large to approve from afar (29 KB)"));
     }
 
@@ -219,5 +252,52 @@ mod tests {
         assert_eq!(options[1].label, "Postgres");
         assert_eq!(questions[0].question, "DB?⟨U+202E⟩");
         assert!(questions[0].multi_select && questions[0].other);
+    }
+
+    #[test]
+    fn a_dialog_larger_than_a_card_takes_nothing_from_afar() {
+        let many: Vec<Value> = (0..30).map(|i| json!({"label": format!("o{i}")})).collect();
+        let input = json!([{"question": "Which?", "options": many}]);
+        let big = Request::new("opencode.question", &input);
+        assert!(!dialog_fits(&big));
+        let small = Request::new(
+            "opencode.question",
+            &json!([{"question": "Which?", "options": [{"label": "a"}]}]),
+        );
+        assert!(dialog_fits(&small));
+        let r = Report::parse(
+            json!({"action": "open", "kind": "dialog", "cli": "opencode", "session": "s", "seq": 1,
+                   "takes": "choices", "digest": big.digest(), "request": {"tool": big.tool, "input": input}})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+        let Report::Open { takes, text, .. } = built(r) else {
+            panic!()
+        };
+        assert_eq!(takes, None);
+        assert!(text.starts_with("This dialog is larger than a card shows whole"));
+    }
+
+    #[test]
+    fn the_words_are_the_tool_s_whatever_the_report_says_of_itself() {
+        // An OpenCode-shaped report of Claude Code's tool: Claude Code's card,
+        // every field shown.
+        let input = json!({"command": "make", "id": "x", "always": ["*"]});
+        let r = Report::parse(
+            json!({"action": "open", "kind": "permission", "cli": "opencode", "session": "s", "seq": 1,
+                   "takes": "decision", "digest": crate::afar::digest("Bash", &input),
+                   "request": {"tool": "Bash", "input": input}})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+        let Report::Open { text, .. } = built(r) else {
+            panic!()
+        };
+        assert_eq!(
+            text,
+            "Claude Code wants to run: make\n\nalways: [\"*\"]\nid: x"
+        );
     }
 }

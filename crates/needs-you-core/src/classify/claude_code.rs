@@ -258,19 +258,14 @@ fn permission_text(tool: &str, input: Option<&Value>) -> String {
         return plan_text(input.and_then(|i| str_field(i, "plan")));
     }
     let empty = json!({});
-    super::card::text_or_why_not(
-        crate::Cli::ClaudeCode,
-        Kind::Permission,
-        tool,
-        input.unwrap_or(&empty),
-    )
+    super::card::text_or_why_not(Kind::Permission, tool, input.unwrap_or(&empty))
 }
 
 /// A permission request's card: what it runs, writes or changes, in Claude
 /// Code's terms (the command and why; a file's whole content; an edit as a
 /// diff; the MCP server and tool), then every other field of its input.
 pub(super) fn request_text(tool: &str, input: &Value) -> String {
-    use crate::request::{diff, rest_lines, take_str, with_rest};
+    use crate::request::{diff, one_line, rest_lines, take_str, with_rest};
     let mut rest = match input {
         Value::Object(o) => o.clone(),
         Value::Null => serde_json::Map::new(),
@@ -278,9 +273,11 @@ pub(super) fn request_text(tool: &str, input: &Value) -> String {
     };
     let file = take_str(&mut rest, "file_path");
     let head = match (tool, file) {
-        ("Bash", _) => {
+        ("Bash", file) => {
+            // Shown with the rest, if a command ever has one.
+            rest.extend(file.map(|f| ("file_path".to_owned(), Value::String(f))));
             let command = take_str(&mut rest, "command");
-            let description = take_str(&mut rest, "description");
+            let description = take_str(&mut rest, "description").map(|d| one_line(&d));
             command_with_description(command.as_deref(), description.as_deref())
                 .or_else(|| command.map(|c| format!("Claude Code wants to run: {c}")))
                 .unwrap_or_else(|| "Claude Code wants to run a command".to_owned())

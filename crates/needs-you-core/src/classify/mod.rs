@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::afar::{self, Afar, DialogQuestion, Takes};
-use crate::request::{self, Request};
+use crate::request::Request;
 
 use crate::question::{ends_with_question, reply_tail};
 use crate::report::{
@@ -109,8 +109,9 @@ pub struct Takeable {
 }
 
 impl Takeable {
-    /// `None` for a request too large to carry whole: it is answered in the
-    /// terminal ([`Request::fits`]).
+    /// `None` for a request too large to carry whole, or a dialog larger than
+    /// a card shows whole: it is answered in the terminal ([`Request::fits`],
+    /// [`card::dialog_fits`]).
     fn new(
         takes: Afar,
         tool: &str,
@@ -118,7 +119,8 @@ impl Takeable {
         questions: Vec<DialogQuestion>,
     ) -> Option<Takeable> {
         let request = Request::new(tool, input);
-        request.fits().then(|| Takeable {
+        let whole = request.fits() && (takes != Afar::Choices || card::dialog_fits(&request));
+        whole.then(|| Takeable {
             takes: Takes {
                 takes,
                 digest: request.digest(),
@@ -129,30 +131,23 @@ impl Takeable {
     }
 }
 
-/// A dialog request's list of questions, where its CLI keeps them: Claude
+/// A dialog request's list of questions, where its tool keeps them: Claude
 /// Code's `AskUserQuestion` in `questions` of its input, OpenCode's request
 /// is the list itself.
-fn request_questions<'a>(cli: Cli, tool: &str, input: &'a Value) -> Option<&'a Value> {
-    match cli {
-        Cli::ClaudeCode if tool == claude_code::ASK_TOOL => input.get("questions"),
+fn request_questions<'a>(tool: &str, input: &'a Value) -> Option<&'a Value> {
+    match tool {
+        claude_code::ASK_TOOL => input.get("questions"),
         _ => Some(input),
     }
 }
 
-/// A permission request's card text, in its CLI's words, with everything its
-/// input holds.
-fn request_text(cli: Cli, tool: &str, input: &Value) -> String {
-    match cli {
-        Cli::ClaudeCode => claude_code::request_text(tool, input),
-        Cli::Opencode => normalized::opencode_request_text(input),
-        _ => {
-            let rest = match input {
-                Value::Object(o) => o.clone(),
-                Value::Null => serde_json::Map::new(),
-                other => serde_json::Map::from_iter([("input".to_owned(), other.clone())]),
-            };
-            request::with_rest(format!("{} wants to use {tool}", cli.display_name()), &rest)
-        }
+/// A permission request's card text, in the words of the CLI whose tool it
+/// is, with everything its input holds. Chosen by the tool's own name, never
+/// by what the report says of itself: the request is what the digest binds.
+fn request_text(tool: &str, input: &Value) -> String {
+    match tool {
+        normalized::OPENCODE_PERMISSION => normalized::opencode_request_text(input),
+        _ => claude_code::request_text(tool, input),
     }
 }
 

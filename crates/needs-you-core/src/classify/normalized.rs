@@ -129,7 +129,7 @@ fn hermes_close_reason(event: &Value) -> CloseReason {
 fn permission_text(cli: Cli, event: &Value) -> String {
     let non_empty = |s: Option<&str>| s.filter(|t| !t.is_empty()).map(str::to_owned);
     if let Some(req) = event.get("request") {
-        return super::card::text_or_why_not(cli, Kind::Permission, OPENCODE_PERMISSION, req);
+        return super::card::text_or_why_not(Kind::Permission, OPENCODE_PERMISSION, req);
     }
     if let Some(a) = event.get("approval") {
         let command = str_field(a, "command").filter(|c| !c.is_empty());
@@ -144,7 +144,7 @@ fn permission_text(cli: Cli, event: &Value) -> String {
 }
 
 /// The tool names under which OpenCode's requests are digested.
-const OPENCODE_PERMISSION: &str = "opencode.permission";
+pub(super) const OPENCODE_PERMISSION: &str = "opencode.permission";
 const OPENCODE_QUESTION: &str = "opencode.question";
 
 /// Fields of OpenCode's permission request that change nothing of what
@@ -206,12 +206,33 @@ pub(super) fn opencode_request_text(req: &Value) -> String {
                 }
             }
             None => {
-                rest.remove("patterns");
-                rest.remove("pattern");
+                // Only the patterns the line showed: the first of the two
+                // names, when every pattern is a string.
+                let shown = ["patterns", "pattern"]
+                    .into_iter()
+                    .find(|k| req.get(*k).is_some());
+                if let Some(k) = shown {
+                    let all_strings = match req.get(k) {
+                        Some(Value::Array(p)) => p.iter().all(Value::is_string),
+                        Some(Value::String(_)) => true,
+                        _ => false,
+                    };
+                    if all_strings {
+                        rest.remove(k);
+                    }
+                }
             }
         }
     }
-    rest.extend(meta);
+    // A metadata field never hides a field of the request of the same name.
+    for (k, v) in meta {
+        let name = if rest.contains_key(&k) {
+            format!("metadata.{k}")
+        } else {
+            k
+        };
+        rest.insert(name, v);
+    }
     request::with_rest(head, &rest)
 }
 
