@@ -5,13 +5,16 @@
 //! * A question says what its agent's machine can take ([`Afar`]): a line
 //!   typed into a reply's terminal, a decision for a permission, or choices
 //!   for a dialog; nothing, and why ([`why_not`]), for the rest.
-//! * An answer ([`AnswerBody`]) is one of those forms, checked against its
-//!   question's ([`check`]) by the Worker before it is queued.
+//! * An answer ([`AnswerBody`]) is one of those forms, admitted or refused
+//!   for its question by one rule ([`admit`], with stable [`Refusal`] codes)
+//!   before the Worker queues anything.
 //! * A decision or choices carry the question's [`digest`]: a hash of the
-//!   tool and its input, made by the reporter when the dialog opened and
-//!   checked again on the agent's machine by the very hook that takes the
-//!   answer. An allow can so never land on another dialog than the one the
-//!   person saw, whatever opened in the meantime.
+//!   tool and its input, which the Worker computes from the request the
+//!   report carries (the card is built from the same request,
+//!   `crate::request`), and which the very hook that takes the answer
+//!   computes again from the dialog on its screen. An allow can so never
+//!   land on another dialog than the one the person saw, whatever opened in
+//!   the meantime.
 //!
 //! Allow means this request, once: no form here can say "always", nor change
 //! an agent's permission rules.
