@@ -7,7 +7,7 @@ import { call, checkCode, device, forget, handOver, pair } from "./api.js";
 import { ago, deviceName, mayDo } from "./words.js";
 
 /** How often a visible page asks for changes. An unchanged list costs the
- *  Worker a 304 after two indexed reads (README: "Idle cost"). */
+ *  Worker a 304 after two indexed reads (docs/capacity.md). */
 const POLL_MS = 1500;
 
 const $ = (id) => document.getElementById(id);
