@@ -23,7 +23,7 @@ FROM questions q WHERE q.id = ?1";
 /// agent's machine's already, and is not replaced. Binds ?1 the question id,
 /// ?2 the owner id, ?3 now, ?4 the digest the new answer is for (or null).
 const REPLACE_QUEUED: &str = "
-UPDATE answers SET state = 'failed', reason = 'replaced by a newer answer', updated_at = ?3
+UPDATE answers SET state = 'failed', reason = 'replaced by a newer answer', reason_code = 'replaced', updated_at = ?3
 WHERE question_id = ?1 AND owner_id = ?2 AND state = 'queued' AND sent_at IS NULL
   AND EXISTS (
     SELECT 1 FROM questions q JOIN tasks t ON t.id = q.task_id
@@ -318,7 +318,7 @@ FROM answers WHERE id = ?1 AND owner_id = ?2";
 /// sent ([`MARK_SENT`]): the agent's
 /// machine never had it. Binds ?1 the answer id, ?2 the owner id, ?3 now.
 const TAKE_BACK: &str = "
-UPDATE answers SET state = 'failed', reason = 'taken back', updated_at = ?3
+UPDATE answers SET state = 'failed', reason = 'taken back', reason_code = 'taken_back', updated_at = ?3
 WHERE id = ?1 AND owner_id = ?2 AND state = 'queued' AND sent_at IS NULL
 RETURNING id";
 

@@ -154,11 +154,11 @@ test("refusals at the API: a dialog, a closed question, another owner's, a revok
   const r4 = await api("POST", `/v1/questions/${answerable.question_id}/answers`, o.token, { text: "second" });
   assert.equal(r4.status, 201);
   const replaced = (await api("GET", `/v1/answers/${first.body.answer_id}`, o.token)).body;
-  assert.deepEqual([replaced.state, replaced.reason], ["failed", "replaced by a newer answer"]);
+  assert.deepEqual([replaced.state, replaced.reason, replaced.reason_code], ["failed", "replaced by a newer answer", "replaced"]);
   // And one still queued can be taken back, once, by its owner only.
   assert.equal((await api("DELETE", `/v1/answers/${r4.body.answer_id}`, other.token)).status, 404);
   const back = await api("DELETE", `/v1/answers/${r4.body.answer_id}`, o.token);
-  assert.deepEqual([back.status, back.body.state, back.body.reason], [200, "failed", "taken back"]);
+  assert.deepEqual([back.status, back.body.state, back.body.reason, back.body.reason_code], [200, "failed", "taken back", "taken_back"]);
   const again = await api("DELETE", `/v1/answers/${r4.body.answer_id}`, o.token);
   assert.deepEqual([again.status, again.body.error], [409, "not_queued"]);
   // A refused answer replaces nothing.

@@ -123,7 +123,8 @@ pub struct Answer {
     /// Why it failed, for a person.
     pub reason: Option<String>,
     /// Why it failed, for programs: a [`crate::afar::Refusal`]'s code, or
-    /// `closed`, `revoked` (its device), `rotated` (its owner token).
+    /// `closed`, `revoked` (its device), `rotated` (its owner token),
+    /// `replaced` (by a newer answer), `taken_back`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason_code: Option<String>,
     /// What was answered, for a person: the text, `allow`, `deny`, or the
