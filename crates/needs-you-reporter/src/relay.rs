@@ -25,10 +25,10 @@
 //! A dropped connection is made again after a pause (1 s, doubling to 30 s
 //! while connections keep failing or dropping at once); answers queued
 //! meanwhile come on the `hello`. An answer id already handled is never typed
-//! twice. What became of the answers it handled is said again after every
-//! `hello`, in case a drop lost it: the Worker never sends an answer again
-//! once its question closed, and the close that typing or taking an answer
-//! causes may well come first. A close that
+//! twice. What became of the answers it handled on one connection is said
+//! once more after the next `hello`, in case the drop lost it: the Worker
+//! never sends an answer again once its question closed, and the close that
+//! typing or taking an answer causes may well come first. A close that
 //! says the task was revoked, or that a newer relay of the task took over
 //! (`needs_you_core::relay`'s close codes), or a refused credential, ends it;
 //! so does a machine where nothing of its task has been open for
@@ -67,8 +67,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// The shortest time between two reads of one pane: a reader asking faster
 /// is sent the last screen, so that no reader can make tmux work harder.
 pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
-/// The most outcomes of answers kept to say again: an answer is handled
-/// once in a while, so these are the latest hours'. Past it they are all
+/// The most outcomes of answers kept, for an answer the Worker sends again:
+/// an answer is handled once in a while, so these are the latest hours'. Past it they are all
 /// forgotten at once; the waiters' own list of spent answers keeps a
 /// decision from being taken twice beyond them.
 const HANDLED_KEPT: usize = 100;
@@ -278,6 +278,9 @@ struct Relay {
     /// Every answer handled, and what was said of it: one sent again after
     /// a reconnect is never typed or handed on twice.
     handled: HashMap<String, FromRelay>,
+    /// What was said of the answers handled on this connection: said once
+    /// more after the next `hello`, then never again.
+    to_say_again: Vec<FromRelay>,
     last_open: Instant,
     idle: Duration,
     /// The last screen read of each session's pane, and when.
@@ -418,6 +421,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         task,
         waiters,
         handled: HashMap::new(),
+        to_say_again: Vec::new(),
         last_open: Instant::now(),
         idle: idle_limit(),
         screens: HashMap::new(),
@@ -453,7 +457,8 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         if !say(&mut ws, &FromRelay::Hello) {
             continue;
         }
-        if !relay.handled.values().all(|said| say(&mut ws, said)) {
+        let again = std::mem::take(&mut relay.to_say_again);
+        if !again.iter().all(|said| say(&mut ws, said)) {
             continue;
         }
         let served = serve(&mut ws, &mut relay);
@@ -516,6 +521,7 @@ fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
                 if relay.handled.len() >= HANDLED_KEPT {
                     relay.handled.clear();
                 }
+                relay.to_say_again.push(msg.clone());
                 relay.handled.insert(answer.answer_id, msg);
                 if !sent {
                     return Served::Dropped;
