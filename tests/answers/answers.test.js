@@ -348,7 +348,7 @@ test("needs-you answer types from another terminal, and says why when it cannot"
   const p = (await api("POST", "/v1/reports", o.task.credential, { cli: "codex", session: "dlg", seq: 1, action: "open", kind: "permission", text: "Run?" })).body;
   const refused = await cli("answer", p.question_id, "y");
   assert.equal(refused.code, 1);
-  assert.match(refused.err, /^needs-you: this permission cannot be answered from afar: Codex shows its approval only in its terminal: a hook that waited for an answer would hide it; answer it there\n$/);
+  assert.match(refused.err, /^needs-you: this permission cannot be answered from afar: Codex was not started with `needs-you run`, which lets its approvals be answered from here; answer it there\n$/);
 });
 
 test("an answer whose question closed while the relay was away fails with that reason, and nothing is typed", async () => {

@@ -9,7 +9,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
@@ -162,33 +162,153 @@ test("in Codex's shared background server, the reporter refuses to report under 
   stopSharedServer();
 });
 
-test("`needs-you run -- codex`, with no flag of its own, is watched, and leaves no Codex server behind", { skip }, async () => {
-  stopSharedServer();
-  // Codex's shared server for this CODEX_HOME, and its pid-update-loop.
-  const daemons = () => spawnSync("pgrep", ["-f", `${codexHome}/packages/app-server-daemon`], { encoding: "utf8" }).stdout.trim();
-  assert.equal(daemons(), "", "no shared server before");
-  // The person's machine, logged in as `needs-you login` does it.
-  const config = join(home, "run-config");
-  const pairing = (await call(w, "POST", "/v1/pairings", { token: owner.token, body: { rights: ["tasks"] } })).body;
-  const link = new URL(pairing.url);
-  execFileSync(NEEDS_YOU, ["login", `${w.url}${link.pathname}${link.hash}`], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
-  const vars = { HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
-    XDG_CONFIG_HOME: config, NEEDS_YOU_STATE_DIR: join(home, "state-run") };
-  const t = await startCodex(`needs-you-live-codex-run-${process.pid}`, cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });
+// ---- under `needs-you run`: a private app-server, answered from afar through it
+
+let runConfig;
+/** This machine logged in as `needs-you login` does it (once), and its vars for `needs-you run`. */
+async function runVars() {
+  if (!runConfig) {
+    runConfig = join(home, "run-config");
+    const pairing = (await call(w, "POST", "/v1/pairings", { token: owner.token, body: { rights: ["tasks"] } })).body;
+    const link = new URL(pairing.url);
+    execFileSync(NEEDS_YOU, ["login", `${w.url}${link.pathname}${link.hash}`], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: runConfig } });
+  }
+  return { HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
+    XDG_CONFIG_HOME: runConfig, NEEDS_YOU_STATE_DIR: join(home, "state-run") };
+}
+
+/** `needs-you run -- codex` in a terminal of its own, at Codex's prompt. */
+async function runCodex(vars) {
+  const t = await startCodex(`needs-you-live-codex-run-${process.pid}-${terms.length}`, cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });
   terms.push(t);
-  model.next({ shell: "rm -rf run-build" });
-  await t.type("clean the run build");
-  await t.waitFor(/Would you like to run the following command/);
-  const [q] = await listUntil((l) => l.length === 1, 15_000);
+  return t;
+}
+
+const answerFor = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body });
+const answerRow = (q) => w.db.prepare("SELECT state, reason, reason_code FROM answers WHERE question_id = ?").bind(q.question_id).first();
+// Codex's shared server for this CODEX_HOME, and its pid-update-loop.
+const daemons = () => spawnSync("pgrep", ["-f", `${codexHome}/packages/app-server-daemon`], { encoding: "utf8" }).stdout.trim();
+// The task's private app-server, which `needs-you run` starts in its state directory.
+const taskServers = () => spawnSync("pgrep", ["-f", `app-server --listen unix://${join(home, "state-run")}/`], { encoding: "utf8" }).stdout.trim();
+const DIALOG = /Would you like to run the following command/;
+
+/** The dialog for `command`, once listed as answerable from afar. */
+async function approval(t, command, prompt) {
+  model.next({ shell: command });
+  await t.type(prompt);
+  await t.waitFor(DIALOG);
+  const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+  assert.match(q.digest, /^[0-9a-f]{64}$/);
+  return q;
+}
+
+test("`needs-you run -- codex`: an approval is listed from Codex's own request, allowed from afar it runs and its dialog leaves the screen, denied it does not run", { skip }, async () => {
+  stopSharedServer();
+  assert.equal(daemons(), "", "no shared server before");
+  const t = await runCodex(await runVars());
+  assert.ok(taskServers(), "the task's own app-server runs");
+  const allowed = join(cwd, "afar-allowed");
+  mkdirSync(allowed);
+  const q = await approval(t, `rm -rf ${allowed}`, "clean the allowed folder");
   assert.equal(q.task_name, `codex in ${basename(cwd)}`, "reported with the task `run` made");
-  assert.match(q.text, /rm -rf run-build/);
+  assert.equal(q.kind, "permission");
+  assert.equal(q.text, `Codex wants to run:\n$ /bin/bash -lc 'rm -rf ${allowed}'\nin ${cwd}\n\nenvironmentId: local`);
+  model.next({ text: "Cleaned it." });
+  const posted = Date.now();
+  const r = await answerFor(q, { decision: "allow", digest: q.digest });
+  assert.equal(r.status, 201, r.text);
+  assert.ok(await waitFor(() => !existsSync(allowed), 10_000), "the command ran");
+  figures.codex_allow_ran_ms = Date.now() - posted;
+  await t.waitFor(/Cleaned it/);
+  assert.doesNotMatch(t.screen(), DIALOG, "the dialog left the screen by itself");
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "answered");
+  assert.ok(await waitFor(async () => (await answerRow(q))?.state === "taken", 5000), JSON.stringify(await answerRow(q)));
+  // One question for the request: the PermissionRequest hook, which ran in
+  // the same server, left it to the client that lists it answerable.
+  const cards = await w.db.prepare("SELECT COUNT(*) AS n FROM questions WHERE session = ?").bind(q.session).first();
+  assert.equal(cards.n, 1);
+
+  const denied = join(cwd, "afar-denied");
+  mkdirSync(denied);
+  const d = await approval(t, `rm -rf ${denied}`, "clean the denied folder");
+  assert.notEqual(d.digest, q.digest);
+  assert.equal((await answerFor(d, { decision: "deny", digest: d.digest })).status, 201);
+  // Codex offers no "decline" for a command: deny is its own "No" (the turn stops).
+  await t.waitFor(/Ask Codex to do anything/);
+  assert.ok(await waitFor(() => !DIALOG.test(t.screen()), 10_000), "the dialog left the screen");
+  await listUntil((l) => l.length === 0);
+  assert.ok(existsSync(denied), "denied: it never ran");
+  assert.equal((await answerRow(d)).state, "taken");
   assert.equal(daemons(), "", "Codex runs without its shared server");
+});
+
+test("`needs-you run -- codex`: answered in the terminal first, a late allow from afar runs nothing and is refused", { skip }, async () => {
+  const t = terms.at(-1);
+  const first = join(cwd, "terminal-first");
+  mkdirSync(first);
+  const q = await approval(t, `rm -rf ${first}`, "clean the first folder");
+  t.key("Escape"); // No, at the terminal
+  await listUntil((l) => l.length === 0);
+  const late = await answerFor(q, { decision: "allow", digest: q.digest });
+  assert.equal(late.status, 409, late.text);
+  assert.equal(late.body.error, "closed");
+  assert.ok(existsSync(first), "nothing ran");
+});
+
+test("`needs-you run -- codex`: an allow made for one request never approves another that opened meanwhile", { skip }, async () => {
+  const t = terms.at(-1);
+  const one = join(cwd, "request-one");
+  const two = join(cwd, "request-two");
+  mkdirSync(one);
+  mkdirSync(two);
+  const q1 = await approval(t, `rm -rf ${one}`, "clean folder one");
   t.key("Escape");
   await listUntil((l) => l.length === 0);
+  const q2 = await approval(t, `rm -rf ${two}`, "clean folder two");
+  // The first card's allow, sent for the second question: refused, and nothing runs.
+  const moved = await answerFor(q2, { decision: "allow", digest: q1.digest });
+  assert.deepEqual([moved.status, moved.body.error], [409, "changed"]);
+  await sleep(1500);
+  assert.ok(existsSync(one) && existsSync(two), "neither ran");
+  assert.match(t.screen(), DIALOG, "the dialog is still the terminal's");
+  t.key("Escape");
+  await listUntil((l) => l.length === 0);
+});
+
+test("`needs-you run -- codex`: /quit ends Codex, its app-server and `needs-you run`, and leaves nothing of the task behind", { skip }, async () => {
+  const t = terms.at(-1);
+  const folders = () => readdirSync(join(home, "state-run")).filter((f) => f.startsWith("codex-"));
+  assert.equal(folders().length, 1, "the server's private folder");
+  assert.equal(statSync(join(home, "state-run", folders()[0])).mode & 0o777, 0o700);
   await t.type("/quit");
   assert.ok(await waitFor(() => !spawnSync("pgrep", ["-f", `${NEEDS_YOU} run`], { encoding: "utf8" }).stdout.trim(), 15_000),
     "needs-you run ended with Codex");
+  assert.equal(taskServers(), "", "the task's app-server ended with it");
   assert.equal(daemons(), "", "nothing of Codex is left running");
+  assert.deepEqual(folders(), [], "its folder is gone");
+});
+
+test("`needs-you run -- codex` with the Worker out of reach: Codex still runs, and is answered in its terminal", { skip }, async () => {
+  const vars = await runVars();
+  // The login's address, pointed at a port nobody listens on.
+  const config = join(home, "unreachable-config");
+  cpSync(runConfig, config, { recursive: true });
+  const file = join(config, "needs-you", "login.json");
+  const saved = JSON.parse(readFileSync(file, "utf8"));
+  writeFileSync(file, JSON.stringify({ ...saved, url: "http://127.0.0.1:9" }), { mode: 0o600 });
+  const t = await runCodex({ ...vars, XDG_CONFIG_HOME: config });
+  const gone = join(cwd, "unwatched");
+  mkdirSync(gone);
+  model.next({ shell: `rm -rf ${gone}` });
+  model.next({ text: "Removed." });
+  await t.type("clean the unwatched folder");
+  await t.waitFor(DIALOG);
+  t.key("Enter");
+  assert.ok(await waitFor(() => !existsSync(gone), 10_000), "answered in the terminal, it ran");
+  await t.type("/quit");
+  assert.ok(await waitFor(() => !spawnSync("pgrep", ["-f", `${NEEDS_YOU} run`], { encoding: "utf8" }).stdout.trim(), 15_000));
+  assert.equal(daemons(), "", "no Codex server left behind");
 });
 
 test("a run for one prompt (`codex exec`) whose reply ends with a question reports nothing and prints nothing of ours", { skip }, async () => {

@@ -154,7 +154,7 @@ test("cards appear and leave as reports arrive, each kind in its own words; task
   assert.deepEqual(shown.map((c) => c.who), ["OpenCode asked in a reply", "Codex needs your permission", "Claude Code is asking"]);
   assert.deepEqual(shown[2].options, ["OAuth: via GitHub", "Email"]);
   assert.equal(shown[2].where, "Answer it in the agent's terminal: its reporter cannot take an answer from afar.");
-  assert.equal(shown[1].where, "Codex shows its approval only in its terminal: a hook that waited for an answer would hide it.");
+  assert.equal(shown[1].where, "Codex was not started with `needs-you run`, which lets its approvals be answered from here.");
   assert.equal(shown[2].task, "api refactor");
   assert.equal(await page.locator("#needs-count").textContent(), "(3)");
 
@@ -519,7 +519,7 @@ test("a card that cannot be answered from afar says why in one sentence", async 
   const where = await cards(page).locator(".where").allTextContents();
   assert.deepEqual(where, [
     "Hermes takes its answer only at its terminal prompt.",
-    "Codex shows its approval only in its terminal: a hook that waited for an answer would hide it.",
+    "Codex was not started with `needs-you run`, which lets its approvals be answered from here.",
   ]);
   assert.equal(await cards(page).locator(".decide:not([hidden]), .choose:not([hidden]), .answer:not([hidden])").count(), 0);
   await context.close();

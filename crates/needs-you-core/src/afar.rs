@@ -179,7 +179,7 @@ pub fn why_not(cli: Cli, kind: Kind) -> &'static str {
     match (cli, kind) {
         (_, Kind::Reply) => "answer it in the agent's terminal: it is not running in tmux",
         (Cli::Codex, _) => {
-            "Codex shows its approval only in its terminal: a hook that waited for an answer would hide it"
+            "Codex was not started with `needs-you run`, which lets its approvals be answered from here"
         }
         (Cli::Hermes, _) => "Hermes takes its answer only at its terminal prompt",
         (Cli::ClaudeCode, Kind::Permission) => {

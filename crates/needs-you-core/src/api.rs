@@ -542,7 +542,7 @@ mod tests {
             .why_not
             .as_deref()
             .unwrap()
-            .starts_with("Codex shows its approval only"));
+            .starts_with("Codex was not started with `needs-you run`"));
         q.cli = Cli::ClaudeCode;
         q.settle_afar(Some(Afar::Decision));
         assert_eq!(

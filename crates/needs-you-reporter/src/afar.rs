@@ -34,7 +34,16 @@ use needs_you_core::afar::{AnswerBody, Refusal};
 use needs_you_core::classify::Takeable;
 use serde::{Deserialize, Serialize};
 
-use crate::answered_there::AnsweredThere;
+/// What tells a waiter that its dialog ended without an answer from afar:
+/// Claude Code's transcript showing the person answered in the terminal
+/// ([`crate::answered_there`]), or Codex's server saying the request was
+/// resolved ([`crate::codex_app`]). [`wait`] sleeps on its `fd` and asks
+/// `over` when it is readable.
+pub trait DialogEnd {
+    fn fd(&self) -> std::os::fd::RawFd;
+    /// Whether the dialog is over; false when the fd woke for nothing.
+    fn over(&mut self) -> bool;
+}
 
 /// How long a waiter waits for an answer: a person may take minutes. The
 /// hook's own timeout in the CLI's settings is longer (`install`), so that
@@ -147,14 +156,14 @@ impl Answered {
 /// Waits for the answer to `takeable` of `session`: registers with the
 /// task's relay listening on `path` (the caller has started it), and blocks
 /// until the relay hands an answer for this very request, or [`WAIT_FOR`]
-/// passes, or the relay goes away, or `there` says the dialog was answered
-/// in its terminal. `None` then: the dialog stays for the terminal. It
+/// passes, or the relay goes away, or `there` says the dialog ended (it was
+/// answered in its terminal). `None` then: the dialog stays for the terminal. It
 /// sleeps in `poll` all the while: no wake-up but for one of those.
 pub fn wait(
     path: &Path,
     session: &str,
     takeable: &Takeable,
-    mut there: Option<&mut AnsweredThere>,
+    mut there: Option<&mut dyn DialogEnd>,
 ) -> Option<Answered> {
     // A relay just started needs a moment to open its socket.
     let started = Instant::now();
@@ -455,7 +464,7 @@ mod tests {
         let used = serde_json::json!({"type": "assistant", "message": {"content": [
             {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": input}]}});
         std::fs::write(&transcript, format!("{used}\n")).unwrap();
-        let mut there = AnsweredThere::follow(&transcript, &digest).unwrap();
+        let mut there = crate::answered_there::AnsweredThere::follow(&transcript, &digest).unwrap();
         let writer = {
             let transcript = transcript.clone();
             std::thread::spawn(move || {
@@ -470,7 +479,13 @@ mod tests {
             })
         };
         let started = Instant::now();
-        assert!(wait(&path, "s1", &takeable(&digest), Some(&mut there)).is_none());
+        assert!(wait(
+            &path,
+            "s1",
+            &takeable(&digest),
+            Some(&mut there as &mut dyn DialogEnd)
+        )
+        .is_none());
         assert!(started.elapsed() < Duration::from_secs(5));
         writer.join().unwrap();
     }

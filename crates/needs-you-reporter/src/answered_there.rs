@@ -81,20 +81,6 @@ impl AnsweredThere {
         Some(me)
     }
 
-    /// What to wait on: readable when the transcript changed.
-    pub fn fd(&self) -> RawFd {
-        self.inotify.as_raw_fd()
-    }
-
-    /// After [`AnsweredThere::fd`] was readable: whether the dialog is over.
-    pub fn over(&mut self) -> bool {
-        let mut events = [0u8; 4096];
-        // SAFETY: reads into a buffer of the length given.
-        while unsafe { libc::read(self.fd(), events.as_mut_ptr().cast(), events.len()) } > 0 {}
-        self.read_new(false);
-        self.is_over()
-    }
-
     fn is_over(&self) -> bool {
         self.ended && self.open.is_empty()
     }
@@ -138,9 +124,26 @@ impl AnsweredThere {
     }
 }
 
+impl crate::afar::DialogEnd for AnsweredThere {
+    /// What to wait on: readable when the transcript changed.
+    fn fd(&self) -> RawFd {
+        self.inotify.as_raw_fd()
+    }
+
+    /// After [`AnsweredThere::fd`] was readable: whether the dialog is over.
+    fn over(&mut self) -> bool {
+        let mut events = [0u8; 4096];
+        // SAFETY: reads into a buffer of the length given.
+        while unsafe { libc::read(self.fd(), events.as_mut_ptr().cast(), events.len()) } > 0 {}
+        self.read_new(false);
+        self.is_over()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::afar::DialogEnd;
     use serde_json::json;
     use std::io::Write;
 

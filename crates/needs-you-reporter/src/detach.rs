@@ -29,7 +29,14 @@ pub fn try_lock(path: &Path) -> io::Result<Option<File>> {
     }
 }
 
-/// Starts this binary with `args`, handing it `lock` as its stdin.
+/// The helpers [`spawn`] starts, by their first argument. A helper is
+/// started as this very binary: `report-prompt` from a hook, `needs-you`
+/// from `needs-you run -- codex`, which lists Codex's approvals itself; so
+/// `needs-you` hands these to `report-prompt`'s entry.
+pub const HELPERS: &[&str] = &["__send", "__relay", "__watch"];
+
+/// Starts this binary with `args` (a [`HELPERS`] command), handing it
+/// `lock` as its stdin.
 pub fn spawn<I, S>(args: I, lock: File) -> io::Result<()>
 where
     I: IntoIterator<Item = S>,

@@ -81,6 +81,9 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     let session = classified
         .session
         .ok_or_else(|| format!("the {cli} event has no session id"))?;
+    if left_to_the_codex_client(cli, &event, classified.agent.as_deref()) {
+        return Ok(());
+    }
     if cli == Cli::Codex && parent::under_shared_codex_server() {
         return Err(
             "Codex ran this hook in its shared background server, whose credential is \
@@ -186,6 +189,17 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     }
 }
 
+/// Whether this is an approval of the person's own Codex thread in a server
+/// that `needs-you run` follows ([`crate::codex_app`]): that client lists it,
+/// with the request, so that it can be answered from afar; a second report
+/// here would only make it another card. A subagent's is reported here.
+fn left_to_the_codex_client(cli: Cli, event: &Value, agent: Option<&str>) -> bool {
+    cli == Cli::Codex
+        && agent.is_none()
+        && event.get("hook_event_name").and_then(Value::as_str) == Some("PermissionRequest")
+        && crate::codex_app::bridged()
+}
+
 /// Most characters of an open's own text when it carries its request: the
 /// Worker shows the card built from the request, and the two together must
 /// fit one body.
@@ -244,7 +258,12 @@ fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Va
         .get("transcript_path")
         .and_then(Value::as_str)
         .and_then(|t| AnsweredThere::follow(t.as_ref(), &takeable.takes.digest));
-    let Some(answered) = afar::wait(&socket, session, takeable, there.as_mut()) else {
+    let Some(answered) = afar::wait(
+        &socket,
+        session,
+        takeable,
+        there.as_mut().map(|t| t as &mut dyn afar::DialogEnd),
+    ) else {
         return;
     };
     let input = event.get("tool_input").cloned().unwrap_or(Value::Null);

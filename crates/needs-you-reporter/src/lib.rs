@@ -25,6 +25,8 @@
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
 //! * [`answered_there`]: a waiting hook's dialog answered in its terminal, from its transcript.
 //! * [`awaiting`]: `__await`, a plugin's wait for its dialog's answer from afar.
+//! * [`codex_app`]: the second client of a Codex task's app-server, which
+//!   lists its approvals and answers them from afar through the protocol.
 //! * [`relay`]: the detached relay that types answers from afar, and hands
 //!   decisions and choices to [`afar`]'s waiters.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
@@ -36,6 +38,7 @@ pub mod answered_there;
 pub mod args;
 pub mod awaiting;
 pub mod client;
+pub mod codex_app;
 pub mod commands;
 pub mod detach;
 pub mod doctor;

@@ -149,6 +149,13 @@ pub enum Command {
         #[arg(last = true, required = true)]
         command: Vec<OsString>,
     },
+    /// `run -- codex`'s command: Codex's TUI against a private app-server of
+    /// the task's, whose approvals are answered from afar.
+    #[command(name = "__codex", hide = true)]
+    Codex {
+        #[arg(last = true, required = true)]
+        command: Vec<OsString>,
+    },
 }
 
 #[derive(Debug, PartialEq, Args)]

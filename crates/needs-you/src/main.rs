@@ -1,7 +1,7 @@
 //! `needs-you`: parse, then hand each command to its module (see `lib.rs`).
 
 use needs_you::cli::{self, ChannelAction, Command, DeviceAction, TaskAction};
-use needs_you::commands::{account, channels, questions, run};
+use needs_you::commands::{account, channels, codex, questions, run};
 use needs_you::fail::Result;
 
 fn main() {
@@ -12,6 +12,13 @@ fn main() {
     // thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // A detached helper that this binary started (the sender, the relay) is
+    // report-prompt's, as the hooks start it.
+    let first = std::env::args_os().nth(1);
+    let first = first.as_ref().and_then(|a| a.to_str()).unwrap_or("");
+    if needs_you_reporter::detach::HELPERS.contains(&first) {
+        std::process::exit(needs_you_reporter::commands::main());
     }
     let code = match cli::parse(std::env::args_os()) {
         Ok(command) => dispatch(command).unwrap_or_else(|f| {
@@ -37,6 +44,7 @@ fn dispatch(command: Command) -> Result<i32> {
             status_file,
             command,
         } => run::exec(&env_file, &status_file, command),
+        Command::Codex { command } => codex::run(command),
         Command::Ls { watch, json } => questions::ls(watch, json),
         Command::Tasks(args) => match args.action {
             None => questions::tasks(args.json),

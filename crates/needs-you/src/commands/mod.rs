@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod channels;
+pub mod codex;
 pub mod questions;
 pub mod run;
 

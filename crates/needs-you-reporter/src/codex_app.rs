@@ -1,0 +1,600 @@
+//! The second client of a Codex task's private app-server: it follows the
+//! threads of the person's TUI, lists each approval the TUI shows as a
+//! question that takes an answer from afar, and answers it through the
+//! protocol when an answer comes ([`needs_you_core::classify::codex_app`]
+//! says which requests, their cards, and the answers).
+//!
+//! `needs-you run -- codex` starts the server, the TUI on `--remote`, and
+//! this, in one process (`needs-you __codex`). For each approval of one of
+//! the person's threads:
+//!
+//! 1. the question opens here and on the Worker like any other, with the
+//!    request it covers (the card and digest are made from it) and the
+//!    terminal it shows on; the `PermissionRequest` hook, which runs inside
+//!    the same server, leaves the person's own approvals to this
+//!    ([`BRIDGED`]);
+//! 2. a waiter registers with the task's relay ([`afar::wait`]), exactly as
+//!    Claude Code's waiting hook does, so the relay's rules (this machine's
+//!    own open, its `seq` and digest; an answer spent once) are the same;
+//! 3. an answer handed over is sent as the protocol's answer only while the
+//!    server has not said the request was resolved; the question then
+//!    closes as answered. Resolved first (the person answered in the
+//!    terminal), the waiter is let go, and a late answer fails.
+//!
+//! It never types a key, and never answers a request of a thread it did not
+//! see the TUI's server start. A subagent's thread is left to the terminal.
+//! Its failures go to the state directory's log.
+
+use std::collections::{HashMap, HashSet};
+use std::io::ErrorKind;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use needs_you_core::afar::{Afar, Takes};
+use needs_you_core::classify::{card, codex_app, Takeable};
+use needs_you_core::{Cli, CloseReason, Report};
+use serde_json::{json, Value};
+use tungstenite::{Message, WebSocket};
+
+use crate::afar::{self, DialogEnd};
+use crate::questions;
+use crate::relay;
+use crate::send::Target;
+use crate::state::{Opening, StateDir};
+use crate::terminal;
+
+/// Set in the app-server's environment: its `PermissionRequest` hooks leave
+/// the person's own approvals to this client, which lists them answerable.
+pub const BRIDGED: &str = "NEEDS_YOU_CODEX_APP";
+
+/// How long to wait for the TUI to connect first: the first client to
+/// initialize names the server's originator for every client.
+const TUI_CONNECTS_WITHIN: Duration = Duration::from_secs(120);
+
+/// Whether this hook runs inside a server that [`follow`] follows.
+pub fn bridged() -> bool {
+    std::env::var_os(BRIDGED).is_some_and(|v| v == "1")
+}
+
+/// Follows the server on `socket` until it goes away; its failures are
+/// logged in `dir`.
+pub fn follow(socket: &Path, dir: StateDir, target: Target) {
+    if let Err(e) = follow_or_fail(socket, &dir, target) {
+        dir.log(&format!("codex client: {e}"));
+    }
+}
+
+fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), String> {
+    let real = private_socket(socket)?;
+    wait_for_first_client(&real)?;
+    let stream = UnixStream::connect(socket).map_err(|e| format!("cannot connect: {e}"))?;
+    let (ws, _) = tungstenite::client("ws://localhost/", stream)
+        .map_err(|e| format!("no WebSocket to the app-server: {e}"))?;
+    ws.get_ref()
+        .set_nonblocking(true)
+        .map_err(|e| e.to_string())?;
+    let (wake_rx, wake_tx) = pipe().map_err(|e| format!("cannot make a pipe: {e}"))?;
+    let (handed_tx, handed) = mpsc::channel();
+    let mut client = Client {
+        ws,
+        dir,
+        target,
+        next_id: 0,
+        asked: HashMap::new(),
+        threads: HashMap::new(),
+        subscribed: HashSet::new(),
+        changes: HashMap::new(),
+        pending: HashMap::new(),
+        handed_tx,
+        wake_tx: std::sync::Arc::new(wake_tx),
+    };
+    client.call(
+        "initialize",
+        json!({"clientInfo": {"name": "needs-you", "version": env!("CARGO_PKG_VERSION")}}),
+        Asked::Nothing,
+    )?;
+    client.notify("initialized")?;
+    client.call("thread/loaded/list", json!({}), Asked::Loaded)?;
+    loop {
+        loop {
+            match client.ws.read() {
+                Ok(Message::Text(text)) => {
+                    if let Ok(msg) = serde_json::from_str::<Value>(text.as_str()) {
+                        client.on_message(&msg)?;
+                    }
+                }
+                Ok(Message::Close(_)) => return Ok(()),
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e)) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                    return Ok(())
+                }
+                Err(e) => return Err(format!("the app-server connection failed: {e}")),
+            }
+        }
+        while let Ok(h) = handed.try_recv() {
+            client.on_handed(h)?;
+        }
+        // Asleep until the server speaks or a waiter is handed an answer.
+        let mut fds = [
+            libc::pollfd {
+                fd: client.ws.get_ref().as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: wake_rx.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: `fds` is a live array of its length.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        if n < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
+            return Err("poll failed".into());
+        }
+        if fds[1].revents != 0 {
+            drain(wake_rx.as_raw_fd());
+        }
+    }
+}
+
+/// The socket's real place, checked to be the person's alone: Codex makes
+/// the path it was given a link into a folder of its own
+/// (`/tmp/codex-daemon-<uid>/…`), which must be ours and closed to others.
+fn private_socket(socket: &Path) -> Result<PathBuf, String> {
+    let real = std::fs::canonicalize(socket)
+        .map_err(|e| format!("cannot find the socket {}: {e}", socket.display()))?;
+    let uid = crate::state::uid();
+    let folder = real.parent().ok_or("the socket has no folder")?;
+    let (f, s) = (
+        std::fs::metadata(folder).map_err(|e| e.to_string())?,
+        std::fs::symlink_metadata(&real).map_err(|e| e.to_string())?,
+    );
+    if f.uid() != uid || f.mode() & 0o077 != 0 || s.uid() != uid {
+        return Err(format!(
+            "the app-server's socket {} is not private to this user: not connecting",
+            real.display()
+        ));
+    }
+    Ok(real)
+}
+
+/// Waits until a client (the TUI) is connected to the socket at `real`, as
+/// `/proc/net/unix` lists the server's accepted connections.
+fn wait_for_first_client(real: &Path) -> Result<(), String> {
+    let path = real.to_string_lossy().into_owned();
+    let started = Instant::now();
+    loop {
+        let table = std::fs::read_to_string("/proc/net/unix").unwrap_or_default();
+        // Columns: Num RefCount Protocol Flags Type St Inode Path; St 03 is connected.
+        let connected = table.lines().any(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            cols.len() >= 8 && cols[5] == "03" && cols[7] == path
+        });
+        if connected {
+            // Its `initialize` follows its connect at once.
+            std::thread::sleep(Duration::from_millis(300));
+            return Ok(());
+        }
+        if started.elapsed() > TUI_CONNECTS_WITHIN {
+            return Err("the TUI never connected to its app-server".into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// What a call of ours was for, to read its result.
+enum Asked {
+    Nothing,
+    Loaded,
+    Resume(String),
+}
+
+/// A thread the TUI's server runs: the person's, or a subagent's.
+struct Thread {
+    cwd: Option<String>,
+    /// A subagent's thread (it has a parent), or an ephemeral one: left to
+    /// the terminal.
+    not_the_person_s: bool,
+}
+
+/// An approval listed, waiting for its answer.
+struct Pending {
+    session: String,
+    params: Value,
+    seq: u64,
+    /// Written to when the request is resolved elsewhere: the waiter ends.
+    resolved: OwnedFd,
+}
+
+/// An answer a waiter was handed, for the main loop to send.
+struct Handed {
+    request_id: String,
+    answered: afar::Answered,
+}
+
+struct Client<'a> {
+    ws: WebSocket<UnixStream>,
+    dir: &'a StateDir,
+    target: Target,
+    next_id: u64,
+    asked: HashMap<String, Asked>,
+    threads: HashMap<String, Thread>,
+    subscribed: HashSet<String>,
+    /// The changes of each file change item seen, by item id: the approval
+    /// names only the item.
+    changes: HashMap<String, Value>,
+    /// The approvals listed and not yet answered or resolved, by request id.
+    pending: HashMap<String, Pending>,
+    handed_tx: mpsc::Sender<Handed>,
+    wake_tx: std::sync::Arc<OwnedFd>,
+}
+
+/// A JSON-RPC id as a key: the server's are numbers or strings.
+fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl Client<'_> {
+    fn send(&mut self, msg: &Value) -> Result<(), String> {
+        // The socket is non-blocking: a frame that did not go at once goes
+        // with the next flush, and these are small.
+        match self.ws.send(Message::text(msg.to_string())) {
+            Ok(()) => Ok(()),
+            Err(tungstenite::Error::Io(e)) if e.kind() == ErrorKind::WouldBlock => {
+                self.flush_blocking()
+            }
+            Err(e) => Err(format!("cannot write to the app-server: {e}")),
+        }
+    }
+
+    fn flush_blocking(&mut self) -> Result<(), String> {
+        let _ = self.ws.get_ref().set_nonblocking(false);
+        let flushed = self.ws.flush();
+        let _ = self.ws.get_ref().set_nonblocking(true);
+        flushed.map_err(|e| format!("cannot write to the app-server: {e}"))
+    }
+
+    fn call(&mut self, method: &str, params: Value, asked: Asked) -> Result<(), String> {
+        self.next_id += 1;
+        let id = format!("needs-you-{}", self.next_id);
+        self.asked.insert(key(&json!(id)), asked);
+        self.send(&json!({"id": id, "method": method, "params": params}))
+    }
+
+    fn notify(&mut self, method: &str) -> Result<(), String> {
+        self.send(&json!({ "method": method }))
+    }
+
+    fn on_message(&mut self, msg: &Value) -> Result<(), String> {
+        let method = msg.get("method").and_then(Value::as_str);
+        let params = msg.get("params").unwrap_or(&Value::Null);
+        match (method, msg.get("id")) {
+            // A request of the server's to its clients.
+            (Some(method), Some(id)) => self.on_request(method, id, params),
+            (Some(method), None) => self.on_notification(method, params),
+            (None, Some(id)) => self.on_result(id, msg),
+            (None, None) => Ok(()),
+        }
+    }
+
+    fn on_result(&mut self, id: &Value, msg: &Value) -> Result<(), String> {
+        match self.asked.remove(&key(id)) {
+            Some(Asked::Loaded) => {
+                let ids: Vec<String> = msg
+                    .pointer("/result/data")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect();
+                for id in ids {
+                    self.resume(&id)?;
+                }
+            }
+            Some(Asked::Resume(thread)) => match msg.pointer("/result/thread") {
+                Some(t) => {
+                    self.learn_thread(t);
+                    // Changes already made known before we followed.
+                    for item in t
+                        .get("turns")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .flat_map(|turn| turn.get("items").and_then(Value::as_array))
+                        .flatten()
+                    {
+                        self.learn_item(item);
+                    }
+                }
+                // A thread without a first turn cannot be followed yet: it
+                // is tried again when it turns active.
+                None => {
+                    self.subscribed.remove(&thread);
+                }
+            },
+            Some(Asked::Nothing) | None => {}
+        }
+        Ok(())
+    }
+
+    fn resume(&mut self, thread: &str) -> Result<(), String> {
+        if !self.subscribed.insert(thread.to_owned()) {
+            return Ok(());
+        }
+        // The thread id alone: any other field would change the person's settings.
+        self.call(
+            "thread/resume",
+            json!({ "threadId": thread }),
+            Asked::Resume(thread.to_owned()),
+        )
+    }
+
+    fn learn_thread(&mut self, t: &Value) {
+        let Some(id) = t.get("id").and_then(Value::as_str) else {
+            return;
+        };
+        let set = |k: &str| {
+            t.get(k)
+                .is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
+        };
+        self.threads.insert(
+            id.to_owned(),
+            Thread {
+                cwd: t.get("cwd").and_then(Value::as_str).map(str::to_owned),
+                // A subagent's, or a turn's short-lived helper.
+                not_the_person_s: set("parentThreadId") || set("ephemeral"),
+            },
+        );
+    }
+
+    fn learn_item(&mut self, item: &Value) {
+        if item.get("type").and_then(Value::as_str) == Some("fileChange") {
+            if let (Some(id), Some(changes)) =
+                (item.get("id").and_then(Value::as_str), item.get("changes"))
+            {
+                self.changes.insert(id.to_owned(), changes.clone());
+            }
+        }
+    }
+
+    fn on_notification(&mut self, method: &str, params: &Value) -> Result<(), String> {
+        match method {
+            "thread/started" => {
+                if let Some(t) = params.get("thread") {
+                    self.learn_thread(t);
+                }
+                Ok(())
+            }
+            // A thread at work can be followed (one that has a turn).
+            "thread/status/changed" => {
+                let active =
+                    params.pointer("/status/type").and_then(Value::as_str) == Some("active");
+                match params.get("threadId").and_then(Value::as_str) {
+                    Some(thread) if active && self.person_s(thread) => {
+                        let thread = thread.to_owned();
+                        self.resume(&thread)
+                    }
+                    _ => Ok(()),
+                }
+            }
+            "item/started" | "item/completed" => {
+                if let Some(item) = params.get("item") {
+                    self.learn_item(item);
+                }
+                Ok(())
+            }
+            "serverRequest/resolved" => {
+                if let Some(p) = params
+                    .get("requestId")
+                    .and_then(|id| self.pending.remove(&key(id)))
+                {
+                    // Answered elsewhere first: the waiter ends, and a late
+                    // answer from afar finds nobody to take it.
+                    poke(p.resolved.as_raw_fd());
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `thread` is the person's own, as far as is known.
+    fn person_s(&self, thread: &str) -> bool {
+        !self.threads.get(thread).is_some_and(|t| t.not_the_person_s)
+    }
+
+    fn on_request(&mut self, method: &str, id: &Value, params: &Value) -> Result<(), String> {
+        let Some(thread) = codex_app::thread_of(params).map(str::to_owned) else {
+            return Ok(());
+        };
+        // Only a thread this client follows, and the person's own.
+        if !self.subscribed.contains(&thread) || !self.person_s(&thread) {
+            return Ok(());
+        }
+        let changes = params
+            .get("itemId")
+            .and_then(Value::as_str)
+            .and_then(|i| self.changes.get(i));
+        let Some(asked) = codex_app::asked(method, params, changes) else {
+            return Ok(());
+        };
+        let request_id = key(id);
+        if self.pending.contains_key(&request_id) {
+            return Ok(()); // sent again, as to a client that subscribed late
+        }
+        let cwd = self.threads.get(&thread).and_then(|t| t.cwd.clone());
+        match self.open(&thread, cwd.as_deref(), asked) {
+            Ok(Some((seq, takeable))) => {
+                let (resolved_rx, resolved_tx) = pipe().map_err(|e| e.to_string())?;
+                self.wait_for_answer(&thread, &request_id, takeable, resolved_rx);
+                self.pending.insert(
+                    request_id,
+                    Pending {
+                        session: thread,
+                        params: params.clone(),
+                        seq,
+                        resolved: resolved_tx,
+                    },
+                );
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => {
+                self.dir.log(&format!("codex client: {e}"));
+                Ok(())
+            }
+        }
+    }
+
+    /// Opens the question of `asked` for `session`, in the terminal the TUI
+    /// runs in; what it takes from afar, unless it is too large to carry.
+    fn open(
+        &self,
+        session: &str,
+        cwd: Option<&str>,
+        asked: codex_app::Asked,
+    ) -> Result<Option<(u64, Takeable)>, String> {
+        let request = asked.request;
+        let takeable = request.fits().then(|| Takeable {
+            takes: Takes {
+                takes: Afar::Decision,
+                digest: request.digest(),
+            },
+            request: request.clone(),
+            questions: Vec::new(),
+        });
+        let here = terminal::here(cwd, self.dir.path());
+        let text = card::text_or_why_not(asked.kind, &request.tool, &request.input);
+        let opening = Opening {
+            kind: asked.kind,
+            transcript: None,
+            agent: None,
+            digest: takeable.as_ref().map(|t| t.takes.digest.as_str()),
+        };
+        let mut opened = 0;
+        questions::open(self.dir, &self.target, session, &opening, |seq| {
+            opened = seq;
+            Report::Open {
+                cli: Cli::Codex,
+                session: session.to_owned(),
+                seq,
+                kind: asked.kind,
+                text: needs_you_core::truncate_chars(&text, 200),
+                options: Vec::new(),
+                terminal: Some(here.terminal.clone()),
+                takes: takeable.as_ref().map(|t| t.takes.clone()),
+                questions: Vec::new(),
+                request: takeable.as_ref().map(|t| Box::new(t.request.clone())),
+            }
+        })?;
+        // Show terminal, as for any question in a pane.
+        match &here.pane {
+            Some(pane) => relay::record_pane(
+                self.dir.path(),
+                session,
+                &relay::PaneRecord {
+                    task: relay::task_key(&self.target),
+                    pane: pane.clone(),
+                },
+            ),
+            None => relay::forget_pane(self.dir.path(), session),
+        }
+        if takeable.is_some() {
+            relay::ensure_relay(self.dir.path(), &self.target)?;
+        }
+        Ok(takeable.map(|t| (opened, t)))
+    }
+
+    /// A waiter of its own for the request, on a thread: what it is handed
+    /// comes back to the main loop, which alone writes to the server.
+    fn wait_for_answer(
+        &self,
+        session: &str,
+        request_id: &str,
+        takeable: Takeable,
+        resolved: OwnedFd,
+    ) {
+        let socket = afar::socket_path(self.dir.path(), &relay::task_key(&self.target));
+        let (session, request_id) = (session.to_owned(), request_id.to_owned());
+        let (tx, wake) = (self.handed_tx.clone(), std::sync::Arc::clone(&self.wake_tx));
+        std::thread::spawn(move || {
+            let mut ended = Resolved(resolved);
+            if let Some(answered) = afar::wait(&socket, &session, &takeable, Some(&mut ended)) {
+                if tx
+                    .send(Handed {
+                        request_id,
+                        answered,
+                    })
+                    .is_ok()
+                {
+                    poke(wake.as_raw_fd());
+                }
+            }
+        });
+    }
+
+    /// An answer handed over: sent as the protocol's answer while its
+    /// request is still pending, and then taken; else let go (the relay
+    /// reports that the agent did not take it).
+    fn on_handed(&mut self, h: Handed) -> Result<(), String> {
+        let Some(p) = self.pending.get(&h.request_id) else {
+            return Ok(()); // resolved first: the terminal won
+        };
+        let Some(result) = codex_app::response(&p.params, &h.answered.answer) else {
+            return Ok(());
+        };
+        let id: Value = serde_json::from_str(&h.request_id).unwrap_or(Value::Null);
+        self.send(&json!({"id": id, "result": result}))?;
+        let p = self.pending.remove(&h.request_id).expect("pending");
+        h.answered.took();
+        questions::close(
+            self.dir,
+            Cli::Codex,
+            &p.session,
+            CloseReason::Answered,
+            Some(p.seq),
+        )
+    }
+}
+
+/// A waiter's end that the main loop writes to when its request resolved.
+struct Resolved(OwnedFd);
+
+impl DialogEnd for Resolved {
+    fn fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
+
+    fn over(&mut self) -> bool {
+        true
+    }
+}
+
+/// A pipe: its reading end, then its writing end.
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both were just opened and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Makes a pipe's reading end readable.
+fn poke(fd: RawFd) {
+    // SAFETY: writes one byte from a live buffer.
+    let _ = unsafe { libc::write(fd, b"x".as_ptr().cast(), 1) };
+}
+
+fn drain(fd: RawFd) {
+    let mut buf = [0u8; 64];
+    // SAFETY: reads into a buffer of the length given.
+    while unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+}
