@@ -1,15 +1,18 @@
-// See bench/decisions.sh. Decisions from afar with the real Claude Code: N
-// permissions, each allowed through the API once listed; the time from the
-// POST to the command having run (its file exists), and what a waiting hook
-// costs while its dialog is on screen (its processes' memory, CPU and
-// wake-ups over a window).
-import { existsSync, readFileSync } from "node:fs";
+// See bench/decisions.sh. Decisions from afar with the real Claude Code and
+// the real Codex (under `needs-you run`), one after the other in one run: N
+// permissions each, each allowed through the API once listed; the time from
+// the POST to the command having run, and what waits for the answer while
+// its dialog is on screen (its processes' memory, CPU and wake-ups over a
+// window): Claude Code's waiting hook, or Codex's second client.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
 import { call, newTask, ROOT } from "../tests/worker/helpers.js";
 import { startAnthropicMock } from "../tests/live/mock-anthropic.js";
+import { startResponsesMock } from "../tests/live/mock-openai.js";
 import { startLive } from "../tests/live/harness.js";
 import { claudeEnv, startClaude } from "../tests/live/claude.js";
+import { startCodex, writeCodexConfig } from "../tests/live/codex.js";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -17,14 +20,11 @@ const arg = (name, dflt) => {
 };
 const N = Number(arg("--n", 30));
 const WINDOW_S = Number(arg("--window-s", 10));
+const CLIS = arg("--cli", "claude,codex").split(",");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
+const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
-
-const live = await startLive("bench-decisions", { NOTIFY_DELAY_MS: "600000" });
-const task = await newTask(live.w, live.owner.token, { name: "bench" });
-const model = await startAnthropicMock();
-const term = await startClaude(`needs-you-bench-${process.pid}`, live.cwd, claudeEnv(live, model, task, REPORTER));
 
 /** The waiting hook's processes: the shell Claude Code starts, and report-prompt. */
 function hookPids() {
@@ -43,50 +43,116 @@ function sample(pid) {
   };
 }
 
-const ran = [];
-let cost;
-try {
-  for (let i = 0; i < N; i++) {
-    const file = join(live.cwd, `decided-${i}`);
-    model.next({ tool: "Bash", input: { command: `touch ${file}`, description: `Decision ${i}` } });
-    model.next({ text: `Done ${i}.` });
-    await term.type(`decision ${i}`);
-    let q;
-    const asked = Date.now();
-    for (;;) {
-      const l = await live.list();
-      q = l.find((x) => x.answer_from_afar === "decision" && x.text.includes(`decided-${i}`));
-      if (q) break;
-      if (Date.now() - asked > 30_000) throw new Error(`decision ${i} never listed: ${JSON.stringify(l)}\n${term.screen()}`);
-      await sleep(50);
-    }
-    if (i === 0) {
-      const pids = hookPids();
-      const before = pids.map(sample);
-      await sleep(WINDOW_S * 1000);
-      const after = pids.map(sample);
-      cost = {
-        processes: pids.length,
-        rss_kb: after.map((s) => s.rss_kb),
-        cpu_ticks_in_window: after.reduce((n, s, k) => n + s.ticks - before[k].ticks, 0),
-        wakeups_in_window: after.reduce((n, s, k) => n + s.wakeups - before[k].wakeups, 0),
-        window_s: WINDOW_S,
-      };
-    }
-    const t0 = Date.now();
-    const r = await call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { decision: "allow", digest: q.digest } });
-    if (r.status !== 201) throw new Error(r.text);
-    while (!existsSync(file)) await sleep(5);
-    ran.push(Date.now() - t0);
-    await term.waitFor(new RegExp(`Done ${i}\\.`));
-  }
-} finally {
-  term.stop();
-  await model.stop();
-  await live.stop();
+
+/** What a set of processes costs over the window: memory, CPU ticks, wake-ups. */
+async function costOf(pids) {
+  const before = pids.map(sample);
+  await sleep(WINDOW_S * 1000);
+  const after = pids.map(sample);
+  return {
+    processes: pids.length,
+    rss_kb: after.map((s) => s.rss_kb),
+    cpu_ticks_in_window: after.reduce((n, s, k) => n + s.ticks - before[k].ticks, 0),
+    wakeups_in_window: after.reduce((n, s, k) => n + s.wakeups - before[k].wakeups, 0),
+    window_s: WINDOW_S,
+  };
 }
-console.log(JSON.stringify({
-  decisions: N,
-  post_to_tool_ran_ms: { p50: pct(ran, 50), p95: pct(ran, 95), max: Math.max(...ran), min: Math.min(...ran) },
-  waiting_hook: cost,
-}, null, 2));
+
+/** Waits for the open question whose text names `mark`, answerable with a decision. */
+async function listed(live, mark, term) {
+  const asked = Date.now();
+  for (;;) {
+    const l = await live.list();
+    const q = l.find((x) => x.answer_from_afar === "decision" && x.text.includes(mark));
+    if (q) return q;
+    if (Date.now() - asked > 30_000) throw new Error(`${mark} never listed: ${JSON.stringify(l)}\n${term.screen()}`);
+    await sleep(50);
+  }
+}
+
+const allow = (live, q) => call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { decision: "allow", digest: q.digest } });
+const summary = (ran) => ({ p50: pct(ran, 50), p95: pct(ran, 95), max: Math.max(...ran), min: Math.min(...ran) });
+
+async function claude() {
+  const live = await startLive("bench-decisions", { NOTIFY_DELAY_MS: "600000" });
+  const task = await newTask(live.w, live.owner.token, { name: "bench" });
+  const model = await startAnthropicMock();
+  const term = await startClaude(`needs-you-bench-${process.pid}`, live.cwd, claudeEnv(live, model, task, REPORTER));
+
+  const ran = [];
+  let cost;
+  try {
+    for (let i = 0; i < N; i++) {
+      const file = join(live.cwd, `decided-${i}`);
+      model.next({ tool: "Bash", input: { command: `touch ${file}`, description: `Decision ${i}` } });
+      model.next({ text: `Done ${i}.` });
+      await term.type(`decision ${i}`);
+      const q = await listed(live, `decided-${i}`, term);
+      if (i === 0) cost = await costOf(hookPids());
+      const t0 = Date.now();
+      const r = await allow(live, q);
+      if (r.status !== 201) throw new Error(r.text);
+      while (!existsSync(file)) await sleep(5);
+      ran.push(Date.now() - t0);
+      await term.waitFor(new RegExp(`Done ${i}\\.`));
+    }
+  } finally {
+    term.stop();
+    await model.stop();
+    await live.stop();
+  }
+  return { post_to_tool_ran_ms: summary(ran), waiting_hook: cost };
+}
+
+/** Codex under `needs-you run`: the same, each approval a folder removed. */
+async function codex() {
+  const live = await startLive("bench-decisions-codex", { NOTIFY_DELAY_MS: "600000" });
+  const model = await startResponsesMock();
+  const codexHome = join(live.home, ".codex");
+  mkdirSync(codexHome);
+  writeCodexConfig(codexHome, model, live.cwd);
+  execFileSync(REPORTER, ["install", "--cli", "codex", "--path", join(codexHome, "hooks.json")]);
+  const config = join(live.home, "config");
+  const pairing = (await call(live.w, "POST", "/v1/pairings", { token: live.owner.token, body: { rights: ["tasks"] } })).body;
+  const link = new URL(pairing.url);
+  execFileSync(NEEDS_YOU, ["login", `${live.w.url}${link.pathname}${link.hash}`], { env: { ...process.env, HOME: live.home, XDG_CONFIG_HOME: config } });
+  const vars = { HOME: live.home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
+    XDG_CONFIG_HOME: config, NEEDS_YOU_STATE_DIR: join(live.home, "state") };
+  const term = await startCodex(`needs-you-bench-codex-${process.pid}`, live.cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });
+  const pgrep = (pattern) => spawnSync("pgrep", ["-f", pattern], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean);
+  const ran = [];
+  let cost, server;
+  try {
+    for (let i = 0; i < N; i++) {
+      const folder = join(live.cwd, `decided-${i}`);
+      mkdirSync(folder);
+      model.next({ shell: `rm -rf ${folder}` });
+      model.next({ text: `Done ${i}.` });
+      await term.type(`decision ${i}`);
+      const q = await listed(live, `decided-${i}`, term);
+      if (i === 0) {
+        // What waits for the answer: the client in `needs-you __codex` (its
+        // waiter is a thread of it) and the task's relay; the app-server is
+        // Codex's own, which the TUI otherwise runs inside itself.
+        cost = await costOf([...pgrep(`${NEEDS_YOU} __codex`), ...pgrep(`${NEEDS_YOU} __relay`)]);
+        server = { rss_kb: pgrep("app-server --listen unix://").map((p) => sample(p).rss_kb) };
+      }
+      const t0 = Date.now();
+      const r = await allow(live, q);
+      if (r.status !== 201) throw new Error(r.text);
+      while (existsSync(folder)) await sleep(5);
+      ran.push(Date.now() - t0);
+      await term.waitFor(new RegExp(`Done ${i}\\.`));
+    }
+  } finally {
+    term.stop();
+    await model.stop();
+    await live.stop();
+  }
+  return { post_to_tool_ran_ms: summary(ran), waiting_client: cost, app_server: server };
+}
+
+const out = { decisions: N };
+if (CLIS.includes("claude")) out.claude_code = await claude();
+if (CLIS.includes("codex")) out.codex = await codex();
+console.log(JSON.stringify(out, null, 2));

@@ -4,12 +4,14 @@
 //! (`src/bin/report-prompt.rs`, all of it the `needs-you-reporter` library),
 //! so that `cargo install needs-you` installs both.
 //!
-//! * `main.rs`: parses and dispatches, nothing else.
+//! * `main.rs`: parses and dispatches, nothing else (the detached helpers it
+//!   starts itself, the sender and the relay, go to `report-prompt`'s entry).
 //! * [`cli`]: the command line and its `--help`, defined once (clap).
 //! * [`commands`]: one module per command or small family:
 //!   [`commands::account`] (setup, login, logout, rotate-token, pair),
 //!   [`commands::questions`] (ls, tasks, answer, dismiss),
-//!   [`commands::channels`] (channels, test-push), [`commands::run`].
+//!   [`commands::channels`] (channels, test-push), [`commands::run`],
+//!   [`commands::codex`] (`run -- codex`'s TUI against a private app-server).
 //! * [`login`]: the login file.
 //! * [`display`]: lists for a person, cut to the terminal (pure).
 //! * [`term`]: asking on the terminal, its width, QR codes.
