@@ -9,7 +9,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
@@ -213,6 +213,12 @@ test("`needs-you run -- codex`: an approval is listed from Codex's own request, 
   assert.equal(q.task_name, `codex in ${basename(cwd)}`, "reported with the task `run` made");
   assert.equal(q.kind, "permission");
   assert.equal(q.text, `Codex wants to run:\n$ /bin/bash -lc 'rm -rf ${allowed}'\nin ${cwd}\n\nenvironmentId: local`);
+  // Show terminal, before deciding: Codex's dialog as the person sees it.
+  assert.equal(q.screen, true);
+  const shown = await call(w, "GET", `/v1/questions/${q.question_id}/screen`, { token: owner.token });
+  assert.equal(shown.status, 200, shown.text);
+  const screen = shown.body.screen.lines.map((l) => l.map((x) => x.t).join("")).join("\n");
+  assert.match(screen, DIALOG);
   model.next({ text: "Cleaned it." });
   const posted = Date.now();
   const r = await answerFor(q, { decision: "allow", digest: q.digest });
@@ -287,6 +293,45 @@ test("`needs-you run -- codex`: /quit ends Codex, its app-server and `needs-you 
   assert.equal(taskServers(), "", "the task's app-server ended with it");
   assert.equal(daemons(), "", "nothing of Codex is left running");
   assert.deepEqual(folders(), [], "its folder is gone");
+});
+
+test("`needs-you run -- codex`: a file change is listed with its file and its diff, allowed from afar it is made, denied it is not", { skip }, async () => {
+  const t = await runCodex(await runVars());
+  // Outside every folder Codex may write to unasked (the work folder, /tmp).
+  const outside = mkdtempSync("/var/tmp/needs-you-live-codex-");
+  after(() => rmSync(outside, { recursive: true, force: true }));
+  const made = join(outside, "made-from-afar.txt");
+  const patch = (file) => `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${file}\n+hello from afar\n*** End Patch\nEOF`;
+  model.next({ shell: patch(made) });
+  await t.type("write the file");
+  const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+  assert.equal(q.text, `Codex wants to change a file:\n\n${made} (new file)\nhello from afar`);
+  model.next({ text: "Wrote it." });
+  assert.equal((await answerFor(q, { decision: "allow", digest: q.digest })).status, 201);
+  assert.ok(await waitFor(() => existsSync(made), 10_000), "the file was made");
+  assert.equal(readFileSync(made, "utf8"), "hello from afar\n");
+  await t.waitFor(/Wrote it/);
+  await listUntil((l) => l.length === 0);
+
+  const refused = join(outside, "refused-from-afar.txt");
+  model.next({ shell: patch(refused) });
+  model.next({ text: "Left it alone." });
+  await t.type("write the other file");
+  const [d] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+  assert.equal((await answerFor(d, { decision: "deny", digest: d.digest })).status, 201);
+  // A file change takes "decline": the turn goes on, and the model hears it.
+  await t.waitFor(/Left it alone/);
+  await listUntil((l) => l.length === 0);
+  assert.equal(existsSync(refused), false, "denied: never made");
+  await t.type("/quit");
+  assert.ok(await waitFor(() => taskServers() === "", 15_000));
+});
+
+test("`needs-you run -- codex`: a terminal closed under Codex ends its app-server too", { skip }, async () => {
+  const t = await runCodex(await runVars());
+  assert.ok(taskServers(), "the task's app-server runs");
+  t.stop();
+  assert.ok(await waitFor(() => taskServers() === "", 10_000), `left running: ${taskServers()}`);
 });
 
 test("`needs-you run -- codex` with the Worker out of reach: Codex still runs, and is answered in its terminal", { skip }, async () => {

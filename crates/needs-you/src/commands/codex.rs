@@ -61,9 +61,14 @@ pub fn run(command: Vec<OsString>) -> Result<i32> {
     std::thread::spawn(move || codex_app::follow(&socket, dir, target));
     let mut tui = vec![program, OsString::from("--remote"), server.address()];
     tui.extend_from_slice(args);
-    let ended = in_terminal(&tui);
+    run::install_forwarding();
+    let ended = run::here(&[], &tui);
+    // Before the signals have their default back: a closed terminal sends
+    // its hang-up again as its session's leader exits, which must not end
+    // us before the server.
     server.stop();
-    ended
+    run::restore_defaults();
+    run::finish(ended?)
 }
 
 /// Runs `command` in this terminal, with signals forwarded as `run` does.
@@ -98,13 +103,22 @@ impl Server {
         for secret in run::OUR_SECRETS {
             cmd.env_remove(secret);
         }
-        let child = cmd
-            .args([OsStr::new("app-server"), OsStr::new("--listen"), &listen])
+        cmd.args([OsStr::new("app-server"), OsStr::new("--listen"), &listen])
             .env(codex_app::BRIDGED, "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
-            .process_group(0)
+            .process_group(0);
+        // Should this process die without ending it (a KILL), the server is
+        // told at once: nothing else of the task would end it.
+        // SAFETY: prctl is async-signal-safe, and takes no memory of ours.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
+        let child = cmd
             .spawn()
             .map_err(|e| format!("cannot start Codex's app-server: {e}"))?;
         let mut server = Server {

@@ -6,11 +6,14 @@
 //! exit code is ours; a command killed by a signal kills us with the same
 //! signal, so a shell sees what it would have seen without us.
 //!
-//! Signals: a Ctrl-C or a hang-up from the terminal reaches the command by
-//! itself (it is in the terminal's foreground group with us), so we forward
-//! only what another process sent us (`kill`), told apart by `si_code`;
-//! forwarding the terminal's too would give the command every Ctrl-C twice,
-//! which an agent may read as "quit". A command in a tmux session of its own
+//! Signals: a Ctrl-C from the terminal reaches the command by itself (it is
+//! in the terminal's foreground group with us), so we forward only what
+//! another process sent us (`kill`), told apart by `si_code`; forwarding the
+//! terminal's too would give the command every Ctrl-C twice, which an agent
+//! may read as "quit". A hang-up is passed on whoever sent it: a
+//! pseudo-terminal's reaches its session's leader alone, which we are as a
+//! tmux pane's first process, and an agent left without it outlives its
+//! closed pane. A command in a tmux session of its own
 //! is in another terminal: it gets our terminal's Ctrl-C and Ctrl-\ from us
 //! (after a detach, needs-you still waits in the foreground), but never a
 //! hang-up, which tmux is there to survive. Once the command has ended, the
@@ -57,12 +60,17 @@ extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
     let code = unsafe { (*info).si_code };
     // SI_USER (0) and SI_QUEUE (< 0): another process. The terminal's
-    // (SI_KERNEL, > 0) reached the command's group already, unless the
-    // command is in tmux.
+    // Ctrl-C and Ctrl-\ (SI_KERNEL, > 0) reached the command's group
+    // already, unless the command is in tmux. A pseudo-terminal's hang-up
+    // reaches its session's leader alone, which we may be (a tmux pane's
+    // first process): passed on, unless the command is in a tmux of its own,
+    // which is there to survive it.
     let from_terminal = code > 0;
-    let elsewhere = ELSEWHERE.load(Ordering::SeqCst) && sig != libc::SIGHUP;
+    let in_tmux = ELSEWHERE.load(Ordering::SeqCst);
+    let elsewhere = in_tmux && sig != libc::SIGHUP;
+    let hung_up = sig == libc::SIGHUP && !in_tmux;
     let pid = CHILD.load(Ordering::SeqCst);
-    if !from_terminal || elsewhere {
+    if !from_terminal || elsewhere || hung_up {
         if pid > 0 {
             // SAFETY: kill is async-signal-safe.
             unsafe { libc::kill(pid, sig) };
