@@ -49,13 +49,14 @@ after(async () => {
   await live?.stop();
 });
 
-/** Ends the shared background server of this test's CODEX_HOME, if one started. */
+/** Ends the shared background server of this test's CODEX_HOME, if one started, and its pid-update-loop (which outlives a TERM at times): KILL after 2 s. */
 function stopSharedServer() {
   if (!codexHome) return;
-  try {
-    execFileSync("pkill", ["-f", `${codexHome}/packages/app-server-daemon`]);
-  } catch {
-    // none running
+  const pattern = `${codexHome}/packages/app-server-daemon`;
+  for (const signal of ["TERM", "KILL"]) {
+    spawnSync("pkill", [`-${signal}`, "-f", pattern]);
+    const until = Date.now() + 2000;
+    while (Date.now() < until && spawnSync("pgrep", ["-f", pattern]).status === 0) spawnSync("sleep", ["0.1"]);
   }
 }
 
@@ -184,6 +185,23 @@ async function runCodex(vars) {
   return t;
 }
 
+/**
+ * `test` with a `needs-you run -- codex` terminal of its own (`vars`, default
+ * the logged-in machine's), closed at its end however it ends, with nothing
+ * of its model's script left for the next test.
+ */
+function runTest(name, body, vars) {
+  test(name, { skip }, async () => {
+    const t = await runCodex(vars ? await vars() : await runVars());
+    try {
+      await body(t);
+    } finally {
+      t.stop();
+      model.clear();
+    }
+  });
+}
+
 const answerFor = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body });
 const answerRow = (q) => w.db.prepare("SELECT state, reason, reason_code FROM answers WHERE question_id = ?").bind(q.question_id).first();
 // Codex's shared server for this CODEX_HOME, and its pid-update-loop.
@@ -202,10 +220,7 @@ async function approval(t, command, prompt) {
   return q;
 }
 
-test("`needs-you run -- codex`: an approval is listed from Codex's own request, allowed from afar it runs and its dialog leaves the screen, denied it does not run", { skip }, async () => {
-  stopSharedServer();
-  assert.equal(daemons(), "", "no shared server before");
-  const t = await runCodex(await runVars());
+runTest("`needs-you run -- codex`: an approval is listed from Codex's own request, allowed from afar it runs and its dialog leaves the screen, denied it does not run", async (t) => {
   assert.ok(taskServers(), "the task's own app-server runs");
   const allowed = join(cwd, "afar-allowed");
   mkdirSync(allowed);
@@ -247,10 +262,14 @@ test("`needs-you run -- codex`: an approval is listed from Codex's own request, 
   assert.ok(existsSync(denied), "denied: it never ran");
   assert.equal((await answerRow(d)).state, "taken");
   assert.equal(daemons(), "", "Codex runs without its shared server");
+}, async () => {
+  // Codex's shared server of the tests above, gone before this one starts.
+  stopSharedServer();
+  assert.ok(await waitFor(() => daemons() === "", 10_000), `no shared server before: ${daemons()}`);
+  return runVars();
 });
 
-test("`needs-you run -- codex`: answered in the terminal first, a late allow from afar runs nothing and is refused", { skip }, async () => {
-  const t = terms.at(-1);
+runTest("`needs-you run -- codex`: answered in the terminal first, a late allow from afar runs nothing and is refused", async (t) => {
   const first = join(cwd, "terminal-first");
   mkdirSync(first);
   const q = await approval(t, `rm -rf ${first}`, "clean the first folder");
@@ -262,8 +281,7 @@ test("`needs-you run -- codex`: answered in the terminal first, a late allow fro
   assert.ok(existsSync(first), "nothing ran");
 });
 
-test("`needs-you run -- codex`: an allow made for one request never approves another that opened meanwhile", { skip }, async () => {
-  const t = terms.at(-1);
+runTest("`needs-you run -- codex`: an allow made for one request never approves another that opened meanwhile", async (t) => {
   const one = join(cwd, "request-one");
   const two = join(cwd, "request-two");
   mkdirSync(one);
@@ -282,8 +300,7 @@ test("`needs-you run -- codex`: an allow made for one request never approves ano
   await listUntil((l) => l.length === 0);
 });
 
-test("`needs-you run -- codex`: /quit ends Codex, its app-server and `needs-you run`, and leaves nothing of the task behind", { skip }, async () => {
-  const t = terms.at(-1);
+runTest("`needs-you run -- codex`: /quit ends Codex, its app-server and `needs-you run`, and leaves nothing of the task behind", async (t) => {
   const folders = () => readdirSync(join(home, "state-run")).filter((f) => f.startsWith("codex-"));
   assert.equal(folders().length, 1, "the server's private folder");
   assert.equal(statSync(join(home, "state-run", folders()[0])).mode & 0o777, 0o700);
@@ -295,8 +312,7 @@ test("`needs-you run -- codex`: /quit ends Codex, its app-server and `needs-you 
   assert.deepEqual(folders(), [], "its folder is gone");
 });
 
-test("`needs-you run -- codex`: a file change is listed with its file and its diff, allowed from afar it is made, denied it is not", { skip }, async () => {
-  const t = await runCodex(await runVars());
+runTest("`needs-you run -- codex`: a file change is listed with its file and its diff, allowed from afar it is made, denied it is not", async (t) => {
   // Outside every folder Codex may write to unasked (the work folder, /tmp).
   const outside = mkdtempSync("/var/tmp/needs-you-live-codex-");
   after(() => rmSync(outside, { recursive: true, force: true }));
@@ -327,22 +343,13 @@ test("`needs-you run -- codex`: a file change is listed with its file and its di
   assert.ok(await waitFor(() => taskServers() === "", 15_000));
 });
 
-test("`needs-you run -- codex`: a terminal closed under Codex ends its app-server too", { skip }, async () => {
-  const t = await runCodex(await runVars());
-  assert.ok(taskServers(), "the task's app-server runs");
+runTest("`needs-you run -- codex`: a terminal closed under Codex ends its app-server too", async (t) => {
+  assert.equal(taskServers().split("\n").length, 1, "this terminal's app-server, and no other");
   t.stop();
   assert.ok(await waitFor(() => taskServers() === "", 10_000), `left running: ${taskServers()}`);
 });
 
-test("`needs-you run -- codex` with the Worker out of reach: Codex still runs, and is answered in its terminal", { skip }, async () => {
-  const vars = await runVars();
-  // The login's address, pointed at a port nobody listens on.
-  const config = join(home, "unreachable-config");
-  cpSync(runConfig, config, { recursive: true });
-  const file = join(config, "needs-you", "login.json");
-  const saved = JSON.parse(readFileSync(file, "utf8"));
-  writeFileSync(file, JSON.stringify({ ...saved, url: "http://127.0.0.1:9" }), { mode: 0o600 });
-  const t = await runCodex({ ...vars, XDG_CONFIG_HOME: config });
+runTest("`needs-you run -- codex` with the Worker out of reach: Codex still runs, and is answered in its terminal", async (t) => {
   const gone = join(cwd, "unwatched");
   mkdirSync(gone);
   model.next({ shell: `rm -rf ${gone}` });
@@ -354,6 +361,15 @@ test("`needs-you run -- codex` with the Worker out of reach: Codex still runs, a
   await t.type("/quit");
   assert.ok(await waitFor(() => !spawnSync("pgrep", ["-f", `${NEEDS_YOU} run`], { encoding: "utf8" }).stdout.trim(), 15_000));
   assert.equal(daemons(), "", "no Codex server left behind");
+}, async () => {
+  const vars = await runVars();
+  // The login's address, pointed at a port nobody listens on.
+  const config = join(home, "unreachable-config");
+  cpSync(runConfig, config, { recursive: true });
+  const file = join(config, "needs-you", "login.json");
+  const saved = JSON.parse(readFileSync(file, "utf8"));
+  writeFileSync(file, JSON.stringify({ ...saved, url: "http://127.0.0.1:9" }), { mode: 0o600 });
+  return { ...vars, XDG_CONFIG_HOME: config };
 });
 
 test("a run for one prompt (`codex exec`) whose reply ends with a question reports nothing and prints nothing of ours", { skip }, async () => {

@@ -61,6 +61,8 @@ export async function startResponsesMock() {
     requests,
     /** Queues the model's next answer: `{text}`, `{shell: "command"}` or `{call: {name, namespace, args}}`, for any request or only one that `asked`. */
     next: steps.next,
+    /** Forgets the steps queued and not yet taken. */
+    clear: steps.clear,
     stop: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   };
 }

@@ -45,5 +45,7 @@ export function stepQueue() {
     waiting: () => waiting.length,
     /** Answers queued and not yet taken. */
     queued: () => steps.length,
+    /** Forgets the answers queued and not yet taken (a test that failed half-way). */
+    clear: () => steps.splice(0),
   };
 }

@@ -84,7 +84,7 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), S
         dir,
         target,
         next_id: 0,
-        asked: HashMap::new(),
+        calls: HashMap::new(),
         threads: HashMap::new(),
         subscribed: HashSet::new(),
         changes: HashMap::new(),
@@ -95,10 +95,10 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), S
     client.call(
         "initialize",
         json!({"clientInfo": {"name": "needs-you", "version": env!("CARGO_PKG_VERSION")}}),
-        Asked::Nothing,
+        Call::Nothing,
     )?;
     client.notify("initialized")?;
-    client.call("thread/loaded/list", json!({}), Asked::Loaded)?;
+    client.call("thread/loaded/list", json!({}), Call::Loaded)?;
     loop {
         loop {
             match client.ws.read() {
@@ -189,7 +189,7 @@ fn wait_for_first_client(real: &Path) -> Result<(), String> {
 }
 
 /// What a call of ours was for, to read its result.
-enum Asked {
+enum Call {
     Nothing,
     Loaded,
     Resume(String),
@@ -223,7 +223,7 @@ struct Client<'a> {
     dir: &'a StateDir,
     target: Target,
     next_id: u64,
-    asked: HashMap<String, Asked>,
+    calls: HashMap<String, Call>,
     threads: HashMap<String, Thread>,
     subscribed: HashSet<String>,
     /// The changes of each file change item seen, by item id: the approval
@@ -260,10 +260,10 @@ impl Client<'_> {
         flushed.map_err(|e| format!("cannot write to the app-server: {e}"))
     }
 
-    fn call(&mut self, method: &str, params: Value, asked: Asked) -> Result<(), String> {
+    fn call(&mut self, method: &str, params: Value, call: Call) -> Result<(), String> {
         self.next_id += 1;
         let id = format!("needs-you-{}", self.next_id);
-        self.asked.insert(key(&json!(id)), asked);
+        self.calls.insert(key(&json!(id)), call);
         self.send(&json!({"id": id, "method": method, "params": params}))
     }
 
@@ -284,8 +284,8 @@ impl Client<'_> {
     }
 
     fn on_result(&mut self, id: &Value, msg: &Value) -> Result<(), String> {
-        match self.asked.remove(&key(id)) {
-            Some(Asked::Loaded) => {
+        match self.calls.remove(&key(id)) {
+            Some(Call::Loaded) => {
                 let ids: Vec<String> = msg
                     .pointer("/result/data")
                     .and_then(Value::as_array)
@@ -297,7 +297,7 @@ impl Client<'_> {
                     self.resume(&id)?;
                 }
             }
-            Some(Asked::Resume(thread)) => match msg.pointer("/result/thread") {
+            Some(Call::Resume(thread)) => match msg.pointer("/result/thread") {
                 Some(t) => {
                     self.learn_thread(t);
                     // Changes already made known before we followed.
@@ -318,7 +318,7 @@ impl Client<'_> {
                     self.subscribed.remove(&thread);
                 }
             },
-            Some(Asked::Nothing) | None => {}
+            Some(Call::Nothing) | None => {}
         }
         Ok(())
     }
@@ -331,7 +331,7 @@ impl Client<'_> {
         self.call(
             "thread/resume",
             json!({ "threadId": thread }),
-            Asked::Resume(thread.to_owned()),
+            Call::Resume(thread.to_owned()),
         )
     }
 
@@ -376,7 +376,7 @@ impl Client<'_> {
                 let active =
                     params.pointer("/status/type").and_then(Value::as_str) == Some("active");
                 match params.get("threadId").and_then(Value::as_str) {
-                    Some(thread) if active && self.person_s(thread) => {
+                    Some(thread) if active && self.is_the_person_s(thread) => {
                         let thread = thread.to_owned();
                         self.resume(&thread)
                     }
@@ -405,7 +405,7 @@ impl Client<'_> {
     }
 
     /// Whether `thread` is the person's own, as far as is known.
-    fn person_s(&self, thread: &str) -> bool {
+    fn is_the_person_s(&self, thread: &str) -> bool {
         !self.threads.get(thread).is_some_and(|t| t.not_the_person_s)
     }
 
@@ -414,7 +414,7 @@ impl Client<'_> {
             return Ok(());
         };
         // Only a thread this client follows, and the person's own.
-        if !self.subscribed.contains(&thread) || !self.person_s(&thread) {
+        if !self.subscribed.contains(&thread) || !self.is_the_person_s(&thread) {
             return Ok(());
         }
         let changes = params

@@ -44,7 +44,8 @@ pub enum Command {
         target: String,
         /// What else this machine may do: answer (answer, approve, dismiss),
         /// pair (make codes for other devices), screen (see the agents'
-        /// terminals), comma-separated.
+        /// terminals), comma-separated. Starting and stopping tasks (tasks)
+        /// it may always.
         #[arg(long, value_name = "RIGHTS", value_parser = rights, default_value = "")]
         allow: Rights,
     },
@@ -56,8 +57,9 @@ pub enum Command {
     #[command(after_help = "  needs-you rotate-token")]
     RotateToken,
     /// Run COMMAND as a task: its own credential in its environment only,
-    /// revoked when it exits (its open questions close). Codex runs with
-    /// `--no-daemon`, so that its hooks run with this task's credential.
+    /// revoked when it exits (its open questions close). Codex's TUI runs
+    /// against an app-server of the task's own, so that its approvals can be
+    /// answered from afar; Codex's other commands run with `--no-daemon`.
     #[command(after_help = "  needs-you run -- claude\n  \
         needs-you run --name 'api refactor' --tmux -- codex")]
     Run(RunOptions),

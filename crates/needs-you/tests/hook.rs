@@ -481,3 +481,46 @@ fn a_codex_approval_of_the_person_s_own_is_not_watched_in_any_rollout() {
         "an old turn_aborted closes nothing"
     );
 }
+
+#[test]
+fn in_a_server_that_needs_you_run_follows_codex_s_own_approval_is_left_to_its_client_and_a_subagent_s_reported(
+) {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    let run_bridged = |stdin: &str| {
+        run(
+            &["--cli", "codex", "--state-dir", dir.to_str().unwrap()],
+            stdin,
+            &[
+                ("NEEDS_YOU_URL", sink.url.as_str()),
+                ("NEEDS_YOU_TOKEN", TOKEN),
+                ("NEEDS_YOU_CODEX_APP", "1"),
+            ],
+        )
+    };
+    let own = event(
+        "sess-b",
+        "PermissionRequest",
+        json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf out"}}),
+    );
+    assert_quiet(&run_bridged(&own));
+    // A subagent's, on the same path, is reported: the client follows only
+    // the person's threads.
+    let sub = event(
+        "sess-b",
+        "PermissionRequest",
+        json!({"agent_id": "agent-1", "tool_name": "Bash", "tool_input": {"command": "rm -rf sub"}}),
+    );
+    assert_quiet(&run_bridged(&sub));
+    let got = sink.wait_for(1);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(sink.requests().len(), 1, "only the subagent's");
+    assert_eq!(got[0].body["action"], "open");
+    assert!(got[0].body["text"].as_str().unwrap().contains("rm -rf sub"));
+    // The same approval of the person's own, with no client to leave it to:
+    // reported.
+    let (_t2, plain) = state_dir();
+    assert_quiet(&hook("codex", &plain, &sink.url, &own));
+    let got = sink.wait_for(2);
+    assert!(got[1].body["text"].as_str().unwrap().contains("rm -rf out"));
+}
