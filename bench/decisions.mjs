@@ -70,6 +70,30 @@ async function listed(live, mark, term) {
   }
 }
 
+/**
+ * N allows through the API, each once its dialog (`step(i)` of the model) is
+ * listed: the times from the POST to `ran(i)`, and what `waiting()` measures
+ * while the first one waits.
+ */
+async function decide(live, model, term, { step, ran, waiting }) {
+  const times = [];
+  let cost;
+  for (let i = 0; i < N; i++) {
+    model.next(step(i));
+    model.next({ text: `Done ${i}.` });
+    await term.type(`decision ${i}`);
+    const q = await listed(live, `decided-${i}`, term);
+    if (i === 0) cost = await waiting();
+    const t0 = Date.now();
+    const r = await allow(live, q);
+    if (r.status !== 201) throw new Error(r.text);
+    while (!ran(i)) await sleep(5);
+    times.push(Date.now() - t0);
+    await term.waitFor(new RegExp(`Done ${i}\\.`));
+  }
+  return { ran: summary(times), cost };
+}
+
 const allow = (live, q) => call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { decision: "allow", digest: q.digest } });
 const summary = (ran) => ({ p50: pct(ran, 50), p95: pct(ran, 95), max: Math.max(...ran), min: Math.min(...ran) });
 
@@ -79,29 +103,18 @@ async function claude() {
   const model = await startAnthropicMock();
   const term = await startClaude(`needs-you-bench-${process.pid}`, live.cwd, claudeEnv(live, model, task, REPORTER));
 
-  const ran = [];
-  let cost;
   try {
-    for (let i = 0; i < N; i++) {
-      const file = join(live.cwd, `decided-${i}`);
-      model.next({ tool: "Bash", input: { command: `touch ${file}`, description: `Decision ${i}` } });
-      model.next({ text: `Done ${i}.` });
-      await term.type(`decision ${i}`);
-      const q = await listed(live, `decided-${i}`, term);
-      if (i === 0) cost = await costOf(hookPids());
-      const t0 = Date.now();
-      const r = await allow(live, q);
-      if (r.status !== 201) throw new Error(r.text);
-      while (!existsSync(file)) await sleep(5);
-      ran.push(Date.now() - t0);
-      await term.waitFor(new RegExp(`Done ${i}\\.`));
-    }
+    const { ran, cost } = await decide(live, model, term, {
+      step: (i) => ({ tool: "Bash", input: { command: `touch ${join(live.cwd, `decided-${i}`)}`, description: `Decision ${i}` } }),
+      ran: (i) => existsSync(join(live.cwd, `decided-${i}`)),
+      waiting: () => costOf(hookPids()),
+    });
+    return { post_to_tool_ran_ms: ran, waiting_hook: cost };
   } finally {
     term.stop();
     await model.stop();
     await live.stop();
   }
-  return { post_to_tool_ran_ms: summary(ran), waiting_hook: cost };
 }
 
 /** Codex under `needs-you run`: the same, each approval a folder removed. */
@@ -120,36 +133,28 @@ async function codex() {
     XDG_CONFIG_HOME: config, NEEDS_YOU_STATE_DIR: join(live.home, "state") };
   const term = await startCodex(`needs-you-bench-codex-${process.pid}`, live.cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });
   const pgrep = (pattern) => spawnSync("pgrep", ["-f", pattern], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean);
-  const ran = [];
-  let cost, server;
+  let server;
   try {
-    for (let i = 0; i < N; i++) {
-      const folder = join(live.cwd, `decided-${i}`);
-      mkdirSync(folder);
-      model.next({ shell: `rm -rf ${folder}` });
-      model.next({ text: `Done ${i}.` });
-      await term.type(`decision ${i}`);
-      const q = await listed(live, `decided-${i}`, term);
-      if (i === 0) {
-        // What waits for the answer: the client in `needs-you __codex` (its
-        // waiter is a thread of it) and the task's relay; the app-server is
-        // Codex's own, which the TUI otherwise runs inside itself.
-        cost = await costOf([...pgrep(`${NEEDS_YOU} __codex`), ...pgrep(`${NEEDS_YOU} __relay`)]);
-        server = { rss_kb: pgrep("app-server --listen unix://").map((p) => sample(p).rss_kb) };
-      }
-      const t0 = Date.now();
-      const r = await allow(live, q);
-      if (r.status !== 201) throw new Error(r.text);
-      while (existsSync(folder)) await sleep(5);
-      ran.push(Date.now() - t0);
-      await term.waitFor(new RegExp(`Done ${i}\\.`));
-    }
+    const { ran, cost } = await decide(live, model, term, {
+      step: (i) => {
+        mkdirSync(join(live.cwd, `decided-${i}`));
+        return { shell: `rm -rf ${join(live.cwd, `decided-${i}`)}` };
+      },
+      ran: (i) => !existsSync(join(live.cwd, `decided-${i}`)),
+      // What waits for the answer: the client in `needs-you __codex` (its
+      // waiter is a thread of it) and the task's relay; the app-server is
+      // Codex's own, which the TUI otherwise runs inside itself.
+      waiting: () => {
+        server = { rss_kb: pgrep(`app-server --listen unix://${live.home}/`).map((p) => sample(p).rss_kb) };
+        return costOf([...pgrep(`${NEEDS_YOU} __codex`), ...pgrep(`${NEEDS_YOU} __relay`)]);
+      },
+    });
+    return { post_to_tool_ran_ms: ran, waiting_client: cost, app_server: server };
   } finally {
     term.stop();
     await model.stop();
     await live.stop();
   }
-  return { post_to_tool_ran_ms: summary(ran), waiting_client: cost, app_server: server };
 }
 
 const out = { decisions: N };

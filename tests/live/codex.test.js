@@ -17,6 +17,7 @@ import { CODEX, has } from "./clis.js";
 import { answerFromAfar, commandNeverTyped, oneShotIsSilent, startLive } from "./harness.js";
 import { startCodex, writeCodexConfig } from "./codex.js";
 import { keepFixtures, recorded } from "./fixtures.js";
+import { takesRequest } from "../support/request.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
@@ -298,6 +299,37 @@ runTest("`needs-you run -- codex`: an allow made for one request never approves 
   assert.match(t.screen(), DIALOG, "the dialog is still the terminal's");
   t.key("Escape");
   await listUntil((l) => l.length === 0);
+});
+
+runTest("`needs-you run -- codex`: a card forged with the task credential cannot steer an allow: the client takes only the request it waits on", async (t) => {
+  const target = join(cwd, "forged-target");
+  mkdirSync(target);
+  const q = await approval(t, `rm -rf ${target}`, "clean the forged target");
+  // A prompt-injected agent holds the task credential: its environment has it.
+  const [pid] = taskServers().split("\n");
+  const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  const credential = env.find((v) => v.startsWith("NEEDS_YOU_TOKEN="))?.slice("NEEDS_YOU_TOKEN=".length);
+  assert.ok(credential, "the server has the task's credential");
+  // It re-reports the session with a harmless request of its own.
+  const forged = await call(w, "POST", "/v1/reports", { token: credential, body: { cli: "codex", session: q.session,
+    seq: Date.now() * 1000 + 1000, action: "open", kind: "permission",
+    ...takesRequest("decision", "codex.commandExecution", { command: "npm test", cwd }) } });
+  assert.equal(forged.status, 200, forged.text);
+  const [shown] = await listUntil((l) => l.length === 1 && l[0].question_id === forged.body.question_id);
+  assert.equal(shown.text, `Codex wants to run:\n$ npm test\nin ${cwd}`, "listed as what it is");
+  assert.equal((await answerFor(shown, { decision: "allow", digest: shown.digest })).status, 201);
+  const failed = await waitFor(async () => {
+    const row = await answerRow(shown);
+    return row?.state === "failed" && row;
+  }, 10_000);
+  assert.equal(failed.reason_code, "not_this_request");
+  await sleep(1000);
+  assert.ok(existsSync(target), "the real command did not run");
+  assert.match(t.screen(), DIALOG, "its dialog waits for the person");
+  t.key("Escape");
+  await call(w, "POST", `/v1/questions/${shown.question_id}/dismiss`, { token: owner.token });
+  await listUntil((l) => l.length === 0, 10_000);
+  assert.ok(existsSync(target));
 });
 
 runTest("`needs-you run -- codex`: /quit ends Codex, its app-server and `needs-you run`, and leaves nothing of the task behind", async (t) => {

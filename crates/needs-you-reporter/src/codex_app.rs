@@ -71,7 +71,8 @@ pub fn follow(socket: &Path, dir: StateDir, target: Target) {
 fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), String> {
     let real = private_socket(socket)?;
     wait_for_first_client(&real)?;
-    let stream = UnixStream::connect(socket).map_err(|e| format!("cannot connect: {e}"))?;
+    // The place checked, not the link, which could be pointed elsewhere since.
+    let stream = UnixStream::connect(&real).map_err(|e| format!("cannot connect: {e}"))?;
     let (ws, _) = tungstenite::client("ws://localhost/", stream)
         .map_err(|e| format!("no WebSocket to the app-server: {e}"))?;
     ws.get_ref()
@@ -235,6 +236,10 @@ struct Client<'a> {
     wake_tx: std::sync::Arc<OwnedFd>,
 }
 
+fn str_field<'a>(v: &'a Value, field: &str) -> Option<&'a str> {
+    v.get(field).and_then(Value::as_str)
+}
+
 /// A JSON-RPC id as a key: the server's are numbers or strings.
 fn key(id: &Value) -> String {
     id.to_string()
@@ -353,12 +358,21 @@ impl Client<'_> {
         );
     }
 
+    /// Keeps a file change's changes while it is in progress (its approval
+    /// comes then), and forgets them once it is done.
     fn learn_item(&mut self, item: &Value) {
-        if item.get("type").and_then(Value::as_str) == Some("fileChange") {
-            if let (Some(id), Some(changes)) =
-                (item.get("id").and_then(Value::as_str), item.get("changes"))
-            {
+        if item.get("type").and_then(Value::as_str) != Some("fileChange") {
+            return;
+        }
+        let Some(id) = item.get("id").and_then(Value::as_str) else {
+            return;
+        };
+        match item.get("changes") {
+            Some(changes) if str_field(item, "status") == Some("inProgress") => {
                 self.changes.insert(id.to_owned(), changes.clone());
+            }
+            _ => {
+                self.changes.remove(id);
             }
         }
     }
@@ -543,15 +557,16 @@ impl Client<'_> {
     /// request is still pending, and then taken; else let go (the relay
     /// reports that the agent did not take it).
     fn on_handed(&mut self, h: Handed) -> Result<(), String> {
-        let Some(p) = self.pending.get(&h.request_id) else {
+        let Some(p) = self.pending.remove(&h.request_id) else {
             return Ok(()); // resolved first: the terminal won
         };
+        // An answer this request does not offer is not sent: the dialog
+        // stays the terminal's.
         let Some(result) = codex_app::response(&p.params, &h.answered.answer) else {
             return Ok(());
         };
         let id: Value = serde_json::from_str(&h.request_id).unwrap_or(Value::Null);
         self.send(&json!({"id": id, "result": result}))?;
-        let p = self.pending.remove(&h.request_id).expect("pending");
         h.answered.took();
         questions::close(
             self.dir,

@@ -54,27 +54,23 @@ pub fn run(command: Vec<OsString>) -> Result<i32> {
             eprintln!("needs-you: {why}: Codex runs without answers from afar");
             let mut plain = vec![program, OsString::from("--no-daemon")];
             plain.extend_from_slice(args);
-            return in_terminal(&plain);
+            return in_terminal(&plain, || ());
         }
     };
     let socket = server.socket.clone();
     std::thread::spawn(move || codex_app::follow(&socket, dir, target));
     let mut tui = vec![program, OsString::from("--remote"), server.address()];
     tui.extend_from_slice(args);
-    run::install_forwarding();
-    let ended = run::here(&[], &tui);
-    // Before the signals have their default back: a closed terminal sends
-    // its hang-up again as its session's leader exits, which must not end
-    // us before the server.
-    server.stop();
-    run::restore_defaults();
-    run::finish(ended?)
+    in_terminal(&tui, || server.stop())
 }
 
-/// Runs `command` in this terminal, with signals forwarded as `run` does.
-fn in_terminal(command: &[OsString]) -> Result<i32> {
+/// Runs `command` in this terminal, with signals forwarded as `run` does;
+/// `then` runs once it ended, before the signals have their default back
+/// (a hang-up must not end us half-way through it).
+fn in_terminal(command: &[OsString], then: impl FnOnce()) -> Result<i32> {
     run::install_forwarding();
     let ended = run::here(&[], command);
+    then();
     run::restore_defaults();
     run::finish(ended?)
 }
