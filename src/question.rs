@@ -79,6 +79,7 @@ impl Question {
                 questions: vec![],
                 digest: None,
                 screen: false,
+                decisions: vec![],
             },
             task_expires_at: None,
             task_revoked: false,
@@ -147,6 +148,19 @@ impl<'de> Deserialize<'de> for Question {
         };
         let questions = json_text(row.remove("questions"), Value::Array(vec![]));
         row.insert("questions".into(), questions);
+        // Only well-formed lasting choices: allow and deny are added by
+        // `settle_afar`, for what takes a decision.
+        let decisions = match json_text(row.remove("decisions"), Value::Null) {
+            Value::Array(d) => d
+                .into_iter()
+                .filter(|o| {
+                    serde_json::from_value::<needs_you_core::lasting::Offer>(o.clone())
+                        .is_ok_and(|o| o.lasting)
+                })
+                .collect(),
+            _ => vec![],
+        };
+        row.insert("decisions".into(), Value::Array(decisions));
         if !matches!(row.get("digest"), Some(Value::String(_))) {
             row.remove("digest");
         }

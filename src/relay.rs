@@ -26,8 +26,8 @@ use futures_channel::oneshot;
 use futures_util::future::{select, Either};
 use needs_you_core::query;
 use needs_you_core::relay::{
-    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CAN_HEADER, CAN_SCREEN, CLOSE_FLOOD,
-    CLOSE_REPLACED, CLOSE_REVOKED, MAX_REASON_CHARS,
+    Answer, FromRelay, Revocation, ScreenAsk, ScreenReply, ToRelay, CAN_HEADER, CAN_SCREEN,
+    CLOSE_FLOOD, CLOSE_REPLACED, CLOSE_REVOKED, MAX_REASON_CHARS,
 };
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
@@ -154,6 +154,18 @@ impl DurableObject for Relay {
                     Either::Right(_) => Response::error("late", 504),
                 }
             }
+            "/revoke" => {
+                // With no relay connected the rule stays asked for: it goes
+                // at the hello.
+                let revocation = Revocation {
+                    rule_id: req.headers().get("x-rule-id")?.unwrap_or_default(),
+                    answer_id: req.headers().get("x-answer-id")?.unwrap_or_default(),
+                };
+                for ws in self.state.get_websockets() {
+                    let _ = ws.send_with_str(ToRelay::Revoke(revocation.clone()).to_frame());
+                }
+                Response::empty()
+            }
             "/close" => {
                 for ws in self.state.get_websockets() {
                     let _ = ws.close(Some(CLOSE_REVOKED), Some("the task was revoked"));
@@ -206,6 +218,9 @@ impl DurableObject for Relay {
                 for answer in store::answers_on_their_way(&self.env, &task_id, now).await? {
                     send(&ws, answer);
                 }
+                for revocation in store::revoking_of_task(&self.env, &task_id).await? {
+                    let _ = ws.send_with_str(ToRelay::Revoke(revocation).to_frame());
+                }
             }
             FromRelay::Received { answer_id } => {
                 mark(&self.env, &task_id, &answer_id, AnswerState::Delivered, now).await?
@@ -222,6 +237,13 @@ impl DurableObject for Relay {
                 if let Some(tx) = self.screens.borrow_mut().remove(&reply.request_id) {
                     let _ = tx.send(reply);
                 }
+            }
+            FromRelay::Revoked(r) => {
+                let note: String = needs_you_core::text::line(&r.note)
+                    .chars()
+                    .take(MAX_REASON_CHARS)
+                    .collect();
+                store::revoked(&self.env, &task_id, &r.rule_id, r.outcome, &note, now).await?
             }
             FromRelay::Failed {
                 answer_id,
@@ -357,6 +379,19 @@ pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Resu
         409 => Asked::NoRelay,
         _ => Asked::Late,
     })
+}
+
+/// A rule was asked to be taken back: tell the task's relay if one is
+/// connected (else it hears at its hello). A failure is logged: the ask is
+/// in D1 either way.
+pub async fn revoke(env: &Env, task_id: &str, r: &Revocation) {
+    let headers = [
+        ("x-rule-id", r.rule_id.as_str()),
+        ("x-answer-id", r.answer_id.as_str()),
+    ];
+    if let Err(e) = call(env, task_id, Method::Post, "/revoke", &headers).await {
+        worker::console_error!("could not reach the relay object of {task_id}: {e}");
+    }
 }
 
 /// The task was revoked: its relay is cut off at once.

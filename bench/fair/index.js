@@ -16,18 +16,18 @@ WHERE excluded.last_seq > sessions.last_seq`;
 const SUPERSEDE = `
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at`;
 const REOPEN_SAME = `
 UPDATE questions SET open_seq = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
+  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)`;
 const OPEN = `
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable, takes, digest, questions)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15 FROM tasks t
+                       terminal, answerable, takes, digest, questions, decisions)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -69,11 +69,11 @@ async function report(request, env) {
   const batch = [stmt(CLAIM, [r.seq, r.cli, r.action === "open" ? 20 : 4294967295])];
   const qid = id("q_");
   if (r.action === "open") {
-    const same = [r.kind, r.text, r.digest ?? null, r.terminal ? JSON.stringify(r.terminal) : null, r.cli];
+    const same = [r.kind, r.text, r.digest ?? null, r.terminal ? JSON.stringify(r.terminal) : null, r.cli, null];
     batch.push(stmt(SUPERSEDE, ["superseded", ...same]));
     batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq,
       r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.kind === "tmux" ? 1 : 0,
-      r.takes ?? null, r.digest ?? null, r.questions?.length ? JSON.stringify(r.questions) : null]));
+      r.takes ?? null, r.digest ?? null, r.questions?.length ? JSON.stringify(r.questions) : null, null]));
     batch.push(stmt(REOPEN_SAME, [r.seq, ...same]));
   } else {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));

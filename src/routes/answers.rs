@@ -18,7 +18,7 @@ use crate::store::{self, NewAnswer, Queued, TakenBack};
 use crate::{auth, relay};
 
 /// `POST /v1/questions/{id}/answers`: `{text}` for a reply, `{decision:
-/// "allow"|"deny", message?, digest}` for a permission, `{choices, digest}`
+/// "allow"|"deny"|<a lasting choice's id>, message?, digest}` for a permission, `{choices, digest}`
 /// for a dialog; queued for the task's relay, which types a text into the
 /// agent's tmux pane and hands a decision or choices to the agent's waiting
 /// hook or plugin. Each is checked here against its question (its form, what
@@ -41,7 +41,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
     let body = serde_json::from_value::<AnswerBody>(Value::Object(fields)).map_err(|_| {
         ApiError::bad_request(
             "invalid_request",
-            "an answer is {\"text\"}, {\"decision\": \"allow\" or \"deny\", \"message\"?, \"digest\"}, or {\"choices\": [[labels], …], \"digest\"}",
+            "an answer is {\"text\"}, {\"decision\": \"allow\", \"deny\" or a choice's id, \"message\"?, \"digest\"}, or {\"choices\": [[labels], …], \"digest\"}",
         )
     })?;
     let q = store::question(env, question_id)
@@ -49,6 +49,12 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
         .filter(|q| q.owner_id == person.owner_id)
         .ok_or_else(ApiError::not_found)?;
     let now = now_ms();
+    let lasting: Vec<String> = q
+        .decisions
+        .iter()
+        .filter(|o| o.lasting)
+        .map(|o| o.id.clone())
+        .collect();
     let asked = afar::Asked {
         kind: q.kind,
         open: q.closed_at.is_none() && !q.task_revoked && !q.task_expired(now),
@@ -56,6 +62,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
         why_not: q.why_not.as_deref(),
         digest: q.digest.as_deref(),
         questions: &q.questions,
+        lasting: &lasting,
     };
     let afar::Admitted { body, digest } =
         afar::admit(&asked, afar::Proposed { body, digest }).map_err(refused)?;

@@ -9,6 +9,7 @@ mod owners;
 mod page;
 mod push;
 mod reports;
+mod rules;
 mod screens;
 mod tasks;
 
@@ -105,6 +106,8 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "answers", id] => methods!(method, p;
             Get => answers::get(req, env, id).await,
             Delete => answers::take_back(req, env, id).await),
+        ["v1", "rules"] => methods!(method, p; Get => rules::list(req, env).await),
+        ["v1", "rules", id] => methods!(method, p; Delete => rules::revoke(req, env, id).await),
         ["v1", "relay"] => methods!(method, p; Get => answers::connect(req, env).await),
         ["v1", "pairings"] => methods!(method, p; Post => devices::create(req, env).await),
         ["v1", "pairings", "check"] => methods!(method, p; Post => devices::check(req, env).await),

@@ -89,7 +89,10 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
 /// `GET /v1/tasks`: the owner's live tasks with their state.
 pub async fn list(req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
-    let tasks = store::list_tasks(env, &person.owner_id, now_ms()).await?;
+    let now = now_ms();
+    let mut tasks = store::list_tasks(env, &person.owner_id, now).await?;
+    let rules = store::rules_of_owner(env, &person.owner_id, Some(now)).await?;
+    store::on_their_tasks(&mut tasks, rules);
     ok(200, &api::Tasks { tasks })
 }
 

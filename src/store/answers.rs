@@ -256,7 +256,8 @@ pub async fn claim_answer(
 /// machine says it typed or took an answer it had, which the Worker failed
 /// meanwhile (its question closed, which its taking may have caused; its
 /// device was revoked or its owner token replaced after it was sent), to
-/// that: the record says what happened. Binds ?1 the
+/// that: the record says what happened. An answer taken that chose a
+/// lasting choice records its rule ([`super::rules::RECORD`]). Binds ?1 the
 /// answer id, ?2 the task id, ?3 the state, ?4 the reason, ?5 now, ?6 the
 /// reason's code.
 pub(super) const MARK: &str = "
@@ -283,8 +284,12 @@ pub async fn mark_answer(
         n(now),
         reason.and_then(|(_, c)| c).map_or(JsValue::NULL, s),
     ];
+    let rule_id = crate::ids::new_id("rul_");
+    let mut record = args.to_vec();
+    record.push(s(&rule_id));
     db.batch(vec![
         stmt(&db, MARK, &args)?,
+        stmt(&db, super::rules::RECORD, &record)?,
         stmt(&db, super::revision::BUMP_REVISION_IF_MARKED, &args[..5])?,
     ])
     .await?;

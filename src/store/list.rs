@@ -1,5 +1,5 @@
-//! What the page shows: the owner's revision, open questions, live tasks and
-//! the answers on their way, read in one batch so that they match.
+//! What the page shows: the owner's revision, open questions, live tasks
+//! (with the rules granted on them) and the answers on their way, read in one batch so that they match.
 
 use worker::{Env, Result};
 
@@ -35,6 +35,7 @@ pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> 
             stmt(&db, accounts::LIST_TASKS, &owner_now)?,
             stmt(&db, answers::ANSWERS_OF_OPEN, &[s(owner_id)])?,
             stmt(&db, questions::NEEDS_YOU_COUNT, &owner_now)?,
+            stmt(&db, super::rules::RULES_OF_OWNER, &owner_now)?,
         ])
         .await?;
     #[derive(serde::Deserialize)]
@@ -43,6 +44,12 @@ pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> 
     }
     let questions: Vec<Question> = results[1].results()?;
     let open = results[4].results::<Count>()?.first().map_or(0, |c| c.n);
+    let mut tasks: Vec<api::Task> = results[2]
+        .results::<api::Task>()?
+        .into_iter()
+        .map(accounts::named)
+        .collect();
+    super::rules::on_their_tasks(&mut tasks, results[5].results()?);
     let revision = results[0]
         .results::<revision::RevisionRow>()?
         .first()
@@ -51,11 +58,7 @@ pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> 
         revision,
         more: open.saturating_sub(questions.len() as u32),
         questions,
-        tasks: results[2]
-            .results::<api::Task>()?
-            .into_iter()
-            .map(accounts::named)
-            .collect(),
+        tasks,
         answers: results[3].results()?,
     })
 }

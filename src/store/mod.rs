@@ -10,6 +10,7 @@
 //! * [`devices`]: paired devices and their pairing codes.
 //! * [`channels`], [`deliveries`]: where owners are notified, and every attempt.
 //! * [`answers`]: answers to replies, on their way to the agent's terminal.
+//! * [`rules`]: the lasting rules granted from afar, and taking them back.
 //!
 //! Each statement is one complete constant, with the parameters it binds named
 //! in its doc comment. Numbers are bound as f64 (D1 rejects BigInt;
@@ -24,6 +25,7 @@ mod list;
 mod questions;
 mod reports;
 mod revision;
+mod rules;
 
 pub use accounts::*;
 pub use answers::*;
@@ -34,6 +36,7 @@ pub use list::*;
 pub use questions::*;
 pub use reports::*;
 pub use revision::list_revision;
+pub use rules::*;
 
 use wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result, Env, Result};

@@ -18,11 +18,12 @@ use crate::question::{ClosedQuestion, Question};
 /// Binds the [`ReportKeys`], then ?5 the new question's id, ?6 cli, ?7 kind,
 /// ?8 text, ?9 options (JSON), ?10 seq, ?11 terminal (JSON or null),
 /// ?12 answerable (0 or 1), ?13 what it takes from afar, ?14 its request's
-/// digest, ?15 a dialog's questions (JSON), each null when none.
+/// digest, ?15 a dialog's questions (JSON), ?16 a permission's lasting
+/// choices (JSON), each null when none.
 pub(super) const OPEN: &str = "
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable, takes, digest, questions)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15 FROM tasks t
+                       terminal, answerable, takes, digest, questions, decisions)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -30,26 +31,27 @@ RETURNING id";
 
 /// Closes the session's open question when a different one opens, while
 /// this request holds the claim. The same question is the same kind, text,
-/// request digest, agent and terminal: left open (a report that changed
-/// where the card says it runs is another question). Binds the
-/// [`ReportKeys`], then ?5 the close reason, ?6 the new kind, ?7 the new
-/// text, ?8 the new digest, ?9 the new terminal (JSON), ?10 the new cli
-/// (each null when none).
+/// request digest, agent, terminal and lasting choices: left open (a report
+/// that changed where the card says it runs, or what it offers, is another
+/// question). Binds the [`ReportKeys`], then ?5 the close reason, ?6 the
+/// new kind, ?7 the new text, ?8 the new digest, ?9 the new terminal
+/// (JSON), ?10 the new cli, ?11 the new lasting choices (JSON) (each null
+/// when none).
 pub(super) const SUPERSEDE: &str = "
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at";
 
 /// The same question opened again (as [`SUPERSEDE`] says): it stays, now
 /// known by the `seq` of the machine's newest open of it, which an answer
 /// made from now on names. Binds the [`ReportKeys`], then ?5 the seq, and
-/// ?6 to ?10 as [`SUPERSEDE`]'s.
+/// ?6 to ?11 as [`SUPERSEDE`]'s.
 pub(super) const REOPEN_SAME: &str = "
 UPDATE questions SET open_seq = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
+  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)";
 
 /// Closes the session's open question, while this request holds the claim.
@@ -76,6 +78,8 @@ pub struct NewQuestion<'a> {
     pub takes: Option<&'a needs_you_core::afar::Takes>,
     /// A dialog's questions, as JSON.
     pub questions_json: Option<&'a str>,
+    /// A permission's lasting choices, as JSON.
+    pub decisions_json: Option<&'a str>,
 }
 
 pub(super) fn open(
@@ -97,28 +101,31 @@ pub(super) fn open(
         q.takes
             .map_or(wasm_bindgen::JsValue::NULL, |t| s(&t.digest)),
         q.questions_json.map_or(wasm_bindgen::JsValue::NULL, s),
+        q.decisions_json.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     stmt(db, OPEN, &keys.bind(&extra))
 }
 
 /// What makes an open the same question as the one open: [`SUPERSEDE`]'s
-/// and [`REOPEN_SAME`]'s ?6 to ?10.
+/// and [`REOPEN_SAME`]'s ?6 to ?11.
 pub(super) struct Sameness<'a> {
     pub kind: Kind,
     pub text: &'a str,
     pub digest: Option<&'a str>,
     pub terminal_json: Option<&'a str>,
     pub cli: &'a str,
+    pub decisions_json: Option<&'a str>,
 }
 
 impl Sameness<'_> {
-    fn bind(&self) -> [wasm_bindgen::JsValue; 5] {
+    fn bind(&self) -> [wasm_bindgen::JsValue; 6] {
         [
             s(self.kind.as_str()),
             s(self.text),
             self.digest.map_or(wasm_bindgen::JsValue::NULL, s),
             self.terminal_json.map_or(wasm_bindgen::JsValue::NULL, s),
             s(self.cli),
+            self.decisions_json.map_or(wasm_bindgen::JsValue::NULL, s),
         ]
     }
 }
@@ -290,7 +297,7 @@ pub async fn mark_notified(
 pub(super) const NEEDS_YOU: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable, q.takes, q.digest, q.questions, t.screen AS task_screen
+       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.decisions, t.screen AS task_screen
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
 ORDER BY q.opened_at DESC LIMIT ?3";
@@ -306,7 +313,7 @@ WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.exp
 const BY_ID: &str = "
 SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.owner_id, t.revoked_at AS task_revoked_at,
+       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.decisions, q.owner_id, t.revoked_at AS task_revoked_at,
        t.screen AS task_screen, t.muted_until AS task_muted_until
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1";

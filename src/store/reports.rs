@@ -136,6 +136,7 @@ pub async fn apply_report(
             terminal,
             takes,
             questions,
+            request,
             ..
         } => {
             let options_json = serde_json::to_string(options)
@@ -146,12 +147,14 @@ pub async fn apply_report(
             let questions_json = (!questions.is_empty())
                 .then(|| serde_json::to_string(questions).ok())
                 .flatten();
+            let decisions_json = lasting_choices(takes.as_ref(), request.as_deref());
             let same = questions::Sameness {
                 kind: *kind,
                 text,
                 digest: takes.as_ref().map(|t| t.digest.as_str()),
                 terminal_json: terminal_json.as_deref(),
                 cli: cli.as_str(),
+                decisions_json: decisions_json.as_deref(),
             };
             batch.push(questions::supersede(&db, keys, &same)?);
             batch.push(questions::open(
@@ -171,6 +174,7 @@ pub async fn apply_report(
                             .is_some_and(needs_you_core::Terminal::answerable),
                     takes: takes.as_ref(),
                     questions_json: questions_json.as_deref(),
+                    decisions_json: decisions_json.as_deref(),
                 },
             )?);
             batch.push(questions::reopen_same(&db, keys, *seq, &same)?);
@@ -203,4 +207,22 @@ pub async fn apply_report(
         closed,
         session_open,
     })
+}
+
+/// A permission's lasting choices, as JSON, built from the suggestions its
+/// request carries (never from the report's own words); none for anything
+/// that takes no decision, or offers none.
+fn lasting_choices(
+    takes: Option<&needs_you_core::afar::Takes>,
+    request: Option<&needs_you_core::request::Request>,
+) -> Option<String> {
+    use needs_you_core::afar::Afar;
+    let request = request.filter(|_| takes.is_some_and(|t| t.takes == Afar::Decision))?;
+    let offers: Vec<_> = needs_you_core::lasting::offered(request)
+        .into_iter()
+        .map(|l| l.offer)
+        .collect();
+    (!offers.is_empty())
+        .then(|| serde_json::to_string(&offers).ok())
+        .flatten()
 }

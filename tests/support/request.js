@@ -25,3 +25,8 @@ export function requestDigest(tool, input) {
 export function takesRequest(takes, tool, input) {
   return { takes, digest: requestDigest(tool, input), request: { tool, input } };
 }
+
+/** The id of the lasting choice that applies `suggestion` (`keep-` and 16 hex digits). */
+export function lastingId(suggestion) {
+  return `keep-${requestDigest("lasting", suggestion).slice(0, 16)}`;
+}

@@ -16,8 +16,9 @@
 //!   land on another dialog than the one the person saw, whatever opened in
 //!   the meantime.
 //!
-//! Allow means this request, once: no form here can say "always", nor change
-//! an agent's permission rules.
+//! Allow means this request, once. A lasting choice ("don't ask again")
+//! is one the question offers by id, which the CLI itself suggested
+//! ([`crate::lasting`]): no form here makes up a rule or widens one.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -49,9 +50,53 @@ impl Afar {
     }
 }
 
-wire_enum! {
-    /// A permission's answer.
-    Verdict { Allow = "allow", Deny = "deny" }
+/// A permission's answer: allow once, deny, or one of the lasting choices
+/// it offers, by id ([`crate::lasting`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    Allow,
+    Deny,
+    Lasting(String),
+}
+
+/// Most bytes of a decision's id.
+const MAX_DECISION_BYTES: usize = 64;
+
+impl Verdict {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Deny => "deny",
+            Verdict::Lasting(id) => id,
+        }
+    }
+
+    /// Whether it lets the request run.
+    pub fn allows(&self) -> bool {
+        !matches!(self, Verdict::Deny)
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Verdict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(match s.as_str() {
+            "allow" => Verdict::Allow,
+            "deny" => Verdict::Deny,
+            id if !id.is_empty() && id.len() <= MAX_DECISION_BYTES => Verdict::Lasting(s),
+            _ => {
+                return Err(serde::de::Error::custom(
+                    "a decision is allow, deny or the id of a choice the question offers",
+                ))
+            }
+        })
+    }
 }
 
 /// One question of a dialog, as the agent asked it.
@@ -202,6 +247,8 @@ pub struct Asked<'a> {
     /// The digest of its request.
     pub digest: Option<&'a str>,
     pub questions: &'a [DialogQuestion],
+    /// The ids of the lasting choices it offers.
+    pub lasting: &'a [String],
 }
 
 /// An answer as it arrived: its body, and the digest of the request it was
@@ -243,6 +290,9 @@ pub enum Refusal {
     NotThisRequest,
     /// On the agent's machine: this answer was handed over once already.
     Spent,
+    /// A lasting choice the question (or, on the agent's machine, the
+    /// dialog there) does not offer.
+    NotOffered,
 }
 
 impl Refusal {
@@ -256,6 +306,7 @@ impl Refusal {
             Refusal::RefusedAnswer(_) => "refused_answer",
             Refusal::NotThisRequest => "not_this_request",
             Refusal::Spent => "spent",
+            Refusal::NotOffered => "not_offered",
         }
     }
 
@@ -286,6 +337,9 @@ impl Refusal {
                 "the agent's machine is not waiting on that request: it did not report it, or it has moved on".into()
             }
             Refusal::Spent => "this answer was handed to the agent once already".into(),
+            Refusal::NotOffered => {
+                "this permission does not offer that choice: allow once, deny, or one of its own lasting choices".into()
+            }
         }
     }
 }
@@ -314,6 +368,15 @@ pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
         question.questions,
     ) {
         return Err(Refusal::WrongAnswer(why));
+    }
+    if let AnswerBody::Decision {
+        decision: Verdict::Lasting(id),
+        ..
+    } = &answer.body
+    {
+        if !question.lasting.contains(id) {
+            return Err(Refusal::NotOffered);
+        }
     }
     match answer.body {
         AnswerBody::Text { text } => Ok(Admitted {
@@ -488,7 +551,14 @@ mod tests {
         let choose: AnswerBody =
             serde_json::from_value(json!({"choices": [["OAuth"], ["Login", "Search"]]})).unwrap();
         assert_eq!(choose.summary(), "OAuth; Login, Search");
-        assert!(serde_json::from_value::<AnswerBody>(json!({"decision": "always"})).is_err());
+        let always: AnswerBody = serde_json::from_value(json!({"decision": "always"})).unwrap();
+        assert_eq!(
+            always.summary(),
+            "always",
+            "read, and refused unless offered"
+        );
+        assert!(serde_json::from_value::<AnswerBody>(json!({"decision": ""})).is_err());
+        assert!(serde_json::from_value::<AnswerBody>(json!({"decision": "k".repeat(65)})).is_err());
         assert!(serde_json::from_value::<AnswerBody>(json!({"choices": "OAuth"})).is_err());
     }
 
@@ -557,6 +627,7 @@ mod tests {
             why_not: Some("why"),
             digest,
             questions: &[],
+            lasting: &[],
         }
     }
 
@@ -610,6 +681,30 @@ mod tests {
             admit(&q, decide(Verdict::Allow, Some("d1"))).unwrap_err(),
             Refusal::Changed
         );
+    }
+
+    #[test]
+    fn admit_takes_only_a_lasting_choice_the_question_offers() {
+        let offered = ["keep-0123456789abcdef".to_owned()];
+        let mut q = asked(Kind::Permission, Some(Afar::Decision), Some("d1"));
+        q.lasting = &offered;
+        let keep = |id: &str| Proposed {
+            body: AnswerBody::Decision {
+                decision: Verdict::Lasting(id.into()),
+                message: None,
+            },
+            digest: Some("d1".into()),
+        };
+        let ok = admit(&q, keep(&offered[0])).unwrap();
+        assert_eq!(ok.body.summary(), offered[0]);
+        for other in ["keep-fedcba9876543210", "always"] {
+            let r = admit(&q, keep(other)).unwrap_err();
+            assert_eq!((r.code(), r.status()), ("not_offered", 409));
+        }
+        // Bound to the request like an allow.
+        let mut stale = keep(&offered[0]);
+        stale.digest = Some("d2".into());
+        assert_eq!(admit(&q, stale).unwrap_err(), Refusal::Changed);
     }
 
     #[test]

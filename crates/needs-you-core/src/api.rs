@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::afar::{why_not, Afar, DialogQuestion};
+use crate::lasting::{Offer, Scope};
 use crate::report::{Cli, CloseReason, Kind, QuestionOption, Terminal};
 
 /// One question.
@@ -61,6 +62,11 @@ pub struct Question {
     /// terminals.
     #[serde(default)]
     pub screen: bool,
+    /// For a permission that takes a decision: what it offers, allow once
+    /// and deny first, then the lasting choices its CLI suggests
+    /// ([`crate::lasting`]); an answer's `decision` is one of their ids.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<Offer>,
 }
 
 impl Question {
@@ -75,6 +81,12 @@ impl Question {
             _ => takes.filter(|t| t.answers(self.kind) && self.digest.is_some()),
         };
         self.answer_from_afar = afar;
+        let lasting = std::mem::take(&mut self.decisions)
+            .into_iter()
+            .filter(|o| o.lasting);
+        if afar == Some(Afar::Decision) {
+            self.decisions = Offer::once().into_iter().chain(lasting).collect();
+        }
         self.why_not = match (afar, self.kind, &self.terminal) {
             (Some(_), _, _) => None,
             (None, Kind::Reply, None) => Some(
@@ -185,6 +197,56 @@ pub struct Task {
     /// Until when its questions ring nobody (ms), if it is muted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub muted_until: Option<i64>,
+    /// The lasting rules granted from afar on it, oldest first.
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+}
+
+wire_enum! {
+    /// Where a rule granted from afar is.
+    RuleState {
+        /// In force, where it was written (or, for a session's, in the
+        /// agent's memory until the session ends).
+        Granted = "granted",
+        /// Asked to be taken back: the task's relay removes it when its
+        /// machine is connected.
+        Revoking = "revoking",
+        /// Taken back: removed from the file it was written to.
+        Revoked = "revoked",
+        /// No longer there as it was written: changed or removed by hand,
+        /// and so left alone.
+        Gone = "gone",
+    }
+}
+
+/// `GET /v1/rules`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    pub rules: Vec<Rule>,
+}
+
+/// A lasting rule granted from afar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rule {
+    pub rule_id: String,
+    pub task_id: String,
+    pub question_id: String,
+    pub cli: Cli,
+    /// The machine it was granted on, as its terminal said.
+    pub host: Option<String>,
+    /// What it allows from now on (`Bash(npm test *)`).
+    pub rule: String,
+    /// The choice as it was shown.
+    pub label: String,
+    /// Where it is kept.
+    pub scope: Scope,
+    /// Who granted it: a device's name, or "the owner".
+    pub granted_by: String,
+    pub granted_at: i64,
+    pub state: RuleState,
+    /// What the relay said when it took it back (or could not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// `GET /v1/needs-you`: the newest open questions, newest first, and the

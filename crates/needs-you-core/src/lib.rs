@@ -13,6 +13,8 @@
 //! * [`answer`]: what may be typed into an agent's prompt from afar.
 //! * [`afar`]: answering dialogs and permissions from afar: the forms, the
 //!   digest that binds an answer to its request, and the one admission rule.
+//! * [`lasting`]: a permission's lasting choices ("don't ask again"), as
+//!   its CLI suggests them, and the id that binds each.
 //! * [`request`]: the request an answer from afar covers, as the CLI gave it;
 //!   its card is `classify::card`'s.
 //! * [`text`]: the control and invisible characters that no screen shows.
@@ -33,6 +35,7 @@ pub mod answer;
 pub mod api;
 pub mod classify;
 pub mod kinds;
+pub mod lasting;
 pub mod query;
 pub mod question;
 pub mod relay;

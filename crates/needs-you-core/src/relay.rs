@@ -14,7 +14,14 @@
 //! relay  -> Worker   {"type": "failed", answer_id, reason, code?}
 //! Worker -> relay    {"type": "screen", request_id, session, seen?}   Show terminal
 //! relay  -> Worker   {"type": "screen", request_id, digest?, screen? | refused?}
+//! Worker -> relay    {"type": "revoke", rule_id, answer_id}   take back a lasting rule
+//! relay  -> Worker   {"type": "revoked", rule_id, outcome: "removed" | "gone" | "failed", note}
 //! ```
+//!
+//! A `revoke` names the answer that granted the rule: the relay takes back
+//! only what its own machine recorded it wrote for that answer, from the
+//! file it wrote it to, never a rule or a path the Worker names. It is sent
+//! on every `hello` until the relay says how it went.
 //!
 //! A `screen` asks for the pane of the session's open question: the relay
 //! answers with the screen, or with its digest alone when it is still the
@@ -104,12 +111,44 @@ pub struct ScreenReply {
     pub refused: Option<String>,
 }
 
+/// A lasting rule granted from afar, to be taken back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revocation {
+    pub rule_id: String,
+    /// The answer that granted it.
+    pub answer_id: String,
+}
+
+wire_enum! {
+    /// What the relay did with a rule it was asked to take back.
+    RevokeOutcome {
+        /// Removed from the file it was written to.
+        Removed = "removed",
+        /// Not there as it was written (changed or removed by hand): left
+        /// alone.
+        Gone = "gone",
+        /// Not removed, and the rule stays (the file cannot be read or
+        /// written; this machine never wrote it): the note says why.
+        Failed = "failed",
+    }
+}
+
+/// The relay's answer to a [`Revocation`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revoked {
+    pub rule_id: String,
+    pub outcome: RevokeOutcome,
+    /// For a person: what was removed from where, or why not.
+    pub note: String,
+}
+
 /// What the Worker sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ToRelay {
     Answer(Answer),
     Screen(ScreenAsk),
+    Revoke(Revocation),
 }
 
 /// What the relay sends.
@@ -134,6 +173,8 @@ pub enum FromRelay {
     },
     /// A pane's screen, asked for.
     Screen(ScreenReply),
+    /// A rule taken back, or not.
+    Revoked(Revoked),
 }
 
 impl FromRelay {

@@ -30,6 +30,12 @@ pub const MAX_REQUEST_BYTES: usize = 24 * 1024;
 pub struct Request {
     pub tool: String,
     pub input: Value,
+    /// The lasting choices the CLI suggests for it, as it gave them: its
+    /// dialog's "don't ask again" ([`crate::lasting`]). Not in the digest:
+    /// each choice is bound by an id of its own, which the hook that takes
+    /// it finds again in its own dialog.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lasting: Vec<Value>,
 }
 
 impl Request {
@@ -37,6 +43,7 @@ impl Request {
         Request {
             tool: tool.to_owned(),
             input: input.clone(),
+            lasting: Vec::new(),
         }
     }
 
@@ -63,7 +70,18 @@ impl Request {
             _ => return Err("`request.tool` must be a string of 1 to 200 bytes"),
         };
         let input = obj.get("input").cloned().unwrap_or(Value::Null);
-        Ok(Request { tool, input })
+        let lasting = match obj.get("lasting") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(l)) if l.len() <= crate::lasting::MAX_SUGGESTIONS => l.clone(),
+            Some(_) => {
+                return Err("`request.lasting` must be a list of at most 8 suggestions");
+            }
+        };
+        Ok(Request {
+            tool,
+            input,
+            lasting,
+        })
     }
 }
 

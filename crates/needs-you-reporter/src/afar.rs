@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use needs_you_core::afar::{AnswerBody, Refusal};
+use needs_you_core::afar::{AnswerBody, Refusal, Verdict};
 use needs_you_core::classify::Takeable;
 use serde::{Deserialize, Serialize};
 
@@ -138,6 +138,7 @@ pub enum NotHanded {
 /// An answer handed to this waiter; [`Answered::took`] tells the relay the
 /// agent has it.
 pub struct Answered {
+    pub answer_id: String,
     pub answer: AnswerBody,
     stream: UnixStream,
 }
@@ -225,6 +226,23 @@ pub fn wait(
     if handed.digest != digest || handed.answer.form() != takeable.takes.takes {
         return None;
     }
+    // A lasting choice only as this dialog offers it: one that a made-up
+    // report showed is refused, and nothing is handed on.
+    if let AnswerBody::Decision {
+        decision: Verdict::Lasting(id),
+        ..
+    } = &handed.answer
+    {
+        if needs_you_core::lasting::find(&takeable.request, id).is_none() {
+            let refused = Took {
+                took: false,
+                code: Some(Refusal::NotOffered.code().to_owned()),
+            };
+            let mut stream = stream;
+            let _ = writeln!(stream, "{}", serde_json::to_string(&refused).ok()?);
+            return None;
+        }
+    }
     if !spend(&path.with_file_name(SPENT_FILE), &handed.answer_id) {
         let refused = Took {
             took: false,
@@ -235,6 +253,7 @@ pub fn wait(
         return None;
     }
     Some(Answered {
+        answer_id: handed.answer_id,
         answer: handed.answer,
         stream,
     })

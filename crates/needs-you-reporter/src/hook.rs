@@ -8,6 +8,7 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
+use needs_you_core::afar::{AnswerBody, Verdict};
 use needs_you_core::classify::{claude_code_hook_output, settle, Takeable};
 use needs_you_core::{classify, Cli, CloseReason, Decision, Kind, Report};
 use serde_json::Value;
@@ -266,8 +267,31 @@ fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Va
     ) else {
         return;
     };
-    let input = event.get("tool_input").cloned().unwrap_or(Value::Null);
-    let output = claude_code_hook_output(&answered.answer, &input, &takeable.questions);
+    let output = claude_code_hook_output(&answered.answer, &takeable.request, &takeable.questions);
+    if output.is_null() {
+        return;
+    }
+    // A rule Claude Code is about to write into a settings file is recorded
+    // first, so that it can be taken back from afar.
+    if let AnswerBody::Decision {
+        decision: Verdict::Lasting(id),
+        ..
+    } = &answered.answer
+    {
+        if let (Some(l), Some(cwd)) = (
+            needs_you_core::lasting::find(&takeable.request, id),
+            event.get("cwd").and_then(Value::as_str),
+        ) {
+            let task = relay::task_key(&target);
+            crate::granted::record(
+                dir.path(),
+                &task,
+                &answered.answer_id,
+                &l.suggestion,
+                cwd.as_ref(),
+            );
+        }
+    }
     let mut out = std::io::stdout().lock();
     if writeln!(out, "{output}")
         .and_then(|()| out.flush())

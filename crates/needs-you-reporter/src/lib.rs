@@ -29,6 +29,8 @@
 //!   lists its approvals and answers them from afar through the protocol.
 //! * [`relay`]: the detached relay that types answers from afar, and hands
 //!   decisions and choices to [`afar`]'s waiters.
+//! * [`granted`]: the lasting rules this machine wrote for answers from
+//!   afar, and taking one back.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
 //! * [`doctor`]: a check of the whole set-up, for a person.
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
@@ -42,6 +44,7 @@ pub mod codex_app;
 pub mod commands;
 pub mod detach;
 pub mod doctor;
+pub mod granted;
 pub mod hook;
 pub mod install;
 pub mod outbox;

@@ -16,6 +16,9 @@
 //!    Enter a second later;
 //! 4. says `typed`, or `failed` with the reason.
 //!
+//! It takes back a lasting rule granted from afar when the Worker asks
+//! ([`crate::granted`]), and stays while its machine holds one.
+//!
 //! It also shows the pane of a session's open question when the Worker asks
 //! (Show terminal, [`Relay::screen`]): only a pane recorded for an open
 //! question of its own task, only while that pane still runs the agent,
@@ -289,9 +292,13 @@ struct Relay {
 
 impl Relay {
     /// Whether anything of its task still needs it: an open reply in a pane
-    /// here, or a waiter.
+    /// here, a waiter, or a lasting rule this machine wrote for it, which
+    /// the person may take back from afar.
     fn busy(&mut self) -> bool {
-        if anything_open(&self.dir, &self.task) || self.waiters.any() {
+        if anything_open(&self.dir, &self.task)
+            || self.waiters.any()
+            || crate::granted::holds_any(self.dir.path(), &self.task)
+        {
             self.last_open = Instant::now();
         }
         self.last_open.elapsed() < self.idle
@@ -494,6 +501,21 @@ fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
                     Ok(ToRelay::Screen(ask)) => {
                         let reply = FromRelay::Screen(relay.screen(&ask));
                         if !say(ws, &reply) {
+                            return Served::Dropped;
+                        }
+                        continue;
+                    }
+                    Ok(ToRelay::Revoke(r)) => {
+                        let done = crate::granted::revoke(
+                            relay.dir.path(),
+                            &relay.task,
+                            &r.rule_id,
+                            &r.answer_id,
+                        );
+                        relay
+                            .dir
+                            .log(&format!("relay: rule {}: {}", r.rule_id, done.note));
+                        if !say(ws, &FromRelay::Revoked(done)) {
                             return Served::Dropped;
                         }
                         continue;

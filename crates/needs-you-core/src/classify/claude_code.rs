@@ -11,6 +11,7 @@ use super::{
 };
 use crate::afar::{self, Afar, AnswerBody, DialogQuestion, Verdict};
 use crate::report::{CloseReason, Kind};
+use crate::request::Request;
 
 pub(super) const ASK_TOOL: &str = "AskUserQuestion";
 
@@ -218,19 +219,44 @@ pub(super) fn takeable(event: &Value) -> Option<Takeable> {
         Afar::Choices => dialog_questions(input.get("questions"), true),
         _ => Vec::new(),
     };
-    Takeable::new(takes, tool, input, questions)
+    let mut request = Request::new(tool, input);
+    if takes == Afar::Decision {
+        request.lasting = suggestions(event);
+    }
+    Takeable::with_lasting(takes, request, questions)
 }
 
-/// What the `PermissionRequest` hook prints to take `answer`: allow once or
-/// deny for a permission; for `AskUserQuestion`, allow with its input and
-/// the answers, each question's text to its label (several joined by ", ",
-/// as Claude Code shows a multiple choice), a typed answer as it is.
-pub fn hook_output(answer: &AnswerBody, tool_input: &Value, questions: &[DialogQuestion]) -> Value {
+/// The lasting choices a `PermissionRequest` suggests
+/// (`permission_suggestions`, its dialog's "Yes, and don't ask again for
+/// …"), as given; none if there are more than a request carries.
+fn suggestions(event: &Value) -> Vec<Value> {
+    match event.get("permission_suggestions") {
+        Some(Value::Array(s)) if s.len() <= crate::lasting::MAX_SUGGESTIONS => s.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// What the `PermissionRequest` hook prints to take `answer` for its own
+/// `request`: allow once or deny for a permission, or allow with the one
+/// suggestion of its own that a lasting choice names
+/// (`updatedPermissions`, which Claude Code writes where the suggestion
+/// says); for `AskUserQuestion`, allow with its input and the answers, each
+/// question's text to its label (several joined by ", ", as Claude Code
+/// shows a multiple choice), a typed answer as it is. `Null`: nothing this
+/// dialog offers.
+pub fn hook_output(answer: &AnswerBody, request: &Request, questions: &[DialogQuestion]) -> Value {
     let decision = match answer {
         AnswerBody::Decision {
             decision: Verdict::Allow,
             ..
         } => json!({"behavior": "allow"}),
+        AnswerBody::Decision {
+            decision: Verdict::Lasting(id),
+            ..
+        } => match crate::lasting::find(request, id) {
+            Some(l) => json!({"behavior": "allow", "updatedPermissions": [l.suggestion]}),
+            None => return Value::Null,
+        },
         AnswerBody::Decision {
             decision: Verdict::Deny,
             message,
@@ -242,7 +268,7 @@ pub fn hook_output(answer: &AnswerBody, tool_input: &Value, questions: &[DialogQ
                 .zip(choices)
                 .map(|(q, c)| (q.question.clone(), Value::String(c.join(", "))))
                 .collect();
-            let mut input = tool_input.clone();
+            let mut input = request.input.clone();
             input["answers"] = Value::Object(answers);
             json!({"behavior": "allow", "updatedInput": input})
         }
@@ -593,7 +619,7 @@ mod tests {
                     vec!["Login".into(), "Search".into()],
                 ],
             },
-            &ask,
+            &a.request,
             &a.questions,
         );
         assert_eq!(out["hookSpecificOutput"]["decision"]["behavior"], "allow");
@@ -617,7 +643,7 @@ mod tests {
                 decision: Verdict::Deny,
                 message: None,
             },
-            &json!({}),
+            &t.request,
             &[],
         );
         assert_eq!(deny["hookSpecificOutput"]["decision"]["behavior"], "deny");
@@ -626,9 +652,38 @@ mod tests {
                 decision: Verdict::Allow,
                 message: None,
             },
-            &json!({}),
+            &t.request,
             &[],
         );
+        // A lasting choice applies the dialog's own suggestion, as given,
+        // and only one it offers.
+        let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                          "behavior": "allow", "destination": "localSettings"});
+        let npm = with(
+            "PermissionRequest",
+            json!({"tool_name": "Bash", "tool_input": {"command": "npm test"},
+                   "permission_suggestions": [rule]}),
+        );
+        let n = run(Cli::ClaudeCode, &npm).takeable.unwrap();
+        assert_eq!(n.request.lasting, vec![rule.clone()]);
+        assert_eq!(
+            n.takes.digest,
+            crate::afar::digest("Bash", &json!({"command": "npm test"})),
+            "the digest is the tool and its input"
+        );
+        let keep = |id: String| AnswerBody::Decision {
+            decision: Verdict::Lasting(id),
+            message: None,
+        };
+        let kept = super::hook_output(&keep(crate::lasting::id_of(&rule)), &n.request, &[]);
+        assert_eq!(
+            kept["hookSpecificOutput"]["decision"],
+            json!({"behavior": "allow", "updatedPermissions": [rule]})
+        );
+        let mut wider = rule.clone();
+        wider["rules"][0]["ruleContent"] = json!("*");
+        let made_up = super::hook_output(&keep(crate::lasting::id_of(&wider)), &n.request, &[]);
+        assert_eq!(made_up, Value::Null, "a suggestion this dialog never made");
         assert_eq!(
             allow["hookSpecificOutput"]["decision"],
             json!({"behavior": "allow"}),

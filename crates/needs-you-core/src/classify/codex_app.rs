@@ -70,10 +70,27 @@ pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<As
         }
         _ => return None,
     };
+    let mut request = Request::new(tool, &Value::Object(input));
+    if offers(params, FOR_SESSION) {
+        request.lasting = vec![Value::String(FOR_SESSION.to_owned())];
+    }
     Some(Asked {
         kind: Kind::Permission,
-        request: Request::new(tool, &Value::Object(input)),
+        request,
     })
+}
+
+/// Codex's lasting choice: this very request, allowed for the rest of the
+/// session without asking again (its TUI's "don't ask again").
+pub const FOR_SESSION: &str = "acceptForSession";
+
+/// Whether the request's `availableDecisions` name `decision` as a plain
+/// choice; a request that names none offers the plain ones.
+fn offers(params: &Value, decision: &str) -> bool {
+    match params.get("availableDecisions") {
+        Some(Value::Array(list)) => list.iter().any(|o| o.as_str() == Some(decision)),
+        _ => decision != FOR_SESSION,
+    }
 }
 
 /// The thread an approval belongs to.
@@ -146,13 +163,13 @@ pub fn response(params: &Value, answer: &AnswerBody) -> Option<Value> {
     let AnswerBody::Decision { decision, .. } = answer else {
         return None;
     };
-    let offered = |d: &str| match params.get("availableDecisions") {
-        Some(Value::Array(list)) => list.iter().any(|o| o.as_str() == Some(d)),
-        _ => true,
-    };
+    let offered = |d: &&str| offers(params, d);
     let chosen = match decision {
-        Verdict::Allow => Some("accept").filter(|d| offered(d)),
-        Verdict::Deny => ["decline", "cancel"].into_iter().find(|d| offered(d)),
+        Verdict::Allow => Some("accept").filter(offered),
+        Verdict::Deny => ["decline", "cancel"].into_iter().find(offered),
+        Verdict::Lasting(id) => Some(FOR_SESSION)
+            .filter(|d| *id == crate::lasting::id_of(&Value::String((*d).to_owned())))
+            .filter(offered),
     }?;
     Some(serde_json::json!({ "decision": chosen }))
 }

@@ -119,7 +119,15 @@ impl Takeable {
         input: &Value,
         questions: Vec<DialogQuestion>,
     ) -> Option<Takeable> {
-        let request = Request::new(tool, input);
+        Takeable::with_lasting(takes, Request::new(tool, input), questions)
+    }
+
+    /// The same, for a request that carries its CLI's lasting choices.
+    fn with_lasting(
+        takes: Afar,
+        request: Request,
+        questions: Vec<DialogQuestion>,
+    ) -> Option<Takeable> {
         let whole = request.fits() && (takes != Afar::Choices || card::dialog_fits(&request));
         whole.then(|| Takeable {
             takes: Takes {

@@ -1,0 +1,445 @@
+//! The lasting choices of a permission: "allow, and don't ask again for …",
+//! offered from afar exactly as the CLI itself suggests them, never a rule we
+//! made up or widened.
+//!
+//! * The CLI's suggestions travel as it gave them, in the request
+//!   ([`crate::request::Request::lasting`]); the Worker lists the choices
+//!   [`offered`] builds from them, each with the words the page and its
+//!   confirmation show (the rule, where it is written, how long it lasts).
+//! * A choice's id is a hash of the suggestion itself ([`id_of`]): the hook
+//!   that takes an answer finds the suggestion with that id in the dialog on
+//!   its own screen and applies its own copy. A suggestion that a made-up
+//!   report showed, and the CLI never made, has an id no dialog offers: it is
+//!   never applied.
+//! * What is never offered: a suggestion that switches the CLI's mode (it is
+//!   broader than any one request), one that denies, asks or removes rules,
+//!   and, for Claude Code, a folder's access that the terminal offers only
+//!   together with a mode switch.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::afar;
+use crate::request::Request;
+use crate::text;
+
+/// Most lasting choices one permission offers.
+pub const MAX_LASTING: usize = 4;
+/// Most suggestions a request carries, as the CLI gave them.
+pub const MAX_SUGGESTIONS: usize = 8;
+
+wire_enum! {
+    /// Where a lasting rule is kept, and so how long it lasts.
+    Scope {
+        /// In the agent's memory: it ends with its session.
+        Session = "session",
+        /// The project's own, unshared settings (Claude Code's
+        /// `.claude/settings.local.json`).
+        ProjectLocal = "project_local",
+        /// The project's shared settings (`.claude/settings.json`).
+        Project = "project",
+        /// The person's settings, for every project.
+        User = "user",
+    }
+}
+
+impl Scope {
+    /// Whether the rule is in a file, and so outlives the task.
+    pub fn written(self) -> bool {
+        self != Scope::Session
+    }
+
+    /// Where it is kept, in words: "this session", "this project's …".
+    pub fn place(self) -> &'static str {
+        match self {
+            Scope::Session => "this session only, in the agent's memory",
+            Scope::ProjectLocal => "this project's .claude/settings.local.json",
+            Scope::Project => "this project's .claude/settings.json, shared with the repository",
+            Scope::User => "your ~/.claude/settings.json, for every project",
+        }
+    }
+
+    /// How long it lasts, in words.
+    pub fn lasts(self) -> &'static str {
+        match self {
+            Scope::Session => "until the session ends",
+            _ => "until it is taken back: it outlives the task",
+        }
+    }
+}
+
+/// One choice a permission offers from afar, as every screen shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offer {
+    /// `allow`, `deny`, or a lasting choice's [`id_of`].
+    pub id: String,
+    /// The choice in a few words.
+    pub label: String,
+    /// Whether it lasts beyond this request.
+    pub lasting: bool,
+    /// What a lasting choice allows from now on, as the CLI writes it
+    /// (`Bash(npm test *)`, `access to /srv/data`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// Where a lasting choice is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+}
+
+impl Offer {
+    /// Allow once, and deny: what every permission that takes a decision
+    /// offers.
+    pub fn once() -> [Offer; 2] {
+        let plain = |id: &str, label: &str| Offer {
+            id: id.to_owned(),
+            label: label.to_owned(),
+            lasting: false,
+            rule: None,
+            scope: None,
+        };
+        [plain("allow", "Allow once"), plain("deny", "Deny")]
+    }
+}
+
+/// A lasting choice and the suggestion it applies, as the CLI gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lasting {
+    pub offer: Offer,
+    pub suggestion: Value,
+}
+
+/// The id of the choice that applies `suggestion`: `keep-` and the first 16
+/// hex digits of its digest. Any machine finds the same id for the same
+/// suggestion, whatever order its keys came in.
+pub fn id_of(suggestion: &Value) -> String {
+    format!("keep-{}", &afar::digest("lasting", suggestion)[..16])
+}
+
+/// Whether `id` could name a lasting choice at all.
+pub fn is_lasting_id(id: &str) -> bool {
+    id.strip_prefix("keep-")
+        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+}
+
+/// The lasting choices `request` offers, in the order its CLI suggested
+/// them, at most [`MAX_LASTING`]; none when it suggests nothing this module
+/// knows to be as narrow as the CLI's own dialog.
+pub fn offered(request: &Request) -> Vec<Lasting> {
+    let suggestions = &request.lasting;
+    // Claude Code offers a folder's access only together with a mode switch
+    // (one option of its dialog): alone it would be a choice it never made.
+    let switches_mode = suggestions
+        .iter()
+        .any(|s| str_at(s, "type") == Some("setMode"));
+    let mut out: Vec<Lasting> = Vec::new();
+    for s in suggestions {
+        let offer = match s {
+            Value::String(_) => codex(request, s),
+            _ => claude_code(s, switches_mode),
+        };
+        let Some(offer) = offer else {
+            continue;
+        };
+        if out.iter().any(|l| l.offer.id == offer.id) {
+            continue;
+        }
+        out.push(Lasting {
+            offer,
+            suggestion: s.clone(),
+        });
+        if out.len() == MAX_LASTING {
+            break;
+        }
+    }
+    out
+}
+
+/// The lasting choice offered with `id`, if `request` offers it.
+pub fn find(request: &Request, id: &str) -> Option<Lasting> {
+    offered(request).into_iter().find(|l| l.offer.id == id)
+}
+
+/// A Claude Code `permission_suggestions` entry as a choice: `addRules`
+/// that allow, and `addDirectories`, kept in the session or one of its
+/// settings files.
+fn claude_code(s: &Value, switches_mode: bool) -> Option<Offer> {
+    let scope = match str_at(s, "destination")? {
+        "session" => Scope::Session,
+        "localSettings" => Scope::ProjectLocal,
+        "projectSettings" => Scope::Project,
+        "userSettings" => Scope::User,
+        _ => return None,
+    };
+    let (rule, label) = match str_at(s, "type")? {
+        "addRules" if str_at(s, "behavior") == Some("allow") => {
+            let rules = claude_rules(s)?;
+            let rule = rules.join(", ");
+            let label = format!("Allow, and don't ask again for {rule}");
+            (rule, label)
+        }
+        "addDirectories" if !switches_mode => {
+            let dirs = strings_at(s, "directories")?;
+            let rule = format!("access to {}", dirs.join(", "));
+            let label = format!("Allow, and always allow {rule}");
+            (rule, label)
+        }
+        _ => return None,
+    };
+    Some(Offer {
+        id: id_of(s),
+        label: text::visible(&label),
+        lasting: true,
+        rule: Some(text::visible(&rule)),
+        scope: Some(scope),
+    })
+}
+
+/// Codex's `acceptForSession`: this command (or these files' changes)
+/// allowed for the rest of its session.
+fn codex(request: &Request, s: &Value) -> Option<Offer> {
+    use crate::classify::codex_app::{COMMAND_TOOL, FILE_CHANGE_TOOL, FOR_SESSION};
+    if s.as_str()? != FOR_SESSION {
+        return None;
+    }
+    let rule = match request.tool.as_str() {
+        COMMAND_TOOL => format!("the command {}", str_at(&request.input, "command")?),
+        FILE_CHANGE_TOOL => {
+            let paths: Vec<&str> = request
+                .input
+                .get("changes")?
+                .as_array()?
+                .iter()
+                .filter_map(|c| str_at(c, "path"))
+                .collect();
+            format!("changes to {}", paths.join(", "))
+        }
+        _ => return None,
+    };
+    Some(Offer {
+        id: id_of(s),
+        label: text::visible(&format!(
+            "Allow, and don't ask again this session for {rule}"
+        )),
+        lasting: true,
+        rule: Some(text::visible(&rule)),
+        scope: Some(Scope::Session),
+    })
+}
+
+/// An `addRules` suggestion's rules as Claude Code writes them in its
+/// settings: `Tool` or `Tool(content)`.
+pub fn claude_rules(s: &Value) -> Option<Vec<String>> {
+    let rules = s.get("rules")?.as_array()?;
+    if rules.is_empty() {
+        return None;
+    }
+    rules
+        .iter()
+        .map(|r| {
+            let tool = str_at(r, "toolName").filter(|t| !t.is_empty())?;
+            Some(match r.get("ruleContent") {
+                None | Some(Value::Null) => tool.to_owned(),
+                Some(Value::String(c)) => format!("{tool}({c})"),
+                Some(_) => return None,
+            })
+        })
+        .collect()
+}
+
+/// What a Claude Code suggestion kept in a settings file writes there: the
+/// entries it adds to the list at `permissions.<list>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Written {
+    pub scope: Scope,
+    /// `allow` or `additionalDirectories`.
+    pub list: String,
+    pub entries: Vec<String>,
+}
+
+/// What `suggestion` writes into a settings file; `None` for a session's
+/// (nothing is written) or one never offered.
+pub fn written(suggestion: &Value) -> Option<Written> {
+    let offer = claude_code(suggestion, false)?;
+    let scope = offer.scope.filter(|s| s.written())?;
+    let (list, entries) = match str_at(suggestion, "type")? {
+        "addRules" => ("allow", claude_rules(suggestion)?),
+        _ => (
+            "additionalDirectories",
+            strings_at(suggestion, "directories")?,
+        ),
+    };
+    Some(Written {
+        scope,
+        list: list.to_owned(),
+        entries,
+    })
+}
+
+/// What taking `written` back out of `settings` (a settings file's JSON)
+/// does: the settings without its entries, and which entries were there;
+/// `None` when none of them is there any more as written (changed or
+/// removed by hand): the file is then left alone. Nothing else changes,
+/// an entry the person added again by hand included, when it is one of
+/// ours (the same text is the same rule).
+pub fn without(settings: &Value, written: &Written) -> Option<(Value, Vec<String>)> {
+    let list = settings
+        .get("permissions")?
+        .get(&written.list)?
+        .as_array()?;
+    let there: Vec<String> = written
+        .entries
+        .iter()
+        .filter(|e| list.iter().any(|i| i.as_str() == Some(e.as_str())))
+        .cloned()
+        .collect();
+    if there.is_empty() {
+        return None;
+    }
+    let mut out = settings.clone();
+    if let Some(Value::Array(l)) = out
+        .get_mut("permissions")
+        .and_then(|p| p.get_mut(&written.list))
+    {
+        l.retain(|i| !i.as_str().is_some_and(|i| there.iter().any(|e| e == i)));
+    }
+    Some((out, there))
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)?.as_str()
+}
+
+/// A non-empty list of non-empty strings at `key`.
+pub fn strings_at(v: &Value, key: &str) -> Option<Vec<String>> {
+    let items = v.get(key)?.as_array()?;
+    let out: Option<Vec<String>> = items
+        .iter()
+        .map(|i| i.as_str().filter(|s| !s.is_empty()).map(str::to_owned))
+        .collect();
+    out.filter(|o| !o.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request(lasting: Value) -> Request {
+        let mut r = Request::new("Bash", &json!({"command": "npm test"}));
+        r.lasting = serde_json::from_value(lasting).unwrap();
+        r
+    }
+
+    #[test]
+    fn a_rule_claude_code_suggests_is_offered_as_it_is() {
+        // Seen with Claude Code 2.1.332, its terminal's "Yes, and don't ask
+        // again for: npm test *".
+        let s = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                       "behavior": "allow", "destination": "localSettings"});
+        let got = offered(&request(json!([s])));
+        assert_eq!(got.len(), 1);
+        let o = &got[0].offer;
+        assert_eq!(o.label, "Allow, and don't ask again for Bash(npm test *)");
+        assert_eq!(
+            (o.rule.as_deref(), o.scope),
+            (Some("Bash(npm test *)"), Some(Scope::ProjectLocal))
+        );
+        assert!(o.lasting && is_lasting_id(&o.id));
+        assert_eq!(got[0].suggestion, s, "applied as given");
+        // The same suggestion, its keys in another order, is the same choice.
+        let same = json!({"destination": "localSettings", "behavior": "allow",
+                          "rules": [{"ruleContent": "npm test *", "toolName": "Bash"}], "type": "addRules"});
+        assert_eq!(id_of(&same), o.id);
+        let wider = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
+                           "behavior": "allow", "destination": "localSettings"});
+        assert_ne!(id_of(&wider), o.id, "another rule, another id");
+        assert_eq!(find(&request(json!([s])), &o.id).unwrap().suggestion, s);
+        assert!(find(&request(json!([s])), &id_of(&wider)).is_none());
+    }
+
+    #[test]
+    fn a_mode_switch_and_what_comes_with_it_are_never_offered() {
+        // Claude Code 2.1.332 on a Write outside the project, in its default
+        // mode: one option of its dialog switches to accept-edits and adds
+        // the folder.
+        let write = json!([{"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+                           {"type": "addDirectories", "directories": ["/var/tmp"], "destination": "session"}]);
+        assert!(offered(&request(write)).is_empty());
+        // Alone (in accept-edits mode), the folder's access is offered.
+        let folder = json!([{"type": "addDirectories", "directories": ["/var/tmp"], "destination": "session"}]);
+        let got = offered(&request(folder));
+        assert_eq!(
+            got[0].offer.label,
+            "Allow, and always allow access to /var/tmp"
+        );
+        assert_eq!(got[0].offer.scope, Some(Scope::Session));
+        for never in [
+            json!({"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "deny", "destination": "session"}),
+            json!({"type": "removeRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "session"}),
+            json!({"type": "addRules", "rules": [], "behavior": "allow", "destination": "session"}),
+            json!({"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "policySettings"}),
+            json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": 3}], "behavior": "allow", "destination": "session"}),
+            json!("acceptForSession"), // not a Codex request
+            json!("acceptForSession-unknown"),
+        ] {
+            assert!(offered(&request(json!([never]))).is_empty(), "{never}");
+        }
+    }
+
+    #[test]
+    fn a_rule_in_a_settings_file_comes_out_exactly_as_it_went_in() {
+        let s = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                       "behavior": "allow", "destination": "localSettings"});
+        let w = written(&s).unwrap();
+        assert_eq!(
+            (w.scope, w.list.as_str(), w.entries.clone()),
+            (
+                Scope::ProjectLocal,
+                "allow",
+                vec!["Bash(npm test *)".to_owned()]
+            )
+        );
+        let settings = json!({"permissions": {"allow": ["Bash(ls)", "Bash(npm test *)"], "deny": ["Bash(npm test *)"]},
+                              "model": "x"});
+        let (out, removed) = without(&settings, &w).unwrap();
+        assert_eq!(
+            out,
+            json!({"permissions": {"allow": ["Bash(ls)"], "deny": ["Bash(npm test *)"]}, "model": "x"})
+        );
+        assert_eq!(removed, vec!["Bash(npm test *)".to_owned()]);
+        // Changed by hand: left alone.
+        let changed = json!({"permissions": {"allow": ["Bash(npm test)"]}});
+        assert!(without(&changed, &w).is_none());
+        assert!(without(&json!({}), &w).is_none());
+        // A session's rule is written nowhere.
+        let session = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
+                             "behavior": "allow", "destination": "session"});
+        assert!(written(&session).is_none());
+        let dirs = json!({"type": "addDirectories", "directories": ["/srv/data"], "destination": "userSettings"});
+        assert_eq!(written(&dirs).unwrap().list, "additionalDirectories");
+    }
+
+    #[test]
+    fn codex_offers_this_request_for_its_session() {
+        let mut r = Request::new(
+            crate::classify::codex_app::COMMAND_TOOL,
+            &json!({"command": "npm test", "cwd": "/w"}),
+        );
+        r.lasting = vec![json!("acceptForSession")];
+        let got = offered(&r);
+        assert_eq!(
+            got[0].offer.label,
+            "Allow, and don't ask again this session for the command npm test"
+        );
+        assert_eq!(got[0].offer.scope, Some(Scope::Session));
+    }
+
+    #[test]
+    fn a_rule_is_shown_with_its_invisible_characters_written_out() {
+        let s = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test\u{202E} *"}],
+                       "behavior": "allow", "destination": "session"});
+        let o = &offered(&request(json!([s])))[0].offer;
+        assert!(!o.label.contains('\u{202E}'), "{}", o.label);
+        assert!(!is_lasting_id("allow") && !is_lasting_id("keep-XYZ"));
+    }
+}

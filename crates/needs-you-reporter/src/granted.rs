@@ -1,0 +1,233 @@
+//! The lasting rules this machine wrote for answers from afar, and taking
+//! one back.
+//!
+//! When Claude Code's hook hands the agent a lasting choice kept in a
+//! settings file, it records here which file the rule goes to and what it
+//! adds (`$DIR/granted-rules`, one JSON object a line, 0600 in the 0700
+//! state directory). A revocation from the Worker names only the answer that
+//! granted the rule: the relay takes back what this file says its own hook
+//! wrote, from where it wrote it, and only the entries still there as
+//! written ([`needs_you_core::lasting::without`]); never a rule or a path
+//! that the Worker, or anything else that holds the task credential, names.
+
+use std::path::{Path, PathBuf};
+
+use needs_you_core::lasting::{self, Scope, Written};
+use needs_you_core::relay::{RevokeOutcome, Revoked};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::state::write_private;
+
+const FILE: &str = "granted-rules";
+/// Most rules remembered; past it, the oldest are forgotten (and can then
+/// only be removed by hand).
+const KEPT: usize = 200;
+
+/// One rule written for an answer from afar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Grant {
+    answer_id: String,
+    /// The task key of the relay that may take it back.
+    task: String,
+    file: PathBuf,
+    #[serde(flatten)]
+    written: Written,
+}
+
+/// The settings file Claude Code keeps a rule of `scope` in, for a session
+/// whose project folder is `cwd`.
+fn claude_settings_file(scope: Scope, cwd: &Path) -> Option<PathBuf> {
+    match scope {
+        Scope::Session => None,
+        Scope::ProjectLocal => Some(cwd.join(".claude/settings.local.json")),
+        Scope::Project => Some(cwd.join(".claude/settings.json")),
+        Scope::User => Some(crate::install::claude_settings_path()),
+    }
+}
+
+fn read(dir: &Path) -> Vec<Grant> {
+    std::fs::read_to_string(dir.join(FILE))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn write(dir: &Path, grants: &[Grant]) -> std::io::Result<()> {
+    let keep = &grants[grants.len().saturating_sub(KEPT)..];
+    let text: String = keep
+        .iter()
+        .filter_map(|g| serde_json::to_string(g).ok())
+        .map(|l| l + "\n")
+        .collect();
+    write_private(&dir.join(FILE), text)
+}
+
+/// Records what Claude Code is about to write for `answer_id`'s lasting
+/// choice `suggestion`, in the session of folder `cwd`; nothing for a
+/// session's rule. Called before the hook hands the choice on, so that a
+/// rule in a file is never one this machine cannot take back.
+pub fn record(dir: &Path, task: &str, answer_id: &str, suggestion: &Value, cwd: &Path) {
+    let Some(written) = lasting::written(suggestion) else {
+        return;
+    };
+    let Some(file) = claude_settings_file(written.scope, cwd) else {
+        return;
+    };
+    let mut grants = read(dir);
+    grants.retain(|g| g.answer_id != answer_id);
+    grants.push(Grant {
+        answer_id: answer_id.to_owned(),
+        task: task.to_owned(),
+        file,
+        written,
+    });
+    if let Err(e) = write(dir, &grants) {
+        crate::say(format!("could not record the rule granted from afar: {e}"));
+    }
+}
+
+/// Whether a rule written for `task` is still recorded: its relay stays to
+/// take it back.
+pub fn holds_any(dir: &Path, task: &str) -> bool {
+    read(dir).iter().any(|g| g.task == task)
+}
+
+/// Takes back the rule written for `answer_id`, if this machine wrote it for
+/// `task`: removes its entries from the file they went to, if they are
+/// still there as written.
+pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked {
+    let reply = |outcome, note: String| Revoked {
+        rule_id: rule_id.to_owned(),
+        outcome,
+        note,
+    };
+    let mut grants = read(dir);
+    let Some(at) = grants
+        .iter()
+        .position(|g| g.answer_id == answer_id && g.task == task)
+    else {
+        return reply(
+            RevokeOutcome::Failed,
+            "this machine has no record of writing that rule: remove it by hand".into(),
+        );
+    };
+    let grant = grants[at].clone();
+    let shown = grant.file.display();
+    let entries = grant.written.entries.join(", ");
+    let text = match std::fs::read_to_string(&grant.file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return reply(RevokeOutcome::Failed, format!("cannot read {shown}: {e}")),
+    };
+    let settings = match text.trim() {
+        "" => Value::Object(Default::default()),
+        t => match serde_json::from_str::<Value>(t) {
+            Ok(v) => v,
+            Err(e) => {
+                return reply(
+                    RevokeOutcome::Failed,
+                    format!("{shown} is not JSON ({e}): remove {entries} by hand"),
+                )
+            }
+        },
+    };
+    let outcome = match lasting::without(&settings, &grant.written) {
+        None => reply(
+            RevokeOutcome::Gone,
+            format!("{entries} is no longer in {shown} as written: left alone"),
+        ),
+        Some((out, removed)) => {
+            let body = serde_json::to_string_pretty(&out).unwrap_or_default() + "\n";
+            if let Err(e) = replace(&grant.file, &body) {
+                return reply(RevokeOutcome::Failed, format!("cannot write {shown}: {e}"));
+            }
+            reply(
+                RevokeOutcome::Removed,
+                format!("removed {} from {shown}", removed.join(", ")),
+            )
+        }
+    };
+    grants.remove(at);
+    if let Err(e) = write(dir, &grants) {
+        crate::say(format!("could not update the rules granted from afar: {e}"));
+    }
+    outcome
+}
+
+/// Writes `body` in place of `file`, keeping its permissions.
+fn replace(file: &Path, body: &str) -> std::io::Result<()> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = file.with_file_name(format!(".{name}.needs-you.tmp"));
+    std::fs::write(&tmp, body)?;
+    if let Ok(meta) = std::fs::metadata(file) {
+        std::fs::set_permissions(&tmp, meta.permissions())?;
+    }
+    std::fs::rename(&tmp, file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_rule_recorded_is_taken_back_from_its_file_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().join("project");
+        std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+        let file = cwd.join(".claude/settings.local.json");
+        let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                          "behavior": "allow", "destination": "localSettings"});
+        record(dir.path(), "t1", "ans_1", &rule, &cwd);
+        assert!(holds_any(dir.path(), "t1") && !holds_any(dir.path(), "t2"));
+        // What Claude Code writes.
+        std::fs::write(
+            &file,
+            r#"{"permissions": {"allow": ["Bash(npm test *)", "Read"]}, "z": 1, "a": 2}"#,
+        )
+        .unwrap();
+        // Another task's relay cannot take it back.
+        let other = revoke(dir.path(), "t2", "rul_1", "ans_1");
+        assert_eq!(other.outcome, RevokeOutcome::Failed);
+        let done = revoke(dir.path(), "t1", "rul_1", "ans_1");
+        assert_eq!(done.outcome, RevokeOutcome::Removed, "{}", done.note);
+        let left: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(
+            left,
+            json!({"permissions": {"allow": ["Read"]}, "z": 1, "a": 2})
+        );
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.find("\"z\"") < text.find("\"a\""),
+            "the file's order kept"
+        );
+        assert!(!holds_any(dir.path(), "t1"), "forgotten once taken back");
+        assert_eq!(
+            revoke(dir.path(), "t1", "rul_1", "ans_1").outcome,
+            RevokeOutcome::Failed
+        );
+    }
+
+    #[test]
+    fn a_rule_changed_by_hand_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().join("p");
+        std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+        let file = cwd.join(".claude/settings.local.json");
+        let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                          "behavior": "allow", "destination": "localSettings"});
+        record(dir.path(), "t", "ans_2", &rule, &cwd);
+        let by_hand = r#"{"permissions": {"allow": ["Bash(npm test)"]}}"#;
+        std::fs::write(&file, by_hand).unwrap();
+        let r = revoke(dir.path(), "t", "rul_2", "ans_2");
+        assert_eq!(r.outcome, RevokeOutcome::Gone);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), by_hand);
+        // A session's rule is never recorded.
+        let session = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
+                             "behavior": "allow", "destination": "session"});
+        record(dir.path(), "t", "ans_3", &session, &cwd);
+        assert!(!holds_any(dir.path(), "t"));
+    }
+}
