@@ -270,7 +270,10 @@ const ANSWER_STATES = {
 /** "Allowed by Chrome on Android", "Chosen by the owner: SQLite". */
 function answeredBy(a) {
   const by = a.by ? ` by ${a.by}` : "";
-  if (a.form === "decision") return `${a.text === "allow" ? "Allowed once" : "Denied"}${by}`;
+  if (a.form === "decision") {
+    const what = { allow: "Allowed once", deny: "Denied" }[a.text] ?? "Allowed, with its rule kept";
+    return `${what}${by}`;
+  }
   if (a.form === "choices") return `Chosen${by}: ${a.text}`;
   return `Sent${by}`;
 }
@@ -346,28 +349,48 @@ function textAnswer(q, el, busy) {
   });
 }
 
-/** Questions whose Allow once waits for its confirmation. */
-const confirming = new Set();
+/** Questions whose allow waits for its confirmation: question id -> the
+ *  id of the decision confirmed (`allow`, or a lasting choice's). */
+const confirming = new Map();
 
-/** A permission: Deny at once; Allow once only after "Yes, allow once",
- *  which repeats what is allowed and where. */
+/** A permission: Deny at once; Allow once, or one of the lasting choices
+ *  its agent suggested ("don't ask again"), only after a second tap on a
+ *  confirmation that repeats what is allowed and where, and for a lasting
+ *  choice the rule, where it is written and how long it lasts. */
 function decision(q, el, busy) {
   const box = el.querySelector(".decide");
   const ask = el.querySelector(".confirm");
   box.hidden = false;
   const [deny, allow] = [box.querySelector(".deny"), box.querySelector(".allow")];
   deny.disabled = allow.disabled = busy;
-  const confirm = () => {
+  const lasting = (q.decisions || []).filter((d) => d.lasting);
+  const keep = el.querySelector(".lasting");
+  keep.hidden = lasting.length === 0;
+  const place = q.terminal?.host ? ` on ${q.terminal.host}` : "";
+  const confirm = (d) => {
     box.hidden = true;
     ask.hidden = false;
-    const place = q.terminal?.host ? ` on ${q.terminal.host}` : "";
-    ask.querySelector(".confirm-text").textContent = `Allow this once${place}? ${q.text}`;
+    ask.querySelector(".confirm-text").textContent = d.lasting
+      ? `Allow this${place}, and from now on ${d.rule} without asking? Kept in ${d.place}, ${d.lasts}. ${q.text}`
+      : `Allow this once${place}? ${q.text}`;
+    ask.querySelector(".confirm-yes").textContent = d.lasting ? "Yes, allow and keep the rule" : "Yes, allow once";
+    ask.dataset.decision = d.id;
     ask.querySelector(".confirm-yes").focus();
   };
-  allow.addEventListener("click", () => {
-    confirming.add(q.question_id);
-    confirm();
-  });
+  const choose = (d) => {
+    confirming.set(q.question_id, d.id);
+    confirm(d);
+  };
+  allow.addEventListener("click", () => choose({ id: "allow", lasting: false }));
+  for (const d of lasting) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "keep quiet";
+    b.textContent = `${d.label}…`;
+    b.disabled = busy;
+    b.addEventListener("click", () => choose(d));
+    keep.append(b);
+  }
   ask.querySelector(".confirm-no").addEventListener("click", () => {
     confirming.delete(q.question_id);
     ask.hidden = true;
@@ -375,10 +398,12 @@ function decision(q, el, busy) {
   });
   ask.querySelector(".confirm-yes").addEventListener("click", (ev) => {
     confirming.delete(q.question_id);
-    send(q, { decision: "allow", digest: q.digest }, ev.target);
+    send(q, { decision: ask.dataset.decision, digest: q.digest }, ev.target);
   });
   deny.addEventListener("click", () => send(q, { decision: "deny", digest: q.digest }, deny));
-  if (confirming.has(q.question_id) && !busy) confirm();
+  const pending = confirming.get(q.question_id);
+  const chosen = pending === "allow" ? { id: "allow", lasting: false } : lasting.find((d) => d.id === pending);
+  if (chosen && !busy) confirm(chosen);
 }
 
 /** What the person has picked on each dialog, kept across refreshes:
@@ -524,7 +549,47 @@ function taskRow(t, now) {
   if (t.agent) parts.push(t.agent);
   parts.push(t.last_report_at ? `last report ${ago(t.last_report_at, now)}` : "no report yet");
   last.textContent = parts.join(" · ");
+  const rules = el.querySelector(".rules");
+  rules.replaceChildren(...(t.rules || []).map((r) => ruleRow(r, now)));
+  rules.hidden = !rules.children.length;
   return el;
+}
+
+/** A rule granted from afar on a task: what it allows, where it is kept and
+ *  for how long, who granted it, and Take back where it is in a file. */
+function ruleRow(r, now) {
+  const li = document.createElement("li");
+  li.className = `rule ${r.state}`;
+  const what = document.createElement("p");
+  what.textContent = `Allowed without asking: ${r.rule}. Kept in ${r.place}, ${r.lasts}. Granted by ${r.granted_by}${r.host ? ` on ${r.host}` : ""} ${ago(r.granted_at, now)}.`;
+  li.append(what);
+  const state = { revoking: "Being taken back: its machine removes it when it is connected.",
+    revoked: "Taken back.", gone: "No longer there as written: left alone." }[r.state];
+  if (state || r.note) {
+    const p = document.createElement("p");
+    p.className = "rule-state";
+    p.textContent = [state, r.note].filter(Boolean).join(" ");
+    li.append(p);
+  }
+  if (r.state === "granted" && r.scope !== "session") {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "revoke quiet";
+    b.textContent = "Take back";
+    b.addEventListener("click", () => revokeRule(r, b));
+    li.append(b);
+  }
+  return li;
+}
+
+async function revokeRule(r, button) {
+  button.disabled = true;
+  try {
+    await call("DELETE", `/v1/rules/${encodeURIComponent(r.rule_id)}`);
+  } catch (e) {
+    status(`Could not take it back: ${e.message}`);
+  }
+  refresh();
 }
 
 async function dismiss(q, el) {

@@ -55,12 +55,13 @@ pub async fn rules_of_owner(
     )?
     .all()
     .await?
-    .results()
+    .results::<api::Rule>()
+    .map(|r| r.into_iter().map(api::Rule::worded).collect())
 }
 
-/// Puts each rule on its task.
+/// Puts each rule on its task, in words.
 pub fn on_their_tasks(tasks: &mut [api::Task], rules: Vec<api::Rule>) {
-    for rule in rules {
+    for rule in rules.into_iter().map(api::Rule::worded) {
         if let Some(t) = tasks.iter_mut().find(|t| t.task_id == rule.task_id) {
             t.rules.push(rule);
         }
@@ -109,7 +110,11 @@ pub async fn ask_revoke(env: &Env, owner_id: &str, rule_id: &str, now: f64) -> R
         task_id: String,
         answer_id: String,
     }
-    let rule = results[2].results::<api::Rule>()?.into_iter().next();
+    let rule = results[2]
+        .results::<api::Rule>()?
+        .into_iter()
+        .next()
+        .map(api::Rule::worded);
     Ok(
         match (results[0].results::<Asked>()?.into_iter().next(), rule) {
             (Some(a), _) => RevokeAsked::Yes(

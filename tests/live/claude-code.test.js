@@ -8,7 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
@@ -20,6 +20,7 @@ import { takesRequest } from "../support/request.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const DELAY = 4000; // the phone rings a dialog this long after it was reported
+const SETTINGS_RELOAD_MS = 4000; // Claude Code takes a changed settings file in by then
 const skip = !has(CLAUDE) && `Claude Code is not installed (bash scripts/setup-live.sh)`;
 const figures = {};
 
@@ -222,6 +223,65 @@ test("a permission denied from afar does not run, and the agent goes on with the
   assert.match(lastToolResult(), /not on a Friday/, "the model got the person's message");
   await listUntil((l) => l.length === 0);
   assert.equal((await answerRow(q)).state, "taken");
+});
+
+test("a command's \"don't ask again\" chosen from afar runs it and writes Claude Code's own rule; the task lists it; the next command it covers asks nothing; taken back from afar, the next one asks again", { skip }, async () => {
+  // `npm test` runs a script that counts its runs.
+  const ran = join(live.cwd, "ran.txt");
+  writeFileSync(join(live.cwd, "package.json"), JSON.stringify({ name: "w", version: "1.0.0",
+    scripts: { test: `node -e "require('fs').appendFileSync('ran.txt', 'x')"` } }));
+  const runs = () => (existsSync(ran) ? readFileSync(ran, "utf8").length : 0);
+  const local = join(live.cwd, ".claude", "settings.local.json");
+  const allowed = () => (existsSync(local) ? JSON.parse(readFileSync(local, "utf8")).permissions?.allow ?? [] : []);
+  model.next({ tool: "Bash", input: { command: "npm test", description: "Run the tests" } });
+  model.next({ text: "The tests ran." });
+  await term.type("run the tests");
+  await term.waitFor(/don.t ask again for: npm test \*/);
+  const q = await takes("decision");
+  const keep = q.decisions.find((d) => d.lasting);
+  assert.deepEqual(q.decisions.map((d) => d.id).slice(0, 2), ["allow", "deny"]);
+  assert.deepEqual([keep.rule, keep.scope, keep.label], ["Bash(npm test *)", "project_local",
+    "Allow, and don't ask again for Bash(npm test *)"]);
+  // A choice the dialog does not offer: refused, and nothing runs.
+  const made = await answerFor(q, { decision: `keep-${"0".repeat(16)}`, digest: q.digest });
+  assert.deepEqual([made.status, made.body.error], [409, "not_offered"]);
+  const r = await answerFor(q, { decision: keep.id, digest: q.digest });
+  assert.equal(r.status, 201, r.text);
+  await term.waitFor(/The tests ran/);
+  assert.equal(runs(), 1, "the command ran once");
+  assert.deepEqual(allowed(), ["Bash(npm test *)"], "Claude Code wrote its own rule, as suggested");
+  await listUntil((l) => l.length === 0);
+  const rules = async () => (await call(w, "GET", "/v1/tasks", { token: owner.token })).body.tasks.find((t) => t.task_id === task.task_id).rules;
+  assert.ok(await waitFor(async () => (await rules()).length === 1, 5000), "the task lists the rule");
+  const [rule] = await rules();
+  assert.deepEqual([rule.rule, rule.scope, rule.state, rule.granted_by], ["Bash(npm test *)", "project_local", "granted", "the owner"]);
+
+  // The next command it covers: no dialog, nothing listed.
+  model.next({ tool: "Bash", input: { command: "npm test -- again", description: "Run them again" } });
+  model.next({ text: "They ran again." });
+  await term.type("run them again");
+  await term.waitFor(/They ran again/);
+  assert.equal(runs(), 2);
+  assert.deepEqual(await list(), [], "nothing waits");
+
+  // Taken back from afar: gone from the file, and the next one asks.
+  const back = await call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token });
+  assert.equal(back.status, 202, back.text);
+  assert.ok(await waitFor(async () => (await rules())[0].state === "revoked", 10_000), JSON.stringify(await rules()));
+  assert.deepEqual(allowed(), [], "removed from the settings file");
+  assert.match((await rules())[0].note, /removed Bash\(npm test \*\) from .*settings\.local\.json/);
+  // Claude Code reads its settings again once the file has been still a
+  // moment (seen: a command sent at once after the removal still ran
+  // without asking; one sent 1 s later asked).
+  await sleep(SETTINGS_RELOAD_MS);
+  model.next({ tool: "Bash", input: { command: "npm test -- third", description: "Run them a third time" } });
+  await term.type("once more");
+  await term.waitFor(/Do you want to proceed/);
+  const asked = await takes("decision");
+  assert.match(asked.text, /npm test -- third/);
+  term.key("Escape");
+  await listUntil((l) => l.length === 0);
+  assert.equal(runs(), 2, "it did not run without asking");
 });
 
 test("a question dialog answered from afar hands the model the chosen label", { skip }, async () => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ADMIN, startWorker, waitFor, sleep } from "../worker/helpers.js";
 import { startPushService, vapidKeys } from "../support/push-service.js";
 import { startSink } from "../support/sink.js";
-import { requestDigest, takesRequest } from "../support/request.js";
+import { lastingId, requestDigest, takesRequest } from "../support/request.js";
 import { deliverPush, launch, newPage, notifications, registrationId } from "./browser.js";
 
 let w, push, browser;
@@ -431,6 +431,54 @@ test("a permission card denies at once and allows once only after its confirmati
   await waitFor(async () => /^Allowed once by Chrome on Linux\./.test(await card(allowed).locator(".answer-state").textContent()), 5000);
   const yes = await w.db.prepare("SELECT body FROM answers WHERE question_id = ?").bind(allowed.question_id).first();
   assert.deepEqual(JSON.parse(yes.body), { decision: "allow" });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("a permission's lasting choice stands apart from Allow once, and takes a confirmation naming the rule, where it is written, how long it lasts and the machine; the task then lists the rule, and Take back asks its relay", async () => {
+  const { task, context, page } = await pairedPage({ viewport: { width: 360, height: 740 } });
+  const input = { command: "npm test", description: "Run the tests" };
+  const rule = { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test *" }], behavior: "allow", destination: "localSettings" };
+  const q = await say(task, { session: "keep", action: "open", kind: "permission", text: "x",
+    takes: "decision", digest: requestDigest("Bash", input),
+    request: { tool: "Bash", input, lasting: [rule, { type: "setMode", mode: "acceptEdits", destination: "session" }] },
+    terminal: { kind: "terminal", host: "buildbox", cwd: "/src/api" } });
+  const card = page.locator(`#question-${q.question_id}`);
+  await card.waitFor();
+  const keep = card.locator(".lasting button");
+  assert.equal(await keep.count(), 1, "the mode switch is not offered");
+  assert.equal(await keep.textContent(), "Allow, and don't ask again for Bash(npm test *)…");
+  await keep.click();
+  assert.equal(await card.locator(".confirm-text").textContent(),
+    "Allow this on buildbox, and from now on Bash(npm test *) without asking? Kept in this project's .claude/settings.local.json, until it is taken back: it outlives the task. Run the tests\n$ npm test");
+  assert.equal(await card.locator(".confirm-yes").textContent(), "Yes, allow and keep the rule");
+  const none = await w.db.prepare("SELECT count(*) AS n FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  assert.equal(none.n, 0, "nothing sent before the confirmation");
+  await card.locator(".confirm-yes").click();
+  await waitFor(async () => /^Allowed, with its rule kept by Chrome on Linux\./.test(await card.locator(".answer-state").textContent()), 5000);
+  const row = await w.db.prepare("SELECT id, body FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  assert.deepEqual(JSON.parse(row.body), { decision: lastingId(rule) });
+
+  // The agent's machine took it (its relay, by hand): the task lists the rule.
+  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${task.credential}` } });
+  const ws = resp.webSocket;
+  const got = [];
+  ws.addEventListener("message", (e) => got.push(JSON.parse(e.data)));
+  ws.accept();
+  ws.send(JSON.stringify({ type: "hello" }));
+  ws.send(JSON.stringify({ type: "taken", answer_id: row.id }));
+  const ruleRow = page.locator(".task-row .rule");
+  await ruleRow.waitFor({ timeout: 10_000 });
+  assert.match(await ruleRow.textContent(),
+    /^Allowed without asking: Bash\(npm test \*\)\. Kept in this project's \.claude\/settings\.local\.json, until it is taken back: it outlives the task\. Granted by Chrome on Linux on buildbox/);
+  await ruleRow.locator(".revoke").click();
+  await waitFor(() => got.some((m) => m.type === "revoke"), 5000);
+  await waitFor(async () => /Being taken back/.test(await ruleRow.textContent()), 5000);
+  assert.equal(await ruleRow.locator(".revoke").count(), 0, "asked once");
+  ws.send(JSON.stringify({ type: "revoked", rule_id: got.find((m) => m.type === "revoke").rule_id, outcome: "removed",
+    note: "removed Bash(npm test *) from /src/api/.claude/settings.local.json" }));
+  await waitFor(async () => /^.*Taken back\. removed Bash\(npm test \*\) from/.test(await ruleRow.textContent()), 10_000);
+  ws.close();
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -57,7 +57,8 @@ test("a permission offers allow once, deny, and exactly the lasting choices its 
     { id: "allow", label: "Allow once", lasting: false },
     { id: "deny", label: "Deny", lasting: false },
     { id: lastingId(RULE), label: "Allow, and don't ask again for Bash(npm test *)", lasting: true,
-      rule: "Bash(npm test *)", scope: "project_local" },
+      rule: "Bash(npm test *)", scope: "project_local", place: "this project's .claude/settings.local.json",
+      lasts: "until it is taken back: it outlives the task" },
   ]);
   // A permission whose CLI suggests nothing offers the two.
   const plain = await listed(owner, await permission(task, "s2", []));

@@ -219,6 +219,15 @@ wire_enum! {
     }
 }
 
+impl Rule {
+    /// With its scope in words.
+    pub fn worded(mut self) -> Rule {
+        self.place = self.scope.place().to_owned();
+        self.lasts = self.scope.lasts().to_owned();
+        self
+    }
+}
+
 /// `GET /v1/rules`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rules {
@@ -240,6 +249,12 @@ pub struct Rule {
     pub label: String,
     /// Where it is kept.
     pub scope: Scope,
+    /// The same in words: where it is written, and how long it lasts
+    /// ([`Scope::place`], [`Scope::lasts`]).
+    #[serde(default)]
+    pub place: String,
+    #[serde(default)]
+    pub lasts: String,
     /// Who granted it: a device's name, or "the owner".
     pub granted_by: String,
     pub granted_at: i64,

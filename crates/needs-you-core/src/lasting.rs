@@ -84,6 +84,27 @@ pub struct Offer {
     /// Where a lasting choice is kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
+    /// The same in words, for the confirmation: where it is written, and
+    /// how long it lasts ([`Scope::place`], [`Scope::lasts`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lasts: Option<String>,
+}
+
+impl Offer {
+    /// A lasting choice kept in `scope`.
+    fn lasting(id: String, label: &str, rule: &str, scope: Scope) -> Offer {
+        Offer {
+            id,
+            label: text::visible(label),
+            lasting: true,
+            rule: Some(text::visible(rule)),
+            scope: Some(scope),
+            place: Some(scope.place().to_owned()),
+            lasts: Some(scope.lasts().to_owned()),
+        }
+    }
 }
 
 impl Offer {
@@ -96,6 +117,8 @@ impl Offer {
             lasting: false,
             rule: None,
             scope: None,
+            place: None,
+            lasts: None,
         };
         [plain("allow", "Allow once"), plain("deny", "Deny")]
     }
@@ -185,13 +208,7 @@ fn claude_code(s: &Value, switches_mode: bool) -> Option<Offer> {
         }
         _ => return None,
     };
-    Some(Offer {
-        id: id_of(s),
-        label: text::visible(&label),
-        lasting: true,
-        rule: Some(text::visible(&rule)),
-        scope: Some(scope),
-    })
+    Some(Offer::lasting(id_of(s), &label, &rule, scope))
 }
 
 /// Codex's `acceptForSession`: this command (or these files' changes)
@@ -215,15 +232,8 @@ fn codex(request: &Request, s: &Value) -> Option<Offer> {
         }
         _ => return None,
     };
-    Some(Offer {
-        id: id_of(s),
-        label: text::visible(&format!(
-            "Allow, and don't ask again this session for {rule}"
-        )),
-        lasting: true,
-        rule: Some(text::visible(&rule)),
-        scope: Some(Scope::Session),
-    })
+    let label = format!("Allow, and don't ask again this session for {rule}");
+    Some(Offer::lasting(id_of(s), &label, &rule, Scope::Session))
 }
 
 /// An `addRules` suggestion's rules as Claude Code writes them in its
