@@ -32,8 +32,9 @@
 // __await` beside its report, with the same event: that waits on the task's
 // relay for the person's answer, checked against the very request
 // (report-prompt makes its digest), and prints it. The plugin hands it to
-// OpenCode through OpenCode's own routes (a permission allowed `once` or
-// `reject`ed, never `always`; a question's labels), then tells the waiter
+// OpenCode through OpenCode's own routes (a permission's reply, `once`,
+// `reject` or `always`, as report-prompt worked it out from the request;
+// a question's labels), then tells the waiter
 // `took`. The dialog stays on screen meanwhile: a key in the terminal
 // answers it first, and the plugin then ends the waiter.
 //
@@ -318,10 +319,8 @@ function replier(client) {
     if (r?.error || (r?.response && !r.response.ok)) throw new Error("OpenCode refused the reply");
   };
   return (event, id, answer) => {
-    if (event.event === "permission" && (answer.decision === "allow" || answer.decision === "deny")) {
-      const body = { reply: answer.decision === "allow" ? "once" : "reject" };
-      if (answer.decision === "deny" && answer.message) body.message = answer.message;
-      return post("/permission/{requestID}/reply", id, body);
+    if (event.event === "permission" && ["once", "reject", "always"].includes(answer.opencode?.reply)) {
+      return post("/permission/{requestID}/reply", id, answer.opencode);
     }
     if (event.event === "dialog" && Array.isArray(answer.choices)) {
       return post("/question/{requestID}/reply", id, { answers: answer.choices });

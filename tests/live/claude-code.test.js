@@ -8,7 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
@@ -282,6 +282,50 @@ test("a command's \"don't ask again\" chosen from afar runs it and writes Claude
   term.key("Escape");
   await listUntil((l) => l.length === 0);
   assert.equal(runs(), 2, "it did not run without asking");
+});
+
+test("in accept-edits mode, a folder's \"always allow access\" chosen from afar writes the file; the next write there asks nothing; the session's rule is listed and cannot be taken back from afar", { skip }, async () => {
+  const outside = mkdtempSync(join("/var/tmp", "needs-you-live-folder-"));
+  try {
+    term.key("BTab"); // Shift+Tab: manual -> accept edits
+    await term.waitFor(/accept edits on/);
+    const first = join(outside, "first.txt");
+    model.next({ tool: "Write", input: { file_path: first, content: "one" } });
+    model.next({ text: "Wrote the first." });
+    await term.type("write outside");
+    await term.waitFor(/Do you want to create first\.txt/);
+    const q = await takes("decision");
+    const keep = q.decisions.find((d) => d.lasting);
+    assert.ok(keep, JSON.stringify(q.decisions));
+    assert.deepEqual([keep.rule, keep.scope], [`access to ${outside}`, "session"]);
+    assert.equal(q.decisions.filter((d) => d.lasting).length, 1, "no mode switch offered");
+    assert.equal((await answerFor(q, { decision: keep.id, digest: q.digest })).status, 201);
+    await term.waitFor(/Wrote the first/);
+    assert.equal(readFileSync(first, "utf8"), "one");
+    await listUntil((l) => l.length === 0);
+
+    const second = join(outside, "second.txt");
+    model.next({ tool: "Write", input: { file_path: second, content: "two" } });
+    model.next({ text: "Wrote the second." });
+    await term.type("write there again");
+    await term.waitFor(/Wrote the second/);
+    assert.equal(readFileSync(second, "utf8"), "two", "no dialog: the folder is allowed");
+    assert.deepEqual(await list(), []);
+
+    const rules = (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules;
+    const rule = rules.find((r) => r.rule === `access to ${outside}`);
+    assert.equal(rule?.scope, "session", JSON.stringify(rules));
+    const back = await call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token });
+    assert.deepEqual([back.status, back.body.error], [409, "session_rule"]);
+  } finally {
+    // Back to manual mode: accept edits -> plan -> … -> manual.
+    for (let i = 0; i < 6 && !/manual mode on/.test(term.screen()); i++) {
+      term.key("BTab");
+      await sleep(400);
+    }
+    rmSync(outside, { recursive: true, force: true });
+  }
+  assert.match(term.screen(), /manual mode on/);
 });
 
 test("a question dialog answered from afar hands the model the chosen label", { skip }, async () => {

@@ -162,6 +162,36 @@ test("a permission denied from afar does not run, and OpenCode goes on with the 
   assert.equal(await answerState(q), "taken");
 });
 
+test("OpenCode's own \"always\" chosen from afar runs the command, and the next one its patterns cover asks nothing", { skip }, async () => {
+  const first = join(live.cwd, "always-1");
+  const second = join(live.cwd, "always-2");
+  model.next({ tool: "bash", input: { command: `touch ${first}`, description: "Make a file" } });
+  model.next({ text: "Made it." });
+  await term.type("make a file, always");
+  await term.waitFor(/Permission required/);
+  const q = await takes("decision");
+  const keep = q.decisions.filter((d) => d.lasting);
+  assert.equal(keep.length, 1, JSON.stringify(q.decisions));
+  assert.match(keep[0].rule, /^touch/, "OpenCode's own pattern");
+  assert.equal(keep[0].scope, "session");
+  const made = await answerFor(q, { decision: `keep-${"1".repeat(16)}`, digest: q.digest });
+  assert.deepEqual([made.status, made.body.error], [409, "not_offered"]);
+  assert.equal((await answerFor(q, { decision: keep[0].id, digest: q.digest })).status, 201);
+  assert.ok(await waitFor(() => existsSync(first), 10_000), "the command ran");
+  await term.waitFor(/Made it/);
+  await listUntil((l) => l.length === 0);
+  assert.ok(await waitFor(async () => (await answerState(q)) === "taken", 5000));
+  const rules = (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules;
+  assert.deepEqual(rules.map((r) => [r.rule, r.scope, r.cli]), [[keep[0].rule, "session", "opencode"]]);
+
+  model.next({ tool: "bash", input: { command: `touch ${second}`, description: "Make another" } });
+  model.next({ text: "Made another." });
+  await term.type("make another file");
+  await term.waitFor(/Made another\./, 20_000);
+  assert.ok(existsSync(second), "ran with no dialog");
+  assert.deepEqual(await list(), []);
+});
+
 test("a question answered from afar hands OpenCode the chosen labels", { skip }, async () => {
   model.next({ tool: "question", input: { questions: [
     { question: "Which package manager?", header: "Pkg", options: [{ label: "bun", description: "fast" }, { label: "npm", description: "default" }] },

@@ -155,8 +155,17 @@ pub fn offered(request: &Request) -> Vec<Lasting> {
         .iter()
         .any(|s| str_at(s, "type") == Some("setMode"));
     let mut out: Vec<Lasting> = Vec::new();
-    for s in suggestions {
+    // OpenCode's request names its own lasting choice, in its input (so
+    // under the digest): the patterns that its "always" allows.
+    let own = opencode_always(request);
+    let own_offer = own.as_ref().and_then(opencode);
+    for (s, given) in own
+        .iter()
+        .map(|s| (s, true))
+        .chain(suggestions.iter().map(|s| (s, false)))
+    {
         let offer = match s {
+            _ if given => own_offer.clone(),
             Value::String(_) => codex(request, s),
             _ => claude_code(s, switches_mode),
         };
@@ -233,6 +242,29 @@ fn codex(request: &Request, s: &Value) -> Option<Offer> {
         _ => return None,
     };
     let label = format!("Allow, and don't ask again this session for {rule}");
+    Some(Offer::lasting(id_of(s), &label, &rule, Scope::Session))
+}
+
+/// The tool name of OpenCode's permission requests.
+const OPENCODE_PERMISSION: &str = "opencode.permission";
+
+/// OpenCode's `always`, as a suggestion: `{"reply": "always", "patterns"}`
+/// from the request's own `always` patterns.
+fn opencode_always(request: &Request) -> Option<Value> {
+    if request.tool != OPENCODE_PERMISSION {
+        return None;
+    }
+    let patterns = strings_at(&request.input, "always")?;
+    Some(serde_json::json!({"reply": "always", "patterns": patterns}))
+}
+
+/// OpenCode's "always": the request's patterns allowed until OpenCode quits.
+fn opencode(s: &Value) -> Option<Offer> {
+    if str_at(s, "reply")? != "always" {
+        return None;
+    }
+    let rule = strings_at(s, "patterns")?.join(", ");
+    let label = format!("Allow, and don't ask again for {rule}");
     Some(Offer::lasting(id_of(s), &label, &rule, Scope::Session))
 }
 
@@ -442,6 +474,32 @@ mod tests {
             "Allow, and don't ask again this session for the command npm test"
         );
         assert_eq!(got[0].offer.scope, Some(Scope::Session));
+    }
+
+    #[test]
+    fn opencode_offers_its_own_always_patterns_and_nothing_made_up() {
+        let input = json!({"id": "per_1", "permission": "bash", "patterns": ["git push origin main"],
+                           "always": ["git push *"], "metadata": {"command": "git push origin main"}});
+        let r = Request::new("opencode.permission", &input);
+        let got = offered(&r);
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            got[0].offer.label,
+            "Allow, and don't ask again for git push *"
+        );
+        assert_eq!(
+            got[0].suggestion,
+            json!({"reply": "always", "patterns": ["git push *"]})
+        );
+        // One made up beside it is not OpenCode's own: never offered.
+        let mut forged = r.clone();
+        forged.lasting = vec![json!({"reply": "always", "patterns": ["*"]})];
+        assert_eq!(offered(&forged).len(), 1);
+        let none = Request::new(
+            "opencode.permission",
+            &json!({"permission": "bash", "always": []}),
+        );
+        assert!(offered(&none).is_empty());
     }
 
     #[test]

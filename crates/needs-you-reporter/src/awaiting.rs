@@ -6,7 +6,8 @@
 //! classifies it as the report did (so the request's digest is made in one
 //! place for every CLI), starts the task's relay if none runs, and waits on
 //! the relay's socket ([`afar::wait`]). With an answer, it prints it on
-//! stdout as one JSON line (`{"decision": …}` or `{"choices": …}`), and
+//! stdout as one JSON line (`{"decision": …, "opencode": {"reply": "once"
+//! | "reject" | "always", "message"?}}` or `{"choices": …}`), and
 //! waits for one more line on stdin: `took` once the plugin handed it to
 //! OpenCode, which the relay then reports. The plugin ends it (or closes
 //! its stdin) when the dialog is answered in the terminal first.
@@ -17,7 +18,9 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-use needs_you_core::{classify, Cli};
+use needs_you_core::afar::AnswerBody;
+use needs_you_core::classify::{self, classify};
+use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::afar;
@@ -54,7 +57,15 @@ fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
     let Some(answered) = afar::wait(&socket, &session, &takeable, None) else {
         return Ok(());
     };
-    let answer = serde_json::to_string(&answered.answer).map_err(|e| e.to_string())?;
+    // A permission's answer carries OpenCode's own reply, worked out here
+    // from the plugin's request: the plugin maps nothing itself.
+    let mut answer = serde_json::to_value(&answered.answer).map_err(|e| e.to_string())?;
+    if let (AnswerBody::Decision { .. }, Some(obj)) = (&answered.answer, answer.as_object_mut()) {
+        let reply = classify::opencode_reply(&answered.answer, &takeable.request)
+            .ok_or("an answer this permission does not offer")?;
+        obj.insert("opencode".into(), reply);
+    }
+    let answer = answer.to_string();
     let mut out = std::io::stdout().lock();
     writeln!(out, "{answer}")
         .and_then(|()| out.flush())

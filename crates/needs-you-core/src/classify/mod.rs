@@ -311,6 +311,7 @@ pub use claude_code::{
     transcript_tool_events, ToolEvent, PLAN_TOOL,
 };
 pub use codex::HOOKS as CODEX_HOOKS;
+pub use normalized::opencode_reply;
 
 /// The hook events installed for `cli`: none for the CLIs that load plugins.
 pub fn hooks(cli: Cli) -> &'static [HookSpec] {

@@ -22,7 +22,7 @@ use super::{
     close, command_with_description, dialog, dialog_questions, ignore, round_end, str_field,
     Decision, Takeable,
 };
-use crate::afar::Afar;
+use crate::afar::{Afar, AnswerBody, Verdict};
 use crate::report::{Cli, CloseReason, Kind};
 use crate::request;
 
@@ -143,6 +143,26 @@ fn permission_text(cli: Cli, event: &Value) -> String {
     })
 }
 
+/// OpenCode's reply to its permission `request` for `answer`: `once` for
+/// allow, `reject` (with the person's message) for deny, `always` for the
+/// lasting choice its own request offers; `None` for anything else.
+pub fn opencode_reply(answer: &AnswerBody, request: &crate::request::Request) -> Option<Value> {
+    let AnswerBody::Decision { decision, message } = answer else {
+        return None;
+    };
+    Some(match decision {
+        Verdict::Allow => json!({"reply": "once"}),
+        Verdict::Deny => match message {
+            Some(m) => json!({"reply": "reject", "message": m}),
+            None => json!({"reply": "reject"}),
+        },
+        Verdict::Lasting(id) => {
+            crate::lasting::find(request, id)?;
+            json!({"reply": "always"})
+        }
+    })
+}
+
 /// The tool names under which OpenCode's requests are digested.
 pub(super) const OPENCODE_PERMISSION: &str = "opencode.permission";
 const OPENCODE_QUESTION: &str = "opencode.question";
@@ -150,8 +170,8 @@ const OPENCODE_QUESTION: &str = "opencode.question";
 /// Fields of OpenCode's permission request that change nothing of what
 /// allowing it once runs: those that name it (its id, its session, message
 /// and call, its time) and `always`, the patterns that OpenCode's own
-/// "always" would allow from then on, which no answer from afar gives. Bound
-/// by the digest, left off the card.
+/// "always" would allow from then on, which its lasting choice shows
+/// (`crate::lasting`). Bound by the digest, left off the card's text.
 const OPENCODE_UNSHOWN: &[&str] = &[
     "id",
     "sessionID",
