@@ -10,6 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/helpers.js";
+import { lastingId, requestDigest } from "../support/request.js";
 
 const BIN = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
@@ -595,4 +596,58 @@ test("mute: run --mute starts a task muted, tasks shows it, tasks mute and unmut
   assert.equal(bad.code, 2);
   writeFileSync(join(dir, "go"), "");
   assert.equal((await run.ended).code, 0);
+});
+
+test("lasting choices: answer --keep grants one, tasks --rules and rules list it, rules revoke takes it back through the relay; a session's says why not in one line", async () => {
+  const owner = await ownerMachine();
+  const task = (await api("POST", "/v1/tasks", owner.login.token, { name: "rules" })).body;
+  const input = { command: "npm test" };
+  const kept = (destination) => ({ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test *" }], behavior: "allow", destination });
+  const open = async (session, suggestion) => {
+    const r = await api("POST", "/v1/reports", task.credential, { cli: "claude-code", session, seq: Date.now(), action: "open",
+      kind: "permission", text: "x", takes: "decision", digest: requestDigest("Bash", input),
+      request: { tool: "Bash", input, lasting: [suggestion] }, terminal: { kind: "terminal", host: "box", cwd: "/w" } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body.question_id;
+  };
+  // The relay's side by hand: takes every answer, and takes back every rule.
+  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${task.credential}` } });
+  const ws = resp.webSocket;
+  ws.addEventListener("message", (e) => {
+    const m = JSON.parse(e.data);
+    if (m.type === "answer") ws.send(JSON.stringify({ type: "taken", answer_id: m.answer_id }));
+    if (m.type === "revoke") ws.send(JSON.stringify({ type: "revoked", rule_id: m.rule_id, outcome: "removed", note: "removed Bash(npm test *) from /w/.claude/settings.local.json" }));
+  });
+  ws.accept();
+  ws.send(JSON.stringify({ type: "hello" }));
+  try {
+    for (const [session, destination] of [["file", "localSettings"], ["memory", "session"]]) {
+      const qid = await open(session, kept(destination));
+      const r = await cli(owner, ["answer", qid, "--keep", lastingId(kept(destination))]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /The agent took it/);
+    }
+    const made = await cli(owner, ["answer", await open("made", kept("localSettings")), "--keep", `keep-${"2".repeat(16)}`]);
+    assert.equal(made.code, 1);
+    assert.ok(oneLine(made.stderr), made.stderr);
+    assert.match(made.stderr, /does not offer that choice/);
+
+    const listed = await cli(owner, ["tasks", "--rules"], { COLUMNS: "120" });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /Bash\(npm test \*\)  \(in force\)\n  kept in this project's \.claude\/settings\.local\.json, until it is taken back: it outlives the task\n  granted by the owner on box/);
+    assert.match(listed.stdout, /kept in this session only, in the agent's memory, until the session ends/);
+    const rules = JSON.parse((await cli(owner, ["rules", "--json"])).stdout).rules;
+    const [file, memory] = rules;
+    const back = await cli(owner, ["rules", "revoke", file.rule_id]);
+    assert.equal(back.code, 0, back.stderr);
+    assert.match(back.stdout, /^Asked to take back Bash\(npm test \*\) from this project's \.claude\/settings\.local\.json on box…\nTaken back: removed Bash\(npm test \*\) from \/w\/\.claude\/settings\.local\.json\.\n$/);
+    assert.match((await cli(owner, ["rules"])).stdout, /\(taken back\)/);
+    const session = await cli(owner, ["rules", "revoke", memory.rule_id]);
+    assert.equal(session.code, 1);
+    assert.equal(session.stdout, "");
+    assert.ok(oneLine(session.stderr), session.stderr);
+    assert.match(session.stderr, /lasts only for its session/);
+  } finally {
+    ws.close();
+  }
 });

@@ -75,8 +75,14 @@ pub enum Command {
     /// The live tasks and whether they wait for you; `mute` silences one
     /// for a while (its questions stay listed and ring nobody).
     #[command(after_help = "  needs-you tasks --json | jq '.tasks[].name'\n  \
+        needs-you tasks --rules\n  \
         needs-you tasks mute 'api refactor' --for 30m")]
     Tasks(TasksArgs),
+    /// The lasting rules granted from afar ("don't ask again"), those of
+    /// ended tasks too; `revoke` takes one back out of the settings file it
+    /// was written to, through its task's relay.
+    #[command(after_help = "  needs-you rules\n  needs-you rules revoke rul_5c0e...")]
+    Rules(RulesArgs),
     /// Answer a question from here: a reply's text is typed into the agent's
     /// tmux pane (Enter a second later); a permission is allowed once or
     /// denied, a dialog's options chosen, through the agent's own hook or
@@ -90,8 +96,12 @@ pub enum Command {
         /// The question's id (from `needs-you ls`).
         question: String,
         /// Allow the permission, this request once.
-        #[arg(long, conflicts_with_all = ["deny", "choose"])]
+        #[arg(long, conflicts_with_all = ["deny", "choose", "keep"])]
         allow: bool,
+        /// Allow the permission with one of its lasting choices ("don't ask
+        /// again"), by its id (`ls --json`'s `decisions`).
+        #[arg(long, value_name = "CHOICE", conflicts_with_all = ["deny", "choose"])]
+        keep: Option<String>,
         /// Deny the permission, with a message for the agent if given.
         #[arg(long, value_name = "MESSAGE", num_args = 0..=1, default_missing_value = "",
               conflicts_with = "choose")]
@@ -189,6 +199,9 @@ pub struct RunOptions {
 pub struct TasksArgs {
     #[arg(long)]
     pub json: bool,
+    /// With each task's rules granted from afar.
+    #[arg(long)]
+    pub rules: bool,
     #[command(subcommand)]
     pub action: Option<TaskAction>,
 }
@@ -205,6 +218,23 @@ pub enum TaskAction {
     },
     /// End a task's mute.
     Unmute { task: String },
+}
+
+#[derive(Debug, PartialEq, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct RulesArgs {
+    #[arg(long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub action: Option<RuleAction>,
+}
+
+#[derive(Debug, PartialEq, Subcommand)]
+pub enum RuleAction {
+    /// Take a rule back (its id, from `needs-you rules`): its task's relay
+    /// removes it from the file it was written to, while it is still there
+    /// as written.
+    Revoke { rule: String },
 }
 
 #[derive(Debug, PartialEq, Args)]
@@ -471,6 +501,13 @@ mod tests {
         };
         assert_eq!(choose, ["Postgres", "Login|Search"]);
         assert!(p(&["answer", "q_1", "--allow", "--deny"]).is_err());
+        assert!(p(&["answer", "q_1", "--allow", "--keep", "keep-0"]).is_err());
+        assert!(p(&["answer", "q_1", "--keep", "keep-0", "--deny"]).is_err());
+        let Command::Answer { keep, .. } = p(&["answer", "q_1", "--keep", "keep-0"]).unwrap()
+        else {
+            panic!("answer")
+        };
+        assert_eq!(keep.as_deref(), Some("keep-0"));
     }
 
     #[test]
@@ -493,9 +530,10 @@ mod tests {
         );
         assert!(p(&["ls", "--watch", "--json"]).is_err());
         assert_eq!(
-            p(&["tasks"]).unwrap(),
+            p(&["tasks", "--rules"]).unwrap(),
             Command::Tasks(TasksArgs {
                 json: false,
+                rules: true,
                 action: None
             })
         );
@@ -503,6 +541,7 @@ mod tests {
             p(&["tasks", "mute", "api", "--for", "30m"]).unwrap(),
             Command::Tasks(TasksArgs {
                 json: false,
+                rules: false,
                 action: Some(TaskAction::Mute {
                     task: "api".into(),
                     for_s: 1800

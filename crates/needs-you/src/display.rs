@@ -3,10 +3,41 @@
 //! JSON and the time come in, the text goes out.
 
 use needs_you_core::afar::Afar;
-use needs_you_core::api::{Channel, Device, Listed, Task, TaskState, TestResult};
+use needs_you_core::api::{Channel, Device, Listed, Rule, RuleState, Task, TaskState, TestResult};
 use needs_you_core::{Cli, Terminal};
 
 use crate::term::cut;
+
+/// The rules granted from afar, one a paragraph: the rule, where it is kept
+/// and for how long, who granted it where, and where it is now.
+pub fn rules(rows: &[Rule], now: f64) -> String {
+    if rows.is_empty() {
+        return "No rules granted from afar.\n".into();
+    }
+    let mut out = String::new();
+    for r in rows {
+        let state = match r.state {
+            RuleState::Granted => "in force",
+            RuleState::Revoking => "being taken back",
+            RuleState::Revoked => "taken back",
+            RuleState::Gone => "no longer there as written",
+        };
+        out.push_str(&format!(
+            "{}  {}  ({state})\n  kept in {}, {}\n  granted by {} on {} {} ago\n",
+            r.rule_id,
+            r.rule,
+            r.place,
+            r.lasts,
+            r.granted_by,
+            r.host.as_deref().unwrap_or("?"),
+            age(r.granted_at as f64, now),
+        ));
+        if let Some(note) = &r.note {
+            out.push_str(&format!("  {note}\n"));
+        }
+    }
+    out
+}
 
 /// "12s", "3m", "2h", "4d".
 pub fn age(ms: f64, now: f64) -> String {

@@ -1,7 +1,7 @@
 //! `needs-you`: parse, then hand each command to its module (see `lib.rs`).
 
-use needs_you::cli::{self, ChannelAction, Command, DeviceAction, TaskAction};
-use needs_you::commands::{account, channels, codex, questions, run};
+use needs_you::cli::{self, ChannelAction, Command, DeviceAction, RuleAction, TaskAction};
+use needs_you::commands::{account, channels, codex, questions, rules, run};
 use needs_you::fail::Result;
 
 fn main() {
@@ -47,20 +47,25 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Codex { command } => codex::run(command),
         Command::Ls { watch, json } => questions::ls(watch, json),
         Command::Tasks(args) => match args.action {
-            None => questions::tasks(args.json),
+            None => questions::tasks(args.json, args.rules),
             Some(TaskAction::Mute { task, for_s }) => questions::mute(&task, for_s),
             Some(TaskAction::Unmute { task }) => questions::mute(&task, 0),
         },
         Command::Answer {
             question,
             allow,
+            keep,
             deny,
             choose,
             text,
         } => questions::answer(
             &question,
-            questions::Reply::from_args(allow, deny, choose, text)?,
+            questions::Reply::from_args(allow, keep, deny, choose, text)?,
         ),
+        Command::Rules(args) => match args.action {
+            None => rules::list(args.json),
+            Some(RuleAction::Revoke { rule }) => rules::revoke(&rule),
+        },
         Command::Dismiss { question } => questions::dismiss(&question),
         Command::Show { question, watch } => questions::show(&question, watch),
         Command::Devices(args) => match args.action {

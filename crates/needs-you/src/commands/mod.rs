@@ -5,6 +5,7 @@ pub mod account;
 pub mod channels;
 pub mod codex;
 pub mod questions;
+pub mod rules;
 pub mod run;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -142,13 +142,18 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
 }
 
 /// `tasks [--json]`.
-pub fn tasks(json_out: bool) -> Result<i32> {
+pub fn tasks(json_out: bool, with_rules: bool) -> Result<i32> {
     let (_, client) = logged_in()?;
     let tasks: Tasks = client.get("/v1/tasks")?;
     if json_out {
         print_json(&tasks);
     } else {
-        print!("{}", display::tasks(&tasks.tasks, now_ms(), term::width()));
+        let now = now_ms();
+        print!("{}", display::tasks(&tasks.tasks, now, term::width()));
+        if with_rules {
+            let rules: Vec<_> = tasks.tasks.iter().flat_map(|t| t.rules.clone()).collect();
+            print!("\n{}", display::rules(&rules, now));
+        }
     }
     Ok(exit::OK)
 }
@@ -241,6 +246,8 @@ pub fn dismiss(question: &str) -> Result<i32> {
 pub enum Reply {
     Text(String),
     Allow,
+    /// Allow with a lasting choice, by its id.
+    Keep(String),
     Deny(Option<String>),
     /// One entry per question; a multiple choice's labels joined by `|`.
     Choose(Vec<String>),
@@ -250,28 +257,37 @@ impl Reply {
     /// From the command line: exactly one of the four.
     pub fn from_args(
         allow: bool,
+        keep: Option<String>,
         deny: Option<String>,
         choose: Vec<String>,
         text: Vec<String>,
     ) -> Result<Reply> {
-        let given = [allow, deny.is_some(), !choose.is_empty(), !text.is_empty()];
+        let given = [
+            allow,
+            keep.is_some(),
+            deny.is_some(),
+            !choose.is_empty(),
+            !text.is_empty(),
+        ];
         match given.iter().filter(|g| **g).count() {
             1 => {}
             0 => {
                 return Err(Fail::new(
                     exit::USAGE,
-                    "`answer` needs the answer: a text, --allow, --deny or --choose",
+                    "`answer` needs the answer: a text, --allow, --keep, --deny or --choose",
                 ))
             }
             _ => {
                 return Err(Fail::new(
                     exit::USAGE,
-                    "`answer` takes one answer: a text, --allow, --deny or --choose",
+                    "`answer` takes one answer: a text, --allow, --keep, --deny or --choose",
                 ))
             }
         }
         Ok(if allow {
             Reply::Allow
+        } else if let Some(id) = keep {
+            Reply::Keep(id)
         } else if let Some(m) = deny {
             Reply::Deny(Some(m).filter(|m| !m.is_empty()))
         } else if !choose.is_empty() {
@@ -286,6 +302,10 @@ impl Reply {
             Reply::Text(text) => AnswerBody::Text { text },
             Reply::Allow => AnswerBody::Decision {
                 decision: Verdict::Allow,
+                message: None,
+            },
+            Reply::Keep(id) => AnswerBody::Decision {
+                decision: Verdict::Lasting(id),
                 message: None,
             },
             Reply::Deny(message) => AnswerBody::Decision {

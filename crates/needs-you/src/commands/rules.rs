@@ -1,0 +1,66 @@
+//! `rules`: the lasting rules granted from afar, and `rules revoke ID`,
+//! followed until the task's relay says how it went.
+
+use std::time::{Duration, Instant};
+
+use needs_you_core::api::{Rule, RuleState, Rules};
+
+use super::{logged_in, now_ms, path_part, print_json};
+use crate::display;
+use crate::fail::{exit, Fail, Result};
+
+/// How long `revoke` follows its rule: the relay answers in a moment when
+/// the agent's machine is connected; after that, it is taken back when it
+/// connects, which the page and `rules` show.
+const FOLLOW_FOR: Duration = Duration::from_secs(10);
+
+pub fn list(json_out: bool) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let rules: Rules = client.get("/v1/rules")?;
+    if json_out {
+        print_json(&rules);
+    } else {
+        print!("{}", display::rules(&rules.rules, now_ms()));
+    }
+    Ok(exit::OK)
+}
+
+pub fn revoke(rule_id: &str) -> Result<i32> {
+    let (_, client) = logged_in()?;
+    let asked: Rule = client.delete(&format!("/v1/rules/{}", path_part(rule_id)?))?;
+    println!(
+        "Asked to take back {} from {} on {}…",
+        asked.rule,
+        asked.place,
+        asked.host.as_deref().unwrap_or("the agent's machine")
+    );
+    let deadline = Instant::now() + FOLLOW_FOR;
+    loop {
+        let rules: Rules = client.get("/v1/rules")?;
+        let now = rules.rules.into_iter().find(|r| r.rule_id == asked.rule_id);
+        let Some(rule) = now else {
+            return Err(Fail::new(exit::REFUSED, "the rule is gone from the list"));
+        };
+        match rule.state {
+            RuleState::Revoked => {
+                println!("Taken back: {}.", rule.note.unwrap_or_default());
+                return Ok(exit::OK);
+            }
+            RuleState::Gone => {
+                println!("{}.", rule.note.unwrap_or_default());
+                return Ok(exit::OK);
+            }
+            RuleState::Granted => {
+                return Err(Fail::new(
+                    exit::REFUSED,
+                    format!("not taken back: {}", rule.note.unwrap_or_default()),
+                ))
+            }
+            RuleState::Revoking if Instant::now() >= deadline => {
+                println!("Its machine is not connected: the rule is taken back when it is.");
+                return Ok(exit::OK);
+            }
+            RuleState::Revoking => std::thread::sleep(Duration::from_millis(300)),
+        }
+    }
+}
