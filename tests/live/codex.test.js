@@ -176,7 +176,7 @@ async function runVars() {
     execFileSync(NEEDS_YOU, ["login", `${w.url}${link.pathname}${link.hash}`], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: runConfig } });
   }
   return { HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
-    XDG_CONFIG_HOME: runConfig, NEEDS_YOU_STATE_DIR: join(home, "state-run") };
+    XDG_CONFIG_HOME: runConfig, NEEDS_YOU_STATE_DIR: join(home, "state-run"), NEEDS_YOU_RECORD_DIR: recorded(home) };
 }
 
 /** `needs-you run -- codex` in a terminal of its own, at Codex's prompt. */
@@ -268,6 +268,55 @@ runTest("`needs-you run -- codex`: an approval is listed from Codex's own reques
   stopSharedServer();
   assert.ok(await waitFor(() => daemons() === "", 10_000), `no shared server before: ${daemons()}`);
   return runVars();
+});
+
+runTest("`needs-you run -- codex`: Codex's own \"don't ask again\" chosen from afar runs the command, the same command later asks nothing, and taken back from afar the rule leaves Codex's rules file", async (t) => {
+  const folder = join(cwd, "afar-kept");
+  mkdirSync(folder);
+  const command = `rm -rf ${folder}`;
+  const q = await approval(t, command, "clean the kept folder");
+  const keep = q.decisions.filter((d) => d.lasting);
+  assert.deepEqual(keep.map((d) => [d.rule, d.scope]), [[`commands that start with rm -rf ${folder}`, "codex_rules"]],
+    JSON.stringify(q.decisions));
+  const made = await answerFor(q, { decision: `keep-${"3".repeat(16)}`, digest: q.digest });
+  assert.deepEqual([made.status, made.body.error], [409, "not_offered"]);
+  model.next({ text: "Cleaned it for good." });
+  assert.equal((await answerFor(q, { decision: keep[0].id, digest: q.digest })).status, 201);
+  assert.ok(await waitFor(() => !existsSync(folder), 10_000), "the command ran");
+  await t.waitFor(/Cleaned it for good/);
+  await listUntil((l) => l.length === 0);
+  assert.ok(await waitFor(async () => (await answerRow(q))?.state === "taken", 5000), JSON.stringify(await answerRow(q)));
+
+  mkdirSync(folder);
+  model.next({ shell: command });
+  model.next({ text: "Cleaned it again." });
+  await t.type("clean it again");
+  await t.waitFor(/Cleaned it again/);
+  assert.equal(existsSync(folder), false, "ran with no dialog");
+  assert.deepEqual(await list(), []);
+  const rules = (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules;
+  const [rule] = rules.filter((r) => r.cli === "codex");
+  assert.deepEqual([rule.rule, rule.scope], [keep[0].rule, "codex_rules"]);
+  const file = join(codexHome, "rules", "default.rules");
+  const line = `prefix_rule(pattern=["rm", "-rf", "${folder}"], decision="allow")`;
+  assert.ok(readFileSync(file, "utf8").split("\n").includes(line), "Codex wrote its own rule");
+
+  // Taken back from afar: out of Codex's rules.
+  const back = await call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token });
+  assert.equal(back.status, 202, back.text);
+  const state = async () => (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules.find((r) => r.rule_id === rule.rule_id);
+  assert.ok(await waitFor(async () => (await state()).state === "revoked", 10_000), JSON.stringify(await state()));
+  assert.ok(!readFileSync(file, "utf8").includes(line), "removed from the rules file");
+  // Codex holds the amendment in memory for the session that made it (seen
+  // with 0.171.0): the same command still runs without asking there, and
+  // the note says so; a new session reads the rules file again.
+  assert.match((await state()).note, /the Codex session running now keeps it until it restarts/);
+  mkdirSync(folder);
+  model.next({ shell: command });
+  model.next({ text: "Cleaned it a third time." });
+  await t.type("clean it a third time");
+  await t.waitFor(/Cleaned it a third time/);
+  assert.equal(existsSync(folder), false);
 });
 
 runTest("`needs-you run -- codex`: answered in the terminal first, a late allow from afar runs nothing and is refused", async (t) => {

@@ -40,6 +40,9 @@ wire_enum! {
         Project = "project",
         /// The person's settings, for every project.
         User = "user",
+        /// Codex's exec-policy rules (`$CODEX_HOME/rules/`), for every
+        /// project.
+        CodexRules = "codex_rules",
     }
 }
 
@@ -56,6 +59,7 @@ impl Scope {
             Scope::ProjectLocal => "this project's .claude/settings.local.json",
             Scope::Project => "this project's .claude/settings.json, shared with the repository",
             Scope::User => "your ~/.claude/settings.json, for every project",
+            Scope::CodexRules => "Codex's rules (~/.codex/rules), for every project",
         }
     }
 
@@ -166,7 +170,7 @@ pub fn offered(request: &Request) -> Vec<Lasting> {
     {
         let offer = match s {
             _ if given => own_offer.clone(),
-            Value::String(_) => codex(request, s),
+            _ if request.tool.starts_with("codex.") => codex(request, s),
             _ => claude_code(s, switches_mode),
         };
         let Some(offer) = offer else {
@@ -223,7 +227,12 @@ fn claude_code(s: &Value, switches_mode: bool) -> Option<Offer> {
 /// Codex's `acceptForSession`: this command (or these files' changes)
 /// allowed for the rest of its session.
 fn codex(request: &Request, s: &Value) -> Option<Offer> {
-    use crate::classify::codex_app::{COMMAND_TOOL, FILE_CHANGE_TOOL, FOR_SESSION};
+    use crate::classify::codex_app::{policy_prefix, COMMAND_TOOL, FILE_CHANGE_TOOL, FOR_SESSION};
+    if let Some(prefix) = policy_prefix(s) {
+        let rule = format!("commands that start with {}", prefix.join(" "));
+        let label = format!("Allow, and don't ask again for {rule}");
+        return Some(Offer::lasting(id_of(s), &label, &rule, Scope::CodexRules));
+    }
     if s.as_str()? != FOR_SESSION {
         return None;
     }
@@ -298,9 +307,16 @@ pub struct Written {
     pub entries: Vec<String>,
 }
 
-/// What `suggestion` writes into a settings file; `None` for a session's
-/// (nothing is written) or one never offered.
+/// What `suggestion` writes into a settings or rules file; `None` for a
+/// session's (nothing is written) or one never offered.
 pub fn written(suggestion: &Value) -> Option<Written> {
+    if let Some(prefix) = crate::classify::codex_app::policy_prefix(suggestion) {
+        return Some(Written {
+            scope: Scope::CodexRules,
+            list: "rules".to_owned(),
+            entries: vec![codex_rule_line(&prefix)],
+        });
+    }
     let offer = claude_code(suggestion, false)?;
     let scope = offer.scope.filter(|s| s.written())?;
     let (list, entries) = match str_at(suggestion, "type")? {
@@ -343,6 +359,44 @@ pub fn without(settings: &Value, written: &Written) -> Option<(Value, Vec<String
         .and_then(|p| p.get_mut(&written.list))
     {
         l.retain(|i| !i.as_str().is_some_and(|i| there.iter().any(|e| e == i)));
+    }
+    Some((out, there))
+}
+
+/// The line Codex writes into its rules for an exec-policy amendment of
+/// `prefix` (seen with 0.171.0: `prefix_rule(pattern=["rm", "-rf", "/w"],
+/// decision="allow")`).
+pub fn codex_rule_line(prefix: &[String]) -> String {
+    let parts: Vec<String> = prefix
+        .iter()
+        .map(|p| Value::String(p.clone()).to_string())
+        .collect();
+    format!(
+        "prefix_rule(pattern=[{}], decision=\"allow\")",
+        parts.join(", ")
+    )
+}
+
+/// [`without`] for a rules file of lines: the text without the lines that
+/// are exactly `written`'s entries, and which were there; `None` when none
+/// is there any more as written.
+pub fn without_lines(text: &str, written: &Written) -> Option<(String, Vec<String>)> {
+    let there: Vec<String> = written
+        .entries
+        .iter()
+        .filter(|e| text.lines().any(|l| l.trim_end() == e.as_str()))
+        .cloned()
+        .collect();
+    if there.is_empty() {
+        return None;
+    }
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !there.iter().any(|e| l.trim_end() == e))
+        .collect();
+    let mut out = kept.join("\n");
+    if !out.is_empty() {
+        out.push('\n');
     }
     Some((out, there))
 }
@@ -459,6 +513,65 @@ mod tests {
         assert!(written(&session).is_none());
         let dirs = json!({"type": "addDirectories", "directories": ["/srv/data"], "destination": "userSettings"});
         assert_eq!(written(&dirs).unwrap().list, "additionalDirectories");
+    }
+
+    #[test]
+    fn codex_offers_its_own_policy_amendment() {
+        // Codex 0.171.0's command approval, as its app-server sent it.
+        let params = json!({"threadId": "t", "command": "/bin/bash -lc 'rm -rf /w/x'", "cwd": "/w",
+            "proposedExecpolicyAmendment": ["rm", "-rf", "/w/x"],
+            "availableDecisions": ["accept", {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/x"]}}, "cancel"]});
+        let asked = crate::classify::codex_app::asked(
+            crate::classify::codex_app::COMMAND_APPROVAL,
+            &params,
+            None,
+        )
+        .unwrap();
+        let got = offered(&asked.request);
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            got[0].offer.label,
+            "Allow, and don't ask again for commands that start with rm -rf /w/x"
+        );
+        assert_eq!(got[0].offer.scope, Some(Scope::CodexRules));
+        let keep = crate::afar::AnswerBody::Decision {
+            decision: crate::afar::Verdict::Lasting(got[0].offer.id.clone()),
+            message: None,
+        };
+        assert_eq!(
+            crate::classify::codex_app::response(&params, &keep).unwrap(),
+            json!({"decision": {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/x"]}}}),
+            "sent back as Codex offered it"
+        );
+        let other = crate::afar::AnswerBody::Decision {
+            decision: crate::afar::Verdict::Lasting(id_of(&json!("acceptForSession"))),
+            message: None,
+        };
+        assert_eq!(
+            crate::classify::codex_app::response(&params, &other),
+            None,
+            "not offered by this request"
+        );
+    }
+
+    #[test]
+    fn a_codex_rule_comes_out_of_its_rules_file_as_it_went_in() {
+        let s = json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/x \"y\""]}});
+        let w = written(&s).unwrap();
+        assert_eq!(
+            w.entries,
+            vec![
+                r#"prefix_rule(pattern=["rm", "-rf", "/w/x \"y\""], decision="allow")"#.to_owned()
+            ]
+        );
+        let text = format!(
+            "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n{}\n",
+            w.entries[0]
+        );
+        let (out, removed) = without_lines(&text, &w).unwrap();
+        assert_eq!(out, "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n");
+        assert_eq!(removed, w.entries);
+        assert!(without_lines(&out, &w).is_none(), "gone: left alone");
     }
 
     #[test]

@@ -424,6 +424,12 @@ impl Client<'_> {
     }
 
     fn on_request(&mut self, method: &str, id: &Value, params: &Value) -> Result<(), String> {
+        let name = format!("app_{}", method.replace('/', "_"));
+        crate::hook::record_as(
+            Cli::Codex,
+            &name,
+            &serde_json::json!({"method": method, "params": params}),
+        );
         let Some(thread) = codex_app::thread_of(params).map(str::to_owned) else {
             return Ok(());
         };
@@ -565,6 +571,18 @@ impl Client<'_> {
         let Some(result) = codex_app::response(&p.params, &h.answered.answer) else {
             return Ok(());
         };
+        // A rule Codex is about to write into its rules is recorded first,
+        // so that it can be taken back from afar.
+        if let Some(suggestion) = result.get("decision").filter(|d| d.is_object()) {
+            let task = crate::relay::task_key(&self.target);
+            crate::granted::record(
+                self.dir.path(),
+                &task,
+                &h.answered.answer_id,
+                suggestion,
+                &crate::granted::Places::here(std::path::Path::new(".")),
+            );
+        }
         let id: Value = serde_json::from_str(&h.request_id).unwrap_or(Value::Null);
         self.send(&json!({"id": id, "result": result}))?;
         h.answered.took();

@@ -35,14 +35,37 @@ struct Grant {
     written: Written,
 }
 
-/// The settings file Claude Code keeps a rule of `scope` in, for a session
-/// whose project folder is `cwd`.
-fn claude_settings_file(scope: Scope, cwd: &Path) -> Option<PathBuf> {
-    match scope {
-        Scope::Session => None,
-        Scope::ProjectLocal => Some(cwd.join(".claude/settings.local.json")),
-        Scope::Project => Some(cwd.join(".claude/settings.json")),
-        Scope::User => Some(crate::install::claude_settings_path()),
+/// Where a session's rules go: its project folder, Claude Code's user
+/// settings, Codex's home.
+pub struct Places {
+    pub cwd: PathBuf,
+    pub claude_user_settings: PathBuf,
+    pub codex_home: PathBuf,
+}
+
+impl Places {
+    /// For a session in `cwd`, as this process's environment says.
+    pub fn here(cwd: &Path) -> Places {
+        Places {
+            cwd: cwd.to_owned(),
+            claude_user_settings: crate::install::claude_settings_path(),
+            codex_home: match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+                Some(h) => PathBuf::from(h),
+                None => crate::install::home().join(".codex"),
+            },
+        }
+    }
+
+    /// The file a rule of `scope` is kept in: Claude Code's settings, or
+    /// Codex's rules.
+    fn file_for(&self, scope: Scope) -> Option<PathBuf> {
+        match scope {
+            Scope::Session => None,
+            Scope::CodexRules => Some(self.codex_home.join("rules/default.rules")),
+            Scope::ProjectLocal => Some(self.cwd.join(".claude/settings.local.json")),
+            Scope::Project => Some(self.cwd.join(".claude/settings.json")),
+            Scope::User => Some(self.claude_user_settings.clone()),
+        }
     }
 }
 
@@ -64,15 +87,15 @@ fn write(dir: &Path, grants: &[Grant]) -> std::io::Result<()> {
     write_private(&dir.join(FILE), text)
 }
 
-/// Records what Claude Code is about to write for `answer_id`'s lasting
-/// choice `suggestion`, in the session of folder `cwd`; nothing for a
-/// session's rule. Called before the hook hands the choice on, so that a
-/// rule in a file is never one this machine cannot take back.
-pub fn record(dir: &Path, task: &str, answer_id: &str, suggestion: &Value, cwd: &Path) {
+/// Records what the CLI is about to write for `answer_id`'s lasting choice
+/// `suggestion`, in the session's `places`; nothing for a session's rule.
+/// Called before the choice is handed on, so that a rule in a file is never
+/// one this machine cannot take back.
+pub fn record(dir: &Path, task: &str, answer_id: &str, suggestion: &Value, places: &Places) {
     let Some(written) = lasting::written(suggestion) else {
         return;
     };
-    let Some(file) = claude_settings_file(written.scope, cwd) else {
+    let Some(file) = places.file_for(written.scope) else {
         return;
     };
     let mut grants = read(dir);
@@ -115,12 +138,63 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
     };
     let grant = grants[at].clone();
     let shown = grant.file.display();
-    let entries = grant.written.entries.join(", ");
     let text = match std::fs::read_to_string(&grant.file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return reply(RevokeOutcome::Failed, format!("cannot read {shown}: {e}")),
     };
+    let outcome = if grant.written.scope == Scope::CodexRules {
+        take_out_lines(&grant, &text, &reply)
+    } else {
+        take_out_of_json(&grant, &text, &reply)
+    };
+    // Kept while it could not be taken back: the person may try again.
+    if outcome.outcome != RevokeOutcome::Failed {
+        grants.remove(at);
+        if let Err(e) = write(dir, &grants) {
+            crate::say(format!("could not update the rules granted from afar: {e}"));
+        }
+    }
+    outcome
+}
+
+/// Codex's rules: lines, removed when still there as written.
+fn take_out_lines(
+    grant: &Grant,
+    text: &str,
+    reply: &dyn Fn(RevokeOutcome, String) -> Revoked,
+) -> Revoked {
+    let shown = grant.file.display();
+    let entries = grant.written.entries.join(", ");
+    match lasting::without_lines(text, &grant.written) {
+        None => reply(
+            RevokeOutcome::Gone,
+            format!("{entries} is no longer in {shown} as written: left alone"),
+        ),
+        // Codex holds an amendment in memory for the session that made it
+        // (seen with 0.171.0): the file is what new sessions read.
+        Some((out, removed)) => match replace(&grant.file, &out) {
+            Ok(()) => reply(
+                RevokeOutcome::Removed,
+                format!(
+                    "removed {} from {shown}; the Codex session running now keeps it until it restarts",
+                    removed.join(", ")
+                ),
+            ),
+            Err(e) => reply(RevokeOutcome::Failed, format!("cannot write {shown}: {e}")),
+        },
+    }
+}
+
+/// Claude Code's settings: entries of a list in JSON, removed when still
+/// there as written.
+fn take_out_of_json(
+    grant: &Grant,
+    text: &str,
+    reply: &dyn Fn(RevokeOutcome, String) -> Revoked,
+) -> Revoked {
+    let shown = grant.file.display();
+    let entries = grant.written.entries.join(", ");
     let settings = match text.trim() {
         "" => Value::Object(Default::default()),
         t => match serde_json::from_str::<Value>(t) {
@@ -133,7 +207,7 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
             }
         },
     };
-    let outcome = match lasting::without(&settings, &grant.written) {
+    match lasting::without(&settings, &grant.written) {
         None => reply(
             RevokeOutcome::Gone,
             format!("{entries} is no longer in {shown} as written: left alone"),
@@ -148,12 +222,7 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
                 format!("removed {} from {shown}", removed.join(", ")),
             )
         }
-    };
-    grants.remove(at);
-    if let Err(e) = write(dir, &grants) {
-        crate::say(format!("could not update the rules granted from afar: {e}"));
     }
-    outcome
 }
 
 /// Writes `body` in place of `file`, keeping its permissions.
@@ -172,6 +241,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn places(cwd: &Path) -> Places {
+        Places {
+            cwd: cwd.to_owned(),
+            claude_user_settings: cwd.join("user-settings.json"),
+            codex_home: cwd.join("codex-home"),
+        }
+    }
+
     #[test]
     fn a_rule_recorded_is_taken_back_from_its_file_once() {
         let dir = tempfile::tempdir().unwrap();
@@ -180,7 +257,7 @@ mod tests {
         let file = cwd.join(".claude/settings.local.json");
         let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
                           "behavior": "allow", "destination": "localSettings"});
-        record(dir.path(), "t1", "ans_1", &rule, &cwd);
+        record(dir.path(), "t1", "ans_1", &rule, &places(&cwd));
         assert!(holds_any(dir.path(), "t1") && !holds_any(dir.path(), "t2"));
         // What Claude Code writes.
         std::fs::write(
@@ -211,6 +288,29 @@ mod tests {
     }
 
     #[test]
+    fn a_codex_rule_is_taken_back_out_of_its_rules_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("codex");
+        std::fs::create_dir_all(home.join("rules")).unwrap();
+        let s = json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/x"]}});
+        let mut at = places(dir.path());
+        at.codex_home = home.clone();
+        record(dir.path(), "t", "ans_c", &s, &at);
+        let file = home.join("rules/default.rules");
+        std::fs::write(
+            &file,
+            "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\nprefix_rule(pattern=[\"rm\", \"-rf\", \"/w/x\"], decision=\"allow\")\n",
+        )
+        .unwrap();
+        let r = revoke(dir.path(), "t", "rul_c", "ans_c");
+        assert_eq!(r.outcome, RevokeOutcome::Removed, "{}", r.note);
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n"
+        );
+    }
+
+    #[test]
     fn a_rule_changed_by_hand_is_left_alone() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path().join("p");
@@ -218,7 +318,7 @@ mod tests {
         let file = cwd.join(".claude/settings.local.json");
         let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
                           "behavior": "allow", "destination": "localSettings"});
-        record(dir.path(), "t", "ans_2", &rule, &cwd);
+        record(dir.path(), "t", "ans_2", &rule, &places(&cwd));
         let by_hand = r#"{"permissions": {"allow": ["Bash(npm test)"]}}"#;
         std::fs::write(&file, by_hand).unwrap();
         let r = revoke(dir.path(), "t", "rul_2", "ans_2");
@@ -227,7 +327,7 @@ mod tests {
         // A session's rule is never recorded.
         let session = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
                              "behavior": "allow", "destination": "session"});
-        record(dir.path(), "t", "ans_3", &session, &cwd);
+        record(dir.path(), "t", "ans_3", &session, &places(&cwd));
         assert!(!holds_any(dir.path(), "t"));
     }
 }

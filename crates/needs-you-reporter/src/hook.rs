@@ -50,13 +50,18 @@ fn read_event() -> Result<Value, String> {
 /// records the real CLIs' payloads this way, and the core crate's tests read
 /// them as fixtures. Unset, it costs one environment look-up.
 fn record(cli: Cli, event: &Value) {
-    let Some(dir) = std::env::var_os("NEEDS_YOU_RECORD_DIR") else {
-        return;
-    };
     let name = ["hook_event_name", "event"]
         .iter()
         .find_map(|k| event.get(k).and_then(Value::as_str))
         .unwrap_or("unknown");
+    record_as(cli, name, event);
+}
+
+/// [`record`]'s file for `name`: also the Codex client's server requests.
+pub(crate) fn record_as(cli: Cli, name: &str, event: &Value) {
+    let Some(dir) = std::env::var_os("NEEDS_YOU_RECORD_DIR") else {
+        return;
+    };
     if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return;
     }
@@ -283,12 +288,13 @@ fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Va
             event.get("cwd").and_then(Value::as_str),
         ) {
             let task = relay::task_key(&target);
+            let places = crate::granted::Places::here(cwd.as_ref());
             crate::granted::record(
                 dir.path(),
                 &task,
                 &answered.answer_id,
                 &l.suggestion,
-                cwd.as_ref(),
+                &places,
             );
         }
     }

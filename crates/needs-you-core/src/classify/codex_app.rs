@@ -71,18 +71,38 @@ pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<As
         _ => return None,
     };
     let mut request = Request::new(tool, &Value::Object(input));
-    if offers(params, FOR_SESSION) {
-        request.lasting = vec![Value::String(FOR_SESSION.to_owned())];
-    }
+    request.lasting = lasting_offered(params);
     Some(Asked {
         kind: Kind::Permission,
         request,
     })
 }
 
-/// Codex's lasting choice: this very request, allowed for the rest of the
-/// session without asking again (its TUI's "don't ask again").
+/// A Codex lasting choice: this very request, allowed for the rest of the
+/// session without asking again.
 pub const FOR_SESSION: &str = "acceptForSession";
+/// The other: commands that start with the request's own prefix allowed
+/// from now on, written into Codex's rules (its TUI's "Yes, and don't ask
+/// again for commands that start with …", seen with 0.171.0).
+pub const AMEND_POLICY: &str = "acceptWithExecpolicyAmendment";
+
+/// The lasting choices the request's `availableDecisions` name, as given:
+/// `acceptForSession`, and an exec-policy amendment.
+fn lasting_offered(params: &Value) -> Vec<Value> {
+    let Some(Value::Array(list)) = params.get("availableDecisions") else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter(|d| d.as_str() == Some(FOR_SESSION) || d.get(AMEND_POLICY).is_some())
+        .take(crate::lasting::MAX_SUGGESTIONS)
+        .cloned()
+        .collect()
+}
+
+/// The exec-policy amendment's command prefix, from a suggestion.
+pub fn policy_prefix(suggestion: &Value) -> Option<Vec<String>> {
+    crate::lasting::strings_at(suggestion.get(AMEND_POLICY)?, "execpolicy_amendment")
+}
 
 /// Whether the request's `availableDecisions` name `decision` as a plain
 /// choice; a request that names none offers the plain ones.
@@ -167,9 +187,13 @@ pub fn response(params: &Value, answer: &AnswerBody) -> Option<Value> {
     let chosen = match decision {
         Verdict::Allow => Some("accept").filter(offered),
         Verdict::Deny => ["decline", "cancel"].into_iter().find(offered),
-        Verdict::Lasting(id) => Some(FOR_SESSION)
-            .filter(|d| *id == crate::lasting::id_of(&Value::String((*d).to_owned())))
-            .filter(offered),
+        Verdict::Lasting(id) => {
+            // Only one this very request offers, sent back as it came.
+            let chosen = lasting_offered(params)
+                .into_iter()
+                .find(|s| crate::lasting::id_of(s) == *id)?;
+            return Some(serde_json::json!({ "decision": chosen }));
+        }
     }?;
     Some(serde_json::json!({ "decision": chosen }))
 }
