@@ -380,6 +380,9 @@ impl Waiters {
             (Ok(_), Ok(Took { code: Some(c), .. })) if c == Refusal::Spent.code() => {
                 Err(NotHanded::Refused(Refusal::Spent))
             }
+            (Ok(_), Ok(Took { code: Some(c), .. })) if c == Refusal::NotOffered.code() => {
+                Err(NotHanded::Refused(Refusal::NotOffered))
+            }
             _ => Err(NotHanded::Why(
                 "the agent did not take it: its dialog closed first".into(),
             )),
@@ -455,6 +458,44 @@ mod tests {
         let fresh = waiting("d1");
         assert_eq!(waiters.hand("s1", "d1", "ans_2", &allow()), Ok(()));
         assert_eq!(fresh.join().unwrap(), Some(allow()));
+    }
+
+    #[test]
+    fn a_lasting_choice_is_taken_only_if_the_waiter_s_own_dialog_offers_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("relay.sock");
+        let waiters = Waiters::listen(&path).unwrap();
+        let rule = serde_json::json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                                      "behavior": "allow", "destination": "localSettings"});
+        let mut own = takeable("d1");
+        own.request.lasting = vec![rule.clone()];
+        let waiting = || {
+            let (path, own) = (path.clone(), own.clone());
+            std::thread::spawn(move || {
+                wait(&path, "s1", &own, None).map(|a| {
+                    let answer = a.answer.clone();
+                    a.took();
+                    answer
+                })
+            })
+        };
+        let keep = |id: String| AnswerBody::Decision {
+            decision: Verdict::Lasting(id),
+            message: None,
+        };
+        let mut wider = rule.clone();
+        wider["rules"][0] = serde_json::json!({"toolName": "Bash"});
+        let first = waiting();
+        let made_up = keep(needs_you_core::lasting::id_of(&wider));
+        assert_eq!(
+            waiters.hand("s1", "d1", "ans_1", &made_up),
+            Err(NotHanded::Refused(Refusal::NotOffered))
+        );
+        assert_eq!(first.join().unwrap(), None, "nothing handed on");
+        let second = waiting();
+        let offered = keep(needs_you_core::lasting::id_of(&rule));
+        assert_eq!(waiters.hand("s1", "d1", "ans_2", &offered), Ok(()));
+        assert_eq!(second.join().unwrap(), Some(offered));
     }
 
     #[test]
