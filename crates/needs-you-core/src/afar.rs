@@ -213,6 +213,14 @@ fn write_canonical(v: &Value, out: &mut String) {
     }
 }
 
+/// The id of the lasting choice that applies `suggestion`: `keep-` and the
+/// first 16 hex digits of its [`digest`]. Any machine finds the same id for
+/// the same suggestion, whatever order its keys came in
+/// ([`crate::lasting`]).
+pub fn lasting_id(suggestion: &Value) -> String {
+    format!("keep-{}", &digest("lasting", suggestion)[..16])
+}
+
 /// Whether `digest` could be one of [`digest`]'s: 64 lower-case hex digits.
 pub fn is_digest(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))

@@ -19,14 +19,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::afar;
 use crate::request::Request;
 use crate::text;
 
 /// Most lasting choices one permission offers.
 pub const MAX_LASTING: usize = 4;
-/// Most suggestions a request carries, as the CLI gave them.
-pub const MAX_SUGGESTIONS: usize = 8;
 
 wire_enum! {
     /// Where a lasting rule is kept, and so how long it lasts.
@@ -135,12 +132,8 @@ pub struct Lasting {
     pub suggestion: Value,
 }
 
-/// The id of the choice that applies `suggestion`: `keep-` and the first 16
-/// hex digits of its digest. Any machine finds the same id for the same
-/// suggestion, whatever order its keys came in.
-pub fn id_of(suggestion: &Value) -> String {
-    format!("keep-{}", &afar::digest("lasting", suggestion)[..16])
-}
+/// The id of the choice that applies `suggestion` ([`crate::afar::lasting_id`]).
+pub use crate::afar::lasting_id as id_of;
 
 /// Whether `id` could name a lasting choice at all.
 pub fn is_lasting_id(id: &str) -> bool {
@@ -254,17 +247,12 @@ fn codex(request: &Request, s: &Value) -> Option<Offer> {
     Some(Offer::lasting(id_of(s), &label, &rule, Scope::Session))
 }
 
-/// The tool name of OpenCode's permission requests.
-const OPENCODE_PERMISSION: &str = "opencode.permission";
-
-/// OpenCode's `always`, as a suggestion: `{"reply": "always", "patterns"}`
-/// from the request's own `always` patterns.
+/// OpenCode's `always`, as a suggestion, from its request's own patterns.
 fn opencode_always(request: &Request) -> Option<Value> {
-    if request.tool != OPENCODE_PERMISSION {
-        return None;
-    }
-    let patterns = strings_at(&request.input, "always")?;
-    Some(serde_json::json!({"reply": "always", "patterns": patterns}))
+    use crate::classify::normalized::{opencode_always, OPENCODE_PERMISSION};
+    (request.tool == OPENCODE_PERMISSION)
+        .then(|| opencode_always(&request.input))
+        .flatten()
 }
 
 /// OpenCode's "always": the request's patterns allowed until OpenCode quits.

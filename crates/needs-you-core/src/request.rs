@@ -24,6 +24,8 @@ use crate::afar;
 /// The largest request carried whole, as JSON: it and the rest of its report
 /// fit the Worker's 32 KiB body.
 pub const MAX_REQUEST_BYTES: usize = 24 * 1024;
+/// Most lasting choices a request carries, as the CLI suggested them.
+pub const MAX_SUGGESTIONS: usize = 8;
 
 /// A tool and its input, as the CLI gave them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,7 +74,7 @@ impl Request {
         let input = obj.get("input").cloned().unwrap_or(Value::Null);
         let lasting = match obj.get("lasting") {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(l)) if l.len() <= crate::lasting::MAX_SUGGESTIONS => l.clone(),
+            Some(Value::Array(l)) if l.len() <= MAX_SUGGESTIONS => l.clone(),
             Some(_) => {
                 return Err("`request.lasting` must be a list of at most 8 suggestions");
             }

@@ -425,7 +425,7 @@ impl Client<'_> {
 
     fn on_request(&mut self, method: &str, id: &Value, params: &Value) -> Result<(), String> {
         let name = format!("app_{}", method.replace('/', "_"));
-        crate::hook::record_as(
+        crate::record::named(
             Cli::Codex,
             &name,
             &serde_json::json!({"method": method, "params": params}),

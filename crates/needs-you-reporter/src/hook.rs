@@ -45,32 +45,6 @@ fn read_event() -> Result<Value, String> {
     serde_json::from_slice(&buf).map_err(|e| format!("stdin is not a JSON event: {e}"))
 }
 
-/// With `NEEDS_YOU_RECORD_DIR` set, keeps the last event of each kind that
-/// the CLI sent, as `<cli>.<event>.json` in that folder: the live suite
-/// records the real CLIs' payloads this way, and the core crate's tests read
-/// them as fixtures. Unset, it costs one environment look-up.
-fn record(cli: Cli, event: &Value) {
-    let name = ["hook_event_name", "event"]
-        .iter()
-        .find_map(|k| event.get(k).and_then(Value::as_str))
-        .unwrap_or("unknown");
-    record_as(cli, name, event);
-}
-
-/// [`record`]'s file for `name`: also the Codex client's server requests.
-pub(crate) fn record_as(cli: Cli, name: &str, event: &Value) {
-    let Some(dir) = std::env::var_os("NEEDS_YOU_RECORD_DIR") else {
-        return;
-    };
-    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        return;
-    }
-    let path = PathBuf::from(dir).join(format!("{cli}.{name}.json"));
-    let text = serde_json::to_string_pretty(event).unwrap_or_default() + "\n";
-    // Prompts and tool output: private, like everything in the state directory.
-    let _ = crate::state::write_private(&path, text);
-}
-
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
     if let Err(msg) = decide_and_hand_off(cli, state_dir) {
         crate::say(msg);
@@ -79,7 +53,7 @@ pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
 
 fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
     let event = read_event()?;
-    record(cli, &event);
+    crate::record::event(cli, &event);
     let classified = classify(cli, &event);
     if let Decision::Ignore { .. } = classified.decision {
         return Ok(());

@@ -27,6 +27,7 @@
 //! * [`awaiting`]: `__await`, a plugin's wait for its dialog's answer from afar.
 //! * [`codex_app`]: the second client of a Codex task's app-server, which
 //!   lists its approvals and answers them from afar through the protocol.
+//! * [`record`]: the CLIs' payloads kept for fixtures (`NEEDS_YOU_RECORD_DIR`).
 //! * [`relay`]: the detached relay that types answers from afar, and hands
 //!   decisions and choices to [`afar`]'s waiters.
 //! * [`granted`]: the lasting rules this machine wrote for answers from
@@ -52,6 +53,7 @@ pub mod parent;
 pub mod plan;
 pub mod procfs;
 pub mod questions;
+pub mod record;
 pub mod relay;
 pub mod send;
 pub mod state;

@@ -231,7 +231,7 @@ pub(super) fn takeable(event: &Value) -> Option<Takeable> {
 /// …"), as given; none if there are more than a request carries.
 fn suggestions(event: &Value) -> Vec<Value> {
     match event.get("permission_suggestions") {
-        Some(Value::Array(s)) if s.len() <= crate::lasting::MAX_SUGGESTIONS => s.clone(),
+        Some(Value::Array(s)) if s.len() <= crate::request::MAX_SUGGESTIONS => s.clone(),
         _ => Vec::new(),
     }
 }

@@ -94,14 +94,22 @@ fn lasting_offered(params: &Value) -> Vec<Value> {
     };
     list.iter()
         .filter(|d| d.as_str() == Some(FOR_SESSION) || d.get(AMEND_POLICY).is_some())
-        .take(crate::lasting::MAX_SUGGESTIONS)
+        .take(crate::request::MAX_SUGGESTIONS)
         .cloned()
         .collect()
 }
 
 /// The exec-policy amendment's command prefix, from a suggestion.
 pub fn policy_prefix(suggestion: &Value) -> Option<Vec<String>> {
-    crate::lasting::strings_at(suggestion.get(AMEND_POLICY)?, "execpolicy_amendment")
+    let prefix = suggestion
+        .get(AMEND_POLICY)?
+        .get("execpolicy_amendment")?
+        .as_array()?;
+    let prefix: Option<Vec<String>> = prefix
+        .iter()
+        .map(|p| p.as_str().map(str::to_owned))
+        .collect();
+    prefix.filter(|p| !p.is_empty())
 }
 
 /// Whether the request's `availableDecisions` name `decision` as a plain
@@ -191,7 +199,7 @@ pub fn response(params: &Value, answer: &AnswerBody) -> Option<Value> {
             // Only one this very request offers, sent back as it came.
             let chosen = lasting_offered(params)
                 .into_iter()
-                .find(|s| crate::lasting::id_of(s) == *id)?;
+                .find(|s| crate::afar::lasting_id(s) == *id)?;
             return Some(serde_json::json!({ "decision": chosen }));
         }
     }?;

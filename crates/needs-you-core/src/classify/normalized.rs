@@ -157,14 +157,26 @@ pub fn opencode_reply(answer: &AnswerBody, request: &crate::request::Request) ->
             None => json!({"reply": "reject"}),
         },
         Verdict::Lasting(id) => {
-            crate::lasting::find(request, id)?;
-            json!({"reply": "always"})
+            let own = opencode_always(&request.input)?;
+            (crate::afar::lasting_id(&own) == *id).then(|| json!({"reply": "always"}))?
         }
     })
 }
 
+/// OpenCode's own lasting choice for a permission `input`: its `always`
+/// patterns, as the suggestion `{"reply": "always", "patterns"}`.
+pub fn opencode_always(input: &Value) -> Option<Value> {
+    let patterns: Vec<&str> = input
+        .get("always")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    (!patterns.is_empty()).then(|| json!({"reply": "always", "patterns": patterns}))
+}
+
 /// The tool names under which OpenCode's requests are digested.
-pub(super) const OPENCODE_PERMISSION: &str = "opencode.permission";
+pub const OPENCODE_PERMISSION: &str = "opencode.permission";
 const OPENCODE_QUESTION: &str = "opencode.question";
 
 /// Fields of OpenCode's permission request that change nothing of what
