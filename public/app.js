@@ -564,7 +564,7 @@ function ruleRow(r, now) {
   what.textContent = `Allowed without asking: ${r.rule}. Kept in ${r.place}, ${r.lasts}. Granted by ${r.granted_by}${r.host ? ` on ${r.host}` : ""} ${ago(r.granted_at, now)}.`;
   li.append(what);
   const state = { revoking: "Being taken back: its machine removes it when it is connected.",
-    revoked: "Taken back.", gone: "No longer there as written: left alone." }[r.state];
+    revoked: "Taken back, its machine says.", gone: "Not found as written, its machine says: left alone." }[r.state];
   if (state || r.note) {
     const p = document.createElement("p");
     p.className = "rule-state";

@@ -8,13 +8,14 @@ use needs_you_core::api::{self, Right, RuleState};
 
 use crate::ids::now_ms;
 use crate::json::{ok, ApiError, ApiResult};
+use crate::limits::{self, Rate};
 use crate::store::{self, RevokeAsked};
 use crate::{auth, relay};
 
 /// `GET /v1/rules`: the owner's rules, oldest first.
 pub async fn list(req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
-    let rules = store::rules_of_owner(env, &person.owner_id, None).await?;
+    let rules = store::rules_of_owner(env, &person.owner_id, now_ms(), false).await?;
     ok(200, &api::Rules { rules })
 }
 
@@ -26,10 +27,12 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
 pub async fn revoke(req: Request, env: &Env, rule_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
     person.may(Right::Answer)?;
-    match store::ask_revoke(env, &person.owner_id, rule_id, now_ms()).await? {
+    limits::within_rate(env, Rate::Answers, &person.credential_hash).await?;
+    let now = now_ms();
+    match store::ask_revoke(env, &person.owner_id, rule_id, now).await? {
         RevokeAsked::Yes(revocation, task_id) => {
             relay::revoke(env, &task_id, &revocation).await;
-            let rule = store::rules_of_owner(env, &person.owner_id, None)
+            let rule = store::rules_of_owner(env, &person.owner_id, now, false)
                 .await?
                 .into_iter()
                 .find(|r| r.rule_id == rule_id)

@@ -91,7 +91,7 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
     let now = now_ms();
     let mut tasks = store::list_tasks(env, &person.owner_id, now).await?;
-    let rules = store::rules_of_owner(env, &person.owner_id, Some(now)).await?;
+    let rules = store::rules_of_owner(env, &person.owner_id, now, true).await?;
     store::on_their_tasks(&mut tasks, rules);
     ok(200, &api::Tasks { tasks })
 }

@@ -35,7 +35,11 @@ pub async fn list_page(env: &Env, owner_id: &str, now: f64) -> Result<ListPage> 
             stmt(&db, accounts::LIST_TASKS, &owner_now)?,
             stmt(&db, answers::ANSWERS_OF_OPEN, &[s(owner_id)])?,
             stmt(&db, questions::NEEDS_YOU_COUNT, &owner_now)?,
-            stmt(&db, super::rules::RULES_OF_OWNER, &owner_now)?,
+            stmt(
+                &db,
+                super::rules::RULES_OF_OWNER,
+                &[s(owner_id), n(now), n(1.0)],
+            )?,
         ])
         .await?;
     #[derive(serde::Deserialize)]

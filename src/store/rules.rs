@@ -29,29 +29,45 @@ WHERE a.id = ?1 AND a.task_id = ?2 AND ?3 = 'taken' AND a.state = 'taken'
   AND json_valid(a.body) AND json_extract(d.value, '$.id') = json_extract(a.body, '$.decision')
   AND json_extract(d.value, '$.lasting') AND json_extract(d.value, '$.rule') IS NOT NULL";
 
-/// The owner's rules, oldest first, of the live tasks only (`?2` now) or of
-/// all (`?2` null). Binds ?1 the owner id.
-pub(super) const RULES_OF_OWNER: &str = "
+/// A rule as every list shows it: asked back (`revoking`) only while its task
+/// lives, whose relay can still take it back; after, it is `granted` again,
+/// and says why. Binds ?2 now.
+macro_rules! rule_columns {
+    () => {
+        "
 SELECT r.id AS rule_id, r.task_id, r.question_id, r.cli, r.host, r.rule, r.label, r.scope, r.granted_at,
        CASE WHEN r.device_id IS NULL THEN 'the owner' ELSE coalesce((SELECT name FROM devices WHERE id = r.device_id), 'a removed device') END AS granted_by,
-       CASE WHEN r.ended_at IS NOT NULL THEN r.end_reason WHEN r.revoke_asked_at IS NOT NULL THEN 'revoking' ELSE 'granted' END AS state,
-       r.note
-FROM rules r JOIN tasks t ON t.id = r.task_id
-WHERE r.owner_id = ?1
-  AND (?2 IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)))
-ORDER BY r.granted_at";
+       CASE WHEN r.ended_at IS NOT NULL THEN r.end_reason
+            WHEN r.revoke_asked_at IS NOT NULL AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2) THEN 'revoking'
+            ELSE 'granted' END AS state,
+       CASE WHEN r.ended_at IS NULL AND r.revoke_asked_at IS NOT NULL AND NOT (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2))
+            THEN 'its task ended before its machine could take it back: remove it there by hand' ELSE r.note END AS note
+FROM rules r JOIN tasks t ON t.id = r.task_id"
+    };
+}
 
-/// The owner's rules of live tasks (`live_at` now), or all of them.
+/// The owner's rules, oldest first, of the live tasks only (?3 1) or of
+/// all (?3 0). Binds ?1 the owner id, ?2 now.
+pub(super) const RULES_OF_OWNER: &str = concat!(
+    rule_columns!(),
+    "
+WHERE r.owner_id = ?1
+  AND (?3 = 0 OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)))
+ORDER BY r.granted_at"
+);
+
+/// The owner's rules at `now`: of live tasks only, or all of them.
 pub async fn rules_of_owner(
     env: &Env,
     owner_id: &str,
-    live_at: Option<f64>,
+    now: f64,
+    live_only: bool,
 ) -> Result<Vec<api::Rule>> {
     let db = db(env)?;
     stmt(
         &db,
         RULES_OF_OWNER,
-        &[s(owner_id), live_at.map_or(JsValue::NULL, n)],
+        &[s(owner_id), n(now), n(if live_only { 1.0 } else { 0.0 })],
     )?
     .all()
     .await?
@@ -78,13 +94,13 @@ WHERE id = ?1 AND owner_id = ?2 AND ended_at IS NULL AND scope != 'session'
               AND (t.expires_at IS NULL OR t.expires_at > ?3))
 RETURNING task_id, answer_id";
 
-/// One of the owner's rules, whatever its state. Binds ?1 the rule id, ?2 the owner id.
-const RULE_OF_OWNER: &str = "
-SELECT r.id AS rule_id, r.task_id, r.question_id, r.cli, r.host, r.rule, r.label, r.scope, r.granted_at,
-       CASE WHEN r.device_id IS NULL THEN 'the owner' ELSE coalesce((SELECT name FROM devices WHERE id = r.device_id), 'a removed device') END AS granted_by,
-       CASE WHEN r.ended_at IS NOT NULL THEN r.end_reason WHEN r.revoke_asked_at IS NOT NULL THEN 'revoking' ELSE 'granted' END AS state,
-       r.note
-FROM rules r WHERE r.id = ?1 AND r.owner_id = ?2";
+/// One of the owner's rules, whatever its state. Binds ?1 the rule id, ?2
+/// now, ?3 the owner id.
+const RULE_OF_OWNER: &str = concat!(
+    rule_columns!(),
+    "
+WHERE r.id = ?1 AND r.owner_id = ?3"
+);
 
 /// What asking to take a rule back did.
 pub enum RevokeAsked {
@@ -102,7 +118,7 @@ pub async fn ask_revoke(env: &Env, owner_id: &str, rule_id: &str, now: f64) -> R
         .batch(vec![
             stmt(&db, ASK_REVOKE, &[s(rule_id), s(owner_id), n(now)])?,
             stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
-            stmt(&db, RULE_OF_OWNER, &[s(rule_id), s(owner_id)])?,
+            stmt(&db, RULE_OF_OWNER, &[s(rule_id), n(now), s(owner_id)])?,
         ])
         .await?;
     #[derive(Deserialize)]

@@ -477,7 +477,7 @@ test("a permission's lasting choice stands apart from Allow once, and takes a co
   assert.equal(await ruleRow.locator(".revoke").count(), 0, "asked once");
   ws.send(JSON.stringify({ type: "revoked", rule_id: got.find((m) => m.type === "revoke").rule_id, outcome: "removed",
     note: "removed Bash(npm test *) from /src/api/.claude/settings.local.json" }));
-  await waitFor(async () => /^.*Taken back\. removed Bash\(npm test \*\) from/.test(await ruleRow.textContent()), 10_000);
+  await waitFor(async () => /^.*Taken back, its machine says\. removed Bash\(npm test \*\) from/.test(await ruleRow.textContent()), 10_000);
   ws.close();
   assert.deepEqual(page.errors, []);
   await context.close();

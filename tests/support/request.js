@@ -26,7 +26,7 @@ export function takesRequest(takes, tool, input) {
   return { takes, digest: requestDigest(tool, input), request: { tool, input } };
 }
 
-/** The id of the lasting choice that applies `suggestion` (`keep-` and 16 hex digits). */
+/** The id of the lasting choice that applies `suggestion`: `keep-` and its digest. */
 export function lastingId(suggestion) {
-  return `keep-${requestDigest("lasting", suggestion).slice(0, 16)}`;
+  return `keep-${requestDigest("lasting", suggestion)}`;
 }

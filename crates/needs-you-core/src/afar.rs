@@ -60,7 +60,7 @@ pub enum Verdict {
 }
 
 /// Most bytes of a decision's id.
-const MAX_DECISION_BYTES: usize = 64;
+const MAX_DECISION_BYTES: usize = 80;
 
 impl Verdict {
     pub fn as_str(&self) -> &str {
@@ -213,12 +213,11 @@ fn write_canonical(v: &Value, out: &mut String) {
     }
 }
 
-/// The id of the lasting choice that applies `suggestion`: `keep-` and the
-/// first 16 hex digits of its [`digest`]. Any machine finds the same id for
-/// the same suggestion, whatever order its keys came in
-/// ([`crate::lasting`]).
+/// The id of the lasting choice that applies `suggestion`: `keep-` and its
+/// [`digest`], whole. Any machine finds the same id for the same
+/// suggestion, whatever order its keys came in ([`crate::lasting`]).
 pub fn lasting_id(suggestion: &Value) -> String {
-    format!("keep-{}", &digest("lasting", suggestion)[..16])
+    format!("keep-{}", digest("lasting", suggestion))
 }
 
 /// Whether `digest` could be one of [`digest`]'s: 64 lower-case hex digits.
@@ -566,7 +565,7 @@ mod tests {
             "read, and refused unless offered"
         );
         assert!(serde_json::from_value::<AnswerBody>(json!({"decision": ""})).is_err());
-        assert!(serde_json::from_value::<AnswerBody>(json!({"decision": "k".repeat(65)})).is_err());
+        assert!(serde_json::from_value::<AnswerBody>(json!({"decision": "k".repeat(81)})).is_err());
         assert!(serde_json::from_value::<AnswerBody>(json!({"choices": "OAuth"})).is_err());
     }
 

@@ -30,6 +30,9 @@ wire_enum! {
     Scope {
         /// In the agent's memory: it ends with its session.
         Session = "session",
+        /// In the agent's memory for every session of it: it ends when the
+        /// agent quits (OpenCode's `always`).
+        UntilQuit = "until_quit",
         /// The project's own, unshared settings (Claude Code's
         /// `.claude/settings.local.json`).
         ProjectLocal = "project_local",
@@ -46,13 +49,14 @@ wire_enum! {
 impl Scope {
     /// Whether the rule is in a file, and so outlives the task.
     pub fn written(self) -> bool {
-        self != Scope::Session
+        !matches!(self, Scope::Session | Scope::UntilQuit)
     }
 
     /// Where it is kept, in words: "this session", "this project's …".
     pub fn place(self) -> &'static str {
         match self {
             Scope::Session => "this session only, in the agent's memory",
+            Scope::UntilQuit => "the agent's memory, for all its sessions",
             Scope::ProjectLocal => "this project's .claude/settings.local.json",
             Scope::Project => "this project's .claude/settings.json, shared with the repository",
             Scope::User => "your ~/.claude/settings.json, for every project",
@@ -64,6 +68,7 @@ impl Scope {
     pub fn lasts(self) -> &'static str {
         match self {
             Scope::Session => "until the session ends",
+            Scope::UntilQuit => "until the agent quits",
             _ => "until it is taken back: it outlives the task",
         }
     }
@@ -137,45 +142,55 @@ pub use crate::afar::lasting_id as id_of;
 
 /// Whether `id` could name a lasting choice at all.
 pub fn is_lasting_id(id: &str) -> bool {
-    id.strip_prefix("keep-")
-        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+    id.strip_prefix("keep-").is_some_and(crate::afar::is_digest)
 }
 
 /// The lasting choices `request` offers, in the order its CLI suggested
 /// them, at most [`MAX_LASTING`]; none when it suggests nothing this module
-/// knows to be as narrow as the CLI's own dialog.
+/// knows to be as narrow as the CLI's own dialog. Each CLI's suggestions are
+/// read in its own shapes only, by the request's tool.
 pub fn offered(request: &Request) -> Vec<Lasting> {
-    let suggestions = &request.lasting;
-    // Claude Code offers a folder's access only together with a mode switch
-    // (one option of its dialog): alone it would be a choice it never made.
-    let switches_mode = suggestions
+    let pairs: Vec<(Value, Option<Offer>)> = if request.tool.starts_with("codex.") {
+        request
+            .lasting
+            .iter()
+            .map(|s| (s.clone(), codex(s)))
+            .collect()
+    } else if request.tool.starts_with("opencode.") {
+        // OpenCode's request names its own lasting choice in its input (so
+        // under the digest); nothing else is taken for it.
+        opencode_always(request)
+            .map(|s| {
+                let offer = opencode(&s, &request.input);
+                (s, offer)
+            })
+            .into_iter()
+            .collect()
+    } else if request
+        .lasting
         .iter()
-        .any(|s| str_at(s, "type") == Some("setMode"));
-    let mut out: Vec<Lasting> = Vec::new();
-    // OpenCode's request names its own lasting choice, in its input (so
-    // under the digest): the patterns that its "always" allows.
-    let own = opencode_always(request);
-    let own_offer = own.as_ref().and_then(opencode);
-    for (s, given) in own
-        .iter()
-        .map(|s| (s, true))
-        .chain(suggestions.iter().map(|s| (s, false)))
+        .any(|s| str_at(s, "type") == Some("setMode"))
     {
-        let offer = match s {
-            _ if given => own_offer.clone(),
-            _ if request.tool.starts_with("codex.") => codex(request, s),
-            _ => claude_code(s, switches_mode),
-        };
+        // Claude Code offers a mode switch together with other changes in
+        // one option of its dialog (a folder's access, seen with 2.1.332):
+        // which of them go with it is not in the payload, so none is offered.
+        Vec::new()
+    } else {
+        request
+            .lasting
+            .iter()
+            .map(|s| (s.clone(), claude_code(s)))
+            .collect()
+    };
+    let mut out: Vec<Lasting> = Vec::new();
+    for (suggestion, offer) in pairs {
         let Some(offer) = offer else {
             continue;
         };
         if out.iter().any(|l| l.offer.id == offer.id) {
             continue;
         }
-        out.push(Lasting {
-            offer,
-            suggestion: s.clone(),
-        });
+        out.push(Lasting { offer, suggestion });
         if out.len() == MAX_LASTING {
             break;
         }
@@ -191,7 +206,7 @@ pub fn find(request: &Request, id: &str) -> Option<Lasting> {
 /// A Claude Code `permission_suggestions` entry as a choice: `addRules`
 /// that allow, and `addDirectories`, kept in the session or one of its
 /// settings files.
-fn claude_code(s: &Value, switches_mode: bool) -> Option<Offer> {
+fn claude_code(s: &Value) -> Option<Offer> {
     let scope = match str_at(s, "destination")? {
         "session" => Scope::Session,
         "localSettings" => Scope::ProjectLocal,
@@ -206,7 +221,7 @@ fn claude_code(s: &Value, switches_mode: bool) -> Option<Offer> {
             let label = format!("Allow, and don't ask again for {rule}");
             (rule, label)
         }
-        "addDirectories" if !switches_mode => {
+        "addDirectories" => {
             let dirs = strings_at(s, "directories")?;
             let rule = format!("access to {}", dirs.join(", "));
             let label = format!("Allow, and always allow {rule}");
@@ -217,34 +232,30 @@ fn claude_code(s: &Value, switches_mode: bool) -> Option<Offer> {
     Some(Offer::lasting(id_of(s), &label, &rule, scope))
 }
 
-/// Codex's `acceptForSession`: this command (or these files' changes)
-/// allowed for the rest of its session.
-fn codex(request: &Request, s: &Value) -> Option<Offer> {
-    use crate::classify::codex_app::{policy_prefix, COMMAND_TOOL, FILE_CHANGE_TOOL, FOR_SESSION};
-    if let Some(prefix) = policy_prefix(s) {
-        let rule = format!("commands that start with {}", prefix.join(" "));
-        let label = format!("Allow, and don't ask again for {rule}");
-        return Some(Offer::lasting(id_of(s), &label, &rule, Scope::CodexRules));
+/// Codex's exec-policy amendment: commands that start with the request's
+/// own prefix, allowed from now on in its rules. (Its `acceptForSession`
+/// is not offered: its reach depends on the request, a command, a host or a
+/// set of permissions, and 0.171.0 did not offer it for a command.)
+fn codex(s: &Value) -> Option<Offer> {
+    let prefix = crate::classify::codex_app::policy_prefix(s)?;
+    let words: Vec<String> = prefix.iter().map(|w| shell_word(w)).collect();
+    let rule = format!("commands that start with {}", words.join(" "));
+    let label = format!("Allow, and don't ask again for {rule}");
+    Some(Offer::lasting(id_of(s), &label, &rule, Scope::CodexRules))
+}
+
+/// A word of a command as a shell would read it back: quoted when it holds
+/// anything but plain characters, so that `["git", "push origin"]` does not
+/// read as three words.
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,".contains(&b));
+    if plain {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
     }
-    if s.as_str()? != FOR_SESSION {
-        return None;
-    }
-    let rule = match request.tool.as_str() {
-        COMMAND_TOOL => format!("the command {}", str_at(&request.input, "command")?),
-        FILE_CHANGE_TOOL => {
-            let paths: Vec<&str> = request
-                .input
-                .get("changes")?
-                .as_array()?
-                .iter()
-                .filter_map(|c| str_at(c, "path"))
-                .collect();
-            format!("changes to {}", paths.join(", "))
-        }
-        _ => return None,
-    };
-    let label = format!("Allow, and don't ask again this session for {rule}");
-    Some(Offer::lasting(id_of(s), &label, &rule, Scope::Session))
 }
 
 /// OpenCode's `always`, as a suggestion, from its request's own patterns.
@@ -255,14 +266,17 @@ fn opencode_always(request: &Request) -> Option<Value> {
         .flatten()
 }
 
-/// OpenCode's "always": the request's patterns allowed until OpenCode quits.
-fn opencode(s: &Value) -> Option<Offer> {
-    if str_at(s, "reply")? != "always" {
-        return None;
-    }
-    let rule = strings_at(s, "patterns")?.join(", ");
+/// OpenCode's "always": the request's patterns of its kind of permission
+/// (`bash: git push *`, `edit: *`), allowed until OpenCode quits, for every
+/// session of it.
+fn opencode(s: &Value, input: &Value) -> Option<Offer> {
+    let patterns = strings_at(s, "patterns")?.join(", ");
+    let rule = match str_at(input, "permission").or_else(|| str_at(input, "type")) {
+        Some(kind) => format!("{kind}: {patterns}"),
+        None => patterns,
+    };
     let label = format!("Allow, and don't ask again for {rule}");
-    Some(Offer::lasting(id_of(s), &label, &rule, Scope::Session))
+    Some(Offer::lasting(id_of(s), &label, &rule, Scope::UntilQuit))
 }
 
 /// An `addRules` suggestion's rules as Claude Code writes them in its
@@ -305,7 +319,7 @@ pub fn written(suggestion: &Value) -> Option<Written> {
             entries: vec![codex_rule_line(&prefix)],
         });
     }
-    let offer = claude_code(suggestion, false)?;
+    let offer = claude_code(suggestion)?;
     let scope = offer.scope.filter(|s| s.written())?;
     let (list, entries) = match str_at(suggestion, "type")? {
         "addRules" => ("allow", claude_rules(suggestion)?),
@@ -450,6 +464,10 @@ mod tests {
                            {"type": "addDirectories", "directories": ["/var/tmp"], "destination": "session"}]);
         assert!(offered(&request(write)).is_empty());
         // Alone (in accept-edits mode), the folder's access is offered.
+        // Nor anything else beside a mode switch.
+        let with_rule = json!([{"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+                               {"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "session"}]);
+        assert!(offered(&request(with_rule)).is_empty());
         let folder = json!([{"type": "addDirectories", "directories": ["/var/tmp"], "destination": "session"}]);
         let got = offered(&request(folder));
         assert_eq!(
@@ -464,7 +482,6 @@ mod tests {
             json!({"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "policySettings"}),
             json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": 3}], "behavior": "allow", "destination": "session"}),
             json!("acceptForSession"), // not a Codex request
-            json!("acceptForSession-unknown"),
         ] {
             assert!(offered(&request(json!([never]))).is_empty(), "{never}");
         }
@@ -522,6 +539,8 @@ mod tests {
             "Allow, and don't ask again for commands that start with rm -rf /w/x"
         );
         assert_eq!(got[0].offer.scope, Some(Scope::CodexRules));
+        assert_eq!(shell_word("push origin"), "'push origin'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
         let keep = crate::afar::AnswerBody::Decision {
             decision: crate::afar::Verdict::Lasting(got[0].offer.id.clone()),
             message: None,
@@ -563,18 +582,13 @@ mod tests {
     }
 
     #[test]
-    fn codex_offers_this_request_for_its_session() {
+    fn codex_s_accept_for_session_is_not_offered() {
         let mut r = Request::new(
             crate::classify::codex_app::COMMAND_TOOL,
             &json!({"command": "npm test", "cwd": "/w"}),
         );
         r.lasting = vec![json!("acceptForSession")];
-        let got = offered(&r);
-        assert_eq!(
-            got[0].offer.label,
-            "Allow, and don't ask again this session for the command npm test"
-        );
-        assert_eq!(got[0].offer.scope, Some(Scope::Session));
+        assert!(offered(&r).is_empty());
     }
 
     #[test]
@@ -586,8 +600,9 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert_eq!(
             got[0].offer.label,
-            "Allow, and don't ask again for git push *"
+            "Allow, and don't ask again for bash: git push *"
         );
+        assert_eq!(got[0].offer.scope, Some(Scope::UntilQuit));
         assert_eq!(
             got[0].suggestion,
             json!({"reply": "always", "patterns": ["git push *"]})

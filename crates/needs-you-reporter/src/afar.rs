@@ -166,6 +166,30 @@ pub fn wait(
     takeable: &Takeable,
     mut there: Option<&mut dyn DialogEnd>,
 ) -> Option<Answered> {
+    let deadline = Instant::now() + WAIT_FOR;
+    loop {
+        match wait_once(path, session, takeable, &mut there, deadline)? {
+            Waited::Answered(a) => return Some(a),
+            // A made-up choice refused: the dialog still waits for a real one.
+            Waited::Again => continue,
+        }
+    }
+}
+
+/// What one registration with the relay gave.
+enum Waited {
+    Answered(Answered),
+    /// Refused as a choice this dialog does not offer: wait again.
+    Again,
+}
+
+fn wait_once(
+    path: &Path,
+    session: &str,
+    takeable: &Takeable,
+    there: &mut Option<&mut dyn DialogEnd>,
+    deadline: Instant,
+) -> Option<Waited> {
     // A relay just started needs a moment to open its socket.
     let started = Instant::now();
     let mut stream = loop {
@@ -183,7 +207,6 @@ pub fn wait(
         digest: digest.clone(),
     };
     writeln!(stream, "{}", serde_json::to_string(&wait).ok()?).ok()?;
-    let deadline = Instant::now() + WAIT_FOR;
     loop {
         let mut fds = vec![libc::pollfd {
             fd: stream.as_raw_fd(),
@@ -240,7 +263,7 @@ pub fn wait(
             };
             let mut stream = stream;
             let _ = writeln!(stream, "{}", serde_json::to_string(&refused).ok()?);
-            return None;
+            return Some(Waited::Again);
         }
     }
     if !spend(&path.with_file_name(SPENT_FILE), &handed.answer_id) {
@@ -252,11 +275,11 @@ pub fn wait(
         let _ = writeln!(stream, "{}", serde_json::to_string(&refused).ok()?);
         return None;
     }
-    Some(Answered {
+    Some(Waited::Answered(Answered {
         answer_id: handed.answer_id,
         answer: handed.answer,
         stream,
-    })
+    }))
 }
 
 // ---- the relay's side ------------------------------------------------------
@@ -461,7 +484,8 @@ mod tests {
     }
 
     #[test]
-    fn a_lasting_choice_is_taken_only_if_the_waiter_s_own_dialog_offers_it() {
+    fn a_lasting_choice_is_taken_only_if_the_waiter_s_own_dialog_offers_it_and_a_refusal_keeps_it_waiting(
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("relay.sock");
         let waiters = Waiters::listen(&path).unwrap();
@@ -491,11 +515,10 @@ mod tests {
             waiters.hand("s1", "d1", "ans_1", &made_up),
             Err(NotHanded::Refused(Refusal::NotOffered))
         );
-        assert_eq!(first.join().unwrap(), None, "nothing handed on");
-        let second = waiting();
+        // Nothing handed on, and the dialog still waits for a real answer.
         let offered = keep(needs_you_core::lasting::id_of(&rule));
         assert_eq!(waiters.hand("s1", "d1", "ans_2", &offered), Ok(()));
-        assert_eq!(second.join().unwrap(), Some(offered));
+        assert_eq!(first.join().unwrap(), Some(offered));
     }
 
     #[test]

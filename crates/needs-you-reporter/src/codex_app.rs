@@ -572,16 +572,22 @@ impl Client<'_> {
             return Ok(());
         };
         // A rule Codex is about to write into its rules is recorded first,
-        // so that it can be taken back from afar.
+        // so that it can be taken back from afar; one that cannot be is not
+        // sent (the dialog stays the terminal's).
         if let Some(suggestion) = result.get("decision").filter(|d| d.is_object()) {
             let task = crate::relay::task_key(&self.target);
-            crate::granted::record(
+            let places = crate::granted::Places::here(std::path::Path::new("."));
+            let recorded = crate::granted::record(
                 self.dir.path(),
                 &task,
                 &h.answered.answer_id,
                 suggestion,
-                &crate::granted::Places::here(std::path::Path::new(".")),
+                &places,
             );
+            if let Err(e) = recorded {
+                self.dir.log(&format!("codex: {e}"));
+                return Ok(());
+            }
         }
         let id: Value = serde_json::from_str(&h.request_id).unwrap_or(Value::Null);
         self.send(&json!({"id": id, "result": result}))?;

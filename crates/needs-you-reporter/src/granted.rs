@@ -17,8 +17,6 @@ use needs_you_core::relay::{RevokeOutcome, Revoked};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::state::write_private;
-
 const FILE: &str = "granted-rules";
 /// Most rules remembered; past it, the oldest are forgotten (and can then
 /// only be removed by hand).
@@ -60,7 +58,7 @@ impl Places {
     /// Codex's rules.
     fn file_for(&self, scope: Scope) -> Option<PathBuf> {
         match scope {
-            Scope::Session => None,
+            Scope::Session | Scope::UntilQuit => None,
             Scope::CodexRules => Some(self.codex_home.join("rules/default.rules")),
             Scope::ProjectLocal => Some(self.cwd.join(".claude/settings.local.json")),
             Scope::Project => Some(self.cwd.join(".claude/settings.json")),
@@ -69,52 +67,80 @@ impl Places {
     }
 }
 
-fn read(dir: &Path) -> Vec<Grant> {
-    std::fs::read_to_string(dir.join(FILE))
-        .unwrap_or_default()
+/// The ledger, read and written under its lock: a hook recording and the
+/// relay taking back at once never lose each other's line. `change` gets
+/// the grants and says whether to write them back.
+fn with_ledger<T>(
+    dir: &Path,
+    change: impl FnOnce(&mut Vec<Grant>) -> (bool, T),
+) -> std::io::Result<T> {
+    use std::io::{Read, Seek, Write};
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(dir.join(FILE))?;
+    f.lock()?;
+    let mut text = String::new();
+    f.read_to_string(&mut text)?;
+    let mut grants: Vec<Grant> = text
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn write(dir: &Path, grants: &[Grant]) -> std::io::Result<()> {
-    let keep = &grants[grants.len().saturating_sub(KEPT)..];
-    let text: String = keep
-        .iter()
-        .filter_map(|g| serde_json::to_string(g).ok())
-        .map(|l| l + "\n")
         .collect();
-    write_private(&dir.join(FILE), text)
+    let (write, out) = change(&mut grants);
+    if write {
+        let keep = &grants[grants.len().saturating_sub(KEPT)..];
+        let text: String = keep
+            .iter()
+            .filter_map(|g| serde_json::to_string(g).ok())
+            .map(|l| l + "\n")
+            .collect();
+        f.set_len(0)?;
+        f.rewind()?;
+        f.write_all(text.as_bytes())?;
+    }
+    Ok(out)
 }
 
 /// Records what the CLI is about to write for `answer_id`'s lasting choice
 /// `suggestion`, in the session's `places`; nothing for a session's rule.
-/// Called before the choice is handed on, so that a rule in a file is never
-/// one this machine cannot take back.
-pub fn record(dir: &Path, task: &str, answer_id: &str, suggestion: &Value, places: &Places) {
+/// Called before the choice is handed on, which it must not be when this
+/// fails: a rule in a file is never one this machine cannot take back.
+pub fn record(
+    dir: &Path,
+    task: &str,
+    answer_id: &str,
+    suggestion: &Value,
+    places: &Places,
+) -> Result<(), String> {
     let Some(written) = lasting::written(suggestion) else {
-        return;
+        return Ok(());
     };
     let Some(file) = places.file_for(written.scope) else {
-        return;
+        return Ok(());
     };
-    let mut grants = read(dir);
-    grants.retain(|g| g.answer_id != answer_id);
-    grants.push(Grant {
+    let grant = Grant {
         answer_id: answer_id.to_owned(),
         task: task.to_owned(),
         file,
         written,
-    });
-    if let Err(e) = write(dir, &grants) {
-        crate::say(format!("could not record the rule granted from afar: {e}"));
-    }
+    };
+    with_ledger(dir, |grants| {
+        grants.retain(|g| g.answer_id != answer_id);
+        grants.push(grant);
+        (true, ())
+    })
+    .map_err(|e| format!("could not record the rule granted from afar: {e}"))
 }
 
 /// Whether a rule written for `task` is still recorded: its relay stays to
 /// take it back.
 pub fn holds_any(dir: &Path, task: &str) -> bool {
-    read(dir).iter().any(|g| g.task == task)
+    with_ledger(dir, |grants| (false, grants.iter().any(|g| g.task == task))).unwrap_or(false)
 }
 
 /// Takes back the rule written for `answer_id`, if this machine wrote it for
@@ -126,36 +152,42 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
         outcome,
         note,
     };
-    let mut grants = read(dir);
-    let Some(at) = grants
-        .iter()
-        .position(|g| g.answer_id == answer_id && g.task == task)
-    else {
-        return reply(
-            RevokeOutcome::Failed,
-            "this machine has no record of writing that rule: remove it by hand".into(),
-        );
-    };
-    let grant = grants[at].clone();
+    let done = with_ledger(dir, |grants| {
+        let Some(at) = grants
+            .iter()
+            .position(|g| g.answer_id == answer_id && g.task == task)
+        else {
+            let why = "this machine has no record of writing that rule: remove it by hand";
+            return (false, reply(RevokeOutcome::Failed, why.into()));
+        };
+        let grant = grants[at].clone();
+        let outcome = take_back(&grant, &reply);
+        // Kept while it could not be taken back: the person may try again.
+        let forget = outcome.outcome != RevokeOutcome::Failed;
+        if forget {
+            grants.remove(at);
+        }
+        (forget, outcome)
+    });
+    done.unwrap_or_else(|e| {
+        let why = format!("cannot read this machine's record of the rules it wrote: {e}");
+        reply(RevokeOutcome::Failed, why)
+    })
+}
+
+/// Takes `grant`'s entries out of its file, as its kind of file keeps them.
+fn take_back(grant: &Grant, reply: &dyn Fn(RevokeOutcome, String) -> Revoked) -> Revoked {
     let shown = grant.file.display();
     let text = match std::fs::read_to_string(&grant.file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return reply(RevokeOutcome::Failed, format!("cannot read {shown}: {e}")),
     };
-    let outcome = if grant.written.scope == Scope::CodexRules {
-        take_out_lines(&grant, &text, &reply)
+    if grant.written.scope == Scope::CodexRules {
+        take_out_lines(grant, &text, reply)
     } else {
-        take_out_of_json(&grant, &text, &reply)
-    };
-    // Kept while it could not be taken back: the person may try again.
-    if outcome.outcome != RevokeOutcome::Failed {
-        grants.remove(at);
-        if let Err(e) = write(dir, &grants) {
-            crate::say(format!("could not update the rules granted from afar: {e}"));
-        }
+        take_out_of_json(grant, &text, reply)
     }
-    outcome
 }
 
 /// Codex's rules: lines, removed when still there as written.
@@ -169,7 +201,7 @@ fn take_out_lines(
     match lasting::without_lines(text, &grant.written) {
         None => reply(
             RevokeOutcome::Gone,
-            format!("{entries} is no longer in {shown} as written: left alone"),
+            format!("{entries} is not in {shown} as written any more: left alone; look at it there"),
         ),
         // Codex holds an amendment in memory for the session that made it
         // (seen with 0.171.0): the file is what new sessions read.
@@ -210,7 +242,9 @@ fn take_out_of_json(
     match lasting::without(&settings, &grant.written) {
         None => reply(
             RevokeOutcome::Gone,
-            format!("{entries} is no longer in {shown} as written: left alone"),
+            format!(
+                "{entries} is not in {shown} as written any more: left alone; look at it there"
+            ),
         ),
         Some((out, removed)) => {
             let body = serde_json::to_string_pretty(&out).unwrap_or_default() + "\n";
@@ -225,15 +259,41 @@ fn take_out_of_json(
     }
 }
 
-/// Writes `body` in place of `file`, keeping its permissions.
+/// Writes `body` in place of `file` (of the file a link names, so that a
+/// linked settings file stays a link), keeping its permissions: through a
+/// new file of a name nobody could have planted, private while it is
+/// written, then renamed over it.
 fn replace(file: &Path, body: &str) -> std::io::Result<()> {
-    let name = file.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = file.with_file_name(format!(".{name}.needs-you.tmp"));
-    std::fs::write(&tmp, body)?;
-    if let Ok(meta) = std::fs::metadata(file) {
-        std::fs::set_permissions(&tmp, meta.permissions())?;
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let real = match std::fs::canonicalize(file) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => file.to_owned(),
+        Err(e) => return Err(e),
+    };
+    let mode = std::fs::metadata(&real).map_or(0o600, |m| m.permissions().mode() & 0o777);
+    let name = real.file_name().unwrap_or_default().to_string_lossy();
+    let nonce: u64 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+        ^ u64::from(std::process::id());
+    let tmp = real.with_file_name(format!(".{name}.needs-you-{nonce:x}"));
+    let written = (|| {
+        // create_new: never through a link or a file that was there.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(body.as_bytes())?;
+        f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &real)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, file)
+    written
 }
 
 #[cfg(test)]
@@ -257,7 +317,7 @@ mod tests {
         let file = cwd.join(".claude/settings.local.json");
         let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
                           "behavior": "allow", "destination": "localSettings"});
-        record(dir.path(), "t1", "ans_1", &rule, &places(&cwd));
+        record(dir.path(), "t1", "ans_1", &rule, &places(&cwd)).unwrap();
         assert!(holds_any(dir.path(), "t1") && !holds_any(dir.path(), "t2"));
         // What Claude Code writes.
         std::fs::write(
@@ -295,7 +355,7 @@ mod tests {
         let s = json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/x"]}});
         let mut at = places(dir.path());
         at.codex_home = home.clone();
-        record(dir.path(), "t", "ans_c", &s, &at);
+        record(dir.path(), "t", "ans_c", &s, &at).unwrap();
         let file = home.join("rules/default.rules");
         std::fs::write(
             &file,
@@ -311,6 +371,33 @@ mod tests {
     }
 
     #[test]
+    fn a_linked_settings_file_stays_a_link_and_a_rule_that_cannot_be_recorded_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().join("p");
+        std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+        let real = dir.path().join("dotfiles-settings.json");
+        std::fs::write(&real, r#"{"permissions": {"allow": ["Bash(npm test *)"]}}"#).unwrap();
+        let link = cwd.join(".claude/settings.local.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                          "behavior": "allow", "destination": "localSettings"});
+        record(dir.path(), "t", "ans_l", &rule, &places(&cwd)).unwrap();
+        assert_eq!(
+            revoke(dir.path(), "t", "r", "ans_l").outcome,
+            RevokeOutcome::Removed
+        );
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let left: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+        assert_eq!(left, json!({"permissions": {"allow": []}}));
+        // No ledger can be kept in a folder that is not there: said, not swallowed.
+        let gone = dir.path().join("no-such-folder");
+        assert!(record(&gone, "t", "ans_x", &rule, &places(&cwd)).is_err());
+    }
+
+    #[test]
     fn a_rule_changed_by_hand_is_left_alone() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path().join("p");
@@ -318,7 +405,7 @@ mod tests {
         let file = cwd.join(".claude/settings.local.json");
         let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
                           "behavior": "allow", "destination": "localSettings"});
-        record(dir.path(), "t", "ans_2", &rule, &places(&cwd));
+        record(dir.path(), "t", "ans_2", &rule, &places(&cwd)).unwrap();
         let by_hand = r#"{"permissions": {"allow": ["Bash(npm test)"]}}"#;
         std::fs::write(&file, by_hand).unwrap();
         let r = revoke(dir.path(), "t", "rul_2", "ans_2");
@@ -327,7 +414,7 @@ mod tests {
         // A session's rule is never recorded.
         let session = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
                              "behavior": "allow", "destination": "session"});
-        record(dir.path(), "t", "ans_3", &session, &places(&cwd));
+        record(dir.path(), "t", "ans_3", &session, &places(&cwd)).unwrap();
         assert!(!holds_any(dir.path(), "t"));
     }
 }

@@ -251,25 +251,36 @@ fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Va
         return;
     }
     // A rule Claude Code is about to write into a settings file is recorded
-    // first, so that it can be taken back from afar.
+    // first, so that it can be taken back from afar; one that cannot be is
+    // not handed on (the dialog stays the terminal's).
     if let AnswerBody::Decision {
         decision: Verdict::Lasting(id),
         ..
     } = &answered.answer
     {
-        if let (Some(l), Some(cwd)) = (
-            needs_you_core::lasting::find(&takeable.request, id),
-            event.get("cwd").and_then(Value::as_str),
+        let Some(l) = needs_you_core::lasting::find(&takeable.request, id) else {
+            return;
+        };
+        // Claude Code keeps a project's settings in the folder it was
+        // started in, which the hook's `cwd` leaves after a `cd`.
+        let project = std::env::var_os("CLAUDE_PROJECT_DIR")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| event.get("cwd").and_then(Value::as_str).map(PathBuf::from));
+        let Some(project) = project else {
+            return;
+        };
+        let places = crate::granted::Places::here(&project);
+        let task = relay::task_key(&target);
+        if let Err(e) = crate::granted::record(
+            dir.path(),
+            &task,
+            &answered.answer_id,
+            &l.suggestion,
+            &places,
         ) {
-            let task = relay::task_key(&target);
-            let places = crate::granted::Places::here(cwd.as_ref());
-            crate::granted::record(
-                dir.path(),
-                &task,
-                &answered.answer_id,
-                &l.suggestion,
-                &places,
-            );
+            crate::say(e);
+            return;
         }
     }
     let mut out = std::io::stdout().lock();

@@ -78,22 +78,20 @@ pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<As
     })
 }
 
-/// A Codex lasting choice: this very request, allowed for the rest of the
-/// session without asking again.
-pub const FOR_SESSION: &str = "acceptForSession";
-/// The other: commands that start with the request's own prefix allowed
-/// from now on, written into Codex's rules (its TUI's "Yes, and don't ask
-/// again for commands that start with …", seen with 0.171.0).
+/// Codex's lasting choice: commands that start with the request's own
+/// prefix allowed from now on, written into Codex's rules (its TUI's "Yes,
+/// and don't ask again for commands that start with …", seen with 0.171.0).
 pub const AMEND_POLICY: &str = "acceptWithExecpolicyAmendment";
 
 /// The lasting choices the request's `availableDecisions` name, as given:
-/// `acceptForSession`, and an exec-policy amendment.
+/// its exec-policy amendment (`crate::lasting` says why not
+/// `acceptForSession`).
 fn lasting_offered(params: &Value) -> Vec<Value> {
     let Some(Value::Array(list)) = params.get("availableDecisions") else {
         return Vec::new();
     };
     list.iter()
-        .filter(|d| d.as_str() == Some(FOR_SESSION) || d.get(AMEND_POLICY).is_some())
+        .filter(|d| d.get(AMEND_POLICY).is_some())
         .take(crate::request::MAX_SUGGESTIONS)
         .cloned()
         .collect()
@@ -117,7 +115,7 @@ pub fn policy_prefix(suggestion: &Value) -> Option<Vec<String>> {
 fn offers(params: &Value, decision: &str) -> bool {
     match params.get("availableDecisions") {
         Some(Value::Array(list)) => list.iter().any(|o| o.as_str() == Some(decision)),
-        _ => decision != FOR_SESSION,
+        _ => true,
     }
 }
 

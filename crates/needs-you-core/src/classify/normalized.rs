@@ -166,13 +166,15 @@ pub fn opencode_reply(answer: &AnswerBody, request: &crate::request::Request) ->
 /// OpenCode's own lasting choice for a permission `input`: its `always`
 /// patterns, as the suggestion `{"reply": "always", "patterns"}`.
 pub fn opencode_always(input: &Value) -> Option<Value> {
-    let patterns: Vec<&str> = input
-        .get("always")?
-        .as_array()?
+    let items = input.get("always")?.as_array()?;
+    // Every pattern a non-empty string, or none is offered: a choice must
+    // name all that OpenCode's `always` allows.
+    let patterns: Option<Vec<&str>> = items
         .iter()
-        .filter_map(Value::as_str)
+        .map(|p| p.as_str().filter(|p| !p.is_empty()))
         .collect();
-    (!patterns.is_empty()).then(|| json!({"reply": "always", "patterns": patterns}))
+    let patterns = patterns.filter(|p| !p.is_empty())?;
+    Some(json!({"reply": "always", "patterns": patterns}))
 }
 
 /// The tool names under which OpenCode's requests are digested.
