@@ -41,9 +41,15 @@ step "Packages: each publishable crate builds from its own .crate; the Worker de
 # a second run from the same path would build the reporter against an earlier
 # commit's core crate. Only our own crates' unpacked copies are removed.
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/needs-you-*
+# cargo also takes a registry crate's build for fresh by its version alone:
+# the checks build in a folder of their own, where every build of our crates
+# is one of theirs and is dropped first (the other crates' builds are kept).
+export CARGO_TARGET_DIR="$NEEDS_YOU_ROOT/target/package-check"
+rm -rf "$CARGO_TARGET_DIR"/debug/.fingerprint/needs-you-* "$CARGO_TARGET_DIR"/debug/deps/*needs_you*
 # --allow-dirty: a run on a working copy with changes; CI's clone has none.
 cargo package --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
 cargo publish --dry-run --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
+unset CARGO_TARGET_DIR
 wrangler deploy --dry-run --outdir "$(mktemp -d)" < /dev/null > /dev/null
 
 step "Worker integration tests (Miniflare)"

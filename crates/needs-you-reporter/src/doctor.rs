@@ -45,6 +45,16 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
 }
 
 fn check_server(r: &mut Checklist) {
+    // A person's own terminal, outside any task: nothing is wrong with it.
+    let unset = |k| std::env::var_os(k).is_none_or(|v| v.is_empty());
+    if unset("NEEDS_YOU_URL") && unset("NEEDS_YOU_TOKEN") {
+        r.note(
+            "not inside a task: `needs-you run -- AGENT` gives an agent NEEDS_YOU_URL and \
+             NEEDS_YOU_TOKEN; to check the server as an agent sees it: \
+             `needs-you run -- report-prompt doctor`",
+        );
+        return;
+    }
     let target = match Target::from_env() {
         Ok(t) => t,
         Err(e) => {

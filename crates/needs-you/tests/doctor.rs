@@ -65,7 +65,26 @@ fn doctor_passes_a_working_set_up_and_says_how_to_fix_a_broken_one() {
         .collect();
     assert_eq!(paths, ["/v1/health", "/v1/task"]);
 
-    let bad = run(&["doctor", "--state-dir", d], "", &[("HOME", h)]);
+    // In the person's own terminal, outside a task: said, and not a fault.
+    let plain = run(&["doctor", "--state-dir", d], "", &[("HOME", h)]);
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert_eq!(plain.status.code(), Some(0), "{text}");
+    assert!(text.contains("--    not inside a task"), "{text}");
+    assert!(
+        text.contains("`needs-you run -- report-prompt doctor`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ok    claude-code hooks installed"),
+        "the rest is checked"
+    );
+
+    // Half a task's environment is a fault.
+    let bad = run(
+        &["doctor", "--state-dir", d],
+        "",
+        &[("HOME", h), ("NEEDS_YOU_TOKEN", TOKEN)],
+    );
     let text = String::from_utf8_lossy(&bad.stdout);
     assert_eq!(bad.status.code(), Some(1));
     assert!(text.contains("FAIL  NEEDS_YOU_URL is not set"), "{text}");
