@@ -49,9 +49,9 @@ async function relay(credential) {
   return r;
 }
 
-test("a permission offers allow once, deny, and exactly the lasting choices its CLI suggested, never a mode switch", async () => {
+test("a permission offers allow once, deny, and exactly the lasting choices its CLI suggested, never a mode switch nor what comes with one", async () => {
   const { owner, task } = await world();
-  const qid = await permission(task, "s1", [RULE, MODE]);
+  const qid = await permission(task, "s1", [RULE]);
   const q = await listed(owner, qid);
   assert.deepEqual(q.decisions, [
     { id: "allow", label: "Allow once", lasting: false },
@@ -60,9 +60,12 @@ test("a permission offers allow once, deny, and exactly the lasting choices its 
       rule: "Bash(npm test *)", scope: "project_local", place: "this project's .claude/settings.local.json",
       lasts: "until it is taken back: it outlives the task" },
   ]);
-  // A permission whose CLI suggests nothing offers the two.
+  // A permission whose CLI suggests nothing offers the two; so does one
+  // whose suggestions switch the CLI's mode.
   const plain = await listed(owner, await permission(task, "s2", []));
   assert.deepEqual(plain.decisions.map((d) => d.id), ["allow", "deny"]);
+  const mode = await listed(owner, await permission(task, "s3", [RULE, MODE]));
+  assert.deepEqual(mode.decisions.map((d) => d.id), ["allow", "deny"]);
 });
 
 test("a choice the question does not offer is refused (409) and nothing is queued; a device without answer is refused (403)", async () => {
