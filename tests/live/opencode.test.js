@@ -165,15 +165,16 @@ test("a permission denied from afar does not run, and OpenCode goes on with the 
 test("OpenCode's own \"always\" chosen from afar runs the command, and the next one its patterns cover asks nothing", { skip }, async () => {
   const first = join(live.cwd, "always-1");
   const second = join(live.cwd, "always-2");
-  model.next({ tool: "bash", input: { command: `touch ${first}`, description: "Make a file" } });
+  // mkdir, which no later test runs: "always" lasts until OpenCode quits.
+  model.next({ tool: "bash", input: { command: `mkdir ${first}`, description: "Make a folder" } });
   model.next({ text: "Made it." });
-  await term.type("make a file, always");
+  await term.type("make a folder, always");
   await term.waitFor(/Permission required/);
   const q = await takes("decision");
   const keep = q.decisions.filter((d) => d.lasting);
   assert.equal(keep.length, 1, JSON.stringify(q.decisions));
-  assert.match(keep[0].rule, /^touch/, "OpenCode's own pattern");
-  assert.equal(keep[0].scope, "session");
+  assert.equal(keep[0].rule, "bash: mkdir *", "OpenCode's own pattern, of its kind");
+  assert.equal(keep[0].scope, "until_quit");
   const made = await answerFor(q, { decision: `keep-${"1".repeat(16)}`, digest: q.digest });
   assert.deepEqual([made.status, made.body.error], [409, "not_offered"]);
   assert.equal((await answerFor(q, { decision: keep[0].id, digest: q.digest })).status, 201);
@@ -182,11 +183,11 @@ test("OpenCode's own \"always\" chosen from afar runs the command, and the next 
   await listUntil((l) => l.length === 0);
   assert.ok(await waitFor(async () => (await answerState(q)) === "taken", 5000));
   const rules = (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules;
-  assert.deepEqual(rules.map((r) => [r.rule, r.scope, r.cli]), [[keep[0].rule, "session", "opencode"]]);
+  assert.deepEqual(rules.map((r) => [r.rule, r.scope, r.cli]), [[keep[0].rule, "until_quit", "opencode"]]);
 
-  model.next({ tool: "bash", input: { command: `touch ${second}`, description: "Make another" } });
+  model.next({ tool: "bash", input: { command: `mkdir ${second}`, description: "Make another" } });
   model.next({ text: "Made another." });
-  await term.type("make another file");
+  await term.type("make another folder");
   await term.waitFor(/Made another\./, 20_000);
   assert.ok(existsSync(second), "ran with no dialog");
   assert.deepEqual(await list(), []);
