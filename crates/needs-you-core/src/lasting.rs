@@ -140,11 +140,6 @@ pub struct Lasting {
 /// The id of the choice that applies `suggestion` ([`crate::afar::lasting_id`]).
 pub use crate::afar::lasting_id as id_of;
 
-/// Whether `id` could name a lasting choice at all.
-pub fn is_lasting_id(id: &str) -> bool {
-    id.strip_prefix("keep-").is_some_and(crate::afar::is_digest)
-}
-
 /// The lasting choices `request` offers, in the order its CLI suggested
 /// them, at most [`MAX_LASTING`]; none when it suggests nothing this module
 /// knows to be as narrow as the CLI's own dialog. Each CLI's suggestions are
@@ -442,7 +437,12 @@ mod tests {
             (o.rule.as_deref(), o.scope),
             (Some("Bash(npm test *)"), Some(Scope::ProjectLocal))
         );
-        assert!(o.lasting && is_lasting_id(&o.id));
+        assert!(
+            o.lasting
+                && o.id
+                    .strip_prefix("keep-")
+                    .is_some_and(crate::afar::is_digest)
+        );
         assert_eq!(got[0].suggestion, s, "applied as given");
         // The same suggestion, its keys in another order, is the same choice.
         let same = json!({"destination": "localSettings", "behavior": "allow",
@@ -624,6 +624,5 @@ mod tests {
                        "behavior": "allow", "destination": "session"});
         let o = &offered(&request(json!([s])))[0].offer;
         assert!(!o.label.contains('\u{202E}'), "{}", o.label);
-        assert!(!is_lasting_id("allow") && !is_lasting_id("keep-XYZ"));
     }
 }
