@@ -25,7 +25,8 @@ export async function startLive(name, vars) {
     async stop() {
       await w.stop();
       if (process.env.NEEDS_YOU_LIVE_KEEP) console.log(`# kept ${home}`);
-      else rmSync(home, { recursive: true, force: true });
+      // A CLI killed with its tmux may still be writing its logs for a moment.
+      else rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
     },
   };
 }
