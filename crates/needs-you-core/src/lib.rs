@@ -20,6 +20,8 @@
 //! * [`text`]: the control and invisible characters that no screen shows.
 //! * [`api`]: the API's views that the Worker writes and the command line
 //!   reads: the list, a question, a task, an answer.
+//! * [`live`]: the live list: the messages on the socket a reader of the
+//!   list holds, and what changed between two lists.
 //! * [`relay`]: the messages between the Worker and the relay on the agent's
 //!   machine, and the socket's close codes.
 //! * [`screen`]: a terminal's screen for Show terminal: read from tmux,
@@ -36,6 +38,7 @@ pub mod api;
 pub mod classify;
 pub mod kinds;
 pub mod lasting;
+pub mod live;
 pub mod query;
 pub mod question;
 pub mod relay;
