@@ -9,7 +9,7 @@ use worker::{Env, Result};
 
 use crate::channels::attempt::{attempt, Outcome};
 use crate::config::Settings;
-use crate::delivery::{next_step, Snapshot, Step};
+use crate::delivery::{next_step, Event, Snapshot, Step};
 use crate::ids::now_ms;
 use crate::store;
 
@@ -35,7 +35,8 @@ pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Resul
             Step::Done => return Ok(None),
             Step::WakeAt(t) => return Ok(Some(t)),
             Step::MarkNotified => {
-                store::mark_notified(env, question_id, now, quieted.as_deref()).await?
+                store::mark_notified(env, question_id, now, quieted.as_deref()).await?;
+                crate::live::changed(env, &snap.question.owner_id).await;
             }
             Step::Send(sends) => {
                 // Said once for this step's sends: someone is looking, or not.
@@ -51,7 +52,10 @@ pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Resul
                 let outcomes = join_all(tries).await;
                 let done = now_ms();
                 let mut gone = Vec::new();
+                let first_ring = snap.question.notified_at.is_none();
+                let mut rang = false;
                 for (s, outcome) in sends.iter().zip(outcomes) {
+                    rang |= s.event == Event::Open && outcome == Outcome::Delivered;
                     let kind = configs[s.channel].kind.clone();
                     snap.record(&kind, s.event, outcome == Outcome::Delivered, done);
                     if outcome == Outcome::Gone {
@@ -63,6 +67,10 @@ pub async fn deliver(env: &Env, settings: &Settings, question_id: &str) -> Resul
                 for channel in gone {
                     configs.remove(channel);
                     snap.channels.remove(channel);
+                }
+                // The first ring is on the card (when, and whose page quieted it).
+                if rang && first_ring {
+                    crate::live::changed(env, &snap.question.owner_id).await;
                 }
             }
         }

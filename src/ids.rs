@@ -95,6 +95,13 @@ pub fn now_ms() -> f64 {
     worker::Date::now().as_millis() as f64
 }
 
+/// The moment `ms` (since the epoch), for a Durable Object's alarm.
+pub fn at(ms: f64) -> worker::ScheduledTime {
+    worker::ScheduledTime::new(worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(
+        ms,
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,9 @@
 //!   send, and one attempt of one channel (`channels::attempt`).
 //! * [`relay`]: the Durable Object holding a task's relay socket, for answers
 //!   and the screens Show terminal asks for.
+//! * [`live`]: the Durable Object per owner holding the sockets of the pages
+//!   that show the list, which hear of every change at once; [`listing`]:
+//!   the list as every reader sees it.
 //! * [`config`]: the settings, from vars and secrets; [`limits`]: how much
 //!   one owner, task or credential may hold or do.
 //! * [`ids`]: random ids, credentials, their hashes, the clock.
@@ -37,6 +40,8 @@ mod delivery;
 mod ids;
 mod json;
 mod limits;
+mod listing;
+mod live;
 mod notifier;
 mod panic;
 mod question;
@@ -47,6 +52,7 @@ mod urls;
 
 use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
 
+pub use live::Live;
 pub use notifier::Notifier;
 pub use relay::Relay;
 

@@ -16,13 +16,12 @@
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 use worker::{
-    durable_object, js_sys, DurableObject, Env, Method, Request, RequestInit, Response, Result,
-    ScheduledTime, State,
+    durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
 };
 
 use crate::alarm;
 use crate::config::{notify_delay_ms, Settings};
-use crate::ids::now_ms;
+use crate::ids::{at, now_ms};
 use crate::question::ClosedQuestion;
 
 /// The storage key of the question id.
@@ -104,10 +103,6 @@ impl DurableObject for Notifier {
         }
         Response::empty()
     }
-}
-
-fn at(ms: f64) -> ScheduledTime {
-    ScheduledTime::new(js_sys::Date::new(&JsValue::from_f64(ms)))
 }
 
 // ---- the Worker's side ---------------------------------------------------------

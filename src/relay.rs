@@ -36,7 +36,7 @@ use worker::{
 
 use crate::ids::now_ms;
 use crate::limits::{self, Rate};
-use crate::store;
+use crate::{live, store};
 use needs_you_core::api::AnswerState;
 
 #[durable_object]
@@ -116,6 +116,7 @@ impl DurableObject for Relay {
                     for ws in sockets {
                         send(&ws, answer.clone());
                     }
+                    live::changed_of_task(&self.env, &task_id).await;
                 }
                 Response::empty()
             }
@@ -213,6 +214,9 @@ impl DurableObject for Relay {
             return Ok(());
         };
         let now = now_ms();
+        // Everything but a screen moves an answer or a rule on, which the
+        // owner's list shows.
+        let moves = !matches!(msg, FromRelay::Screen(_));
         match msg {
             FromRelay::Hello => {
                 for answer in store::answers_on_their_way(&self.env, &task_id, now).await? {
@@ -269,6 +273,9 @@ impl DurableObject for Relay {
                 )
                 .await?
             }
+        }
+        if moves {
+            live::changed_of_task(&self.env, &task_id).await;
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 // bench/capacity.mjs only, under Miniflare: `GET /__meter` answers the counts
 // since the last read and starts them again. Nothing of the Worker changes:
 // its bindings are wrapped on their way in.
-import Worker, { Notifier as BuiltNotifier, Relay as BuiltRelay } from "../../build/index.js";
+import Worker, { Live as BuiltLive, Notifier as BuiltNotifier, Relay as BuiltRelay } from "../../build/index.js";
 
 const zero = () => ({ d1_calls: 0, statements: 0, rows_read: 0, rows_written: 0, d1_ms: 0, do_requests: 0, subrequests: 0, by_sql: {} });
 let counts = zero();
@@ -95,7 +95,7 @@ function metered(env) {
   return new Proxy(env, {
     get(target, prop) {
       if (prop === "DB") return database(target.DB);
-      if (prop === "NOTIFIER" || prop === "RELAY") return namespace(target[prop]);
+      if (prop === "NOTIFIER" || prop === "RELAY" || prop === "LIVE") return namespace(target[prop]);
       return target[prop];
     },
   });
@@ -114,6 +114,12 @@ export class Notifier extends BuiltNotifier {
 }
 
 export class Relay extends BuiltRelay {
+  constructor(state, env) {
+    super(state, metered(env));
+  }
+}
+
+export class Live extends BuiltLive {
   constructor(state, env) {
     super(state, metered(env));
   }

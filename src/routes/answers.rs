@@ -15,7 +15,7 @@ use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::limits::{self, Rate};
 use crate::store::{self, NewAnswer, Queued, TakenBack};
-use crate::{auth, relay};
+use crate::{auth, live, relay};
 
 /// `POST /v1/questions/{id}/answers`: `{text}` for a reply, `{decision:
 /// "allow"|"deny"|<a lasting choice's id>, message?, digest}` for a permission, `{choices, digest}`
@@ -82,6 +82,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
     .await?;
     match queued {
         Queued::Yes { task_id } => {
+            live::changed(env, &person.owner_id).await;
             let env2 = env.clone();
             let id = answer_id.clone();
             ctx.wait_until(async move { relay::deliver(&env2, &task_id, &id).await });
@@ -128,7 +129,10 @@ pub async fn take_back(req: Request, env: &Env, answer_id: &str) -> ApiResult {
     person.may(Right::Answer)?;
     match store::take_back(env, &person.owner_id, answer_id, now_ms()).await? {
         TakenBack::Yes => match store::answer_of_owner(env, &person.owner_id, answer_id).await? {
-            Some(a) => ok(200, &a),
+            Some(a) => {
+                live::changed(env, &person.owner_id).await;
+                ok(200, &a)
+            }
             None => Err(ApiError::not_found()),
         },
         TakenBack::No => match store::answer_of_owner(env, &person.owner_id, answer_id).await? {

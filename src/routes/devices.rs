@@ -12,7 +12,7 @@ use crate::ids::{
 };
 use crate::json::{name_field, ok, read_object, read_optional_object, ApiError, ApiResult};
 use crate::store::{self, NewPairing, Paired, Redeem, Redeemed};
-use crate::{auth, limits, notifier, relay};
+use crate::{auth, limits, live, notifier, relay};
 
 pub const MAX_NAME_CHARS: usize = 100;
 
@@ -189,6 +189,11 @@ pub async fn revoke(req: Request, env: &Env, device_id: &str) -> ApiResult {
     for task in &gone.tasks {
         relay::revoked(env, task).await;
     }
+    // The revoked devices' pages stop hearing the list at once.
+    for device in &gone.devices {
+        live::signed_out(env, &person.owner_id, live::Reader::Device(device)).await;
+    }
+    live::changed(env, &person.owner_id).await;
     ok(
         200,
         &api::Revoked {

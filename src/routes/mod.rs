@@ -4,6 +4,7 @@
 mod answers;
 mod channels;
 mod devices;
+mod live;
 mod needs_you;
 mod owners;
 mod page;
@@ -89,7 +90,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "tasks", id] => methods!(method, p; Delete => tasks::revoke(req, env, id).await),
         ["v1", "tasks", id, "mute"] => methods!(method, p; Put => tasks::mute(req, env, id).await),
         ["v1", "task"] => methods!(method, p; Get => tasks::whoami(req, env).await),
-        ["v1", "reports"] => methods!(method, p; Post => reports::post(req, env).await),
+        ["v1", "reports"] => methods!(method, p; Post => reports::post(req, env, ctx).await),
         ["v1", "needs-you"] => methods!(method, p; Get => needs_you::list(req, env).await),
         ["v1", "questions", id, "deliveries"] => {
             methods!(method, p; Get => needs_you::deliveries(req, env, id).await)
@@ -109,6 +110,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "rules"] => methods!(method, p; Get => rules::list(req, env).await),
         ["v1", "rules", id] => methods!(method, p; Delete => rules::revoke(req, env, id).await),
         ["v1", "relay"] => methods!(method, p; Get => answers::connect(req, env).await),
+        ["v1", "live"] => methods!(method, p;
+            Post => live::ticket(req, env).await,
+            Get => live::connect(req, env).await),
         ["v1", "pairings"] => methods!(method, p; Post => devices::create(req, env).await),
         ["v1", "pairings", "check"] => methods!(method, p; Post => devices::check(req, env).await),
         ["v1", "devices"] => methods!(method, p;

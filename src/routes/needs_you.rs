@@ -3,13 +3,13 @@
 
 use serde_json::json;
 
-use needs_you_core::api::{self, Right};
+use needs_you_core::api::Right;
 use worker::{Env, Request, Response};
 
 use crate::ids::now_ms;
 use crate::json::{json_response, ok, ApiError, ApiResult};
 use crate::store::Dismissed;
-use crate::{auth, notifier, store};
+use crate::{auth, listing, live, notifier, store};
 
 /// `GET /v1/needs-you`: `{questions, tasks}`, with an `ETag`. A page that
 /// sends its last ETag in `If-None-Match` gets `304` while nothing changed,
@@ -30,31 +30,7 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
         }
     }
     let page = store::list_page(env, &person.owner_id, now).await?;
-    let sees_screens = person.rights.has(Right::Screen);
-    // Each question with who asks, in the words every screen shows, and its
-    // latest answer (the last in order wins), or null.
-    let questions: Vec<api::Listed> = page
-        .questions
-        .into_iter()
-        .map(|q| api::Listed {
-            who: q.cli.asking(q.kind),
-            answer: page
-                .answers
-                .iter()
-                .rev()
-                .find(|a| a.question_id == q.question_id)
-                .map(|a| a.answer.clone()),
-            question: api::Question {
-                screen: q.screen && sees_screens,
-                ..q.shown
-            },
-        })
-        .collect();
-    let list = api::NeedsYou {
-        questions,
-        more: page.more,
-        tasks: page.tasks,
-    };
+    let list = listing::needs_you(&page, person.rights.has(Right::Screen));
     let resp = json_response(200, &list)?;
     resp.headers().set("etag", &etag(page.revision))?;
     Ok(resp)
@@ -79,6 +55,7 @@ pub async fn dismiss(req: Request, env: &Env, question_id: &str) -> ApiResult {
     match store::dismiss(env, &person.owner_id, question_id, now_ms()).await? {
         Dismissed::Closed(closed) => {
             notifier::closed(env, &closed).await;
+            live::changed(env, &person.owner_id).await;
             ok(200, &json!({"question_id": question_id, "closed": true}))
         }
         Dismissed::AlreadyClosed => Err(ApiError::new(

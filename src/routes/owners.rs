@@ -6,7 +6,7 @@ use worker::{Env, Request};
 
 use crate::ids::{new_id, new_token, now_ms, sha256_hex, OWNER_PREFIX};
 use crate::json::{name_field, ok, read_object, ApiError, ApiResult};
-use crate::{auth, store};
+use crate::{auth, live, store};
 
 pub const MAX_NAME_CHARS: usize = 100;
 
@@ -39,6 +39,8 @@ pub async fn rotate(req: Request, env: &Env) -> ApiResult {
             "the owner token was replaced meanwhile",
         ));
     }
+    live::signed_out(env, &owner.id, live::Reader::OwnerToken(&owner.token_hash)).await;
+    live::changed(env, &owner.id).await;
     ok(
         200,
         &api::NewToken {

@@ -11,7 +11,7 @@
 //! try may have died between D1 and the object.
 
 use serde_json::json;
-use worker::{Env, Request};
+use worker::{Context, Env, Request};
 
 use needs_you_core::{Report, ReportError};
 
@@ -19,9 +19,9 @@ use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_bytes, ApiError, ApiResult};
 use crate::limits::{self, Rate};
 use crate::store::{ReportKeys, ReportOutcome};
-use crate::{auth, notifier, store};
+use crate::{auth, live, notifier, store};
 
-pub async fn post(mut req: Request, env: &Env) -> ApiResult {
+pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let now = now_ms();
     let credential_hash = auth::task_credential_hash(&req)?;
     limits::within_rate(env, Rate::Reports, &credential_hash).await?;
@@ -58,6 +58,12 @@ pub async fn post(mut req: Request, env: &Env) -> ApiResult {
         "state": if outcome.waiting() { "waiting" } else { "running" },
     });
     follow(env, &report, &outcome).await;
+    // The owner's open pages hear of it after the answer: the agent waits
+    // on this request, and no page is worth its time.
+    if let (true, Some(task)) = (outcome.applied(), &outcome.task) {
+        let (env, owner_id) = (env.clone(), task.owner_id.clone());
+        ctx.wait_until(async move { live::changed(&env, &owner_id).await });
+    }
     ok(200, &body)
 }
 

@@ -10,7 +10,7 @@ use crate::ids::now_ms;
 use crate::json::{ok, ApiError, ApiResult};
 use crate::limits::{self, Rate};
 use crate::store::{self, RevokeAsked};
-use crate::{auth, relay};
+use crate::{auth, live, relay};
 
 /// `GET /v1/rules`: the owner's rules, oldest first.
 pub async fn list(req: Request, env: &Env) -> ApiResult {
@@ -32,6 +32,7 @@ pub async fn revoke(req: Request, env: &Env, rule_id: &str) -> ApiResult {
     match store::ask_revoke(env, &person.owner_id, rule_id, now).await? {
         RevokeAsked::Yes(revocation, task_id) => {
             relay::revoke(env, &task_id, &revocation).await;
+            live::changed(env, &person.owner_id).await;
             let rule = store::rules_of_owner(env, &person.owner_id, now, false)
                 .await?
                 .into_iter()

@@ -8,7 +8,7 @@ use worker::{Env, Request};
 use crate::ids::{new_id, new_token, now_ms, sha256_hex, TASK_PREFIX};
 use crate::json::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::store::{self, TaskRow};
-use crate::{auth, limits, notifier, relay};
+use crate::{auth, limits, live, notifier, relay};
 
 pub const MAX_NAME_CHARS: usize = 100;
 /// The longest expiry accepted: a year.
@@ -75,6 +75,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
             ),
         ));
     }
+    live::changed(env, &person.owner_id).await;
     ok(
         201,
         &api::NewTask {
@@ -106,6 +107,7 @@ pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
         .ok_or_else(ApiError::not_found)?;
     notifier::closed(env, &closed).await;
     relay::revoked(env, task_id).await;
+    live::changed(env, &person.owner_id).await;
     ok(
         200,
         &json!({"task_id": task_id, "revoked": true, "closed_questions": closed.len()}),
@@ -140,6 +142,7 @@ pub async fn mute(mut req: Request, env: &Env, task_id: &str) -> ApiResult {
     if until.is_none() {
         notifier::recheck(env, &open).await;
     }
+    live::changed(env, &person.owner_id).await;
     ok(
         200,
         &json!({"task_id": task_id, "muted_until": until.map(|u| u as i64)}),

@@ -74,6 +74,17 @@ pub async fn owner_by_token_hash(env: &Env, hash: &str) -> Result<Option<String>
         .await
 }
 
+/// Binds ?1 the task id.
+const OWNER_OF_TASK: &str = "SELECT owner_id FROM tasks WHERE id = ?1";
+
+/// Whose task `task_id` is: the relay's object knows only the task.
+pub async fn owner_of_task(env: &Env, task_id: &str) -> Result<Option<String>> {
+    let db = db(env)?;
+    stmt(&db, OWNER_OF_TASK, &[s(task_id)])?
+        .first::<String>(Some("owner_id"))
+        .await
+}
+
 #[derive(Deserialize)]
 pub struct TaskAuthRow {
     pub id: String,

@@ -270,6 +270,12 @@ pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> 
                 a.quieted_by.map_or(JsValue::NULL, s),
             ],
         )?);
+        // The card says when it rang, and whose page made it quiet.
+        batch.push(stmt(
+            &db,
+            super::revision::BUMP_REVISION_IF_NOTIFIED_NOW,
+            &[s(a.question_id), n(now)],
+        )?);
     }
     db.batch(batch).await?;
     Ok(())

@@ -283,9 +283,16 @@ pub async fn mark_notified(
 ) -> Result<()> {
     let db = db(env)?;
     let by = quieted_by.map_or(wasm_bindgen::JsValue::NULL, s);
-    stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now), by])?
-        .run()
-        .await?;
+    // The card says when it rang, and whose page made it quiet.
+    db.batch(vec![
+        stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now), by])?,
+        stmt(
+            &db,
+            super::revision::BUMP_REVISION_IF_NOTIFIED_NOW,
+            &[s(question_id), n(now)],
+        )?,
+    ])
+    .await?;
     Ok(())
 }
 

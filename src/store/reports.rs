@@ -39,7 +39,7 @@ WHERE credential_hash = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR exp
 /// held, whether the task still waits, and how many questions its other
 /// sessions hold open. Binds ?1 to ?3 of the [`ReportKeys`].
 pub(super) const OUTCOME: &str = "
-SELECT t.revoked_at, t.expires_at,
+SELECT t.owner_id, t.revoked_at, t.expires_at,
        coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
        EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting,
        (SELECT COUNT(*) FROM questions WHERE task_id = t.id AND closed_at IS NULL AND session <> ?2) AS open_elsewhere
@@ -54,6 +54,7 @@ WHERE q.task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND q.sessio
 /// The task behind a credential, as the report's batch found it.
 #[derive(Deserialize)]
 pub struct ReportTask {
+    pub owner_id: String,
     pub revoked_at: Option<i64>,
     pub expires_at: Option<i64>,
     applied: i64,

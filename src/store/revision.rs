@@ -60,6 +60,12 @@ UPDATE owners SET revision = revision + 1
 WHERE id = ?2 AND EXISTS (SELECT 1 FROM answers WHERE id = ?1 AND owner_id = ?2
                           AND state = 'failed' AND updated_at = ?3)";
 
+/// [`BUMP_REVISION`] for the owner of question ?1 once it was marked
+/// notified in this very batch (at ?2), after `questions::MARK_NOTIFIED`.
+pub(super) const BUMP_REVISION_IF_NOTIFIED_NOW: &str = "
+UPDATE owners SET revision = revision + 1
+WHERE id = (SELECT owner_id FROM questions WHERE id = ?1 AND notified_at = ?2)";
+
 /// The owner's list revision. Binds ?1 the owner id.
 pub(super) const REVISION: &str = "SELECT revision FROM owners WHERE id = ?1";
 

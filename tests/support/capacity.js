@@ -72,6 +72,20 @@ async function delivered(m, before, n) {
   await sleep(300);
 }
 
+/** A socket on the owner's live list, its first list received. */
+async function listen(m, a) {
+  const { ticket } = (await call(m.w, "POST", "/v1/live", { token: a.owner.token })).body;
+  const resp = await m.w.mf.dispatchFetch(`${m.w.url}/v1/live?ticket=${encodeURIComponent(ticket)}`, { headers: { upgrade: "websocket" } });
+  const got = [];
+  resp.webSocket.addEventListener("message", (e) => got.push(e.data));
+  resp.webSocket.accept();
+  const heard = async (n) => {
+    if (!(await waitFor(() => got.length >= n, 10_000))) throw new Error(`the socket heard ${got.length} of ${n}`);
+  };
+  await heard(1);
+  return { ws: resp.webSocket, heard };
+}
+
 /**
  * Each operation, measured alone: `run(m, a)` does it, and what the Worker
  * did meanwhile is read from the meter. `a` is the account (`account()`).
@@ -85,6 +99,14 @@ export const OPERATIONS = [
   }],
   ["report: stale (an older seq)", async (m, a) => {
     await call(m.w, "POST", "/v1/reports", { token: a.task.credential, body: { cli: "claude-code", session: `open-${a.run}`, seq: 1, action: "open", kind: "dialog", text: "late" } });
+  }],
+  ["live list: ticket and socket (its first list)", async (m, a) => {
+    a.live = await listen(m, a);
+  }],
+  ["report: open a dialog, a page listening", async (m, a) => {
+    await report(m, a.task, { session: `live-${a.run}`, action: "open", kind: "dialog", text: "Heard?" });
+    await a.live.heard(2);
+    a.live.ws.close();
   }],
   ["list read (200)", async (m, a) => {
     await call(m.w, "GET", "/v1/needs-you", { token: a.owner.token });

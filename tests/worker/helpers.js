@@ -45,7 +45,7 @@ export async function startWorker(vars = {}, { rates, script } = {}) {
     compatibilityDate: "2026-04-01",
     d1Databases: ["DB"],
     d1Persist: join(state, "d1"),
-    durableObjects: { NOTIFIER: "Notifier", RELAY: "Relay" },
+    durableObjects: { NOTIFIER: "Notifier", RELAY: "Relay", LIVE: "Live" },
     durableObjectsPersist: join(state, "do"),
     bindings: { ADMIN_TOKEN: ADMIN, ...vars },
     ratelimits: Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, { simple: v }])),
