@@ -1,21 +1,18 @@
 // The "Needs you" page: pairing, the list of open questions and live tasks,
-// kept fresh by polling while the page is visible, and dismissing a card.
+// kept up to date by the live list's socket (live.js), and acting on a card.
 // Every text from the server goes into the page with textContent, never as
 // HTML.
 
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
+import { liveList } from "./live.js";
 import { ago, deviceName, mayDo } from "./words.js";
 
-/** How often a visible page asks for changes. An unchanged list costs the
- *  Worker a 304 after two indexed reads (docs/capacity.md). */
-const POLL_MS = 1500;
-
 const $ = (id) => document.getElementById(id);
-let etag = null;
-let timer = null;
 let list = { questions: [], tasks: [] };
-/** When the request for `list` was sent: it knows of no question opened later. */
+/** A moment before the server read `list`: it knows of no question opened later. */
 let listAsked = 0;
+/** When the list shown was last known to be the server's. */
+let listFresh = 0;
 /** What the person is typing in each answer box, kept across refreshes. */
 const drafts = new Map();
 
@@ -28,7 +25,7 @@ function status(text, stale = false) {
 // ---- signed out: pairing ---------------------------------------------------
 
 function showSignedOut(message) {
-  stopPolling();
+  live.stop();
   $("signed-in").hidden = true;
   $("actions").hidden = true;
   $("signed-out").hidden = false;
@@ -87,48 +84,46 @@ function showSignedIn() {
   $("actions").hidden = false;
   import("./push.js").then((push) => push.offer($("notify")));
   handOver().catch(() => {});
-  refresh();
+  live.start();
   sayLooking();
 }
 
-async function refresh() {
-  clearTimeout(timer);
-  timer = null;
-  try {
-    const asked = Date.now();
-    const r = await call("GET", "/v1/needs-you", { etag });
-    if (r.status !== 304) {
-      list = r.body;
-      listAsked = asked;
-      etag = r.etag;
-      render();
-    }
-    status("");
-    $("signed-in").classList.remove("stale-list");
-  } catch (e) {
-    if (e.status === 401) {
-      forget();
-      etag = null;
-      showSignedOut("This device was signed out. Pair it again to see what needs you.");
-      return;
-    }
+const live = liveList({
+  shown(next, asked) {
+    list = next;
+    listAsked = asked;
+    listFresh = Date.now();
+    render();
+  },
+  signedOut() {
+    forget();
+    showSignedOut("This device was signed out. Pair it again to see what needs you.");
+  },
+  trouble(e) {
+    $("signed-in").classList.toggle("stale-list", !!e);
+    if (!e) return status("");
     // The list on screen may be out of date: say so loudly, with its age.
-    const at = listAsked ? new Date(listAsked).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
+    const at = listFresh ? new Date(listFresh).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
     const since = at ? ` This list is from ${at}.` : "";
     status(navigator.onLine ? `Cannot reach the server (${e.message}).${since}` : `Offline.${since}`, true);
-    $("signed-in").classList.add("stale-list");
-  }
-  if (document.visibilityState === "visible" && !$("signed-in").hidden) {
-    timer = setTimeout(refresh, POLL_MS);
-  }
+  },
+});
+
+/** After the person acted: the change comes on the socket (or one read);
+ *  meanwhile the list is drawn again with what the person typed. */
+function refresh() {
+  live.acted();
+  render();
 }
 
 // ---- presence: while this page is open, visible and focused, the owner's
-// notifications make no sound (the card is here already). It says so every
-// 20 s while it is, and at once when it is not; the server forgets a
-// presence not said again within 30 s.
+// notifications make no sound (the card is here already). It says so on the
+// live list's socket at once and every 50 s while it is (the server forgets
+// it after 75 s, or when the socket closes); without a socket, with a PUT
+// every 20 s, which the server forgets after 30 s.
 
-const LOOKING_EVERY_MS = 20_000;
+const LOOKING_EVERY_MS = 50_000;
+const LOOKING_PUT_EVERY_MS = 20_000;
 let lookingTimer = null;
 let saidLooking = false;
 
@@ -137,24 +132,26 @@ function sayLooking() {
   lookingTimer = null;
   const looking = !!device() && !$("signed-in").hidden && document.visibilityState === "visible" && document.hasFocus();
   if (looking || saidLooking) {
-    call("PUT", "/v1/devices/me/presence", { body: { looking }, keepalive: true }).catch(() => {});
+    if (!live.say({ type: "looking", looking })) {
+      call("PUT", "/v1/devices/me/presence", { body: { looking }, keepalive: true }).catch(() => {});
+    }
     saidLooking = looking;
   }
-  if (looking) lookingTimer = setTimeout(sayLooking, LOOKING_EVERY_MS);
+  if (looking) lookingTimer = setTimeout(sayLooking, live.live ? LOOKING_EVERY_MS : LOOKING_PUT_EVERY_MS);
 }
 for (const event of ["focus", "blur", "pagehide"]) window.addEventListener(event, sayLooking);
 document.addEventListener("visibilitychange", sayLooking);
+// A new socket knows nothing of this page yet.
+live.onOpen = () => {
+  saidLooking = false;
+  sayLooking();
+};
 
-function stopPolling() {
-  clearTimeout(timer);
-  timer = null;
-}
-
-// Polling stops while the page is hidden, and catches up when it shows again.
+// A page shown again, or back online, tries for its socket at once.
 document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible" && device()) refresh();
-  else stopPolling();
+  if (document.visibilityState === "visible" && device()) live.wake();
 });
+window.addEventListener("online", () => live.wake());
 
 function render() {
   const now = Date.now();
@@ -495,7 +492,6 @@ async function takeBack(q, a, button) {
   } catch (e) {
     status(`Could not take it back: ${e.message}`);
   }
-  etag = null;
   refresh();
 }
 
@@ -509,7 +505,6 @@ async function send(q, body, button) {
   } catch (e) {
     status(`Could not send the answer: ${e.message}`);
   }
-  etag = null;
   refresh();
   return sent;
 }
@@ -525,7 +520,6 @@ async function mute(taskId, seconds, button) {
   } catch (e) {
     status(`Could not ${seconds ? "mute" : "unmute"} the task: ${e.message}`);
   }
-  etag = null;
   refresh();
 }
 
@@ -646,7 +640,6 @@ $("sign-out").addEventListener("click", async () => {
     // Signed out here whatever the server says.
   }
   forget();
-  etag = null;
   showSignedOut("Signed out.");
 });
 

@@ -10,6 +10,7 @@ import { startPushService, vapidKeys } from "../support/push-service.js";
 import { startSink } from "../support/sink.js";
 import { lastingId, requestDigest, takesRequest } from "../support/request.js";
 import { deliverPush, launch, newPage, notifications, registrationId } from "./browser.js";
+import * as world from "./world.js";
 
 let w, push, browser;
 before(async () => {
@@ -30,35 +31,10 @@ after(async () => {
   await push?.stop();
 });
 
-/** The API over real HTTP, as the browser reaches it. */
-async function api(method, path, token, body) {
-  const headers = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  const resp = await fetch(w.url + path, { method, headers, body: body && JSON.stringify(body) });
-  const json = await resp.json().catch(() => null);
-  return { status: resp.status, body: json, headers: resp.headers };
-}
-
-let seq = 1;
-async function say(task, fields) {
-  const r = await api("POST", "/v1/reports", task.credential, { cli: "claude-code", session: "s", seq: seq++, ...fields });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body;
-}
-
-/** An owner, a task of theirs, and a page paired to them through a link. */
-async function pairedPage(options) {
-  const owner = (await api("POST", "/v1/owners", ADMIN, { name: "Ana" })).body;
-  const task = (await api("POST", "/v1/tasks", owner.token, { name: "api refactor" })).body;
-  const pairing = (await api("POST", "/v1/pairings", owner.token)).body;
-  const { context, page } = await newPage(browser, options);
-  await page.goto(pairing.url);
-  await page.click("#pair-ask-yes"); // "Pair this browser with …?"
-  await page.locator("#signed-in").waitFor();
-  return { owner, task, context, page };
-}
-
-const cards = (page) => page.locator("#questions > li");
+const api = (...args) => world.api(w, ...args);
+const say = (...args) => world.say(w, ...args);
+const pairedPage = (options) => world.pairedPage(w, browser, options);
+const { cards } = world;
 
 test("pairing from a link: the code becomes a device credential, and the link leaves the address bar", async () => {
   const { page, context } = await pairedPage();
@@ -355,30 +331,24 @@ test("the page closes the notifications of questions gone from its list, but not
     body: "api refactor: ?", url: `/#question-${q}`, reason: null });
   const shown = async (tag) => (await notifications(page)).some((n) => n.tag === tag);
 
-  // Lists are held while a notification of a question that is not open (it
-  // closed while the page was away) comes up: no list can close it early.
-  let release;
-  const holding = new Promise((r) => (release = r));
-  let phase = "hold";
-  let fresh;
-  await page.route("**/v1/needs-you", async (route) => {
-    if (phase === "hold") return holding.then(() => route.continue());
-    if (phase === "done") return route.continue();
-    phase = "done";
-    // The next list, asked for after that notification: a question opens and
-    // the list is read; then, while it is on its way, another question opens
-    // and its push arrives. The list cannot know of it.
-    await say(task, { session: "listed", action: "open", kind: "reply", text: "Which region?" });
+  // A notification of a question that is not open (it closed while the page
+  // was away) is on screen when the page comes back.
+  await deliverPush(cdp, w.url, id, open("q_gone"));
+  assert.ok(await waitFor(() => shown("question-q_gone"), 5000));
+  await say(task, { session: "listed", action: "open", kind: "reply", text: "Which region?" });
+  // The page's list is asked for (its socket's ticket); while it is on its
+  // way, a push arrives for a question that list cannot know of.
+  const fresh = "q_opened_after_the_list";
+  let held = false;
+  await page.route("**/v1/live", async (route) => {
+    if (held) return route.continue();
+    held = true;
     const response = await route.fetch();
-    fresh = (await say(task, { session: "fresh", action: "open", kind: "reply", text: "Deploy?" })).question_id;
     await deliverPush(cdp, w.url, id, open(fresh));
     assert.ok(await waitFor(() => shown(`question-${fresh}`), 5000));
     await route.fulfill({ response });
   });
-  await deliverPush(cdp, w.url, id, open("q_gone"));
-  assert.ok(await waitFor(() => shown("question-q_gone"), 5000));
-  phase = "next";
-  release();
+  await page.reload();
 
   await cards(page).first().waitFor({ timeout: 10000 });
   assert.ok(await waitFor(async () => !(await shown("question-q_gone")), 5000), "the closed question's notification went");
@@ -635,13 +605,20 @@ test("a list the server cannot refresh is marked stale, with its time, until it 
   const { task, context, page } = await pairedPage();
   await say(task, { session: "st", action: "open", kind: "dialog", text: "Still fresh?" });
   await cards(page).first().waitFor();
-  await page.route("**/v1/needs-you", (route) => route.abort("connectionrefused"));
+  // Its socket goes with a restart of the runtime, and neither another
+  // socket nor a read of the list can be had.
+  const refuse = (route) => route.abort("connectionrefused");
+  await page.route("**/v1/needs-you", refuse);
+  await page.route("**/v1/live", refuse);
+  await w.restart();
   await page.locator("#status").waitFor({ timeout: 10000 });
   assert.match(await page.locator("#status").textContent(), /^Cannot reach the server \(.+\)\. This list is from \d{1,2}:\d\d( [AP]M)?\.$/);
   assert.equal(await page.locator("#status.stale").count(), 1);
   assert.equal(await page.locator("#signed-in.stale-list").count(), 1);
   await page.unroute("**/v1/needs-you");
-  await page.locator("#signed-in.stale-list").waitFor({ state: "detached", timeout: 10000 });
+  await page.unroute("**/v1/live");
+  // Tried again later each time: at most 12 s after the last try here.
+  await page.locator("#signed-in.stale-list").waitFor({ state: "detached", timeout: 20000 });
   assert.equal(await page.locator("#status").isHidden(), true);
   await context.close();
 });
