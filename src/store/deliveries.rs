@@ -261,6 +261,12 @@ pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> 
     // A delivered open marks the question notified in the same transaction:
     // a close is then always sent to a channel that had the open.
     if a.ok && a.event == Event::Open {
+        // The card says when it rang, and whose page made it quiet.
+        batch.push(stmt(
+            &db,
+            super::revision::BUMP_REVISION_IF_NOT_NOTIFIED,
+            &[s(a.question_id)],
+        )?);
         batch.push(stmt(
             &db,
             questions::MARK_NOTIFIED,
@@ -269,12 +275,6 @@ pub async fn record_attempt(env: &Env, a: &Attempt<'_>, now: f64) -> Result<()> 
                 n(now),
                 a.quieted_by.map_or(JsValue::NULL, s),
             ],
-        )?);
-        // The card says when it rang, and whose page made it quiet.
-        batch.push(stmt(
-            &db,
-            super::revision::BUMP_REVISION_IF_NOTIFIED_NOW,
-            &[s(a.question_id), n(now)],
         )?);
     }
     db.batch(batch).await?;

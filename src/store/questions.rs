@@ -285,12 +285,12 @@ pub async fn mark_notified(
     let by = quieted_by.map_or(wasm_bindgen::JsValue::NULL, s);
     // The card says when it rang, and whose page made it quiet.
     db.batch(vec![
-        stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now), by])?,
         stmt(
             &db,
-            super::revision::BUMP_REVISION_IF_NOTIFIED_NOW,
-            &[s(question_id), n(now)],
+            super::revision::BUMP_REVISION_IF_NOT_NOTIFIED,
+            &[s(question_id)],
         )?,
+        stmt(&db, MARK_NOTIFIED, &[s(question_id), n(now), by])?,
     ])
     .await?;
     Ok(())

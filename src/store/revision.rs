@@ -60,11 +60,14 @@ UPDATE owners SET revision = revision + 1
 WHERE id = ?2 AND EXISTS (SELECT 1 FROM answers WHERE id = ?1 AND owner_id = ?2
                           AND state = 'failed' AND updated_at = ?3)";
 
-/// [`BUMP_REVISION`] for the owner of question ?1 once it was marked
-/// notified in this very batch (at ?2), after `questions::MARK_NOTIFIED`.
-pub(super) const BUMP_REVISION_IF_NOTIFIED_NOW: &str = "
+/// [`BUMP_REVISION`] for the owner of question ?1 while it is not marked
+/// notified: in the batch just before `questions::MARK_NOTIFIED`, so that
+/// only its first ring raises it (the channels of one ring record theirs
+/// within the same millisecond, which a test of `notified_at` against now
+/// would count again).
+pub(super) const BUMP_REVISION_IF_NOT_NOTIFIED: &str = "
 UPDATE owners SET revision = revision + 1
-WHERE id = (SELECT owner_id FROM questions WHERE id = ?1 AND notified_at = ?2)";
+WHERE id = (SELECT owner_id FROM questions WHERE id = ?1 AND notified_at IS NULL)";
 
 /// The owner's list revision. Binds ?1 the owner id.
 pub(super) const REVISION: &str = "SELECT revision FROM owners WHERE id = ?1";
