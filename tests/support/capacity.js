@@ -91,6 +91,22 @@ async function listen(m, a) {
  * did meanwhile is read from the meter. `a` is the account (`account()`).
  */
 export const OPERATIONS = [
+  // First, while the owner's list is empty and no dialog of the others can
+  // ring while these run.
+  ["live list: ticket and socket (its first list)", async (m, a) => {
+    a.live = await listen(m, a);
+  }],
+  ["report: a reply opened, a page listening", async (m, a) => {
+    await report(m, a.task, { session: `heard-${a.run}`, action: "open", kind: "reply", text: "Heard?" });
+    await a.live.heard(2);
+  }],
+  ["report: a reply opened, no page listening", async (m, a) => {
+    a.live.ws.close();
+    await sleep(300);
+    await m.meter(); // the socket's close is not the report
+    await report(m, a.task, { session: `unheard-${a.run}`, action: "open", kind: "reply", text: "Anyone?" });
+    await sleep(300); // the object is told after the answer
+  }],
   ["report: open a dialog", async (m, a) => {
     await report(m, a.task, { session: `open-${a.run}`, action: "open", kind: "dialog", text: "Which region?" });
   }],
@@ -99,14 +115,6 @@ export const OPERATIONS = [
   }],
   ["report: stale (an older seq)", async (m, a) => {
     await call(m.w, "POST", "/v1/reports", { token: a.task.credential, body: { cli: "claude-code", session: `open-${a.run}`, seq: 1, action: "open", kind: "dialog", text: "late" } });
-  }],
-  ["live list: ticket and socket (its first list)", async (m, a) => {
-    a.live = await listen(m, a);
-  }],
-  ["report: open a dialog, a page listening", async (m, a) => {
-    await report(m, a.task, { session: `live-${a.run}`, action: "open", kind: "dialog", text: "Heard?" });
-    await a.live.heard(2);
-    a.live.ws.close();
   }],
   ["list read (200)", async (m, a) => {
     await call(m.w, "GET", "/v1/needs-you", { token: a.owner.token });
