@@ -4,6 +4,7 @@ import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { launch, newPage } from "../tests/page/browser.js";
 import { ROOT } from "../tests/worker/helpers.js";
+import { takesRequest } from "../tests/support/request.js";
 
 const [url, owner, task] = process.argv.slice(2);
 const arg = (name, dflt) => {
@@ -37,9 +38,14 @@ const out = {};
     const u = new URL(r.url());
     if (u.origin === url && !u.pathname.startsWith("/v1/")) files.add(u.pathname);
   });
+  let liveSocket = null;
+  page.on("websocket", (ws) => {
+    if (new URL(ws.url()).pathname === "/v1/live") liveSocket = ws;
+  });
   await page.goto(pairing.url);
   await page.click("#pair-ask-yes"); // "Pair this browser with …?"
   await page.locator("#signed-in").waitFor();
+  await page.locator("#quiet").waitFor();
   await page.evaluate(() => navigator.serviceWorker.ready);
   await sleep(1500);
   const sizes = {};
@@ -64,42 +70,70 @@ const out = {};
       for (const id of Object.keys(window.__seen)) if (!ids.has(id)) window.__gone[id] ??= now;
     }).observe(document.getElementById("questions"), { childList: true });
   });
+  // Beside the page, the list as it was read before it was live: a reader
+  // that asks every 1.5 s with its ETag, on the same reports.
+  const polled = { seen: {}, gone: {} };
+  let polling = true;
+  const poller = (async () => {
+    let etag = null;
+    while (polling) {
+      const r = await fetch(`${url}/v1/needs-you`, { headers: { authorization: `Bearer ${owner}`, ...(etag && { "if-none-match": etag }) } });
+      const now = Date.now();
+      if (r.status === 200) {
+        etag = r.headers.get("etag");
+        const ids = new Set((await r.json()).questions.map((q) => `question-${q.question_id}`));
+        for (const id of ids) polled.seen[id] ??= now;
+        for (const id of Object.keys(polled.seen)) if (!ids.has(id)) polled.gone[id] ??= now;
+      } else await r.arrayBuffer();
+      await sleep(1500);
+    }
+  })();
   const appear = [];
   const leave = [];
+  const polledAppear = [];
+  const polledLeave = [];
+  const until = async (read) => {
+    let v;
+    while (!(v = await read())) await sleep(20);
+    return v;
+  };
   for (let i = 0; i < N; i++) {
     // Spread the reports over the poll cycle, as real ones are.
     await sleep(300 + Math.random() * 1500);
     const t0 = Date.now();
     const { question_id } = await say({ session: `b${i}`, action: "open", kind: "dialog", text: `Question ${i}?` });
     const id = `question-${question_id}`;
-    let seen;
-    while (!(seen = await page.evaluate((k) => window.__seen[k], id))) await sleep(20);
-    appear.push(seen - t0);
+    appear.push((await until(() => page.evaluate((k) => window.__seen[k], id))) - t0);
+    polledAppear.push((await until(() => polled.seen[id])) - t0);
     await sleep(200 + Math.random() * 1000);
     const t1 = Date.now();
     await say({ session: `b${i}`, action: "close", reason: "answered" });
-    let gone;
-    while (!(gone = await page.evaluate((k) => window.__gone[k], id))) await sleep(20);
-    leave.push(gone - t1);
+    leave.push((await until(() => page.evaluate((k) => window.__gone[k], id))) - t1);
+    polledLeave.push((await until(() => polled.gone[id])) - t1);
   }
-  out.report_to_card_ms = { n: N, p50: pct(appear, 50), p95: pct(appear, 95), max: Math.max(...appear) };
-  out.close_to_gone_ms = { n: N, p50: pct(leave, 50), p95: pct(leave, 95), max: Math.max(...leave) };
+  polling = false;
+  await poller;
+  const spread = (xs) => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), max: Math.max(...xs) });
+  out.report_to_card_ms = { live: spread(appear), polled_every_1500ms: spread(polledAppear) };
+  out.close_to_gone_ms = { live: spread(leave), polled_every_1500ms: spread(polledLeave) };
 
-  // ---- idle: a visible page with nothing happening, then hidden
+  // ---- idle: a visible page with nothing happening, then hidden. Every
+  // request to the API counts, and every frame on the socket each way.
   let calls = [];
-  context.on("response", (r) => {
-    if (new URL(r.url()).pathname === "/v1/needs-you") calls.push(r.status());
+  const frames = { sent: 0, received: 0 };
+  context.on("request", (r) => {
+    if (new URL(r.url()).pathname.startsWith("/v1/")) calls.push(`${r.method()} ${new URL(r.url()).pathname}`);
   });
+  liveSocket?.on("framesent", () => frames.sent++);
+  liveSocket?.on("framereceived", () => frames.received++);
   await sleep(IDLE_S * 1000);
-  const perMin = (n) => Math.round((n * 60) / IDLE_S);
+  const perMin = (n) => Math.round((n * 60) / IDLE_S * 10) / 10;
   out.idle_visible = {
     seconds: IDLE_S,
-    requests_per_min: perMin(calls.length),
-    answered_304: calls.filter((s) => s === 304).length,
-    answered_200: calls.filter((s) => s === 200).length,
-    // The 304 path: the credential's row by its unique hash, then the owner's
-    // revision by primary key (src/routes/needs_you.rs).
-    d1_reads_per_min: perMin(calls.filter((s) => s === 304).length * 2 + calls.filter((s) => s === 200).length * 4),
+    api_requests_per_min: perMin(calls.length),
+    list_reads_per_min: perMin(calls.filter((c) => c === "GET /v1/needs-you").length),
+    socket_frames_sent_per_min: perMin(frames.sent),
+    socket_frames_received_per_min: perMin(frames.received),
   };
   calls = [];
   const cdp = await context.newCDPSession(page);
@@ -113,17 +147,29 @@ const out = {};
   await context.close();
 }
 
-// ---- screenshots with example questions
+// The figures first: the screenshots below change nothing of them.
+console.log(JSON.stringify(out, null, 2));
+
+// ---- screenshots with example questions: a permission answerable from
+// here, a dialog with choices, a reply
 {
-  const t2 = (await api("POST", "/v1/tasks", owner, { name: "docs site" })).credential;
-  await api("POST", "/v1/reports", t2, { cli: "codex", session: "s1", seq: 1, action: "open", kind: "permission",
-    text: "Run `npm publish --access public`?" });
-  const t1 = (await api("POST", "/v1/tasks", owner, { name: "api refactor" })).credential;
-  await api("POST", "/v1/reports", t1, { cli: "claude-code", session: "s1", seq: 1, action: "open", kind: "dialog",
-    text: "Which auth strategy should the API use?",
-    options: [{ label: "OAuth", description: "GitHub and Google sign-in" }, { label: "Email link" }, { label: "API keys only" }] });
-  await api("POST", "/v1/reports", t1, { cli: "opencode", session: "s2", seq: 1, action: "open", kind: "reply",
+  const report = async (credential, fields) => {
+    const r = await fetch(`${url}/v1/reports`, { method: "POST", headers: { authorization: `Bearer ${credential}` },
+      body: JSON.stringify({ session: "s1", seq: 1, ...fields }) });
+    if (!r.ok) throw new Error(`a screenshot's report was refused: ${await r.text()}`);
+  };
+  const terminal = (host, cwd) => ({ kind: "tmux", host, cwd, target: "agents:0.0" });
+  const t3 = (await api("POST", "/v1/tasks", owner, { name: "docs site" })).credential;
+  await report(t3, { cli: "opencode", action: "open", kind: "reply", terminal: terminal("laptop", "~/docs"),
     text: "The deploy job fails on purpose now. Shall I also update the docs?" });
+  const t2 = (await api("POST", "/v1/tasks", owner, { name: "api refactor" })).credential;
+  await report(t2, { cli: "opencode", action: "open", kind: "dialog", text: "made up", terminal: terminal("build-box", "~/api"),
+    ...takesRequest("choices", "opencode.question", [
+      { question: "Which auth strategy should the API use?", header: "Auth",
+        options: [{ label: "OAuth", description: "GitHub and Google sign-in" }, { label: "Email link" }, { label: "API keys only" }] }]) });
+  const t1 = (await api("POST", "/v1/tasks", owner, { name: "release" })).credential;
+  await report(t1, { cli: "claude-code", action: "open", kind: "permission", text: "made up", terminal: terminal("build-box", "~/app"),
+    ...takesRequest("decision", "Bash", { command: "npm publish --access public", description: "Publish the package" }) });
   mkdirSync(join(ROOT, "docs", "screenshots"), { recursive: true });
   for (const [name, viewport, scheme] of [
     ["phone", { width: 360, height: 780 }, "light"],
@@ -133,6 +179,7 @@ const out = {};
     const pairing = await api("POST", "/v1/pairings", owner);
     const { context, page } = await newPage(browser, { viewport, colorScheme: scheme, deviceScaleFactor: 1 });
     await page.goto(pairing.url);
+    await page.click("#pair-ask-yes"); // "Pair this browser with …?"
     await page.locator("#questions > li").nth(2).waitFor();
     await page.screenshot({ path: join(ROOT, "docs", "screenshots", `${name}.png`), fullPage: name === "phone" });
     await context.close();
@@ -140,4 +187,3 @@ const out = {};
 }
 
 await browser.close();
-console.log(JSON.stringify(out, null, 2));

@@ -5,8 +5,8 @@
 # screenshots (docs/screenshots/).
 #
 #   bash bench/page.sh            # writes bench/results/page.json
-#   N=60 IDLE_S=120 bash bench/page.sh
+#   N=60 IDLE_S=120 bash bench/page.sh   (N reports, 20 unless given)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 start_needs_you 8790
-node bench/page.mjs "$URL" "$OWNER" "$TASK" --n "${N:-40}" --idle-s "${IDLE_S:-60}" | tee bench/results/page.json
+node bench/page.mjs "$URL" "$OWNER" "$TASK" --n "${N:-20}" --idle-s "${IDLE_S:-60}" | tee bench/results/page.json
