@@ -1,7 +1,8 @@
 // The fair floor: what needs-you does for a report, in plain JavaScript. The
 // statements are those of src/store/ (the same SQL, the same parameters; a
 // test in src/store/mod.rs checks it); the notifier object stores its
-// question's id and sets or deletes its alarm, as src/notifier.rs does.
+// question's id and sets or deletes its alarm, as src/notifier.rs does; the
+// owner's live-list object is told after the answer, as src/live.rs is.
 // `POST /setup` makes one owner and task and answers the task's credential.
 const CLAIM = `
 INSERT INTO sessions (task_id, session, last_seq, applied_id, cli, updated_at)
@@ -45,7 +46,7 @@ UPDATE owners SET revision = revision + 1
 WHERE id = (SELECT t.owner_id FROM tasks t JOIN sessions s ON s.task_id = t.id
             WHERE t.credential_hash = ?1 AND s.session = ?2 AND s.applied_id = ?3)`;
 const OUTCOME = `
-SELECT t.revoked_at, t.expires_at,
+SELECT t.owner_id, t.revoked_at, t.expires_at,
        coalesce((SELECT applied_id FROM sessions WHERE task_id = t.id AND session = ?2) = ?3, 0) AS applied,
        EXISTS (SELECT 1 FROM questions WHERE task_id = t.id AND closed_at IS NULL) AS waiting,
        (SELECT COUNT(*) FROM questions WHERE task_id = t.id AND closed_at IS NULL AND session <> ?2) AS open_elsewhere
@@ -59,7 +60,7 @@ const id = (prefix) => prefix + hex(crypto.getRandomValues(new Uint8Array(16)));
 const sha256 = async (s) => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
 const DELAY = 15000;
 
-async function report(request, env) {
+async function report(request, env, ctx) {
   const credential = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "");
   const hash = await sha256(credential);
   const r = JSON.parse(await request.text());
@@ -94,6 +95,11 @@ async function report(request, env) {
   if (r.action === "open" && open && open.kind !== "reply" && open.notified_at === null) {
     await notifier(env, open.id, { op: "arm", question_id: open.id, due_at: open.opened_at + DELAY });
   }
+  // The owner's live list hears of it after the answer, as src/live.rs is told.
+  if (task?.applied) {
+    const live = env.LIVE.get(env.LIVE.idFromName(task.owner_id));
+    ctx.waitUntil(live.fetch("https://live/changed", { method: "POST", headers: { "x-owner-id": task.owner_id } }));
+  }
   return Response.json({ applied: !!task?.applied, question_id: opened, state: task?.waiting ? "waiting" : "running" });
 }
 
@@ -122,6 +128,17 @@ export class Notifier {
   }
   async alarm() {
     await this.storage.deleteAll();
+  }
+}
+
+/** The owner's live list, as src/live.rs's: with no socket open it reads nothing. */
+export class Live {
+  constructor(state) {
+    this.state = state;
+  }
+  async fetch() {
+    if (this.state.getWebSockets().length === 0) return new Response(null, { status: 204 });
+    return new Response("the fair floor holds no sockets", { status: 500 });
   }
 }
 
