@@ -640,7 +640,11 @@ test("a dialog's options that cannot be chosen here read as a numbered list, not
   const style = await page.locator("#questions .options").first().evaluate((el) => ({
     list: getComputedStyle(el).listStyleType, border: getComputedStyle(el.querySelector("li")).borderTopWidth }));
   assert.deepEqual(style, { list: "decimal", border: "0px" });
-  assert.equal(await page.locator("#questions .dismiss").first().textContent(), "Remove from the list");
+  assert.equal(await page.locator("#questions .dismiss").first().textContent(), "Remove");
+  // What is not the card's answer sits apart, lighter: no button's border or fill.
+  const light = await page.locator("#questions .actions.secondary button").first().evaluate((b) => ({
+    border: getComputedStyle(b).borderTopWidth, fill: getComputedStyle(b).backgroundColor }));
+  assert.deepEqual(light, { border: "0px", fill: "rgba(0, 0, 0, 0)" });
   // At 360 px every button's label stays on one line.
   const wrapped = await page.locator("button:visible").evaluateAll((els) => els.filter((b) => b.getClientRects().length > 0
     && b.scrollHeight > parseFloat(getComputedStyle(b).lineHeight) * 1.5 + 16).map((b) => b.textContent));
