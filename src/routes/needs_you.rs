@@ -19,7 +19,7 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
     let now = now_ms();
     let minute = (now / 60_000.0) as i64;
-    let etag = |revision: i64| format!("\"r{revision}-m{minute}\"");
+    let etag = |revision: i64| needs_you_core::live::etag(revision, minute);
     let sent = req.headers().get("if-none-match").ok().flatten();
     if let Some(sent) = sent {
         let revision = store::list_revision(env, &person.owner_id).await?;

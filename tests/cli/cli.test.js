@@ -552,19 +552,39 @@ test("run warns once when an agent CLI's hooks are not installed, naming the com
     ["needs-you: Claude Code's hooks are not installed, so it will not report; run `report-prompt install --cli claude-code`"]);
 });
 
-test("ls --watch draws the list again when it changes", async () => {
+test("ls --watch draws the list again when it changes, on the live list's socket: nothing while nothing changes", async () => {
   const owner = await ownerMachine();
   const task = (await api("POST", "/v1/tasks", owner.login.token, { name: "watched" })).body;
   const watch = start(owner, ["ls", "--watch"], { COLUMNS: "100" });
   let out = "";
   watch.child.stdout.on("data", (d) => (out += d));
+  const draws = () => out.split("\u001b[H\u001b[2J").length - 1;
   assert.ok(await waitFor(() => out.includes("All quiet"), 10000));
+  // Quiet: the socket brings nothing, so nothing is drawn (a read every
+  // 2 s would draw twice in this time).
+  const quiet = draws();
+  await sleep(4500);
+  assert.equal(draws(), quiet, "no change, no draw");
   await api("POST", "/v1/reports", task.credential, { cli: "hermes", session: "w", seq: 1, action: "open", kind: "dialog", text: "Which branch?" });
   assert.ok(await waitFor(() => /watched +Hermes +dialog +\S+ +Which branch\?/.test(out), 10000), out);
-  assert.ok(out.includes("\u001b[H\u001b[2J"), "it redraws the screen");
+  assert.equal(draws(), quiet + 1, "one change, one draw");
   watch.child.kill("SIGINT");
   const end = await watch.ended;
   assert.equal(end.signal, "SIGINT");
+});
+
+test("ls --watch of a device that is revoked meanwhile ends at once, saying so in one line", async () => {
+  const owner = await ownerMachine();
+  const m = await deviceMachine(owner);
+  const watch = start(m, ["ls", "--watch"]);
+  let out = "";
+  watch.child.stdout.on("data", (d) => (out += d));
+  assert.ok(await waitFor(() => out.includes("All quiet"), 10000));
+  await sleep(300);
+  assert.equal((await api("DELETE", `/v1/devices/${m.login.device_id}`, owner.login.token)).status, 200);
+  const end = await watch.ended;
+  assert.equal(end.code, 3, end.stderr);
+  assert.deepEqual(end.stderr.trim().split("\n"), ["needs-you: this login was signed out (revoked or replaced): `needs-you login URL` with a new pairing code replaces it"]);
 });
 
 test("mute: run --mute starts a task muted, tasks shows it, tasks mute and unmute change it by name; an unknown task says so in one line", async () => {

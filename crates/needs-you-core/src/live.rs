@@ -128,6 +128,19 @@ pub fn changes(old: &NeedsYou, new: &NeedsYou) -> Changes {
     }
 }
 
+/// The list's ETag at `revision` in `minute` (since the epoch): it changes
+/// with every change to the list, and every minute, so that ages and
+/// expiries move on in a quiet list.
+pub fn etag(revision: i64, minute: i64) -> String {
+    format!("\"r{revision}-m{minute}\"")
+}
+
+/// The revision an [`etag`] carries: a reader of the list lines a read up
+/// with the live list's revisions by it.
+pub fn etag_revision(etag: &str) -> Option<i64> {
+    etag.strip_prefix("\"r")?.split_once("-m")?.0.parse().ok()
+}
+
 /// A message from a reader of the list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -222,6 +235,16 @@ mod tests {
         new.more = 3;
         let c = changes(&old, &new);
         assert_eq!((c.more, c.tasks.is_none()), (Some(3), true));
+    }
+
+    #[test]
+    fn an_etag_carries_its_revision() {
+        assert_eq!(etag(42, 29_000_000), "\"r42-m29000000\"");
+        assert_eq!(etag_revision(&etag(42, 29_000_000)), Some(42));
+        assert_eq!(etag_revision(&etag(-1, 0)), Some(-1));
+        for bad in ["", "\"r-m1\"", "r42-m1", "\"rx-m1\"", "\"r42\""] {
+            assert_eq!(etag_revision(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -35,6 +35,7 @@
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
 //! * [`doctor`]: a check of the whole set-up, for a person.
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
+//! * [`socket`]: a WebSocket to the Worker: the relay's, and `ls --watch`'s.
 
 pub mod afar;
 pub mod answered_there;
@@ -56,6 +57,7 @@ pub mod questions;
 pub mod record;
 pub mod relay;
 pub mod send;
+pub mod socket;
 pub mod state;
 pub mod terminal;
 pub mod watch;

@@ -39,7 +39,6 @@
 //! Its failures go to the state directory's log.
 
 use std::collections::HashMap;
-use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -52,14 +51,13 @@ use needs_you_core::relay::{
 use needs_you_core::screen::Screen;
 use needs_you_core::Kind;
 use serde::{Deserialize, Serialize};
-use tungstenite::client::IntoClientRequest;
 use tungstenite::protocol::frame::coding::CloseCode;
-use tungstenite::stream::MaybeTlsStream;
-use tungstenite::{Message, WebSocket};
+use tungstenite::Message;
 
 use crate::afar::{self, Waiters};
 use crate::detach;
 use crate::send::Target;
+use crate::socket::{self, Opened, Socket};
 use crate::state::{self, session_key, write_private, StateDir};
 use crate::terminal::{self, Pane};
 
@@ -204,68 +202,22 @@ fn may_hand(dir: &StateDir, a: &Answer, digest: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
-
-enum Connect {
-    Up(Box<Socket>),
-    /// The credential was refused: the task is revoked or expired.
-    Refused,
-    Down(String),
-}
-
-fn connect(target: &Target) -> Connect {
-    let url = format!(
-        "{}/v1/relay",
-        target
-            .base
-            .replacen("https://", "wss://", 1)
-            .replacen("http://", "ws://", 1)
-    );
-    let mut req = match url.as_str().into_client_request() {
-        Ok(r) => r,
-        Err(e) => return Connect::Down(format!("bad relay URL: {e}")),
-    };
-    match format!("Bearer {}", target.token).parse() {
-        Ok(v) => req.headers_mut().insert("authorization", v),
-        Err(_) => return Connect::Down("the credential cannot go in a header".into()),
-    };
-    req.headers_mut().insert(
-        needs_you_core::relay::CAN_HEADER,
-        tungstenite::http::HeaderValue::from_static(needs_you_core::relay::CAN_SCREEN),
-    );
-    let host = req
-        .uri()
-        .host()
-        .unwrap_or("")
-        .trim_matches(['[', ']'])
-        .to_owned();
-    let port = req
-        .uri()
-        .port_u16()
-        .unwrap_or(if url.starts_with("wss") { 443 } else { 80 });
-    let addr = match (host.as_str(), port)
-        .to_socket_addrs()
-        .ok()
-        .and_then(|mut a| a.next())
-    {
-        Some(a) => a,
-        None => return Connect::Down(format!("cannot resolve {host}")),
-    };
-    let stream = match TcpStream::connect_timeout(&addr, Duration::from_secs(10)) {
-        Ok(s) => s,
-        Err(e) => return Connect::Down(format!("cannot connect: {e}")),
-    };
-    let _ = stream.set_read_timeout(Some(TICK));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(10)));
-    match tungstenite::client_tls_with_config(req, stream, None, None) {
-        Ok((ws, _)) => Connect::Up(Box::new(ws)),
-        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp)))
-            if resp.status().as_u16() == 401 =>
-        {
-            Connect::Refused
-        }
-        Err(e) => Connect::Down(format!("no relay connection: {e}")),
-    }
+/// The task's relay socket: `GET /v1/relay` with its credential, saying it
+/// can show screens.
+fn connect(target: &Target) -> Opened {
+    let auth = format!("Bearer {}", target.token);
+    socket::open(
+        &target.base,
+        "/v1/relay",
+        &[
+            ("authorization", &auth),
+            (
+                needs_you_core::relay::CAN_HEADER,
+                needs_you_core::relay::CAN_SCREEN,
+            ),
+        ],
+        TICK,
+    )
 }
 
 fn say(ws: &mut Socket, msg: &FromRelay) -> bool {
@@ -445,14 +397,14 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
             break 0;
         }
         let mut ws = match connect(&target) {
-            Connect::Up(ws) => ws,
-            Connect::Refused => {
+            Opened::Up(ws) => ws,
+            Opened::Refused => {
                 relay
                     .dir
                     .log("relay: the task credential was refused; stopping");
                 break 0;
             }
-            Connect::Down(e) => {
+            Opened::Down(e) => {
                 relay.dir.log(&format!(
                     "relay: {e}; trying again in {} s",
                     backoff.as_secs()
@@ -558,12 +510,7 @@ fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
                 return if stop { Served::Stop } else { Served::Dropped };
             }
             Ok(_) => {}
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
+            Err(e) if socket::timed_out(&e) => {
                 if !relay.busy() {
                     return Served::Stop;
                 }

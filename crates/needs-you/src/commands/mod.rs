@@ -7,6 +7,7 @@ pub mod codex;
 pub mod questions;
 pub mod rules;
 pub mod run;
+pub mod watch;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
-use needs_you_core::api::{AnswerState, AnswerStatus, Listed, NeedsYou, Queued, Task, Tasks};
+use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Queued, Task, Tasks};
 use needs_you_core::screen::Screen;
 use needs_you_reporter::client::{Client, Failure, FailureKind};
 use serde_json::{json, Value};
@@ -22,7 +22,7 @@ const FOLLOW_FOR: Duration = Duration::from_secs(15);
 pub fn ls(watch: bool, json_out: bool) -> Result<i32> {
     let (_, client) = logged_in()?;
     if watch {
-        return watch_list(&client);
+        return super::watch::watch_list(&client);
     }
     let list: NeedsYou = client.get("/v1/needs-you")?;
     if json_out {
@@ -34,35 +34,6 @@ pub fn ls(watch: bool, json_out: bool) -> Result<i32> {
         );
     }
     Ok(exit::OK)
-}
-
-/// `ls --watch`: the list drawn again whenever it changes (the server's ETag
-/// says when), every 2 seconds; Ctrl-C ends it.
-fn watch_list(client: &Client) -> Result<i32> {
-    let mut etag: Option<String> = None;
-    let mut last: Vec<Listed> = Vec::new();
-    loop {
-        let reply = client.request("GET", "/v1/needs-you", None, etag.as_deref())?;
-        if reply.status != 304 {
-            last = client.read::<NeedsYou>(reply.body)?.questions;
-            etag = reply.etag;
-        }
-        let mut out = std::io::stdout().lock();
-        // Home, clear, then the list: one write, so it does not flicker.
-        let screen = format!(
-            "\x1b[H\x1b[2J{}",
-            display::questions(&last, now_ms(), term::width())
-        );
-        if out
-            .write_all(screen.as_bytes())
-            .and_then(|_| out.flush())
-            .is_err()
-        {
-            return Ok(exit::OK); // stdout closed: nobody is watching
-        }
-        drop(out);
-        std::thread::sleep(Duration::from_secs(2));
-    }
 }
 
 /// The screen route's answer.
