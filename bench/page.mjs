@@ -65,7 +65,7 @@ const out = {};
     window.__gone = {};
     new MutationObserver(() => {
       const now = Date.now();
-      const ids = new Set([...document.querySelectorAll("#questions > li")].map((el) => el.id));
+      const ids = new Set([...document.querySelectorAll("#questions .card")].map((el) => el.id));
       for (const id of ids) window.__seen[id] ??= now;
       for (const id of Object.keys(window.__seen)) if (!ids.has(id)) window.__gone[id] ??= now;
     }).observe(document.getElementById("questions"), { childList: true });
@@ -180,7 +180,7 @@ console.log(JSON.stringify(out, null, 2));
     const { context, page } = await newPage(browser, { viewport, colorScheme: scheme, deviceScaleFactor: 1 });
     await page.goto(pairing.url);
     await page.click("#pair-ask-yes"); // "Pair this browser with …?"
-    await page.locator("#questions > li").nth(2).waitFor();
+    await page.locator("#questions .card").nth(2).waitFor();
     await page.screenshot({ path: join(ROOT, "docs", "screenshots", `${name}.png`), fullPage: name === "phone" });
     await context.close();
   }

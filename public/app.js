@@ -161,7 +161,7 @@ function render() {
   const at = focused ? [...focused.querySelectorAll("input, button")].indexOf(active) : -1;
   const caret = active?.type === "text" ? active.selectionStart : null;
   const cards = list.questions.map((q) => card(q, now));
-  $("questions").replaceChildren(...cards);
+  $("questions").replaceChildren(...byTask(list.questions, cards));
   const again = focused && document.getElementById(focused.id)?.querySelectorAll("input, button")[at];
   if (again && !again.disabled) {
     again.focus();
@@ -177,12 +177,29 @@ function render() {
   import("./push.js").then((push) => push.tidy(list.questions, listAsked));
 }
 
+/** The cards grouped by task: the task's name and machine once, its cards
+ *  beneath, newest first; the task with the newest question first. */
+function byTask(questions, cards) {
+  const groups = new Map();
+  questions.forEach((q, i) => {
+    let g = groups.get(q.task_id);
+    if (!g) {
+      g = $("task-group").content.firstElementChild.cloneNode(true);
+      g.querySelector(".group-name").textContent = q.task_name;
+      const host = q.terminal?.host;
+      g.querySelector(".group-where").textContent = host ? ` · on ${host}` : "";
+      groups.set(q.task_id, g);
+    }
+    g.querySelector(".cards").append(cards[i]);
+  });
+  return [...groups.values()];
+}
+
 function card(q, now) {
   const el = $("card").content.firstElementChild.cloneNode(true);
   el.id = `question-${q.question_id}`;
   el.dataset.kind = q.kind;
   el.querySelector(".who").textContent = q.who;
-  el.querySelector(".task").textContent = q.task_name;
   const age = el.querySelector(".age");
   age.dateTime = new Date(q.opened_at).toISOString();
   age.dataset.at = q.opened_at;

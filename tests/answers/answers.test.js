@@ -309,7 +309,7 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     const card = page.locator(`#question-${q.question_id}`);
     await card.waitFor();
     assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));
-    const elsewhere = page.locator("#questions > li", { hasText: "Elsewhere?" });
+    const elsewhere = page.locator("#questions .card", { hasText: "Elsewhere?" });
     assert.equal(await elsewhere.locator(".answer").isHidden(), true);
     assert.match(await elsewhere.locator(".where").textContent(), /not running in tmux/);
     assert.equal(await elsewhere.locator(".terminal").textContent(), "on laptop · /src/web");

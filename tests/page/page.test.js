@@ -121,7 +121,7 @@ test("cards appear and leave as reports arrive, each kind in its own words; task
 
   const shown = await cards(page).evaluateAll((els) => els.map((el) => ({
     who: el.querySelector(".who").textContent,
-    task: el.querySelector(".task").textContent,
+    task: el.closest(".group").querySelector(".group-name").textContent,
     text: el.querySelector(".text").textContent,
     options: [...el.querySelectorAll(".options li")].map((li) => li.textContent),
     where: el.querySelector(".where").textContent,

@@ -33,4 +33,4 @@ export async function pairedPage(w, browser, options) {
   return { owner, task, context, page };
 }
 
-export const cards = (page) => page.locator("#questions > li");
+export const cards = (page) => page.locator("#questions .card");
