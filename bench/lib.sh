@@ -6,8 +6,15 @@ cd "$NEEDS_YOU_ROOT"
 bash scripts/setup.sh
 mkdir -p bench/results
 WORK=$(mktemp -d)
+# Each background server starts in a session of its own (`setsid`), so that
+# stopping it stops what it started too (wrangler's workerd), also when the
+# script fails half-way: the next run finds its ports free.
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$WORK"; }
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 
 # wait_up URL: until GET URL/v1/health answers (the floor answers anything).
@@ -25,7 +32,7 @@ start_needs_you() {
   local admin=bench-admin-$RANDOM$RANDOM
   URL=http://127.0.0.1:$1
   wrangler d1 migrations apply DB --local --persist-to "$WORK/ours" < /dev/null > /dev/null
-  wrangler dev --ip 127.0.0.1 --port "$1" --inspector-port "$((9200 + $1 % 100))" --persist-to "$WORK/ours" --var "ADMIN_TOKEN:$admin" \
+  setsid wrangler dev --ip 127.0.0.1 --port "$1" --inspector-port "$((9200 + $1 % 100))" --persist-to "$WORK/ours" --var "ADMIN_TOKEN:$admin" \
     --show-interactive-dev-session=false > "$WORK/ours.log" 2>&1 &
   PIDS+=($!)
   wait_up "$URL"

@@ -13,13 +13,19 @@ source "$(dirname "$0")/lib.sh"
 # Three wrangler devs start at once: each gets its own inspector port, or two
 # race for the default one and one runtime fails to start.
 
-(cd bench/floor && wrangler d1 migrations apply DB --local --persist-to "$WORK/floor" < /dev/null > /dev/null \
-  && exec wrangler dev --ip 127.0.0.1 --port 8788 --inspector-port 9238 --persist-to "$WORK/floor" --show-interactive-dev-session=false) \
-  > "$WORK/floor.log" 2>&1 &
+# Each floor names its own configuration: wrangler looks upward for a
+# wrangler.jsonc before it looks for a wrangler.toml, and would take the root's.
+floor() { # DIR PORT
+  cd "bench/$1"
+  wrangler d1 migrations apply DB --local --config wrangler.toml --persist-to "$WORK/$1" < /dev/null > /dev/null
+  exec wrangler dev --config wrangler.toml --ip 127.0.0.1 --port "$2" --inspector-port "$((9200 + $2 % 100))" \
+    --persist-to "$WORK/$1" --show-interactive-dev-session=false
+}
+export -f floor
+export WORK
+setsid bash -c 'floor floor 8788' > "$WORK/floor.log" 2>&1 &
 PIDS+=($!)
-(cd bench/fair && wrangler d1 migrations apply DB --local --persist-to "$WORK/fair" < /dev/null > /dev/null \
-  && exec wrangler dev --ip 127.0.0.1 --port 8789 --inspector-port 9239 --persist-to "$WORK/fair" --show-interactive-dev-session=false) \
-  > "$WORK/fair.log" 2>&1 &
+setsid bash -c 'floor fair 8789' > "$WORK/fair.log" 2>&1 &
 PIDS+=($!)
 start_needs_you 8787
 wait_up http://127.0.0.1:8788
