@@ -30,9 +30,8 @@ PIDS+=($!)
 start_needs_you 8787
 wait_up http://127.0.0.1:8788
 wait_up http://127.0.0.1:8789
-FAIR=$(curl -fs -X POST http://127.0.0.1:8789/setup)
-
-many_tasks 64   # 600 reports a minute each (wrangler.jsonc): the load stays under
+many_tasks 64   # 600 reports a minute per task (wrangler.jsonc): a load spread over 64 stays under it
+FAIR=$(curl -fs -X POST "http://127.0.0.1:8789/setup?tasks=64")   # the same for the fair floor
 node bench/load.mjs "needs-you=$URL=$TASKS" "fair=http://127.0.0.1:8789=$FAIR" "insert=http://127.0.0.1:8788=none" \
   --pairs "${PAIRS:-2000}" --concurrency "${CONCURRENCY:-8}" --rounds "${ROUNDS:-4}" --kind "${KIND:-dialog}" \
   | tee bench/results/worker.json
