@@ -18,8 +18,8 @@ pub const PAIRING_CODES_PER_OWNER: u32 = 5;
 pub const LIST_QUESTIONS: u32 = 50;
 
 /// The runtime's rate limiters (`ratelimits` in `wrangler.jsonc`, which
-/// holds their numbers): reports and relay messages per task, and answers
-/// and screens per owner or device credential, per minute.
+/// holds their numbers): reports and relay messages per task, and answers,
+/// screens and live-list messages per owner or device credential, per minute.
 #[derive(Debug, Clone, Copy)]
 pub enum Rate {
     Reports,
@@ -28,6 +28,9 @@ pub enum Rate {
     Screens,
     /// Messages from a task's relay, per task.
     Relay,
+    /// Messages on the live list's sockets, per credential: a page says
+    /// only its presence.
+    Live,
 }
 
 impl Rate {
@@ -37,6 +40,7 @@ impl Rate {
             Rate::Answers => "ANSWER_RATE",
             Rate::Screens => "SCREEN_RATE",
             Rate::Relay => "RELAY_RATE",
+            Rate::Live => "LIVE_RATE",
         }
     }
 }
@@ -63,6 +67,7 @@ pub async fn within_rate(
                     "too many screens asked for by this credential in a minute: wait a moment"
                 }
                 Rate::Relay => "this task's relay sends faster than any relay needs: slow down",
+                Rate::Live => "this page says more than its presence: slow down",
             },
         )),
         // The limiter failing is no reason to refuse a person.

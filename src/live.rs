@@ -21,6 +21,7 @@ use std::cell::RefCell;
 use needs_you_core::api::{NeedsYou, Right};
 use needs_you_core::live::{self, FromPage, ToPage, CLOSE_SIGNED_OUT, LOOKING_FOR_S};
 use needs_you_core::query;
+use needs_you_core::relay::CLOSE_FLOOD;
 use serde::{Deserialize, Serialize};
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
@@ -29,6 +30,7 @@ use worker::{
 
 use crate::auth::Person;
 use crate::ids::{at, new_token, now_ms, sha256_hex};
+use crate::limits::{self, Rate};
 use crate::{listing, store};
 
 /// How long a ticket may wait to be spent: a page opens its socket at once.
@@ -179,13 +181,24 @@ impl DurableObject for Live {
         message: WebSocketIncomingMessage,
     ) -> Result<()> {
         crate::panic::install_hook();
+        let Some(holder) = ws.deserialize_attachment::<Holder>()? else {
+            return Ok(());
+        };
+        // Every message counts, whatever it says: a flood closes the socket
+        // before anything is written for it (each presence writes a row).
+        if limits::within_rate(&self.env, Rate::Live, &holder.who)
+            .await
+            .is_err()
+        {
+            let _ = ws.close(Some(CLOSE_FLOOD), Some("more than a page says"));
+            return Ok(());
+        }
         let WebSocketIncomingMessage::String(text) = message else {
             return Ok(());
         };
-        let (Some(holder), true) = (ws.deserialize_attachment::<Holder>()?, text.len() < 256)
-        else {
+        if text.len() >= 256 {
             return Ok(());
-        };
+        }
         if let (Ok(FromPage::Looking { looking }), Some(device_id)) =
             (serde_json::from_str(&text), &holder.device_id)
         {

@@ -5,7 +5,7 @@
 // rides on it.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { call, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
+import { ADMIN, call, deployedRates, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
 
 let w, sink;
 before(async () => {
@@ -236,4 +236,43 @@ test("a ticket asked for before its device was revoked opens nothing after", asy
   const r = await call(w, "GET", `/v1/live?ticket=${encodeURIComponent(t)}`, { headers: { upgrade: "websocket" } });
   assert.deepEqual([r.status, r.body.error], [401, "unauthorized"]);
   assert.equal((await call(w, "POST", "/v1/live", { token: device.token })).status, 401);
+});
+
+test("a socket that says more than a page does is closed at its credential's rate (1008), and what follows writes nothing", async () => {
+  const { limit } = deployedRates().LIVE_RATE;
+  const limited = await startWorker({}, { rates: deployedRates() });
+  try {
+    const call2 = (method, path, opts) => call(limited, method, path, opts);
+    const owner = (await call2("POST", "/v1/owners", { token: ADMIN, body: { name: "Ana" } })).body;
+    const p = await call2("POST", "/v1/pairings", { token: owner.token, body: {} });
+    const device = (await call2("POST", "/v1/devices", { body: { code: p.body.code, name: "phone" } })).body;
+    const open = async () => {
+      const { ticket } = (await call2("POST", "/v1/live", { token: device.token })).body;
+      const resp = await limited.mf.dispatchFetch(`${limited.url}/v1/live?ticket=${encodeURIComponent(ticket)}`, { headers: { upgrade: "websocket" } });
+      const s = { ws: resp.webSocket, closed: null };
+      s.ws.addEventListener("close", (e) => { s.closed = e.code; });
+      s.ws.accept();
+      return s;
+    };
+    const until = async () => (await limited.db.prepare("SELECT looking_until AS u FROM devices WHERE id = ?").bind(device.device_id).first()).u;
+    const flood = await open();
+    for (let i = 0; i < limit + 50 && flood.closed === null; i++) {
+      try {
+        flood.ws.send(JSON.stringify({ type: "looking", looking: i % 2 === 0 }));
+      } catch {
+        break;
+      }
+      if (i % 20 === 0) await sleep(0);
+    }
+    assert.equal(await waitFor(() => flood.closed, 10000), 1008);
+    assert.ok(await waitFor(async () => (await until()) === null, 5000), "its close ends its presence");
+    // A second socket of the device, within the minute: past the rate too,
+    // so its presence is not written.
+    const again = await open();
+    again.ws.send(JSON.stringify({ type: "looking", looking: true }));
+    assert.equal(await waitFor(() => again.closed, 5000), 1008);
+    assert.equal(await until(), null);
+  } finally {
+    await limited.stop();
+  }
 });
