@@ -73,10 +73,13 @@ export function liveList({ shown, signedOut, trouble }) {
       try {
         const asked = Date.now();
         const r = await call("GET", "/v1/needs-you", { etag });
-        if (r.status !== 304) {
+        const rev = etagRevision(r.etag);
+        // The socket may have brought a newer list while this was read.
+        if (r.status === 304 || (rev !== null && revision !== null && rev < revision)) trouble(null);
+        else {
           etag = r.etag;
-          show(r.body, etagRevision(r.etag), asked);
-        } else trouble(null);
+          show(r.body, rev, asked);
+        }
       } catch (e) {
         if (e.status === 401) return end();
         trouble(e);
