@@ -13,8 +13,8 @@ source "$(dirname "$0")/lib.sh"
 # Three wrangler devs start at once: each gets its own inspector port, or two
 # race for the default one and one runtime fails to start.
 
-# Each floor names its own configuration: wrangler looks upward for a
-# wrangler.jsonc before it looks for a wrangler.toml, and would take the root's.
+# Each floor names its own configuration, so that wrangler never takes the
+# root's (and its build) from a folder above.
 floor() { # DIR PORT
   cd "bench/$1"
   wrangler d1 migrations apply DB --local --config wrangler.toml --persist-to "$WORK/$1" < /dev/null > /dev/null
@@ -30,7 +30,7 @@ PIDS+=($!)
 start_needs_you 8787
 wait_up http://127.0.0.1:8788
 wait_up http://127.0.0.1:8789
-many_tasks 64   # 600 reports a minute per task (wrangler.jsonc): a load spread over 64 stays under it
+many_tasks 64   # 600 reports a minute per task (wrangler.toml): a load spread over 64 stays under it
 FAIR=$(curl -fs -X POST "http://127.0.0.1:8789/setup?tasks=64")   # the same for the fair floor
 node bench/load.mjs "needs-you=$URL=$TASKS" "fair=http://127.0.0.1:8789=$FAIR" "insert=http://127.0.0.1:8788=none" \
   --pairs "${PAIRS:-2000}" --concurrency "${CONCURRENCY:-8}" --rounds "${ROUNDS:-4}" --kind "${KIND:-dialog}" \

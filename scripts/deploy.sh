@@ -3,19 +3,19 @@
 #
 #   npx wrangler login && bash scripts/deploy.sh
 #
-# The first deploy has no database yet: wrangler creates it (a D1 binding
-# without `database_id` is provisioned at deploy) and writes its id into
-# wrangler.jsonc (commit that change), then the migrations make its tables.
-# Later deploys apply new migrations first, so that the new code never runs
-# on an old schema. The secrets are set apart, once (.dev.vars.example).
+# The first deploy creates the database (unless one named needs-you exists)
+# and writes its id into wrangler.toml: commit that change. Migrations are
+# applied before every deploy, so that new code never runs on an old schema.
+# The secrets are set apart, once (.dev.vars.example).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
 bash scripts/setup.sh
-if grep -q '"database_id"' wrangler.jsonc; then
-  wrangler d1 migrations apply DB --remote
-  wrangler deploy "$@"
-else
-  wrangler deploy "$@"
-  wrangler d1 migrations apply DB --remote
+if ! grep -q '^database_id *=' wrangler.toml; then
+  wrangler d1 info needs-you --json > /dev/null 2>&1 || wrangler d1 create needs-you
+  id=$(wrangler d1 info needs-you --json |
+    node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).uuid))')
+  bash scripts/write-d1-id.sh wrangler.toml "$id"
 fi
+wrangler d1 migrations apply DB --remote
+wrangler deploy "$@"

@@ -1,4 +1,4 @@
-//! Settings read from `wrangler.jsonc` vars and secrets.
+//! Settings read from `wrangler.toml` vars and secrets.
 
 use worker::Env;
 

@@ -17,7 +17,7 @@ pub const PAIRING_CODES_PER_OWNER: u32 = 5;
 /// Questions in one list: the newest; `more` says how many are left out.
 pub const LIST_QUESTIONS: u32 = 50;
 
-/// The runtime's rate limiters (`ratelimits` in `wrangler.jsonc`, which
+/// The runtime's rate limiters (`ratelimits` in `wrangler.toml`, which
 /// holds their numbers): reports and relay messages per task, and answers,
 /// screens and live-list messages per owner or device credential, per minute.
 #[derive(Debug, Clone, Copy)]

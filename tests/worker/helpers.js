@@ -12,29 +12,32 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ADMIN = "test-admin-token-0123456789";
 
-/** wrangler.jsonc as wrangler reads it: JSON with comments and trailing commas. */
-export function wranglerConfig() {
-  const text = readFileSync(join(ROOT, "wrangler.jsonc"), "utf8")
-    .replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m) => (m.startsWith('"') ? m : ""))
-    .replace(/,(\s*[}\]])/g, "$1");
-  return JSON.parse(text);
+/** wrangler.toml as wrangler itself reads it (loaded only when asked: the
+ * import takes about a second). */
+let config;
+export async function wranglerConfig() {
+  if (!config) {
+    const { experimental_readRawConfig } = await import("wrangler");
+    config = (await experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") })).rawConfig;
+  }
+  return config;
 }
 
-/** The rate limits of wrangler.jsonc's `ratelimits`, by binding name. */
-export function deployedRates() {
-  return Object.fromEntries(wranglerConfig().ratelimits.map((r) => [r.name, { limit: r.simple.limit, period: r.simple.period }]));
+/** The rate limits of wrangler.toml's `ratelimits`, by binding name. */
+export async function deployedRates() {
+  return Object.fromEntries((await wranglerConfig()).ratelimits.map((r) => [r.name, { limit: r.simple.limit, period: r.simple.period }]));
 }
 
 /**
  * Starts the Worker. `vars` override the settings' defaults (the code's own,
- * as in a deploy that sets none). The rate limiters are wrangler.jsonc's with
- * `{rates: deployedRates()}`, else so wide that no test of something else
+ * as in a deploy that sets none). The rate limiters are wrangler.toml's with
+ * `{rates: await deployedRates()}`, else so wide that no test of something else
  * runs into them. `restart()` disposes of the Miniflare instance and starts
  * a new one on the same persisted D1 and Durable Object storage, as a
  * restart of the runtime would.
  */
 export async function startWorker(vars = {}, { rates, script } = {}) {
-  const limits = rates ?? Object.fromEntries(Object.keys(deployedRates()).map((k) => [k, { limit: 1e9, period: 60 }]));
+  const limits = rates ?? Object.fromEntries(Object.keys(await deployedRates()).map((k) => [k, { limit: 1e9, period: 60 }]));
   const state = mkdtempSync(join(tmpdir(), "needs-you-test-"));
   const options = {
     // `script`: another entry around the build (bench/meter/index.js).
@@ -49,7 +52,7 @@ export async function startWorker(vars = {}, { rates, script } = {}) {
     durableObjectsPersist: join(state, "do"),
     bindings: { ADMIN_TOKEN: ADMIN, ...vars },
     ratelimits: Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, { simple: v }])),
-    // As wrangler.jsonc's assets: the page's files, the Worker first.
+    // As wrangler.toml's assets: the page's files, the Worker first.
     assets: {
       directory: join(ROOT, "public"),
       binding: "ASSETS",

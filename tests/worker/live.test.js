@@ -239,8 +239,8 @@ test("a ticket asked for before its device was revoked opens nothing after", asy
 });
 
 test("a socket that says more than a page does is closed at its credential's rate (1008), and what follows writes nothing", async () => {
-  const { limit } = deployedRates().LIVE_RATE;
-  const limited = await startWorker({}, { rates: deployedRates() });
+  const { limit } = (await deployedRates()).LIVE_RATE;
+  const limited = await startWorker({}, { rates: await deployedRates() });
   try {
     const call2 = (method, path, opts) => call(limited, method, path, opts);
     const owner = (await call2("POST", "/v1/owners", { token: ADMIN, body: { name: "Ana" } })).body;

@@ -202,7 +202,7 @@ test("limits: open questions per task, tasks, devices and live codes per owner, 
 });
 
 test("rates: reports per task and answers per credential per minute, a 429 past them", async () => {
-  const rates = deployedRates();
+  const rates = await deployedRates();
   const limited = await startWorker({}, { rates });
   try {
     // The limiter counts in fixed minutes: start early in one, so that the

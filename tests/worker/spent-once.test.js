@@ -11,7 +11,7 @@ import { requestDigest, takesRequest } from "../support/request.js";
 
 let w;
 before(async () => {
-  w = await startWorker({}, { rates: deployedRates() });
+  w = await startWorker({}, { rates: await deployedRates() });
 });
 after(async () => w?.stop());
 
@@ -169,7 +169,7 @@ test("revoking a device fails the answers it queued; rotating the owner token fa
 
 test("a relay's flood of hellos closes its socket at the task's rate (1008), and what follows it is not read", async () => {
   const { owner, task } = await world();
-  const { limit } = deployedRates().RELAY_RATE;
+  const { limit } = (await deployedRates()).RELAY_RATE;
   const q = await permission(task, "flood", "make");
   const a = await allow(owner.token, q.question_id, "make");
   const r = await relay(task.credential);
