@@ -24,6 +24,7 @@ bash scripts/setup.sh
 step "format and lints"
 cargo fmt --all -- --check
 python3 scripts/module-cycles.py src crates/*/src
+python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet -p needs-you-worker --target wasm32-unknown-unknown -- -D warnings
 

@@ -11,6 +11,7 @@
 //!   reading a body within its limit.
 //! * [`auth`]: credentials: who is calling.
 //! * [`question`]: the question as the Worker reads it from D1.
+//! * [`listing`]: the owner's list as `GET /v1/needs-you` and the live list send it.
 //! * [`store`]: every D1 statement; a question's life in `store::questions`.
 //! * [`delivery`]: the delivery rules, pure: who still needs which event, when.
 //! * [`notifier`]: the Durable Object per question, its alarm and its commands.

@@ -27,6 +27,7 @@
 //! * [`screen`]: a terminal's screen for Show terminal: read from tmux,
 //!   bounded, cleaned, drawn.
 //! * [`url`]: which server addresses a client may talk to.
+//! * [`query`]: a URL's query, written and read by hand.
 //! * `wire`: the macro that makes an enum travel as a fixed set of strings.
 
 #[macro_use]

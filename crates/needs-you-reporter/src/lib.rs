@@ -23,7 +23,10 @@
 //! * [`procfs`]: what Linux's `/proc` tells of a process.
 //! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
+//! * [`plan`]: the plan of a Claude Code plan approval, from its transcript.
 //! * [`answered_there`]: a waiting hook's dialog answered in its terminal, from its transcript.
+//! * [`afar`]: the private link between the relay and the hooks and plugins
+//!   that wait for a decision from afar.
 //! * [`awaiting`]: `__await`, a plugin's wait for its dialog's answer from afar.
 //! * [`codex_app`]: the second client of a Codex task's app-server, which
 //!   lists its approvals and answers them from afar through the protocol.

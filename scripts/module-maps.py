@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Each crate's lib.rs keeps a short map of its modules in its doc comment:
+every module it declares is named there (as [`name`] or `name`), and every
+name in the map is a module it declares. A module added, renamed or removed
+without its line fails here.
+
+    python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs
+"""
+import re
+import sys
+
+
+def check(path):
+    text = open(path, encoding="utf-8").read()
+    declared = set(re.findall(r"^\s*(?:pub(?:\([a-z]+\))? )?mod ([a-z_0-9]+);", text, re.M))
+    doc = "\n".join(line[3:] for line in text.splitlines() if line.startswith("//!"))
+    # A module is named by a link, [`name`], or at a map line's start, "* `name`"
+    # (a private one, which rustdoc does not link).
+    mapped = set(re.findall(r"\[`([a-z_0-9]+)`\]", doc)) | set(re.findall(r"^\s*\* `([a-z_0-9]+)`", doc, re.M))
+    errors = []
+    for name in sorted(declared - mapped):
+        errors.append(f"{path}: module `{name}` is missing from the map in its doc comment")
+    for name in sorted(mapped - declared):
+        errors.append(f"{path}: the map names `{name}`, which is no module here")
+    return errors
+
+
+def main():
+    errors = [e for path in sys.argv[1:] for e in check(path)]
+    for e in errors:
+        print(e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
