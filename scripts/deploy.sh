@@ -11,11 +11,17 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
 bash scripts/setup.sh
+# The id is found with `d1 list`: `d1 info needs-you` would look the name up in
+# this configuration first, and fail on its missing id.
 if ! grep -q '^database_id *=' wrangler.toml; then
-  wrangler d1 info needs-you --json > /dev/null 2>&1 || wrangler d1 create needs-you
-  id=$(wrangler d1 info needs-you --json |
-    node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).uuid))')
-  bash scripts/write-d1-id.sh wrangler.toml "$id"
+  found=0
+  wrangler d1 list --json | bash scripts/write-d1-id.sh wrangler.toml || found=$?
+  if [ "$found" = 3 ]; then
+    wrangler d1 create needs-you
+    wrangler d1 list --json | bash scripts/write-d1-id.sh wrangler.toml
+  elif [ "$found" != 0 ]; then
+    exit "$found"
+  fi
 fi
 wrangler d1 migrations apply DB --remote
 wrangler deploy "$@"

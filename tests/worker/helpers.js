@@ -12,14 +12,17 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ADMIN = "test-admin-token-0123456789";
 
-/** wrangler.toml as wrangler itself reads it (loaded only when asked: the
- * import takes about a second). */
+/** A wrangler.toml as wrangler itself reads it (imported only when asked:
+ * the import takes about a second). */
+export async function readWranglerConfig(file) {
+  const { experimental_readRawConfig } = await import("wrangler");
+  return (await experimental_readRawConfig({ config: file })).rawConfig;
+}
+
+/** The project's wrangler.toml, read once. */
 let config;
 export async function wranglerConfig() {
-  if (!config) {
-    const { experimental_readRawConfig } = await import("wrangler");
-    config = (await experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") })).rawConfig;
-  }
+  config ??= await readWranglerConfig(join(ROOT, "wrangler.toml"));
   return config;
 }
 
