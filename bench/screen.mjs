@@ -2,7 +2,7 @@
 // A view is what the page does: GET …/screen, then again every 500 ms with
 // the digest it shows.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../tests/worker/helpers.js";
 

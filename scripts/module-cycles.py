@@ -12,6 +12,7 @@ use what it contains. Prints each circle and exits 1 if there is one.
 import os
 import re
 import sys
+from pathlib import Path
 
 
 def module_of(root, path):
@@ -21,7 +22,7 @@ def module_of(root, path):
 
 def references(source):
     source = re.sub(r"//[^\n]*", "", source)
-    source = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", source, flags=re.S)
+    source = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", source, flags=re.DOTALL)
 
     def expand(m):
         return " ".join(f"{m.group(1)}::{item.strip()}" for item in m.group(2).split(",") if item.strip())
@@ -37,7 +38,7 @@ def graph(root):
     modules = {module_of(root, f): f for f in files}
     edges = {m: set() for m in modules}
     for m, f in modules.items():
-        for ref in references(open(f, encoding="utf8").read()):
+        for ref in references(Path(f).read_text(encoding="utf8")):
             parts = ref.split("::")
             here = [] if parts[0] == "crate" else list(m)
             parts = parts[1:] if parts[0] == "crate" else parts

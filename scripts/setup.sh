@@ -2,8 +2,8 @@
 # Installs what the project needs, at pinned versions, skipping what is already
 # there: the wasm32 target, worker-build and wasm-bindgen-cli (built from
 # crates.io into ~/.cache/needs-you/tools, shared by every clone), the npm
-# packages (wrangler, Miniflare, esbuild, binaryen, playwright-core, http_ece)
-# from package-lock.json, and Debian's Chromium for the page's tests.
+# packages (wrangler, Miniflare, esbuild, binaryen, playwright-core, http_ece,
+# ESLint) from package-lock.json, ruff (PyPI) into its own virtualenv, and Debian's Chromium for the page's tests.
 # A fresh machine takes about 15 minutes (two cargo installs); after that, seconds.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -28,6 +28,14 @@ install_crate() {
 }
 install_crate worker-build "$WORKER_BUILD_VERSION" worker-build "worker-build-$WORKER_BUILD_VERSION"
 install_crate wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen "wasm-bindgen-$WASM_BINDGEN_VERSION"
+
+# ruff, the Python lint, from PyPI into a virtualenv of its own.
+if [ "$("$NEEDS_YOU_TOOLS/ruff-$RUFF_VERSION/bin/ruff" --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
+  say "installing ruff $RUFF_VERSION (PyPI)"
+  rm -rf "$NEEDS_YOU_TOOLS/ruff-$RUFF_VERSION"
+  python3 -m venv "$NEEDS_YOU_TOOLS/ruff-$RUFF_VERSION"
+  "$NEEDS_YOU_TOOLS/ruff-$RUFF_VERSION/bin/pip" install --quiet --disable-pip-version-check "ruff==$RUFF_VERSION"
+fi
 
 # npm ci when node_modules is missing or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

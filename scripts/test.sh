@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: formatting and lints, the Rust unit and integration tests
+# Runs every test: formatting and lints (Rust, JavaScript, Python), the Rust unit and integration tests
 # (the reporter's run the built binary against a real HTTP sink), the Worker's
 # integration tests in Miniflare (real D1, real Durable Object, real sink, a
 # mock push service) and under wrangler dev itself, the page in headless Chromium against Miniflare, the
@@ -27,6 +27,11 @@ python3 scripts/module-cycles.py src crates/*/src
 python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet -p needs-you-worker --target wasm32-unknown-unknown -- -D warnings
+# The JavaScript (page, service worker, plugins, tests, benches) and the
+# Python (the Hermes plugin, scripts, test support), at their linters'
+# recommended rules: eslint.config.js, ruff.toml.
+eslint --max-warnings 0 .
+ruff check --quiet .
 
 step "Rust tests (core crate, reporter)"
 run cargo test --quiet

@@ -654,7 +654,7 @@ test("lasting choices: answer --keep grants one, tasks --rules and rules list it
 
     const listed = await cli(owner, ["tasks", "--rules"], { COLUMNS: "120" });
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /Bash\(npm test \*\)  \(in force\)\n  kept in this project's \.claude\/settings\.local\.json, until it is taken back: it outlives the task\n  granted by the owner on box/);
+    assert.match(listed.stdout, /Bash\(npm test \*\) {2}\(in force\)\n {2}kept in this project's \.claude\/settings\.local\.json, until it is taken back: it outlives the task\n {2}granted by the owner on box/);
     assert.match(listed.stdout, /kept in this session only, in the agent's memory, until the session ends/);
     const rules = JSON.parse((await cli(owner, ["rules", "--json"])).stdout).rules;
     const [file, memory] = rules;

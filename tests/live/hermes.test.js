@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
+import { newTask, ROOT, sleep } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { HERMES, has } from "./clis.js";
 import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, startLive } from "./harness.js";
@@ -17,13 +17,13 @@ const skip = !has(HERMES) && "Hermes is not installed (bash scripts/setup-live.s
 const PROMPT = /^\s*❯ *$/m; // the empty prompt line; choice panels have "❯ 1. …"
 
 let live, w, model, owner, task, home, term, vars;
-let list, listUntil, reason;
+let listUntil, reason;
 const figures = {};
 
 before(async () => {
   if (skip) return;
   live = await startLive("hermes", { NOTIFY_DELAY_MS: "60000" });
-  ({ w, owner, home, list, listUntil, reason } = live);
+  ({ w, owner, home, listUntil, reason } = live);
   task = await newTask(w, owner.token, { name: "live hermes" });
   model = await startChatMock();
   const hermesHome = join(home, ".hermes");

@@ -9,7 +9,7 @@ export function jsonServer(handle) {
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
-      let json = {};
+      let json;
       try {
         json = JSON.parse(body || "{}");
       } catch {

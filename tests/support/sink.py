@@ -10,6 +10,7 @@ then serves until killed; ``--record FILE`` appends one JSON line per request,
 """
 
 import argparse
+import contextlib
 import json
 import sys
 import threading
@@ -82,13 +83,12 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0, help="answer each request this late")
     args = parser.parse_args()
-    record = open(args.record, "a", encoding="utf-8") if args.record else None
-    sink = Sink(port=args.port, record=record, delay_ms=args.delay_ms)
-    print(sink.server_address[1], flush=True)
-    try:
-        sink.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    with contextlib.ExitStack() as files:
+        record = files.enter_context(open(args.record, "a", encoding="utf-8")) if args.record else None
+        sink = Sink(port=args.port, record=record, delay_ms=args.delay_ms)
+        print(sink.server_address[1], flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            sink.serve_forever()
     sys.exit(0)
 
 

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "node:net";
-import { ADMIN, call, count, newOwner, newTask, post, report, sleep, startSink, waitFor, withWorkerAndSink } from "./helpers.js";
+import { ADMIN, call, count, newOwner, newTask, post, report, sleep, waitFor, withWorkerAndSink } from "./helpers.js";
 
 const DELAY = 300;
 let w, sink;

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { call, count, newOwner, newTask, post, report, sleep, startSink, waitFor, withWorkerAndSink } from "./helpers.js";
+import { call, count, newOwner, newTask, post, report, sleep, waitFor, withWorkerAndSink } from "./helpers.js";
 
 const DELAY = 400;
 const SECRET = "whsec-0123456789abcdef";

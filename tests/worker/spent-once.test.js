@@ -205,6 +205,7 @@ test("a relay's failure reason is kept as one visible line: no terminal escapes 
   assert.equal(failed.reason, "no]0;owned[2J]52;c;Y3VybCB4fHNo dialog");
   assert.equal(failed.reason_code, undefined, "a code that is not one is not kept");
   const row = await w.db.prepare("SELECT reason FROM answers WHERE id = ?").bind(a.body.answer_id).first();
+  // eslint-disable-next-line no-control-regex -- control characters are what this looks for
   assert.ok(!/[\u0000-\u001f\u007f-\u009f]/.test(row.reason), JSON.stringify(row.reason));
   r.ws.close(1000, "done");
 });

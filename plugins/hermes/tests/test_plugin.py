@@ -12,12 +12,12 @@ import threading
 import time
 import types
 import unittest
-from unittest import mock
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-from sink import start_sink  # noqa: E402 - after the path it lives on
+from sink import start_sink
 
 PLUGIN_DIR = ROOT / "plugins" / "hermes" / "needs-you"
 REPORTER = os.environ.get("NEEDS_YOU_TEST_REPORTER") or str(ROOT / "target" / "release" / "report-prompt")

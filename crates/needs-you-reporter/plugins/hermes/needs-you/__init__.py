@@ -41,6 +41,8 @@ exception: a traceback must never reach the person's terminal.
 """
 
 import atexit
+import contextlib
+import functools
 import json
 import os
 import queue
@@ -82,16 +84,16 @@ class Reporter:
         while True:
             event = self._queue.get()
             try:
-                subprocess.run(
-                    [self._command, "--cli", "hermes"],
-                    input=json.dumps(event).encode(),
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    timeout=10,
-                    check=False,
-                )
-            except Exception:  # noqa: BLE001 - nothing may reach the terminal
-                pass
+                # Nothing may reach the terminal.
+                with contextlib.suppress(Exception):
+                    subprocess.run(
+                        [self._command, "--cli", "hermes"],
+                        input=json.dumps(event).encode(),
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        timeout=10,
+                        check=False,
+                    )
             finally:
                 self._queue.task_done()
 
@@ -100,7 +102,8 @@ def _gateway_session_key():
     """The gateway's conversation key for the current turn, or "" outside the
     gateway (the classic CLI) or when Hermes has none to give."""
     try:
-        from gateway.session_context import get_session_env  # noqa: PLC0415 - Hermes's own, when present
+        # Hermes's own, when present.
+        from gateway.session_context import get_session_env
 
         return get_session_env("HERMES_SESSION_KEY") or ""
     except Exception:  # noqa: BLE001 - not in the gateway, or another Hermes
@@ -114,8 +117,20 @@ def session_of(session_id="", session_key="", **_):
     return session_key or _gateway_session_key() or session_id
 
 
+def _quiet(hook):
+    """A hook that never raises and returns None: whatever goes wrong in
+    reporting, nothing reaches Hermes or its terminal."""
+
+    @functools.wraps(hook)
+    def quiet(*args, **kwargs):
+        with contextlib.suppress(Exception):
+            hook(*args, **kwargs)
+
+    return quiet
+
+
 class NeedsYou:
-    """The hook callbacks. Each is safe: it never raises and returns None."""
+    """The hook callbacks, each wrapped by _quiet."""
 
     def __init__(self, reporter):
         self.reporter = reporter
@@ -134,72 +149,47 @@ class NeedsYou:
         if session:
             self.reporter.send(dict(event, session=str(session)))
 
+    @_quiet
     def pre_tool_call(self, tool_name="", args=None, **kwargs):
-        try:
-            if tool_name == "clarify":
-                self._send(self._key(**kwargs), event="dialog", clarify=args if isinstance(args, dict) else {})
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        if tool_name == "clarify":
+            self._send(self._key(**kwargs), event="dialog", clarify=args if isinstance(args, dict) else {})
 
+    @_quiet
     def post_tool_call(self, tool_name="", result="", **kwargs):
-        try:
-            if tool_name == "clarify":
-                # Its result tells an answer from a cancel or a time-out.
-                outcome = result if isinstance(result, str) else ""
-                self._send(self._key(**kwargs), event="close", clarify_result=outcome)
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        if tool_name == "clarify":
+            # Its result tells an answer from a cancel or a time-out.
+            outcome = result if isinstance(result, str) else ""
+            self._send(self._key(**kwargs), event="close", clarify_result=outcome)
 
+    @_quiet
     def pre_approval_request(self, command="", description="", surface="", **kwargs):
-        try:
-            if surface != "smart":
-                approval = {"command": str(command or ""), "description": str(description or "")}
-                self._send(self._key(**kwargs), event="permission", approval=approval)
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        if surface != "smart":
+            approval = {"command": str(command or ""), "description": str(description or "")}
+            self._send(self._key(**kwargs), event="permission", approval=approval)
 
+    @_quiet
     def post_approval_response(self, surface="", choice="", **kwargs):
-        try:
-            if surface != "smart":
-                self._send(self._key(**kwargs), event="close", approval_choice=str(choice or ""))
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        if surface != "smart":
+            self._send(self._key(**kwargs), event="close", approval_choice=str(choice or ""))
 
+    @_quiet
     def pre_llm_call(self, **kwargs):
-        try:
-            self._send(self._key(**kwargs), event="close", reason="prompt_submitted")
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        self._send(self._key(**kwargs), event="close", reason="prompt_submitted")
 
+    @_quiet
     def post_llm_call(self, assistant_response="", **kwargs):
-        try:
-            text = assistant_response if isinstance(assistant_response, str) else ""
-            self._send(self._key(**kwargs), event="turn_end", text=text)
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        text = assistant_response if isinstance(assistant_response, str) else ""
+        self._send(self._key(**kwargs), event="turn_end", text=text)
 
+    @_quiet
     def on_session_end(self, interrupted=False, **kwargs):
-        try:
-            if interrupted is True:
-                self._send(self._key(**kwargs), event="close", reason="interrupted")
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        if interrupted is True:
+            self._send(self._key(**kwargs), event="close", reason="interrupted")
 
-
+    @_quiet
     def on_session_finalize(self, session_id="", **kwargs):
-        try:
-            session = self._keys.pop(str(session_id), None) or self._key(session_id=session_id, **kwargs)
-            self._send(session, event="close", reason="session_end")
-        except Exception:  # noqa: BLE001
-            pass
-        return None
+        session = self._keys.pop(str(session_id), None) or self._key(session_id=session_id, **kwargs)
+        self._send(session, event="close", reason="session_end")
 
 
 HOOKS = (
