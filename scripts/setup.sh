@@ -3,7 +3,8 @@
 # there: the wasm32 target, worker-build and wasm-bindgen-cli (built from
 # crates.io into ~/.cache/needs-you/tools, shared by every clone), the npm
 # packages (wrangler, Miniflare, esbuild, binaryen, playwright-core, http_ece,
-# ESLint) from package-lock.json, ruff (PyPI) into its own virtualenv, and Debian's Chromium for the page's tests.
+# ESLint) from package-lock.json, ruff (PyPI) into its own virtualenv, and
+# Debian's Chromium for the page's tests.
 # A fresh machine takes about 15 minutes (two cargo installs); after that, seconds.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
