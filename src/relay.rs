@@ -4,12 +4,13 @@
 //!
 //! The Worker checks the task credential and hands the upgrade here
 //! (`/connect`); the socket is accepted with the Hibernation API, so an idle
-//! relay costs nothing while it waits. A posted answer is pushed at once
-//! (`/deliver`); a relay that (re)connects says `hello` and is sent every
-//! answer still on its way, so one queued while it was away arrives once it
-//! is back. Revoking the task closes its sockets (`/close`).
+//! relay costs nothing while it waits. Everything else the Worker asks is a
+//! [`Command`]. A posted answer is pushed at once (`deliver`); a relay that
+//! (re)connects says `hello` and is sent every answer still on its way, so
+//! one queued while it was away arrives once it is back. Revoking the task
+//! closes its sockets (`close`).
 //!
-//! Show terminal asks the relay for a pane's screen (`/screen`): the object
+//! Show terminal asks the relay for a pane's screen (`screen`): the object
 //! sends the ask, waits for the relay's answer to it by its request id, and
 //! hands it back to the one request that asked. A screen is held in memory
 //! only while it passes; nothing of it is stored or logged.
@@ -24,11 +25,11 @@ use std::time::Duration;
 
 use futures_channel::oneshot;
 use futures_util::future::{select, Either};
-use needs_you_core::query;
 use needs_you_core::relay::{
     Answer, FromRelay, Revocation, ScreenAsk, ScreenReply, ToRelay, CAN_HEADER, CAN_SCREEN,
     CLOSE_FLOOD, CLOSE_REPLACED, CLOSE_REVOKED, MAX_REASON_CHARS,
 };
+use serde::{Deserialize, Serialize};
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
     WebSocket, WebSocketIncomingMessage, WebSocketPair,
@@ -62,10 +63,96 @@ pub enum Asked {
     Late,
 }
 
+/// What the Worker asks of a task's object, besides the relay's own upgrade
+/// ([`CONNECT_PATH`]).
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+enum Command {
+    /// An answer was queued: push it to the relay if one is connected.
+    Deliver { task_id: String, answer_id: String },
+    /// Show terminal: the screen of `session`'s pane; `seen`, the digest of
+    /// the screen the reader has.
+    Screen {
+        session: String,
+        seen: Option<String>,
+    },
+    /// A rule was asked to be taken back.
+    Revoke(Revocation),
+    /// The task was revoked: its relay is cut off.
+    Close,
+}
+
+/// The path of the relay's upgrade, and its headers: the task's id, checked
+/// by the Worker, and what the relay can do ([`CAN_HEADER`]).
+const CONNECT_PATH: &str = "/connect";
+const TASK_HEADER: &str = "x-task-id";
+
 fn send(ws: &WebSocket, answer: Answer) {
     // A socket that just went away is the relay's to reconnect; the answer
     // stays on its way in D1 and is sent again on its `hello`.
     let _ = ws.send_with_str(ToRelay::Answer(answer).to_frame());
+}
+
+impl Relay {
+    /// The relay's upgrade, handed on by the Worker once it checked the task
+    /// credential: the task's id and what the relay can do come as headers.
+    fn accept_relay(&self, req: &Request) -> Result<Response> {
+        let task_id = req.headers().get(TASK_HEADER)?.unwrap_or_default();
+        // One relay per task: the newest. Whatever held the task's socket
+        // before is told to stop.
+        for old in self.state.get_websockets() {
+            let _ = old.close(
+                Some(CLOSE_REPLACED),
+                Some("a newer relay of this task connected"),
+            );
+        }
+        let pair = WebSocketPair::new()?;
+        // Tagged with what it can do, which outlives hibernation.
+        let can = req.headers().get(CAN_HEADER)?.unwrap_or_default();
+        if can.split(',').any(|c| c.trim() == CAN_SCREEN) {
+            self.state
+                .accept_websocket_with_tags(&pair.server, &[CAN_SCREEN]);
+        } else {
+            self.state.accept_web_socket(&pair.server);
+        }
+        pair.server.serialize_attachment(&task_id)?;
+        Response::from_websocket(pair.client)
+    }
+
+    /// Asks the relay for a pane's screen and waits for its answer to this
+    /// very ask.
+    async fn ask_screen(&self, session: String, seen: Option<String>) -> Result<Response> {
+        let sockets = self.state.get_websockets_with_tag(CAN_SCREEN);
+        if sockets.is_empty() {
+            // A relay that cannot show screens (an older reporter's) is told
+            // apart by its status: 426, "upgrade required".
+            return if self.state.get_websockets().is_empty() {
+                Response::error("no relay", 409)
+            } else {
+                Response::error("the relay cannot show screens", 426)
+            };
+        }
+        let request_id = crate::ids::new_id("scr_");
+        let (tx, rx) = oneshot::channel();
+        self.screens.borrow_mut().insert(request_id.clone(), tx);
+        let ask = ToRelay::Screen(ScreenAsk {
+            request_id: request_id.clone(),
+            session,
+            seen: seen.filter(|s| !s.is_empty()),
+        })
+        .to_frame();
+        for ws in sockets {
+            let _ = ws.send_with_str(&ask);
+        }
+        let waited = select(rx, worker::Delay::from(SCREEN_WITHIN)).await;
+        self.screens.borrow_mut().remove(&request_id);
+        match waited {
+            Either::Left((Ok(reply), _)) => Response::from_json(&reply),
+            // Its relay went away while it was asked.
+            Either::Left((Err(_), _)) => Response::error("no relay", 409),
+            Either::Right(_) => Response::error("late", 504),
+        }
+    }
 }
 
 impl DurableObject for Relay {
@@ -77,33 +164,15 @@ impl DurableObject for Relay {
         }
     }
 
-    async fn fetch(&self, req: Request) -> Result<Response> {
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
         crate::panic::install_hook();
-        let task_id = req.headers().get("x-task-id")?.unwrap_or_default();
-        match req.path().as_str() {
-            "/connect" => {
-                // One relay per task: the newest. Whatever held the task's
-                // socket before is told to stop.
-                for old in self.state.get_websockets() {
-                    let _ = old.close(
-                        Some(CLOSE_REPLACED),
-                        Some("a newer relay of this task connected"),
-                    );
-                }
-                let pair = WebSocketPair::new()?;
-                // Tagged with what it can do, which outlives hibernation.
-                let can = req.headers().get(CAN_HEADER)?.unwrap_or_default();
-                if can.split(',').any(|c| c.trim() == CAN_SCREEN) {
-                    self.state
-                        .accept_websocket_with_tags(&pair.server, &[CAN_SCREEN]);
-                } else {
-                    self.state.accept_web_socket(&pair.server);
-                }
-                pair.server.serialize_attachment(&task_id)?;
-                Response::from_websocket(pair.client)
-            }
-            "/deliver" => {
-                let answer_id = req.headers().get("x-answer-id")?.unwrap_or_default();
+        // The relay's own upgrade comes as the request it is; everything
+        // else the Worker asks is a command.
+        if req.path() == CONNECT_PATH {
+            return self.accept_relay(&req);
+        }
+        match req.json::<Command>().await? {
+            Command::Deliver { task_id, answer_id } => {
                 // With no relay connected the answer stays queued: it can
                 // still be taken back or replaced, and goes at the hello.
                 let sockets = self.state.get_websockets();
@@ -120,60 +189,22 @@ impl DurableObject for Relay {
                 }
                 Response::empty()
             }
-            "/screen" => {
-                let url = req.inner().url();
-                let session = query::param(&url, "session").unwrap_or_default();
-                let seen = query::param(&url, "seen").filter(|s| !s.is_empty());
-                let sockets = self.state.get_websockets_with_tag(CAN_SCREEN);
-                if sockets.is_empty() {
-                    // A relay that cannot show screens (an older reporter's)
-                    // is told apart by its status: 426, "upgrade required".
-                    return if self.state.get_websockets().is_empty() {
-                        Response::error("no relay", 409)
-                    } else {
-                        Response::error("the relay cannot show screens", 426)
-                    };
-                }
-                let request_id = crate::ids::new_id("scr_");
-                let (tx, rx) = oneshot::channel();
-                self.screens.borrow_mut().insert(request_id.clone(), tx);
-                let ask = ToRelay::Screen(ScreenAsk {
-                    request_id: request_id.clone(),
-                    session,
-                    seen,
-                })
-                .to_frame();
-                for ws in sockets {
-                    let _ = ws.send_with_str(&ask);
-                }
-                let waited = select(rx, worker::Delay::from(SCREEN_WITHIN)).await;
-                self.screens.borrow_mut().remove(&request_id);
-                match waited {
-                    Either::Left((Ok(reply), _)) => Response::from_json(&reply),
-                    // Its relay went away while it was asked.
-                    Either::Left((Err(_), _)) => Response::error("no relay", 409),
-                    Either::Right(_) => Response::error("late", 504),
-                }
-            }
-            "/revoke" => {
+            Command::Screen { session, seen } => self.ask_screen(session, seen).await,
+            Command::Revoke(revocation) => {
                 // With no relay connected the rule stays asked for: it goes
                 // at the hello.
-                let revocation = Revocation {
-                    rule_id: req.headers().get("x-rule-id")?.unwrap_or_default(),
-                    answer_id: req.headers().get("x-answer-id")?.unwrap_or_default(),
-                };
+                let frame = ToRelay::Revoke(revocation).to_frame();
                 for ws in self.state.get_websockets() {
-                    let _ = ws.send_with_str(ToRelay::Revoke(revocation.clone()).to_frame());
+                    let _ = ws.send_with_str(&frame);
                 }
                 Response::empty()
             }
-            "/close" => {
+            Command::Close => {
                 for ws in self.state.get_websockets() {
                     let _ = ws.close(Some(CLOSE_REVOKED), Some("the task was revoked"));
                 }
                 Response::empty()
             }
-            _ => Response::error("not found", 404),
         }
     }
 
@@ -312,60 +343,48 @@ async fn mark(
 
 // ---- the Worker's side ---------------------------------------------------------
 
-/// A request to the task's object: `method` on `path`, with the task's id
-/// and `extra` headers.
-async fn call(
-    env: &Env,
-    task_id: &str,
-    method: Method,
-    path: &str,
-    extra: &[(&str, &str)],
-) -> Result<Response> {
-    let stub = env
-        .durable_object("RELAY")?
+/// The task's object.
+fn stub(env: &Env, task_id: &str) -> Result<worker::Stub> {
+    env.durable_object("RELAY")?
         .id_from_name(task_id)?
-        .get_stub()?;
-    let headers = worker::Headers::new();
-    headers.set("x-task-id", task_id)?;
-    for (k, v) in extra {
-        headers.set(k, v)?;
-    }
+        .get_stub()
+}
+
+/// Sends `cmd` to the task's object.
+async fn command(env: &Env, task_id: &str, cmd: &Command) -> Result<Response> {
     let mut init = RequestInit::new();
-    init.with_method(method).with_headers(headers);
-    stub.fetch_with_request(Request::new_with_init(
-        &format!("https://relay{path}"),
-        &init,
-    )?)
-    .await
+    init.with_method(Method::Post)
+        .with_body(Some(serde_json::to_string(cmd)?.into()));
+    stub(env, task_id)?
+        .fetch_with_request(Request::new_with_init("https://relay/", &init)?)
+        .await
 }
 
 /// Hands a relay's upgrade request to its task's object; the answer is the
 /// `101` with the socket.
 /// `can`: what the relay said it can do ([`CAN_HEADER`]), passed on.
 pub async fn connect(env: &Env, task_id: &str, can: &str) -> Result<Response> {
-    call(
-        env,
-        task_id,
-        Method::Get,
-        "/connect",
-        &[("upgrade", "websocket"), (CAN_HEADER, can)],
-    )
-    .await
+    let headers = worker::Headers::new();
+    headers.set("upgrade", "websocket")?;
+    headers.set(TASK_HEADER, task_id)?;
+    headers.set(CAN_HEADER, can)?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Get).with_headers(headers);
+    let url = format!("https://relay{CONNECT_PATH}");
+    stub(env, task_id)?
+        .fetch_with_request(Request::new_with_init(&url, &init)?)
+        .await
 }
 
 /// An answer was queued: push it to the task's relay if one is connected
 /// (else it goes when one says `hello`). A failure is logged: the answer is
 /// in D1 either way.
 pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
-    if let Err(e) = call(
-        env,
-        task_id,
-        Method::Post,
-        "/deliver",
-        &[("x-answer-id", answer_id)],
-    )
-    .await
-    {
+    let cmd = Command::Deliver {
+        task_id: task_id.to_owned(),
+        answer_id: answer_id.to_owned(),
+    };
+    if let Err(e) = command(env, task_id, &cmd).await {
         worker::console_error!("could not reach the relay object of {task_id}: {e}");
     }
 }
@@ -373,13 +392,11 @@ pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
 /// Asks the task's relay for the screen of `session`'s pane; `seen`, the
 /// digest of the screen the reader has.
 pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Result<Asked> {
-    // In the URL, encoded: a session name is any text a report gave, which a
-    // header could not carry.
-    let path = format!(
-        "/screen?{}",
-        query::encode(&[("session", session), ("seen", seen)])
-    );
-    let mut resp = call(env, task_id, Method::Get, &path, &[]).await?;
+    let cmd = Command::Screen {
+        session: session.to_owned(),
+        seen: Some(seen.to_owned()),
+    };
+    let mut resp = command(env, task_id, &cmd).await?;
     Ok(match resp.status_code() {
         200 => Asked::Reply(resp.json().await?),
         426 => Asked::Outdated,
@@ -392,18 +409,14 @@ pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Resu
 /// connected (else it hears at its hello). A failure is logged: the ask is
 /// in D1 either way.
 pub async fn revoke(env: &Env, task_id: &str, r: &Revocation) {
-    let headers = [
-        ("x-rule-id", r.rule_id.as_str()),
-        ("x-answer-id", r.answer_id.as_str()),
-    ];
-    if let Err(e) = call(env, task_id, Method::Post, "/revoke", &headers).await {
+    if let Err(e) = command(env, task_id, &Command::Revoke(r.clone())).await {
         worker::console_error!("could not reach the relay object of {task_id}: {e}");
     }
 }
 
 /// The task was revoked: its relay is cut off at once.
 pub async fn revoked(env: &Env, task_id: &str) {
-    if let Err(e) = call(env, task_id, Method::Post, "/close", &[]).await {
+    if let Err(e) = command(env, task_id, &Command::Close).await {
         worker::console_error!("could not close the relay of {task_id}: {e}");
     }
 }

@@ -1,7 +1,6 @@
 //! Answering from afar: `POST /v1/questions/{id}/answers` by its owner (or a
-//! device of theirs allowed to answer), `GET /v1/answers/{id}` to follow it,
-//! and `GET /v1/relay`, the WebSocket through which the task's relay
-//! receives its answers ([`crate::relay`]).
+//! device of theirs allowed to answer), `GET /v1/answers/{id}` to follow it
+//! (the task's relay receives them through its socket, [`super::relay`]).
 
 use worker::{Context, Env, Request};
 
@@ -9,7 +8,6 @@ use serde_json::Value;
 
 use needs_you_core::afar::{self, AnswerBody};
 use needs_you_core::api::{self, Right};
-use needs_you_core::relay::CAN_HEADER;
 
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, ApiError, ApiResult};
@@ -152,19 +150,4 @@ pub async fn take_back(req: Request, env: &Env, answer_id: &str) -> ApiResult {
             None => Err(ApiError::not_found()),
         },
     }
-}
-
-/// `GET /v1/relay` with `Upgrade: websocket` and a task credential.
-pub async fn connect(req: Request, env: &Env) -> ApiResult {
-    let task = auth::task(&req, env, now_ms()).await?;
-    let upgrade = req.headers().get("upgrade")?.unwrap_or_default();
-    if !upgrade.eq_ignore_ascii_case("websocket") {
-        return Err(ApiError::new(
-            426,
-            "upgrade_required",
-            "the relay connects with a WebSocket (Upgrade: websocket)",
-        ));
-    }
-    let can = req.headers().get(CAN_HEADER)?.unwrap_or_default();
-    Ok(relay::connect(env, &task.id, &can).await?)
 }

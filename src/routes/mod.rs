@@ -9,6 +9,7 @@ mod needs_you;
 mod owners;
 mod page;
 mod push;
+mod relay;
 mod reports;
 mod rules;
 mod screens;
@@ -109,7 +110,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             Delete => answers::take_back(req, env, id).await),
         ["v1", "rules"] => methods!(method, p; Get => rules::list(req, env).await),
         ["v1", "rules", id] => methods!(method, p; Delete => rules::revoke(req, env, id).await),
-        ["v1", "relay"] => methods!(method, p; Get => answers::connect(req, env).await),
+        ["v1", "relay"] => methods!(method, p; Get => relay::connect(req, env).await),
         ["v1", "live"] => methods!(method, p;
             Post => live::ticket(req, env).await,
             Get => live::connect(req, env).await),
