@@ -140,7 +140,7 @@ pub struct Answer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason_code: Option<String>,
     /// What was answered, for a person: the text, `allow`, `deny`, or the
-    /// choices ([`AnswerBody::summary`]).
+    /// choices ([`crate::afar::AnswerBody::summary`]).
     pub text: String,
     pub updated_at: i64,
     /// Its form: `text`, `decision`, `choices`.
@@ -480,7 +480,7 @@ pub struct Channels {
 pub struct TestResult {
     /// `ntfy`, `webhook`, or `webpush:<device id>`.
     pub channel: String,
-    /// For a person: the channel, or "browser: <device name>".
+    /// For a person: the channel, or "browser: \<device name>".
     pub name: String,
     pub ok: bool,
     pub status: Option<u16>,
@@ -575,7 +575,7 @@ pub struct Revoked {
 }
 
 /// `POST /v1/questions/{id}/answers`: queued, with what will be typed or
-/// handed to the agent ([`AnswerBody::summary`]).
+/// handed to the agent ([`crate::afar::AnswerBody::summary`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Queued {
     pub answer_id: String,

@@ -8,7 +8,7 @@
 //! * [`report`]: the report sent to `POST /v1/reports`, and its validation.
 //! * [`question`]: "does this reply end with a question", and the tail of a reply
 //!   that is worth showing on a phone.
-//! * [`classify`]: which hook event of which CLI opens a question, closes it, or
+//! * [`mod@classify`]: which hook event of which CLI opens a question, closes it, or
 //!   means nothing, following the hook table in `docs/hooks.md`.
 //! * [`answer`]: what may be typed into an agent's prompt from afar.
 //! * [`afar`]: answering dialogs and permissions from afar: the forms, the

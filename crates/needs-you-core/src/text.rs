@@ -12,7 +12,7 @@
 //!   a text read differently from what it holds: a bidi override shows
 //!   `rm -rf /` reversed, tag characters carry a hidden message.
 //!
-//! [`line`] makes one line of a text (names, answers); [`paragraphs`] keeps
+//! [`line()`] makes one line of a text (names, answers); [`paragraphs`] keeps
 //! its line breaks (a question's text). The Worker cleans what it stores, the
 //! command line what it prints, and the relay what it types, each with these.
 
@@ -106,7 +106,7 @@ pub fn paragraphs(s: &str) -> String {
     out
 }
 
-/// Whether `s` needs no cleaning as a [`line`]: what the Worker checks before
+/// Whether `s` needs no cleaning as a [`line()`]: what the Worker checks before
 /// it stores a name as given.
 pub fn is_clean_line(s: &str) -> bool {
     line(s) == s

@@ -13,7 +13,7 @@
 //!    terminal it shows on; the `PermissionRequest` hook, which runs inside
 //!    the same server, leaves the person's own approvals to this
 //!    ([`BRIDGED`]);
-//! 2. a waiter registers with the task's relay ([`afar::wait`]), exactly as
+//! 2. a waiter registers with the task's relay (`afar::wait`), exactly as
 //!    Claude Code's waiting hook does, so the relay's rules (this machine's
 //!    own open, its `seq` and digest; an answer spent once) are the same;
 //! 3. an answer handed over is sent as the protocol's answer only while the

@@ -11,59 +11,62 @@
 //! decides, updates its state files, hands the request to a detached copy of
 //! itself and returns in a few milliseconds.
 //!
+//! Its public modules are those the `needs-you` command line shares (linked
+//! below); the rest are `report-prompt`'s own.
+//!
 //! * [`commands`]: `report-prompt`'s entry: its subcommands run.
-//! * [`args`]: its command line, parsed by hand (start-up is the hook's cost).
-//! * [`hook`]: hook mode: read an event, decide, record, hand off.
-//! * [`questions`]: a question opened or closed here, and its report queued.
+//! * `args`: its command line, parsed by hand (start-up is the hook's cost).
+//! * `hook`: hook mode: read an event, decide, record, hand off.
+//! * `questions`: a question opened or closed here, and its report queued.
 //! * [`state`]: the per-user state directory: markers and `seq`.
 //! * [`detach`]: starting a detached helper that owns a lock (sender, watcher).
-//! * [`outbox`]: the reports waiting to be sent, in order, one sender at a time.
+//! * `outbox`: the reports waiting to be sent, in order, one sender at a time.
 //! * [`send`]: the detached sender, and where reports go.
-//! * [`parent`]: whether Codex runs this hook in its shared background server.
-//! * [`procfs`]: what Linux's `/proc` tells of a process.
-//! * [`watch`]: a dialog's transcript, watched for an end that fires no hook.
+//! * `parent`: whether Codex runs this hook in its shared background server.
+//! * `procfs`: what Linux's `/proc` tells of a process.
+//! * `watch`: a dialog's transcript, watched for an end that fires no hook.
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
-//! * [`plan`]: the plan of a Claude Code plan approval, from its transcript.
-//! * [`answered_there`]: a waiting hook's dialog answered in its terminal, from its transcript.
-//! * [`afar`]: the private link between the relay and the hooks and plugins
+//! * `plan`: the plan of a Claude Code plan approval, from its transcript.
+//! * `answered_there`: a waiting hook's dialog answered in its terminal, from its transcript.
+//! * `afar`: the private link between the relay and the hooks and plugins
 //!   that wait for a decision from afar.
-//! * [`awaiting`]: `__await`, a plugin's wait for its dialog's answer from afar.
+//! * `awaiting`: `__await`, a plugin's wait for its dialog's answer from afar.
 //! * [`codex_app`]: the second client of a Codex task's app-server, which
 //!   lists its approvals and answers them from afar through the protocol.
-//! * [`record`]: the CLIs' payloads kept for fixtures (`NEEDS_YOU_RECORD_DIR`).
+//! * `record`: the CLIs' payloads kept for fixtures (`NEEDS_YOU_RECORD_DIR`).
 //! * [`relay`]: the detached relay that types answers from afar, and hands
-//!   decisions and choices to [`afar`]'s waiters.
-//! * [`granted`]: the lasting rules this machine wrote for answers from
+//!   decisions and choices to `afar`'s waiters.
+//! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
 //! * [`install`]: adding and removing our hooks in each CLI's settings.
-//! * [`doctor`]: a check of the whole set-up, for a person.
+//! * `doctor`: a check of the whole set-up, for a person.
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
 //! * [`socket`]: a WebSocket to the Worker: the relay's, and `ls --watch`'s.
 
-pub mod afar;
-pub mod answered_there;
-pub mod args;
-pub mod awaiting;
+mod afar;
+mod answered_there;
+mod args;
+mod awaiting;
 pub mod client;
 pub mod codex_app;
 pub mod commands;
 pub mod detach;
-pub mod doctor;
-pub mod granted;
-pub mod hook;
+mod doctor;
+mod granted;
+mod hook;
 pub mod install;
-pub mod outbox;
-pub mod parent;
-pub mod plan;
-pub mod procfs;
-pub mod questions;
-pub mod record;
+mod outbox;
+mod parent;
+mod plan;
+mod procfs;
+mod questions;
+mod record;
 pub mod relay;
 pub mod send;
 pub mod socket;
 pub mod state;
 pub mod terminal;
-pub mod watch;
+mod watch;
 
 /// One line on stderr, prefixed with the program's name. Never fails: in the
 /// agent's hook a closed stderr must not become a panic, nor the panic an

@@ -17,10 +17,10 @@
 //! 4. says `typed`, or `failed` with the reason.
 //!
 //! It takes back a lasting rule granted from afar when the Worker asks
-//! ([`crate::granted`]), and stays while its machine holds one.
+//! (`granted`), and stays while its machine holds one.
 //!
 //! It also shows the pane of a session's open question when the Worker asks
-//! (Show terminal, [`Relay::screen`]): only a pane recorded for an open
+//! (Show terminal, `Relay::screen`): only a pane recorded for an open
 //! question of its own task, only while that pane still runs the agent,
 //! read at most every [`SCREEN_EVERY`] (a faster reader gets the same
 //! screen again), never with `NEEDS_YOU_NO_SCREEN` set.

@@ -1,4 +1,4 @@
-//! Sending a report: the foreground adds it to the outbox ([`crate::outbox`])
+//! Sending a report: the foreground adds it to the outbox (`outbox`)
 //! and returns; one detached sender per outbox sends the reports in the order
 //! they were made, retrying a server that is down or failing for a while.
 

@@ -211,7 +211,7 @@ fn still_the_agent(p: &TmuxPane, pid: &str, command: &str) -> Result<(), String>
 }
 
 /// The pane's screen as tmux shows it, read only while the pane still runs
-/// the agent ([`still_the_agent`]). The pane's state and its text come from
+/// the agent (`still_the_agent`). The pane's state and its text come from
 /// one tmux command, so that what is checked is what is read.
 pub fn capture(p: &TmuxPane) -> Result<Screen, String> {
     let mut cmd = Command::new("tmux");

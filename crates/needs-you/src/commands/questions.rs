@@ -296,7 +296,7 @@ impl Reply {
 /// `answer QUESTION (TEXT | --allow | --deny [MESSAGE] | --choose LABEL…)`:
 /// queued like the page's, bound to the request the list shows now (its
 /// digest), then followed until it is typed or taken by the agent, or
-/// refused ([`FOLLOW_FOR`] at most: the agent's machine may be asleep).
+/// refused (`FOLLOW_FOR` at most: the agent's machine may be asleep).
 pub fn answer(question: &str, reply: Reply) -> Result<i32> {
     let (_, client) = logged_in()?;
     let id = path_part(question)?;

@@ -6,8 +6,8 @@
 //! exit code is ours; a command killed by a signal kills us with the same
 //! signal, so a shell sees what it would have seen without us.
 //!
-//! How signals reach the command is [`signals`]'s; how it runs in a tmux
-//! session of its own, [`tmux`]'s.
+//! How signals reach the command is `signals`'s; how it runs in a tmux
+//! session of its own, `tmux`'s.
 
 mod signals;
 mod tmux;
