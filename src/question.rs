@@ -8,11 +8,12 @@
 use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use needs_you_core::afar::Afar;
 use needs_you_core::api;
-use needs_you_core::{Cli, Kind};
+use needs_you_core::lasting::Offer;
+use needs_you_core::{Cli, CloseReason, Kind, Terminal};
 
 /// One question with its task's name.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,91 +96,117 @@ impl Question {
     }
 }
 
-/// A D1 row of `store::questions`' question statements: the view's columns,
-/// with `options` and `terminal` stored as JSON text and `answerable` as 0
-/// or 1, and the task's expiry. Parsed here, and nowhere else. A row that
-/// somehow holds bad options or a bad terminal shows none rather than
-/// failing the whole list.
-impl<'de> Deserialize<'de> for Question {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut row = Map::<String, Value>::deserialize(d)?;
-        let json_text = |v: Option<Value>, default: Value| match v {
-            Some(Value::String(t)) => serde_json::from_str(&t).unwrap_or(default),
-            _ => default,
-        };
-        let options = json_text(row.remove("options"), Value::Array(vec![]));
-        let options = match options {
-            Value::Array(_) => options,
-            _ => Value::Array(vec![]),
-        };
-        row.insert("options".into(), options);
-        let terminal = json_text(row.remove("terminal"), Value::Null);
-        let terminal = match serde_json::from_value::<needs_you_core::Terminal>(terminal) {
-            Ok(t) => serde_json::to_value(t).unwrap_or(Value::Null),
-            Err(_) => Value::Null,
-        };
-        row.insert("terminal".into(), terminal);
-        let answerable = match row.remove("answerable") {
-            Some(Value::Bool(b)) => b,
-            Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0) != 0.0,
-            _ => false,
-        };
-        row.insert("answerable".into(), Value::Bool(answerable));
-        let task_expires_at = row
-            .remove("task_expires_at")
-            .and_then(|v| v.as_f64())
-            .map(|t| t as i64);
-        let task_revoked = row.remove("task_revoked_at").is_some_and(|v| !v.is_null());
-        let owner_id = match row.remove("owner_id") {
-            Some(Value::String(o)) => o,
-            _ => String::new(),
-        };
-        let takes = match row.remove("takes") {
-            Some(Value::String(t)) => Afar::parse(&t),
-            _ => None,
-        };
-        let task_muted_until = row
-            .remove("task_muted_until")
-            .and_then(|v| v.as_f64())
-            .map(|t| t as i64);
-        let task_screen = match row.remove("task_screen") {
-            Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0) != 0.0,
-            _ => false,
-        };
-        let questions = json_text(row.remove("questions"), Value::Array(vec![]));
-        row.insert("questions".into(), questions);
+/// A D1 row of `store::questions`' question statements
+/// (`store::questions::COLUMNS`): every column named, none defaulted, so a
+/// statement that leaves one out fails loudly rather than read as an empty
+/// owner or an unmuted task. `options`, `terminal`, `questions` and
+/// `decisions` are stored as JSON text, and the flags as 0 or 1.
+#[derive(Deserialize)]
+struct Row {
+    question_id: String,
+    task_id: String,
+    task_name: String,
+    session: String,
+    cli: Cli,
+    kind: Kind,
+    text: String,
+    #[serde(deserialize_with = "column")]
+    options: Option<String>,
+    opened_at: i64,
+    #[serde(deserialize_with = "column")]
+    notified_at: Option<i64>,
+    #[serde(deserialize_with = "column")]
+    quieted_by: Option<String>,
+    #[serde(deserialize_with = "column")]
+    closed_at: Option<i64>,
+    #[serde(deserialize_with = "column")]
+    close_reason: Option<CloseReason>,
+    #[serde(deserialize_with = "column")]
+    terminal: Option<String>,
+    answerable: u8,
+    #[serde(deserialize_with = "column")]
+    takes: Option<String>,
+    #[serde(deserialize_with = "column")]
+    digest: Option<String>,
+    #[serde(deserialize_with = "column")]
+    questions: Option<String>,
+    #[serde(deserialize_with = "column")]
+    decisions: Option<String>,
+    owner_id: String,
+    #[serde(deserialize_with = "column")]
+    task_expires_at: Option<i64>,
+    #[serde(deserialize_with = "column")]
+    task_revoked_at: Option<i64>,
+    #[serde(deserialize_with = "column")]
+    task_muted_until: Option<i64>,
+    task_screen: u8,
+}
+
+/// A column that may hold NULL but must be there: serde reads a missing
+/// `Option` field as `None` unless it has a deserializer of its own.
+fn column<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
+}
+
+/// JSON text as `T`; text that somehow does not parse reads as nothing
+/// rather than fail the whole list.
+fn json_text<T: serde::de::DeserializeOwned>(text: Option<String>) -> Option<T> {
+    serde_json::from_str(text.as_deref()?).ok()
+}
+
+impl From<Row> for Question {
+    fn from(row: Row) -> Question {
+        let terminal: Option<Terminal> = json_text(row.terminal);
         // Only well-formed lasting choices: allow and deny are added by
         // `settle_afar`, for what takes a decision.
-        let decisions = match json_text(row.remove("decisions"), Value::Null) {
-            Value::Array(d) => d
-                .into_iter()
-                .filter(|o| {
-                    serde_json::from_value::<needs_you_core::lasting::Offer>(o.clone())
-                        .is_ok_and(|o| o.lasting)
-                })
-                .collect(),
-            _ => vec![],
-        };
-        row.insert("decisions".into(), Value::Array(decisions));
-        if !matches!(row.get("digest"), Some(Value::String(_))) {
-            row.remove("digest");
-        }
-        let mut shown: api::Question =
-            serde_json::from_value(Value::Object(row)).map_err(serde::de::Error::custom)?;
-        shown.settle_afar(takes);
-        shown.screen = task_screen
-            && shown
-                .terminal
+        let decisions: Vec<Offer> = json_text::<Vec<Value>>(row.decisions)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|o| serde_json::from_value::<Offer>(o).ok())
+            .filter(|o| o.lasting)
+            .collect();
+        let screen = row.task_screen != 0
+            && terminal
                 .as_ref()
                 .is_some_and(|t| t.kind == needs_you_core::TerminalKind::Tmux);
-        Ok(Question {
+        let mut shown = api::Question {
+            question_id: row.question_id,
+            task_id: row.task_id,
+            task_name: row.task_name,
+            session: row.session,
+            cli: row.cli,
+            kind: row.kind,
+            text: row.text,
+            options: json_text(row.options).unwrap_or_default(),
+            opened_at: row.opened_at,
+            notified_at: row.notified_at,
+            quieted_by: row.quieted_by,
+            closed_at: row.closed_at,
+            close_reason: row.close_reason,
+            terminal,
+            answerable: row.answerable != 0,
+            answer_from_afar: None,
+            why_not: None,
+            questions: json_text(row.questions).unwrap_or_default(),
+            digest: row.digest,
+            screen,
+            decisions,
+        };
+        shown.settle_afar(row.takes.as_deref().and_then(Afar::parse));
+        Question {
             shown,
-            task_expires_at,
-            task_revoked,
-            owner_id,
-            task_muted_until,
+            task_expires_at: row.task_expires_at,
+            task_revoked: row.task_revoked_at.is_some(),
+            owner_id: row.owner_id,
+            task_muted_until: row.task_muted_until,
             quiet: false,
-        })
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Question {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Row::deserialize(d).map(Question::from)
     }
 }
 
@@ -202,8 +229,34 @@ mod tests {
         json!({"question_id": "q_1", "task_id": "tsk_1", "task_name": "deploy", "session": "s",
                "cli": "codex", "kind": "permission", "text": "Run it?",
                "options": "[{\"label\":\"yes\"},{\"label\":\"no\",\"description\":\"stop\"}]",
-               "opened_at": 1000, "notified_at": null, "closed_at": null, "close_reason": null,
-               "task_expires_at": 5000})
+               "opened_at": 1000, "notified_at": null, "quieted_by": null, "closed_at": null,
+               "close_reason": null, "terminal": null, "answerable": 0, "takes": null,
+               "digest": null, "questions": null, "decisions": null, "owner_id": "own_1",
+               "task_expires_at": 5000, "task_revoked_at": null, "task_muted_until": null,
+               "task_screen": 1})
+    }
+
+    #[test]
+    fn a_row_without_a_column_is_refused_not_defaulted() {
+        let q: Question = serde_json::from_value(row()).unwrap();
+        assert_eq!(q.owner_id, "own_1");
+        for column in ["owner_id", "task_muted_until", "task_revoked_at", "digest"] {
+            let mut r = row();
+            r.as_object_mut().unwrap().remove(column);
+            let err = serde_json::from_value::<Question>(r).unwrap_err();
+            assert!(err.to_string().contains(column), "{column}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_tmux_row_of_a_task_that_allows_screens_shows_them() {
+        let mut r = row();
+        r["terminal"] = json!(r#"{"kind":"tmux","host":"box","cwd":"/w","target":"s:0.1"}"#);
+        let q: Question = serde_json::from_value(r.clone()).unwrap();
+        assert!(q.screen && q.terminal.is_some());
+        r["task_screen"] = json!(0);
+        let q: Question = serde_json::from_value(r).unwrap();
+        assert!(!q.screen);
     }
 
     #[test]

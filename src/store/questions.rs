@@ -298,16 +298,31 @@ pub async fn mark_notified(
 
 // ---- read --------------------------------------------------------------------------
 
+/// The columns of a question with its task, `q` and `t`: every one that
+/// `crate::question::Question` reads, each statement that returns questions
+/// selects them all.
+macro_rules! question_columns {
+    () => {
+        "q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
+       q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason,
+       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.decisions, q.owner_id,
+       t.expires_at AS task_expires_at, t.revoked_at AS task_revoked_at,
+       t.muted_until AS task_muted_until, t.screen AS task_screen"
+    };
+}
+
 /// The owner's open questions of live tasks, the newest ?3 of them, newest
 /// first, from the partial index of open questions only. Binds ?1 the owner
 /// id, ?2 now, ?3 how many.
-pub(super) const NEEDS_YOU: &str = "
-SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
-       q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.decisions, t.screen AS task_screen
+pub(super) const NEEDS_YOU: &str = concat!(
+    "
+SELECT ",
+    question_columns!(),
+    "
 FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.task_id
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
-ORDER BY q.opened_at DESC LIMIT ?3";
+ORDER BY q.opened_at DESC LIMIT ?3"
+);
 
 /// How many questions [`NEEDS_YOU`] would list without its limit. Binds ?1
 /// the owner id, ?2 now.
@@ -317,13 +332,14 @@ FROM questions q INDEXED BY questions_open_by_owner JOIN tasks t ON t.id = q.tas
 WHERE q.owner_id = ?1 AND q.closed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)";
 
 /// One question, open or closed, with its task. Binds ?1 the question id.
-const BY_ID: &str = "
-SELECT q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
-       q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason, t.expires_at AS task_expires_at,
-       q.terminal, q.answerable, q.takes, q.digest, q.questions, q.decisions, q.owner_id, t.revoked_at AS task_revoked_at,
-       t.screen AS task_screen, t.muted_until AS task_muted_until
+const BY_ID: &str = concat!(
+    "
+SELECT ",
+    question_columns!(),
+    "
 FROM questions q JOIN tasks t ON t.id = q.task_id
-WHERE q.id = ?1";
+WHERE q.id = ?1"
+);
 
 pub(super) fn by_id(db: &D1Database, question_id: &str) -> Result<D1PreparedStatement> {
     stmt(db, BY_ID, &[s(question_id)])
