@@ -16,6 +16,22 @@ fn ask_user_question(session: &str) -> String {
     .to_string()
 }
 
+/// What follows every "nothing was sent" here: the same reporter, state
+/// directory and sink do send a dialog's open, and only that, so the silence
+/// came from the events and not from a broken sender.
+fn then_a_dialog_is_sent(sink: &Sink, dir: &std::path::Path) {
+    assert_quiet(&hook(
+        "claude-code",
+        dir,
+        &sink.url,
+        &ask_user_question("control"),
+    ));
+    let got = sink.wait_for(1);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].body["action"], "open");
+    assert_eq!(got[0].body["session"], "control");
+}
+
 fn event(session: &str, name: &str, extra: serde_json::Value) -> String {
     let mut v = json!({"session_id": session, "cwd": "/w", "hook_event_name": name});
     v.as_object_mut()
@@ -91,6 +107,7 @@ fn closing_events_with_nothing_open_send_nothing() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(sink.requests().is_empty());
     assert!(!dir.join("open").exists());
+    then_a_dialog_is_sent(&sink, &dir);
 }
 
 #[test]
@@ -118,6 +135,7 @@ fn ignored_events_send_nothing() {
     }
     std::thread::sleep(Duration::from_millis(300));
     assert!(sink.requests().is_empty());
+    then_a_dialog_is_sent(&sink, &dir);
 }
 
 #[test]
@@ -247,6 +265,7 @@ fn bad_input_costs_one_line_and_exit_zero() {
         !dir.join("open").exists(),
         "a refused set-up marks nothing open"
     );
+    then_a_dialog_is_sent(&sink, &dir);
 }
 
 #[test]
@@ -337,6 +356,8 @@ fn classify_prints_the_decision_and_sends_nothing() {
     assert!(v["why"].as_str().unwrap().contains("idle_prompt"));
     std::thread::sleep(Duration::from_millis(200));
     assert!(sink.requests().is_empty());
+    let (_t, dir) = state_dir();
+    then_a_dialog_is_sent(&sink, &dir);
 }
 
 #[test]

@@ -135,8 +135,11 @@ test("a child (subagent) session asking is ignored", async () => {
   await emit("message.updated", { info: { id: "msg_c", sessionID: "ses_child", role: "assistant" } });
   await emit("message.part.updated", { part: { id: "p", messageID: "msg_c", sessionID: "ses_child", type: "text", text: "Proceed?" } });
   await emit("session.status", { sessionID: "ses_child", status: { type: "idle" } });
-  const got = await reports(0);
-  assert.deepEqual(got, []);
+  assert.deepEqual(await reports(0), []);
+  // The same question asked by its parent is reported.
+  await emit("question.asked", asked("que_p", S));
+  const got = await reports(1);
+  assert.deepEqual(got.map((r) => [r.action, r.session]), [["open", S]]);
 });
 
 // OpenCode's client as the plugin uses it: `session.get` answers `{ data }`.
