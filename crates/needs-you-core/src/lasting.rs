@@ -546,7 +546,12 @@ mod tests {
             message: None,
         };
         assert_eq!(
-            crate::classify::codex_app::response(&params, &keep).unwrap(),
+            crate::classify::codex_app::response(
+                crate::classify::codex_app::COMMAND_APPROVAL,
+                &params,
+                &keep
+            )
+            .unwrap(),
             json!({"decision": {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/x"]}}}),
             "sent back as Codex offered it"
         );
@@ -555,7 +560,11 @@ mod tests {
             message: None,
         };
         assert_eq!(
-            crate::classify::codex_app::response(&params, &other),
+            crate::classify::codex_app::response(
+                crate::classify::codex_app::COMMAND_APPROVAL,
+                &params,
+                &other
+            ),
             None,
             "not offered by this request"
         );

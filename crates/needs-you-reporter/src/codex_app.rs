@@ -1,7 +1,7 @@
 //! The second client of a Codex task's private app-server: it follows the
-//! threads of the person's TUI, lists each approval the TUI shows as a
-//! question that takes an answer from afar, and answers it through the
-//! protocol when an answer comes ([`needs_you_core::classify::codex_app`]
+//! threads of the person's TUI, lists each approval and each question
+//! (`request_user_input`) the TUI shows as a question that takes an answer
+//! from afar, and answers it through the protocol when an answer comes ([`needs_you_core::classify::codex_app`]
 //! says which requests, their cards, and the answers).
 //!
 //! `needs-you run -- codex` starts the server, the TUI on `--remote`, and
@@ -34,7 +34,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use needs_you_core::afar::{Afar, Takes};
 use needs_you_core::classify::{card, codex_app, Takeable};
 use needs_you_core::{Cli, CloseReason, Report};
 use serde_json::{json, Value};
@@ -207,6 +206,7 @@ struct Thread {
 /// An approval listed, waiting for its answer.
 struct Pending {
     session: String,
+    method: String,
     params: Value,
     seq: u64,
     /// Written to when the request is resolved elsewhere: the waiter ends.
@@ -457,6 +457,7 @@ impl Client<'_> {
                     request_id,
                     Pending {
                         session: thread,
+                        method: method.to_owned(),
                         params: params.clone(),
                         seq,
                         resolved: resolved_tx,
@@ -480,17 +481,15 @@ impl Client<'_> {
         cwd: Option<&str>,
         asked: codex_app::Asked,
     ) -> Result<Option<(u64, Takeable)>, String> {
+        let takeable = asked.takeable();
         let request = asked.request;
-        let takeable = request.fits().then(|| Takeable {
-            takes: Takes {
-                takes: Afar::Decision,
-                digest: request.digest(),
-            },
-            request: request.clone(),
-            questions: Vec::new(),
-        });
         let here = terminal::here(cwd, self.dir.path());
         let text = card::text_or_why_not(asked.kind, &request.tool, &request.input);
+        let text = if asked.from_afar {
+            text
+        } else {
+            format!("Codex asks for a secret: answer it in the terminal.\n\n{text}")
+        };
         let opening = Opening {
             kind: asked.kind,
             transcript: None,
@@ -509,7 +508,10 @@ impl Client<'_> {
                 options: Vec::new(),
                 terminal: Some(here.terminal.clone()),
                 takes: takeable.as_ref().map(|t| t.takes.clone()),
-                questions: Vec::new(),
+                questions: takeable
+                    .as_ref()
+                    .map(|t| t.questions.clone())
+                    .unwrap_or_default(),
                 request: takeable.as_ref().map(|t| Box::new(t.request.clone())),
             }
         })?;
@@ -568,7 +570,7 @@ impl Client<'_> {
         };
         // An answer this request does not offer is not sent: the dialog
         // stays the terminal's.
-        let Some(result) = codex_app::response(&p.params, &h.answered.answer) else {
+        let Some(result) = codex_app::response(&p.method, &p.params, &h.answered.answer) else {
             return Ok(());
         };
         // A rule Codex is about to write into its rules is recorded first,

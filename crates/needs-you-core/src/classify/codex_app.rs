@@ -16,8 +16,8 @@
 
 use serde_json::{Map, Value};
 
-use super::str_field;
-use crate::afar::{AnswerBody, Verdict};
+use super::{card, str_field, Takeable};
+use crate::afar::{Afar, AnswerBody, Verdict};
 use crate::kinds::Kind;
 use crate::request::{one_line, take_str, with_rest, Request};
 
@@ -26,8 +26,12 @@ pub const COMMAND_TOOL: &str = "codex.commandExecution";
 /// The tool name of a file change approval's request.
 pub const FILE_CHANGE_TOOL: &str = "codex.fileChange";
 
+/// The tool name of a question's request (the model's `request_user_input`).
+pub const USER_INPUT_TOOL: &str = "codex.requestUserInput";
+
 pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
 pub const FILE_CHANGE_APPROVAL: &str = "item/fileChange/requestApproval";
+pub const USER_INPUT: &str = "item/tool/requestUserInput";
 
 /// Fields that route a request or describe it again, never part of what an
 /// allow covers: left out of the request (and so of its card and digest).
@@ -45,18 +49,43 @@ const ROUTING: &[&str] = &[
     "availableDecisions",
 ];
 
-/// A server request that a card can answer: its kind and the request.
+/// A server request that a card can show: its kind, the request, and
+/// whether an answer from afar may answer it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Asked {
     pub kind: Kind,
     pub request: Request,
+    /// `false` for a question that asks for a secret: the answer would pass
+    /// through the Worker and be kept there, so it is the terminal's.
+    pub from_afar: bool,
 }
 
-/// The request behind an approval `method` with `params`; for a file change,
-/// `changes` are the item's (`item/started` names them, the approval does
-/// not). `None`: a request that is not answered from afar, or a file change
-/// whose changes were not seen.
+impl Asked {
+    /// What it takes from afar, or `None` when it is answered in the
+    /// terminal (a secret, or a request too large for a card).
+    pub fn takeable(&self) -> Option<Takeable> {
+        if !self.from_afar {
+            return None;
+        }
+        let (takes, questions) = match self.kind {
+            Kind::Dialog => (
+                Afar::Choices,
+                card::of(Kind::Dialog, &self.request).questions,
+            ),
+            _ => (Afar::Decision, Vec::new()),
+        };
+        Takeable::with_lasting(takes, self.request.clone(), questions)
+    }
+}
+
+/// The request behind a server request `method` with `params`; for a file
+/// change, `changes` are the item's (`item/started` names them, the approval
+/// does not). `None`: a request that is not listed from here, or a file
+/// change whose changes were not seen.
 pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<Asked> {
+    if method == USER_INPUT {
+        return user_input(params);
+    }
     let mut input: Map<String, Value> = params.as_object()?.clone();
     for key in ROUTING {
         input.remove(*key);
@@ -75,6 +104,34 @@ pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<As
     Some(Asked {
         kind: Kind::Permission,
         request,
+        from_afar: true,
+    })
+}
+
+/// A `request_user_input` of the model: its questions are the request, each
+/// with its `isOther` said outright (the protocol's default is `false`, the
+/// card's would be a typed answer), and a question with no options takes a
+/// typed answer, as the TUI's does.
+fn user_input(params: &Value) -> Option<Asked> {
+    let questions = params.get("questions")?.as_array()?;
+    let mut secret = false;
+    let questions: Vec<Value> = questions
+        .iter()
+        .map(|q| {
+            let mut q = q.as_object().cloned().unwrap_or_default();
+            secret |= q.get("isSecret").and_then(Value::as_bool) == Some(true);
+            let options = q.get("options").and_then(Value::as_array);
+            let free = options.is_none_or(|o| o.is_empty());
+            let other = q.get("isOther").and_then(Value::as_bool) == Some(true);
+            q.insert("isOther".into(), Value::Bool(other || free));
+            q.retain(|_, v| !v.is_null());
+            Value::Object(q)
+        })
+        .collect();
+    Some(Asked {
+        kind: Kind::Dialog,
+        request: Request::new(USER_INPUT_TOOL, &Value::Array(questions)),
+        from_afar: !secret,
     })
 }
 
@@ -124,7 +181,7 @@ pub fn thread_of(params: &Value) -> Option<&str> {
     str_field(params, "threadId")
 }
 
-/// A card's text for a Codex request, every field of it shown.
+/// A card's text for a Codex permission request, every field of it shown.
 pub(super) fn request_text(tool: &str, input: &Value) -> String {
     let mut rest = input.as_object().cloned().unwrap_or_default();
     let reason = take_str(&mut rest, "reason").map(|r| format!("\nWhy: {}", one_line(&r)));
@@ -183,11 +240,18 @@ fn change_text(change: &Value) -> String {
 /// (this request, once); deny is `decline` (the turn goes on, and the model
 /// hears it was declined) where the request offers it, else `cancel` (the
 /// turn stops), as the terminal's own denial. Only a decision the request's
-/// `availableDecisions` names is sent, where it names any. `None`: an answer
-/// of another form.
-pub fn response(params: &Value, answer: &AnswerBody) -> Option<Value> {
-    let AnswerBody::Decision { decision, .. } = answer else {
-        return None;
+/// `availableDecisions` names is sent, where it names any. A question's
+/// choices are `user_input_response`'s. `None`: an answer of another form
+/// than the request takes.
+pub fn response(method: &str, params: &Value, answer: &AnswerBody) -> Option<Value> {
+    let decision = match (method, answer) {
+        (USER_INPUT, AnswerBody::Choices { choices }) => {
+            return user_input_response(params, choices)
+        }
+        (COMMAND_APPROVAL | FILE_CHANGE_APPROVAL, AnswerBody::Decision { decision, .. }) => {
+            decision
+        }
+        _ => return None,
     };
     let offered = |d: &&str| offers(params, d);
     let chosen = match decision {
@@ -202,6 +266,23 @@ pub fn response(params: &Value, answer: &AnswerBody) -> Option<Value> {
         }
     }?;
     Some(serde_json::json!({ "decision": chosen }))
+}
+
+/// The protocol's answer to a `request_user_input` for a dialog's choices:
+/// each question's answers by its id, the option's label or the typed text,
+/// as the TUI sends them. `None` when the answer is not one list per
+/// question, or a question has no id.
+fn user_input_response(params: &Value, choices: &[Vec<String>]) -> Option<Value> {
+    let questions = params.get("questions")?.as_array()?;
+    if questions.len() != choices.len() {
+        return None;
+    }
+    let mut answers = Map::new();
+    for (q, chosen) in questions.iter().zip(choices) {
+        let id = str_field(q, "id")?;
+        answers.insert(id.to_owned(), serde_json::json!({ "answers": chosen }));
+    }
+    Some(serde_json::json!({ "answers": answers }))
 }
 
 /// Codex's subcommands that run no TUI (0.171.0's `codex --help`).
@@ -358,6 +439,101 @@ mod tests {
         );
     }
 
+    /// A `request_user_input` in the shape of 0.171.0's generated schema
+    /// (`ToolRequestUserInputParams`).
+    fn user_input_request() -> Value {
+        json!({"threadId": "t", "turnId": "u", "itemId": "call_3", "isBlocking": true,
+            "questions": [
+                {"id": "db", "header": "Database", "question": "Which database?", "isOther": false,
+                 "isSecret": false, "options": [{"label": "SQLite", "description": "one file"},
+                                                {"label": "Postgres", "description": "a server"}]},
+                {"id": "name", "header": "Name", "question": "What is the project called?",
+                 "options": null}]})
+    }
+
+    #[test]
+    fn a_question_is_a_dialog_whose_card_and_choices_are_its_own() {
+        let a = asked(USER_INPUT, &user_input_request(), None).unwrap();
+        assert_eq!(
+            (a.kind, a.request.tool.as_str()),
+            (Kind::Dialog, USER_INPUT_TOOL)
+        );
+        let takeable = a.takeable().unwrap();
+        assert_eq!(takeable.takes.takes, Afar::Choices);
+        assert_eq!(takeable.takes.digest, a.request.digest());
+        let q = &takeable.questions;
+        assert_eq!(q.len(), 2);
+        assert_eq!(
+            (q[0].question.as_str(), q[0].header.as_str()),
+            ("Which database?", "Database")
+        );
+        let labels: Vec<&str> = q[0].options.iter().map(|o| o.label.as_str()).collect();
+        assert_eq!(labels, ["SQLite", "Postgres"]);
+        assert!(!q[0].other, "its options only, as the TUI offers");
+        assert!(
+            q[1].other && q[1].options.is_empty(),
+            "no options: a typed answer"
+        );
+        let card = card::of(Kind::Dialog, &a.request);
+        assert!(
+            card.text.contains("Which database?")
+                && card.text.contains("What is the project called?"),
+            "{}",
+            card.text
+        );
+        // Another turn or item: the same questions, the same digest.
+        let mut again = user_input_request();
+        again["itemId"] = json!("call_9");
+        assert_eq!(
+            asked(USER_INPUT, &again, None).unwrap().request.digest(),
+            a.request.digest()
+        );
+        again["questions"][0]["options"][1]["label"] = json!("MySQL");
+        assert_ne!(
+            asked(USER_INPUT, &again, None).unwrap().request.digest(),
+            a.request.digest()
+        );
+    }
+
+    #[test]
+    fn a_question_that_asks_for_a_secret_is_the_terminal_s() {
+        let mut p = user_input_request();
+        p["questions"][1]["isSecret"] = json!(true);
+        let a = asked(USER_INPUT, &p, None).unwrap();
+        assert!(!a.from_afar);
+        assert_eq!(a.takeable(), None);
+    }
+
+    #[test]
+    fn choices_are_sent_as_each_question_s_answers_by_its_id() {
+        let p = user_input_request();
+        let choose = |c: Value| AnswerBody::Choices {
+            choices: serde_json::from_value(c).unwrap(),
+        };
+        assert_eq!(
+            response(USER_INPUT, &p, &choose(json!([["SQLite"], ["needs-you"]]))),
+            Some(
+                json!({"answers": {"db": {"answers": ["SQLite"]}, "name": {"answers": ["needs-you"]}}})
+            )
+        );
+        // One list per question, or nothing is sent.
+        assert_eq!(response(USER_INPUT, &p, &choose(json!([["SQLite"]]))), None);
+        let allow = AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: None,
+        };
+        assert_eq!(response(USER_INPUT, &p, &allow), None);
+        // And an approval takes no choices.
+        assert_eq!(
+            response(
+                COMMAND_APPROVAL,
+                &command_approval(),
+                &choose(json!([["SQLite"]]))
+            ),
+            None
+        );
+    }
+
     #[test]
     fn the_tui_runs_without_a_subcommand_or_to_resume_or_fork() {
         for tui in [
@@ -392,16 +568,25 @@ mod tests {
             message: Some("no".into()),
         };
         let p = command_approval();
-        assert_eq!(response(&p, &allow), Some(json!({"decision": "accept"})));
+        assert_eq!(
+            response(COMMAND_APPROVAL, &p, &allow),
+            Some(json!({"decision": "accept"}))
+        );
         // Offered: accept, an amendment, cancel; so deny cancels, as Esc does.
-        assert_eq!(response(&p, &deny), Some(json!({"decision": "cancel"})));
+        assert_eq!(
+            response(COMMAND_APPROVAL, &p, &deny),
+            Some(json!({"decision": "cancel"}))
+        );
         // A file change names none: decline, and the turn goes on.
         let f = json!({"threadId": "t"});
-        assert_eq!(response(&f, &deny), Some(json!({"decision": "decline"})));
+        assert_eq!(
+            response(FILE_CHANGE_APPROVAL, &f, &deny),
+            Some(json!({"decision": "decline"}))
+        );
         let text = AnswerBody::Text { text: "y".into() };
-        assert_eq!(response(&p, &text), None);
+        assert_eq!(response(COMMAND_APPROVAL, &p, &text), None);
         // A request that offers no plain accept takes no allow from afar.
         let no_accept = json!({"availableDecisions": ["cancel"]});
-        assert_eq!(response(&no_accept, &allow), None);
+        assert_eq!(response(COMMAND_APPROVAL, &no_accept, &allow), None);
     }
 }

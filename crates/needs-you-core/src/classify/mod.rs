@@ -123,7 +123,7 @@ impl Takeable {
     }
 
     /// The same, for a request that carries its CLI's lasting choices.
-    fn with_lasting(
+    pub(crate) fn with_lasting(
         takes: Afar,
         request: Request,
         questions: Vec<DialogQuestion>,
@@ -456,7 +456,7 @@ fn dialog_questions(questions: Option<&Value>, other: bool) -> Vec<DialogQuestio
                 header: str_field(q, "header").unwrap_or("").to_owned(),
                 options,
                 multi_select: flag(&["multiSelect", "multiple", "multi_select"], false),
-                other: flag(&["custom"], other),
+                other: flag(&["custom", "isOther"], other),
             }
         })
         .collect()
