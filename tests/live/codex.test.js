@@ -181,7 +181,8 @@ async function runVars() {
 
 /** `needs-you run -- codex` in a terminal of its own, at Codex's prompt. */
 async function runCodex(vars) {
-  const t = await startCodex(`needs-you-live-codex-run-${process.pid}-${terms.length}`, cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });
+  const { CODEX_FLAGS: flags = "", ...env } = vars;
+  const t = await startCodex(`needs-you-live-codex-run-${process.pid}-${terms.length}`, cwd, env, flags, { wrap: `${NEEDS_YOU} run -- ` });
   terms.push(t);
   return t;
 }
@@ -470,3 +471,60 @@ test("a run for one prompt (`codex exec`) whose reply ends with a question repor
   assert.equal(run.stdout.trim(), "I updated the code. Shall I also update the docs?");
   assert.match(run.stderr, /^hook: Stop Completed$/m, "our Stop hook ran");
 });
+
+/** `needs-you run -- codex` with the model's question tool offered outside plan mode too. */
+const askingVars = async () => ({ ...(await runVars()), CODEX_FLAGS: "--enable default_mode_request_user_input" });
+const QUESTION_UI = /Question 1\/1/;
+/** What the model was told its `request_user_input` call got back, once it asks again. */
+const toolOutput = () => model.requests.flatMap((r) => (Array.isArray(r.input) ? r.input : []))
+  .filter((i) => i.type === "function_call_output").map((i) => (typeof i.output === "string" ? i.output : JSON.stringify(i.output))).pop();
+
+runTest("`needs-you run -- codex`: the model's question is listed with its own options, answered from afar with an option or a typed answer it reaches the model, and the question leaves the screen", async (t) => {
+  const ask = (id) => ({ call: { name: "request_user_input", args: { questions: [
+    { id, header: "Database", question: "Which database?", options: [
+      { label: "SQLite (Recommended)", description: "One file." }, { label: "Postgres", description: "A server." }] }] } } });
+  model.next(ask("db"));
+  await t.type("set up the database");
+  await t.waitFor(QUESTION_UI);
+  const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "choices", 15_000);
+  assert.equal(q.kind, "dialog");
+  assert.equal(q.text, "Which database?");
+  assert.deepEqual(q.questions, [{ question: "Which database?", header: "Database", multi_select: false, other: true,
+    options: [{ label: "SQLite (Recommended)", description: "One file." }, { label: "Postgres", description: "A server." }] }]);
+  // Not an option, where the question takes only its own: refused before it leaves the Worker.
+  assert.equal((await answerFor(q, { choices: [["Postgres", "SQLite (Recommended)"]], digest: q.digest })).status, 409);
+  model.next({ text: "Postgres it is." });
+  const r = await answerFor(q, { choices: [["Postgres"]], digest: q.digest });
+  assert.equal(r.status, 201, r.text);
+  await t.waitFor(/Postgres it is/);
+  assert.doesNotMatch(t.screen(), QUESTION_UI, "the question left the screen by itself");
+  assert.match(toolOutput(), /Postgres/);
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "answered");
+  assert.ok(await waitFor(async () => (await answerRow(q))?.state === "taken", 5000), JSON.stringify(await answerRow(q)));
+
+  // A typed answer, for the "None of the above" the terminal offers.
+  model.next(ask("db2"));
+  await t.type("and the cache?");
+  await t.waitFor(QUESTION_UI);
+  const [typed] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "choices", 15_000);
+  model.next({ text: "Noted." });
+  assert.equal((await answerFor(typed, { choices: [["MariaDB, on the old box"]], digest: typed.digest })).status, 201);
+  await t.waitFor(/Noted\./);
+  assert.match(toolOutput(), /MariaDB, on the old box/);
+  figures.codex_typed_answer_to_the_model = toolOutput();
+  await listUntil((l) => l.length === 0);
+
+  // Answered in the terminal first (its first option): a late answer from afar is refused.
+  model.next(ask("db3"));
+  await t.type("and the queue?");
+  await t.waitFor(QUESTION_UI);
+  const [there] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "choices", 15_000);
+  model.next({ text: "SQLite for the queue." });
+  t.key("Enter");
+  await t.waitFor(/SQLite for the queue/);
+  assert.match(toolOutput(), /SQLite \(Recommended\)/);
+  await listUntil((l) => l.length === 0);
+  const late = await answerFor(there, { choices: [["Postgres"]], digest: there.digest });
+  assert.deepEqual([late.status, late.body.error], [409, "closed"]);
+}, askingVars);

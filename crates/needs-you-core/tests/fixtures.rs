@@ -1,6 +1,7 @@
-//! The payloads that the real Claude Code and Codex sent to our hooks in a
-//! live run (`tests/live/`, recorded with `NEEDS_YOU_RECORD_FIXTURES=1`),
-//! classified as the reporter classifies them. A CLI version that changes a
+//! The payloads that the real Claude Code and Codex sent to our hooks (and
+//! Codex's app-server to its clients) in a live run (`tests/live/`,
+//! recorded with `NEEDS_YOU_RECORD_FIXTURES=1`), classified as the reporter
+//! classifies them. A CLI version that changes a
 //! shape we rely on fails here.
 
 use std::path::Path;
@@ -105,4 +106,29 @@ fn codex_as_it_really_is() {
     );
     let stop = decide(cli, "codex.Stop.json");
     assert!(opens(&stop) == Some(Kind::Reply) || closes(&stop) == Some(CloseReason::RoundEnd));
+}
+
+#[test]
+fn codex_s_app_server_question_as_it_really_is() {
+    use needs_you_core::afar::Afar;
+    use needs_you_core::classify::codex_app;
+    let sent = fixture("codex.app_item_tool_requestUserInput.json");
+    let method = sent["method"].as_str().unwrap();
+    let asked = codex_app::asked(method, &sent["params"], None).expect("a question");
+    assert_eq!(asked.kind, Kind::Dialog);
+    let takeable = asked.takeable().expect("answerable from afar");
+    assert_eq!(takeable.takes.takes, Afar::Choices);
+    let q = &takeable.questions[0];
+    assert_eq!(q.question, "Which database?");
+    assert!(
+        q.other,
+        "the TUI's \"None of the above\" takes a typed answer"
+    );
+    assert_eq!(q.options.len(), 2);
+    let chosen = needs_you_core::afar::AnswerBody::Choices {
+        choices: vec![vec!["Postgres".into()]],
+    };
+    let answer = codex_app::response(method, &sent["params"], &chosen).unwrap();
+    let id = sent["params"]["questions"][0]["id"].as_str().unwrap();
+    assert_eq!(answer["answers"][id]["answers"][0], "Postgres");
 }
