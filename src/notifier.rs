@@ -33,7 +33,7 @@ const GENERATION_KEY: &str = "generation";
 
 /// What the Worker asks of a question's object.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
 enum Command {
     /// Notify at `due_at` unless the question closes first.
     Arm { question_id: String, due_at: f64 },

@@ -66,7 +66,7 @@ pub enum Asked {
 /// What the Worker asks of a task's object, besides the relay's own upgrade
 /// ([`CONNECT_PATH`]).
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
 enum Command {
     /// An answer was queued: push it to the relay if one is connected.
     Deliver { task_id: String, answer_id: String },

@@ -209,7 +209,7 @@ export async function smuggleAnswer(w, ownerId, q, text) {
     VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`).bind(id, q.question_id, q.task_id, ownerId, text, now, now).run();
   const relay = await w.mf.getDurableObjectNamespace("RELAY");
   const stub = relay.get(relay.idFromName(q.task_id));
-  await stub.fetch("https://relay/", { method: "POST", body: JSON.stringify({ op: "deliver", task_id: q.task_id, answer_id: id }) });
+  await stub.fetch("https://relay/", { method: "POST", body: JSON.stringify({ deliver: { task_id: q.task_id, answer_id: id } }) });
   return id;
 }
 
