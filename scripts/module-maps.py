@@ -15,9 +15,9 @@ def check(path):
     text = Path(path).read_text(encoding="utf-8")
     declared = set(re.findall(r"^\s*(?:pub(?:\([a-z]+\))? )?mod ([a-z_0-9]+);", text, re.MULTILINE))
     doc = "\n".join(line[3:] for line in text.splitlines() if line.startswith("//!"))
-    # A module is named by a link, [`name`], or at a map line's start, "* `name`"
+    # A module is named by a link, [`name`] (or [`mod@name`]), or at a map line's start, "* `name`"
     # (a private one, which rustdoc does not link).
-    mapped = set(re.findall(r"\[`([a-z_0-9]+)`\]", doc)) | set(re.findall(r"^\s*\* `([a-z_0-9]+)`", doc, re.MULTILINE))
+    mapped = set(re.findall(r"\[`(?:mod@)?([a-z_0-9]+)`\]", doc)) | set(re.findall(r"^\s*\* `([a-z_0-9]+)`", doc, re.MULTILINE))
     errors = []
     for name in sorted(declared - mapped):
         errors.append(f"{path}: module `{name}` is missing from the map in its doc comment")
