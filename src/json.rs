@@ -115,6 +115,20 @@ async fn discard_rest(stream: &mut worker::ByteStream) {
     }
 }
 
+/// Refuses a request to `what` (a WebSocket route) that is not an upgrade
+/// to one, with 426.
+pub fn websocket_upgrade(req: &Request, what: &str) -> Result<(), ApiError> {
+    let upgrade = req.headers().get("upgrade")?.unwrap_or_default();
+    if upgrade.eq_ignore_ascii_case("websocket") {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        426,
+        "upgrade_required",
+        format!("{what} is a WebSocket (Upgrade: websocket)"),
+    ))
+}
+
 /// The body's length as its `Content-Length` says, if it says.
 pub fn declared_length(req: &Request) -> Option<u64> {
     req.headers()

@@ -5,7 +5,7 @@
 use serde_json::json;
 use worker::{Env, Request};
 
-use crate::json::{ok, ApiError, ApiResult};
+use crate::json::{ok, websocket_upgrade, ApiError, ApiResult};
 use crate::{auth, live};
 
 /// `POST /v1/live`: `{ticket}`, good for one socket with the caller's
@@ -24,14 +24,7 @@ pub async fn ticket(req: Request, env: &Env) -> ApiResult {
 
 /// `GET /v1/live?ticket=…` with `Upgrade: websocket`.
 pub async fn connect(req: Request, env: &Env) -> ApiResult {
-    let upgrade = req.headers().get("upgrade")?.unwrap_or_default();
-    if !upgrade.eq_ignore_ascii_case("websocket") {
-        return Err(ApiError::new(
-            426,
-            "upgrade_required",
-            "the live list is a WebSocket (Upgrade: websocket)",
-        ));
-    }
+    websocket_upgrade(&req, "the live list")?;
     let url = req.inner().url();
     let ticket = needs_you_core::query::param(&url, "ticket").unwrap_or_default();
     let refused = || {

@@ -124,6 +124,9 @@ test("a ticket opens one socket, once; a made-up, spent or missing one is refuse
   const none = await call(w, "POST", "/v1/live");
   assert.equal(none.status, 401);
   const task = await newTask(w, owner.token);
+  // The relay's socket takes the same check.
+  const relayPlain = await call(w, "GET", "/v1/relay", { token: task.credential });
+  assert.deepEqual([relayPlain.status, relayPlain.body.error], [426, "upgrade_required"]);
   const byTask = await call(w, "POST", "/v1/live", { token: task.credential });
   assert.equal(byTask.status, 401, "a task credential reads no list");
   first.webSocket.close();
