@@ -97,7 +97,7 @@ impl Question {
 }
 
 /// A D1 row of `store::questions`' question statements
-/// (`store::questions::COLUMNS`): every column named, none defaulted, so a
+/// (`question_columns!` in `store/questions.rs`): every column named, none defaulted, so a
 /// statement that leaves one out fails loudly rather than read as an empty
 /// owner or an unmuted task. `options`, `terminal`, `questions` and
 /// `decisions` are stored as JSON text, and the flags as 0 or 1.

@@ -138,7 +138,7 @@ impl Relay {
         let ask = ToRelay::Screen(ScreenAsk {
             request_id: request_id.clone(),
             session,
-            seen: seen.filter(|s| !s.is_empty()),
+            seen,
         })
         .to_frame();
         for ws in sockets {
@@ -394,7 +394,7 @@ pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
 pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Result<Asked> {
     let cmd = Command::Screen {
         session: session.to_owned(),
-        seen: Some(seen.to_owned()),
+        seen: Some(seen.to_owned()).filter(|s| !s.is_empty()),
     };
     let mut resp = command(env, task_id, &cmd).await?;
     Ok(match resp.status_code() {
