@@ -491,7 +491,7 @@ runTest("`needs-you run -- codex`: the model's question is listed with its own o
   assert.equal(q.text, "Which database?");
   assert.deepEqual(q.questions, [{ question: "Which database?", header: "Database", multi_select: false, other: true,
     options: [{ label: "SQLite (Recommended)", description: "One file." }, { label: "Postgres", description: "A server." }] }]);
-  // Not an option, where the question takes only its own: refused before it leaves the Worker.
+  // Two choices for a question that takes one: refused before anything leaves the Worker.
   assert.equal((await answerFor(q, { choices: [["Postgres", "SQLite (Recommended)"]], digest: q.digest })).status, 409);
   model.next({ text: "Postgres it is." });
   const r = await answerFor(q, { choices: [["Postgres"]], digest: q.digest });

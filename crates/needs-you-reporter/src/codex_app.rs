@@ -1,8 +1,9 @@
 //! The second client of a Codex task's private app-server: it follows the
 //! threads of the person's TUI, lists each approval and each question
 //! (`request_user_input`) the TUI shows as a question that takes an answer
-//! from afar, and answers it through the protocol when an answer comes ([`needs_you_core::classify::codex_app`]
-//! says which requests, their cards, and the answers).
+//! from afar, and answers it through the protocol when an answer comes
+//! ([`needs_you_core::classify::codex_app`] says which requests, their
+//! cards, and the answers).
 //!
 //! `needs-you run -- codex` starts the server, the TUI on `--remote`, and
 //! this, in one process (`needs-you __codex`). For each approval of one of
@@ -34,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use needs_you_core::classify::{card, codex_app, Takeable};
+use needs_you_core::classify::{codex_app, Takeable};
 use needs_you_core::{Cli, CloseReason, Report};
 use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
@@ -482,14 +483,8 @@ impl Client<'_> {
         asked: codex_app::Asked,
     ) -> Result<Option<(u64, Takeable)>, String> {
         let takeable = asked.takeable();
-        let request = asked.request;
+        let text = asked.text();
         let here = terminal::here(cwd, self.dir.path());
-        let text = card::text_or_why_not(asked.kind, &request.tool, &request.input);
-        let text = if asked.from_afar {
-            text
-        } else {
-            format!("Codex asks for a secret: answer it in the terminal.\n\n{text}")
-        };
         let opening = Opening {
             kind: asked.kind,
             transcript: None,

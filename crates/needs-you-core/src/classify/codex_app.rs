@@ -76,6 +76,17 @@ impl Asked {
         };
         Takeable::with_lasting(takes, self.request.clone(), questions)
     }
+
+    /// The card's text as its reporter words it, saying why when it is
+    /// answered in the terminal.
+    pub fn text(&self) -> String {
+        let text = card::text_or_why_not(self.kind, &self.request.tool, &self.request.input);
+        if self.from_afar {
+            text
+        } else {
+            format!("Codex asks for a secret: answer it in the terminal.\n\n{text}")
+        }
+    }
 }
 
 /// The request behind a server request `method` with `params`; for a file
@@ -502,6 +513,9 @@ mod tests {
         let a = asked(USER_INPUT, &p, None).unwrap();
         assert!(!a.from_afar);
         assert_eq!(a.takeable(), None);
+        assert!(a
+            .text()
+            .starts_with("Codex asks for a secret: answer it in the terminal."));
     }
 
     #[test]
