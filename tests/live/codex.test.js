@@ -528,3 +528,50 @@ runTest("`needs-you run -- codex`: the model's question is listed with its own o
   const late = await answerFor(there, { choices: [["Postgres"]], digest: there.digest });
   assert.deepEqual([late.status, late.body.error], [409, "closed"]);
 }, askingVars);
+
+const PERMISSIONS_UI = /Would you like to grant these permissions\?/;
+/** The model's `request_permissions` call for `folder` and the network. */
+const askPermissions = (folder) => ({ call: { name: "request_permissions",
+  args: { permissions: { file_system: { write: [folder] }, network: { enabled: true } }, reason: "to write the build" } } });
+
+runTest("`needs-you run -- codex`: a permissions request is listed with each folder and the network, allowed from afar it is granted for the turn and used without a dialog, denied nothing is granted", async (t) => {
+  // Outside every folder Codex may write to unasked (the work folder, /tmp).
+  const outside = mkdtempSync("/var/tmp/needs-you-live-codex-");
+  after(() => rmSync(outside, { recursive: true, force: true }));
+  model.next(askPermissions(outside));
+  await t.type("ask for permissions");
+  await t.waitFor(PERMISSIONS_UI);
+  const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+  assert.equal(q.kind, "permission");
+  assert.equal(q.text, `Codex asks for more permissions:\n- write: ${outside}\n- the network\nin ${cwd}\nWhy: to write the build\n\nenvironmentId: local`);
+  // Offered once, for this turn: the session-long grant stays the terminal's.
+  assert.deepEqual(q.decisions.filter((d) => d.lasting), [], JSON.stringify(q.decisions));
+  const made = join(outside, "granted.txt");
+  model.next({ shell: `touch ${made}` });
+  model.next({ text: "Built it." });
+  const r = await answerFor(q, { decision: "allow", digest: q.digest });
+  assert.equal(r.status, 201, r.text);
+  await t.waitFor(/Built it/);
+  assert.doesNotMatch(t.screen(), PERMISSIONS_UI, "the dialog left the screen by itself");
+  assert.ok(existsSync(made), "the granted folder was written without asking again");
+  const granted = JSON.parse(model.requests.flatMap((r) => (Array.isArray(r.input) ? r.input : []))
+    .filter((i) => i.type === "function_call_output" && /permissions/.test(i.output)).pop().output);
+  assert.deepEqual(granted, { permissions: { network: { enabled: true }, file_system: { write: [outside] } }, scope: "turn" });
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "answered");
+  assert.ok(await waitFor(async () => (await answerRow(q))?.state === "taken", 5000), JSON.stringify(await answerRow(q)));
+
+  model.next(askPermissions(join(outside, "other")));
+  await t.type("ask again");
+  await t.waitFor(PERMISSIONS_UI);
+  const [d] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+  assert.notEqual(d.digest, q.digest);
+  model.next({ text: "Went on without." });
+  assert.equal((await answerFor(d, { decision: "deny", digest: d.digest })).status, 201);
+  // Deny is the TUI's "No, continue without permissions": the turn goes on with nothing granted.
+  await t.waitFor(/Went on without/);
+  assert.doesNotMatch(t.screen(), PERMISSIONS_UI);
+  assert.deepEqual(JSON.parse(toolOutput()), { permissions: { network: null, file_system: null }, scope: "turn" });
+  await listUntil((l) => l.length === 0);
+  assert.equal((await answerRow(d)).state, "taken");
+}, async () => ({ ...(await runVars()), CODEX_FLAGS: "--enable request_permissions_tool" }));

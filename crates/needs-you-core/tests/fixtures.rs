@@ -132,3 +132,28 @@ fn codex_s_app_server_question_as_it_really_is() {
     let id = sent["params"]["questions"][0]["id"].as_str().unwrap();
     assert_eq!(answer["answers"][id]["answers"][0], "Postgres");
 }
+
+#[test]
+fn codex_s_app_server_permissions_request_as_it_really_is() {
+    use needs_you_core::afar::{AnswerBody, Verdict};
+    use needs_you_core::classify::codex_app;
+    let sent = fixture("codex.app_item_permissions_requestApproval.json");
+    let method = sent["method"].as_str().unwrap();
+    let asked = codex_app::asked(method, &sent["params"], None).expect("a permission");
+    assert_eq!(asked.kind, Kind::Permission);
+    assert_eq!(
+        asked.text(),
+        "Codex asks for more permissions:\n\
+         - write: /var/tmp/needs-you-live-codex-0StZ01\n\
+         - the network\n\
+         in /tmp/needs-you-live-codex-AhVK3a/work\n\
+         Why: to write the build\n\nenvironmentId: local"
+    );
+    let allow = AnswerBody::Decision {
+        decision: Verdict::Allow,
+        message: None,
+    };
+    let granted = codex_app::response(method, &sent["params"], &allow).unwrap();
+    assert_eq!(granted["permissions"], sent["params"]["permissions"]);
+    assert_eq!(granted["scope"], "turn");
+}

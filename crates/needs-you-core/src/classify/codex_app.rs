@@ -28,10 +28,14 @@ pub const FILE_CHANGE_TOOL: &str = "codex.fileChange";
 
 /// The tool name of a question's request (the model's `request_user_input`).
 pub const USER_INPUT_TOOL: &str = "codex.requestUserInput";
+/// The tool name of a permissions request (the model's `request_permissions`:
+/// folders to read or write, the network, for the rest of its turn).
+pub const PERMISSIONS_TOOL: &str = "codex.permissions";
 
 pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
 pub const FILE_CHANGE_APPROVAL: &str = "item/fileChange/requestApproval";
 pub const USER_INPUT: &str = "item/tool/requestUserInput";
+pub const PERMISSIONS_APPROVAL: &str = "item/permissions/requestApproval";
 
 /// Fields that route a request or describe it again, never part of what an
 /// allow covers: left out of the request (and so of its card and digest).
@@ -108,6 +112,7 @@ pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<As
             input.insert("changes".into(), changes?.clone());
             FILE_CHANGE_TOOL
         }
+        PERMISSIONS_APPROVAL => PERMISSIONS_TOOL,
         _ => return None,
     };
     let mut request = Request::new(tool, &Value::Object(input));
@@ -198,6 +203,20 @@ pub(super) fn request_text(tool: &str, input: &Value) -> String {
     let reason = take_str(&mut rest, "reason").map(|r| format!("\nWhy: {}", one_line(&r)));
     let reason = reason.unwrap_or_default();
     let head = match tool {
+        PERMISSIONS_TOOL => {
+            let folder = take_str(&mut rest, "cwd")
+                .map(|c| format!("\nin {c}"))
+                .unwrap_or_default();
+            let asks = match rest.remove("permissions") {
+                Some(Value::Object(p)) => permissions_lines(p),
+                Some(other) => vec![other.to_string()],
+                None => Vec::new(),
+            };
+            format!(
+                "Codex asks for more permissions:\n{}{folder}{reason}",
+                asks.join("\n")
+            )
+        }
         COMMAND_TOOL => {
             let command = take_str(&mut rest, "command").unwrap_or_default();
             let folder = take_str(&mut rest, "cwd")
@@ -226,6 +245,74 @@ pub(super) fn request_text(tool: &str, input: &Value) -> String {
         }
     };
     with_rest(head, &rest)
+}
+
+/// What a permissions request asks, a line each: every folder with its
+/// access (`entries`, and the older `read` and `write` lists where they name
+/// more), the network, and any other field as it came.
+fn permissions_lines(mut asks: Map<String, Value>) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(Value::Object(mut fs)) = asks.remove("fileSystem") {
+        if let Some(Value::Array(entries)) = fs.remove("entries") {
+            for e in &entries {
+                // "deny" takes a folder away: said so, not read as a grant.
+                let access = match str_field(e, "access") {
+                    Some("deny") => "no access",
+                    access => access.unwrap_or("?"),
+                };
+                lines.push(format!("- {access}: {}", fs_path(e.get("path"))));
+            }
+        }
+        for access in ["read", "write"] {
+            if let Some(Value::Array(paths)) = fs.remove(access) {
+                for p in paths.iter().filter_map(Value::as_str) {
+                    let line = format!("- {access}: {}", one_line(p));
+                    if !lines.contains(&line) {
+                        lines.push(line);
+                    }
+                }
+            }
+        }
+        fs.retain(|_, v| !v.is_null());
+        lines.extend(fs.iter().map(|(k, v)| format!("- fileSystem.{k}: {v}")));
+    }
+    if let Some(mut net) = asks.remove("network") {
+        match net.as_object_mut().and_then(|n| n.remove("enabled")) {
+            Some(Value::Bool(true)) => lines.push("- the network".into()),
+            Some(Value::Bool(false)) | Some(Value::Null) | None => {}
+            Some(other) => lines.push(format!("- network.enabled: {other}")),
+        }
+        if let Some(n) = net.as_object_mut() {
+            n.retain(|_, v| !v.is_null());
+            lines.extend(n.iter().map(|(k, v)| format!("- network.{k}: {v}")));
+        }
+    }
+    asks.retain(|_, v| !v.is_null());
+    lines.extend(asks.iter().map(|(k, v)| format!("- {k}: {v}")));
+    lines
+}
+
+/// A sandbox entry's path as a person reads it: the path, the pattern, or
+/// the special place Codex names.
+fn fs_path(path: Option<&Value>) -> String {
+    let Some(path) = path else {
+        return "?".into();
+    };
+    match str_field(path, "type") {
+        Some("path") => str_field(path, "path").map(one_line),
+        Some("glob_pattern") => {
+            str_field(path, "pattern").map(|p| format!("files matching {}", one_line(p)))
+        }
+        Some("special") => path.get("value").map(|v| {
+            let kind = str_field(v, "kind").unwrap_or("?");
+            match str_field(v, "subpath").or(str_field(v, "path")) {
+                Some(sub) => format!("{kind} {}", one_line(sub)),
+                None => kind.replace('_', " "),
+            }
+        }),
+        _ => None,
+    }
+    .unwrap_or_else(|| path.to_string())
 }
 
 /// One file's change: its path, what happens to it, and its diff.
@@ -259,6 +346,9 @@ pub fn response(method: &str, params: &Value, answer: &AnswerBody) -> Option<Val
         (USER_INPUT, AnswerBody::Choices { choices }) => {
             return user_input_response(params, choices)
         }
+        (PERMISSIONS_APPROVAL, AnswerBody::Decision { decision, .. }) => {
+            return permissions_response(params, decision)
+        }
         (COMMAND_APPROVAL | FILE_CHANGE_APPROVAL, AnswerBody::Decision { decision, .. }) => {
             decision
         }
@@ -277,6 +367,20 @@ pub fn response(method: &str, params: &Value, answer: &AnswerBody) -> Option<Val
         }
     }?;
     Some(serde_json::json!({ "decision": chosen }))
+}
+
+/// The protocol's answer to a permissions request: allow grants what was
+/// asked, as it came (the card showed all of it), for this turn only, the
+/// TUI's first choice; deny grants nothing and the turn goes on, as its "No,
+/// continue without permissions". Its session-long grant is a lasting choice
+/// that is not offered from afar.
+fn permissions_response(params: &Value, decision: &Verdict) -> Option<Value> {
+    let granted = match decision {
+        Verdict::Allow => params.get("permissions")?.clone(),
+        Verdict::Deny => serde_json::json!({}),
+        Verdict::Lasting(_) => return None,
+    };
+    Some(serde_json::json!({ "permissions": granted, "scope": "turn" }))
 }
 
 /// The protocol's answer to a `request_user_input` for a dialog's choices:
@@ -546,6 +650,76 @@ mod tests {
             ),
             None
         );
+    }
+
+    /// A permissions request in the shape of 0.171.0's (seen with the real
+    /// binary; the core's fixtures hold it as it came).
+    fn permissions_request() -> Value {
+        json!({"threadId": "t", "turnId": "u", "itemId": "call_4", "startedAtMs": 1,
+            "cwd": "/w", "reason": "to write the build",
+            "permissions": {"network": {"enabled": true},
+                "fileSystem": {"read": null, "write": ["/out"],
+                    "entries": [{"path": {"type": "path", "path": "/out"}, "access": "write"},
+                        {"path": {"type": "glob_pattern", "pattern": "/etc/*.conf"}, "access": "read"},
+                        {"path": {"type": "special", "value": {"kind": "slash_tmp"}}, "access": "write"},
+                        {"path": {"type": "path", "path": "/w/.git"}, "access": "deny"}]}}})
+    }
+
+    #[test]
+    fn a_permissions_request_shows_each_folder_the_network_and_anything_else_it_asks() {
+        let a = asked(PERMISSIONS_APPROVAL, &permissions_request(), None).unwrap();
+        assert_eq!(
+            (a.kind, a.request.tool.as_str()),
+            (Kind::Permission, PERMISSIONS_TOOL)
+        );
+        assert_eq!(a.takeable().unwrap().takes.takes, Afar::Decision);
+        let text = card::of(Kind::Permission, &a.request).text;
+        assert_eq!(
+            text,
+            "Codex asks for more permissions:\n- write: /out\n- read: files matching /etc/*.conf\n\
+             - write: slash tmp\n- no access: /w/.git\n- the network\nin /w\nWhy: to write the build"
+        );
+        // The older list naming a folder the entries do not: shown too.
+        let mut p = permissions_request();
+        p["permissions"]["fileSystem"]["read"] = json!(["/home"]);
+        p["permissions"]["fileSystem"]["globScanMaxDepth"] = json!(3);
+        p["permissions"]["macos"] = json!({"accessibility": true});
+        let b = asked(PERMISSIONS_APPROVAL, &p, None).unwrap();
+        let text = card::of(Kind::Permission, &b.request).text;
+        for line in [
+            "- read: /home",
+            "- fileSystem.globScanMaxDepth: 3",
+            "- macos: {\"accessibility\":true}",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in {text}");
+        }
+        assert_ne!(a.request.digest(), b.request.digest());
+    }
+
+    #[test]
+    fn a_permissions_allow_grants_what_was_asked_for_the_turn_and_a_deny_nothing() {
+        let p = permissions_request();
+        let allow = AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: None,
+        };
+        let deny = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: Some("no".into()),
+        };
+        assert_eq!(
+            response(PERMISSIONS_APPROVAL, &p, &allow),
+            Some(json!({"permissions": p["permissions"], "scope": "turn"}))
+        );
+        assert_eq!(
+            response(PERMISSIONS_APPROVAL, &p, &deny),
+            Some(json!({"permissions": {}, "scope": "turn"}))
+        );
+        let lasting = AnswerBody::Decision {
+            decision: Verdict::Lasting("keep-0123456789abcdef".into()),
+            message: None,
+        };
+        assert_eq!(response(PERMISSIONS_APPROVAL, &p, &lasting), None);
     }
 
     #[test]
