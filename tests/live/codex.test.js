@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
+import { call, newTask, ROOT, sleep, smuggleAnswer, waitFor } from "../worker/helpers.js";
 import { startResponsesMock } from "./mock-openai.js";
 import { CODEX, has } from "./clis.js";
 import { answerFromAfar, commandNeverTyped, oneShotIsSilent, startLive } from "./harness.js";
@@ -181,8 +181,10 @@ async function runVars() {
 
 /** `needs-you run -- codex` in a terminal of its own, at Codex's prompt. */
 async function runCodex(vars) {
-  const { CODEX_FLAGS: flags = "", ...env } = vars;
-  const t = await startCodex(`needs-you-live-codex-run-${process.pid}-${terms.length}`, cwd, env, flags, { wrap: `${NEEDS_YOU} run -- ` });
+  const { CODEX_FLAGS: flags = "", NOT_IN_TMUX: away, ...env } = vars;
+  // Drawn in tmux all the same, but with nothing that says so to our reporter.
+  const unset = away ? "env -u TMUX -u TMUX_PANE " : "";
+  const t = await startCodex(`needs-you-live-codex-run-${process.pid}-${terms.length}`, cwd, env, flags, { wrap: `${unset}${NEEDS_YOU} run -- ` });
   terms.push(t);
   return t;
 }
@@ -528,6 +530,40 @@ runTest("`needs-you run -- codex`: the model's question is listed with its own o
   const late = await answerFor(there, { choices: [["Postgres"]], digest: there.digest });
   assert.deepEqual([late.status, late.body.error], [409, "closed"]);
 }, askingVars);
+
+runTest("`needs-you run -- codex` outside tmux: a reply answered from afar reaches the model as the thread's next message, no key typed, and one Codex would run as a command is refused", async (t) => {
+  model.next({ text: "I updated the code. Shall I also update the docs?" });
+  await t.type("update the code");
+  const [q] = await listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);
+  assert.deepEqual([q.answerable, q.terminal.kind, q.screen], [true, "terminal", false], JSON.stringify(q));
+  // Handed to the relay behind the API's back: refused there, it reaches nobody.
+  const file = join(cwd, "owned-by-a-message");
+  const id = await smuggleAnswer(w, owner.owner_id, q, `!touch ${file}`);
+  let row;
+  assert.ok(await waitFor(async () => {
+    row = await w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();
+    return row?.state === "failed";
+  }, 10_000), JSON.stringify(row));
+  assert.match(row.reason, /can't start with !/);
+  const answer = "yes, update the docs too";
+  model.next({ text: "Docs updated as you asked." });
+  const asked = model.requests.length;
+  const posted = Date.now();
+  const r = await answerFor(q, { text: answer });
+  assert.equal(r.status, 201, r.text);
+  await t.waitFor(/Docs updated as you asked/);
+  figures.codex_message_to_the_model_ms = Date.now() - posted;
+  const sent = model.requests.slice(asked).map((m) => JSON.stringify(m.input));
+  assert.ok(sent.some((m) => m.includes(answer)), "the answer reached the model");
+  assert.ok(sent.every((m) => !m.includes("owned-by-a-message")), "the refused one did not");
+  // The TUI shows it as the person's own message.
+  assert.match(t.screen(), new RegExp(answer));
+  await listUntil((l) => l.length === 0);
+  assert.equal(await reason(q.question_id), "answered");
+  const state = () => w.db.prepare("SELECT state FROM answers WHERE id = ?").bind(r.body.answer_id).first("state");
+  assert.ok(await waitFor(async () => (await state()) === "taken", 5000), await state());
+  assert.equal(existsSync(file), false);
+}, async () => ({ ...(await runVars()), NOT_IN_TMUX: "1" }));
 
 const PERMISSIONS_UI = /Would you like to grant these permissions\?/;
 /** The model's `request_permissions` call for `folder` and the network. */

@@ -79,13 +79,19 @@ pub struct Terminal {
     /// tmux's `session:window.pane`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// Whether its machine hands a reply's answer to the agent as a message
+    /// through the agent's own protocol (Codex under `needs-you run`, through
+    /// its app-server), in tmux or not: no key is typed then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub messages: bool,
 }
 
 impl Terminal {
-    /// Whether an answer can be typed into it from afar: the relay types
-    /// with tmux's `send-keys`, so into tmux panes only.
+    /// Whether a reply can be answered from afar: as a message where its
+    /// machine sends one, else typed with tmux's `send-keys`, so into tmux
+    /// panes only.
     pub fn answerable(&self) -> bool {
-        self.kind == TerminalKind::Tmux
+        self.messages || self.kind == TerminalKind::Tmux
     }
 
     fn from_value(v: Option<&Value>) -> Result<Option<Terminal>, ReportError> {
@@ -110,11 +116,21 @@ impl Terminal {
             ))
         })?;
         let target = Some(text("target", 200)?).filter(|t| !t.is_empty());
+        let messages = match obj.get("messages") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => {
+                return Err(ReportError::invalid(
+                    "`terminal.messages` must be true or false",
+                ))
+            }
+        };
         Ok(Some(Terminal {
             kind,
             host: text("host", 200)?,
             cwd: text("cwd", 1000)?,
             target,
+            messages,
         }))
     }
 }
@@ -477,6 +493,14 @@ mod terminal_tests {
             !terminal.unwrap().answerable(),
             "nothing is typed into a terminal we cannot reach"
         );
+        // Its machine sends a reply's answer as a message: answerable anywhere.
+        let Report::Open { terminal, .. } =
+            open(json!({"kind": "terminal", "host": "box", "cwd": "/", "messages": true})).unwrap()
+        else {
+            panic!()
+        };
+        assert!(terminal.unwrap().answerable());
+        assert!(open(json!({"kind": "terminal", "messages": "yes"})).is_err());
         assert!(matches!(
             open(Value::Null).unwrap(),
             Report::Open { terminal: None, .. }

@@ -14,7 +14,9 @@
 //! A waiter is the `PermissionRequest` hook of Claude Code (which runs while
 //! its dialog is on screen, and ends itself when the transcript shows the
 //! person answered there: [`crate::answered_there`]), or `report-prompt
-//! __await`, which our OpenCode plugin starts and ends. It
+//! __await`, which our OpenCode plugin starts and ends, or Codex's
+//! app-server client, for a request or, as a message waiter
+//! ([`wait_for_message`], `"digest": "message"`), for a reply's text. It
 //! waits on the socket, without a network connection of its own and without
 //! polling; it never delays the dialog, which is already on screen. The
 //! relay hands an answer only to the waiter whose session and digest are the
@@ -154,6 +156,33 @@ impl Answered {
     }
 }
 
+/// What a waiter waits for: the answer to one request, or the person's
+/// message for its session's open reply ([`wait_for_message`]).
+#[derive(Clone, Copy)]
+enum Expect<'a> {
+    Request(&'a Takeable),
+    Message,
+}
+
+/// What a message waiter registers with in place of a digest: no request's
+/// digest (64 hex digits) is this, so no decision can reach it.
+pub const MESSAGE: &str = "message";
+
+/// Waits for the person's message to the reply open in `session`, as
+/// [`wait`] waits for a request's answer: Codex's app-server client, which
+/// sends it to the thread as its next turn. A text, once, and nothing else.
+pub fn wait_for_message(
+    path: &Path,
+    session: &str,
+    mut there: Option<&mut dyn DialogEnd>,
+) -> Option<Answered> {
+    let deadline = Instant::now() + WAIT_FOR;
+    match wait_once(path, session, Expect::Message, &mut there, deadline)? {
+        Waited::Answered(a) => Some(a),
+        Waited::Again => None,
+    }
+}
+
 /// Waits for the answer to `takeable` of `session`: registers with the
 /// task's relay listening on `path` (the caller has started it), and blocks
 /// until the relay hands an answer for this very request, or [`WAIT_FOR`]
@@ -168,7 +197,13 @@ pub fn wait(
 ) -> Option<Answered> {
     let deadline = Instant::now() + WAIT_FOR;
     loop {
-        match wait_once(path, session, takeable, &mut there, deadline)? {
+        match wait_once(
+            path,
+            session,
+            Expect::Request(takeable),
+            &mut there,
+            deadline,
+        )? {
             Waited::Answered(a) => return Some(a),
             // A made-up choice refused: the dialog still waits for a real one.
             Waited::Again => continue,
@@ -186,7 +221,7 @@ enum Waited {
 fn wait_once(
     path: &Path,
     session: &str,
-    takeable: &Takeable,
+    expect: Expect,
     there: &mut Option<&mut dyn DialogEnd>,
     deadline: Instant,
 ) -> Option<Waited> {
@@ -201,7 +236,10 @@ fn wait_once(
             Err(_) => return None,
         }
     };
-    let digest = takeable.takes.digest.clone();
+    let digest = match expect {
+        Expect::Request(t) => t.takes.digest.clone(),
+        Expect::Message => MESSAGE.to_owned(),
+    };
     let wait = Wait {
         session: session.to_owned(),
         digest: digest.clone(),
@@ -246,15 +284,22 @@ fn wait_once(
     let handed: Handed = serde_json::from_str(&line).ok()?;
     // Checked again here, by the one that hands it on: only this request's
     // answer, of the form this request takes, and only once.
-    if handed.digest != digest || handed.answer.form() != takeable.takes.takes {
+    let form = match expect {
+        Expect::Request(t) => t.takes.takes,
+        Expect::Message => needs_you_core::afar::Afar::Text,
+    };
+    if handed.digest != digest || handed.answer.form() != form {
         return None;
     }
     // A lasting choice only as this dialog offers it: one that a made-up
     // report showed is refused, and nothing is handed on.
-    if let AnswerBody::Decision {
-        decision: Verdict::Lasting(id),
-        ..
-    } = &handed.answer
+    if let (
+        AnswerBody::Decision {
+            decision: Verdict::Lasting(id),
+            ..
+        },
+        Expect::Request(takeable),
+    ) = (&handed.answer, expect)
     {
         if needs_you_core::lasting::find(&takeable.request, id).is_none() {
             let refused = Took {
@@ -340,6 +385,15 @@ impl Waiters {
             stream,
         });
         self.arrived.notify_all();
+    }
+
+    /// Whether a message waiter ([`wait_for_message`]) is registered for
+    /// `session`: a reply's answer is then handed to it, not typed.
+    pub fn waits_for_message(&self, session: &str) -> bool {
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        list.retain(|w| !gone(&w.stream));
+        list.iter()
+            .any(|w| w.session == session && w.digest == MESSAGE)
     }
 
     /// Whether any waiter is registered (the relay then stays up).
@@ -481,6 +535,56 @@ mod tests {
         let fresh = waiting("d1");
         assert_eq!(waiters.hand("s1", "d1", "ans_2", &allow()), Ok(()));
         assert_eq!(fresh.join().unwrap(), Some(allow()));
+    }
+
+    #[test]
+    fn a_message_waiter_takes_one_text_and_no_decision() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("relay.sock");
+        let waiters = Waiters::listen(&path).unwrap();
+        let waiting = || {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                wait_for_message(&path, "s1", None).map(|a| {
+                    let answer = a.answer.clone();
+                    a.took();
+                    answer
+                })
+            })
+        };
+        let text = AnswerBody::Text {
+            text: "go on".into(),
+        };
+        let w = waiting();
+        assert!(waiters_soon(&waiters, "s1"));
+        assert!(!waiters.waits_for_message("s2"));
+        // A decision made up for the message's place is handed nothing.
+        assert!(waiters.hand("s1", MESSAGE, "ans_1", &allow()).is_err());
+        assert_eq!(w.join().unwrap(), None);
+        let w = waiting();
+        assert!(waiters_soon(&waiters, "s1"));
+        assert_eq!(waiters.hand("s1", MESSAGE, "ans_2", &text), Ok(()));
+        assert_eq!(w.join().unwrap(), Some(text.clone()));
+        // Spent: the same answer never goes twice.
+        let w = waiting();
+        assert!(waiters_soon(&waiters, "s1"));
+        assert_eq!(
+            waiters.hand("s1", MESSAGE, "ans_2", &text),
+            Err(NotHanded::Refused(Refusal::Spent))
+        );
+        assert_eq!(w.join().unwrap(), None);
+    }
+
+    /// Whether a message waiter of `session` registers within a second.
+    fn waiters_soon(waiters: &Waiters, session: &str) -> bool {
+        let until = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < until {
+            if waiters.waits_for_message(session) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
     }
 
     #[test]

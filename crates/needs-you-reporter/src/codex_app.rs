@@ -22,6 +22,11 @@
 //!    closes as answered. Resolved first (the person answered in the
 //!    terminal), the waiter is let go, and a late answer fails.
 //!
+//! A reply (the turn's Stop hook opened it, with `messages` in its terminal)
+//! is answered the same way: at the thread's `turn/completed` a message
+//! waiter registers (`afar::wait_for_message`), and the person's text goes to
+//! the thread as its next turn (`turn/start`) while the thread is still idle.
+//!
 //! It never types a key, and never answers a request of a thread it did not
 //! see the TUI's server start. A subagent's thread is left to the terminal.
 //! Its failures go to the state directory's log.
@@ -35,8 +40,9 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use needs_you_core::afar::AnswerBody;
 use needs_you_core::classify::{codex_app, Takeable};
-use needs_you_core::{Cli, CloseReason, Report};
+use needs_you_core::{Cli, CloseReason, Kind, Report};
 use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
@@ -90,6 +96,7 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), S
         subscribed: HashSet::new(),
         changes: HashMap::new(),
         pending: HashMap::new(),
+        messages: HashMap::new(),
         handed_tx,
         wake_tx: std::sync::Arc::new(wake_tx),
     };
@@ -216,8 +223,23 @@ struct Pending {
 
 /// An answer a waiter was handed, for the main loop to send.
 struct Handed {
-    request_id: String,
+    to: Awaited,
     answered: afar::Answered,
+}
+
+/// What a waiter waited for.
+enum Awaited {
+    /// The answer to a request of the server's, by its id.
+    Request(String),
+    /// The person's message to a thread's open reply.
+    Message(OpenReply),
+}
+
+/// A reply open in one of the person's threads, waiting for their message:
+/// the thread, and the `seq` of the reply's open.
+struct OpenReply {
+    thread: String,
+    seq: u64,
 }
 
 struct Client<'a> {
@@ -233,6 +255,9 @@ struct Client<'a> {
     changes: HashMap<String, Value>,
     /// The approvals listed and not yet answered or resolved, by request id.
     pending: HashMap<String, Pending>,
+    /// The threads whose reply waits for a message, each with the end its
+    /// waiter sleeps on: written to when a turn starts there first.
+    messages: HashMap<String, OwnedFd>,
     handed_tx: mpsc::Sender<Handed>,
     wake_tx: std::sync::Arc<OwnedFd>,
 }
@@ -386,17 +411,31 @@ impl Client<'_> {
                 }
                 Ok(())
             }
-            // A thread at work can be followed (one that has a turn).
+            // A thread at work can be followed (one that has a turn); a
+            // message waiting for it would now start a second turn.
             "thread/status/changed" => {
                 let active =
                     params.pointer("/status/type").and_then(Value::as_str) == Some("active");
                 match params.get("threadId").and_then(Value::as_str) {
-                    Some(thread) if active && self.is_the_person_s(thread) => {
-                        let thread = thread.to_owned();
-                        self.resume(&thread)
+                    Some(thread) if active => {
+                        self.stop_waiting_for_message(thread);
+                        if self.is_the_person_s(thread) {
+                            let thread = thread.to_owned();
+                            self.resume(&thread)?;
+                        }
+                        Ok(())
                     }
                     _ => Ok(()),
                 }
+            }
+            // The turn's Stop hook, which ran before this, opened the reply
+            // if it asks: its answer comes back as the next turn.
+            "turn/completed" => {
+                if let Some(thread) = params.get("threadId").and_then(Value::as_str) {
+                    let thread = thread.to_owned();
+                    self.wait_for_message(&thread);
+                }
+                Ok(())
             }
             "item/started" | "item/completed" => {
                 if let Some(item) = params.get("item") {
@@ -545,7 +584,7 @@ impl Client<'_> {
             if let Some(answered) = afar::wait(&socket, &session, &takeable, Some(&mut ended)) {
                 if tx
                     .send(Handed {
-                        request_id,
+                        to: Awaited::Request(request_id),
                         answered,
                     })
                     .is_ok()
@@ -556,16 +595,97 @@ impl Client<'_> {
         });
     }
 
+    fn on_handed(&mut self, h: Handed) -> Result<(), String> {
+        match h.to {
+            Awaited::Request(id) => self.answer_request(&id, h.answered),
+            Awaited::Message(reply) => self.send_message(reply, h.answered),
+        }
+    }
+
+    /// Waits, on a thread of its own, for the person's message to the reply
+    /// open here in `thread` (one of the person's), if one is.
+    fn wait_for_message(&mut self, thread: &str) {
+        // A turn's end replaces what an earlier one waited for.
+        self.stop_waiting_for_message(thread);
+        if !self.subscribed.contains(thread) || !self.is_the_person_s(thread) {
+            return;
+        }
+        let seq = match self.dir.open_question(thread) {
+            Ok(Some(q)) if q.kind == Kind::Reply => q.seq,
+            _ => return,
+        };
+        let Ok((ended_rx, ended_tx)) = pipe() else {
+            return;
+        };
+        self.messages.insert(thread.to_owned(), ended_tx);
+        let socket = afar::socket_path(self.dir.path(), &relay::task_key(&self.target));
+        let reply = OpenReply {
+            thread: thread.to_owned(),
+            seq,
+        };
+        let (tx, wake) = (self.handed_tx.clone(), std::sync::Arc::clone(&self.wake_tx));
+        std::thread::spawn(move || {
+            let mut ended = Resolved(ended_rx);
+            if let Some(answered) = afar::wait_for_message(&socket, &reply.thread, Some(&mut ended))
+            {
+                let to = Awaited::Message(reply);
+                if tx.send(Handed { to, answered }).is_ok() {
+                    poke(wake.as_raw_fd());
+                }
+            }
+        });
+    }
+
+    /// Lets go of the message waiter of `thread`, if there is one.
+    fn stop_waiting_for_message(&mut self, thread: &str) {
+        if let Some(end) = self.messages.remove(thread) {
+            poke(end.as_raw_fd());
+        }
+    }
+
+    /// The person's message, sent as the thread's next turn (a message to
+    /// the model, never a command: the protocol runs no `/` or `!`) while
+    /// the thread still waits for it, then taken, and the reply closes as
+    /// answered; else let go (the relay reports that the agent did not take
+    /// it).
+    fn send_message(&mut self, reply: OpenReply, answered: afar::Answered) -> Result<(), String> {
+        if self.messages.remove(&reply.thread).is_none() {
+            return Ok(()); // a turn started there first
+        }
+        let AnswerBody::Text { text } = &answered.answer else {
+            return Ok(());
+        };
+        let Ok(line) = needs_you_core::answer::check(text) else {
+            return Ok(());
+        };
+        // Closed first: the turn's own hooks then find nothing of it open.
+        questions::close(
+            self.dir,
+            Cli::Codex,
+            &reply.thread,
+            CloseReason::Answered,
+            Some(reply.seq),
+        )?;
+        let input = json!([{"type": "text", "text": line, "text_elements": []}]);
+        self.call(
+            "turn/start",
+            json!({"threadId": reply.thread, "input": input}),
+            Call::Nothing,
+        )?;
+        answered.took();
+        Ok(())
+    }
+
     /// An answer handed over: sent as the protocol's answer while its
     /// request is still pending, and then taken; else let go (the relay
     /// reports that the agent did not take it).
-    fn on_handed(&mut self, h: Handed) -> Result<(), String> {
-        let Some(p) = self.pending.remove(&h.request_id) else {
+    fn answer_request(&mut self, request_id: &str, answered: afar::Answered) -> Result<(), String> {
+        let Some(p) = self.pending.remove(request_id) else {
             return Ok(()); // resolved first: the terminal won
         };
         // An answer this request does not offer is not sent: the dialog
         // stays the terminal's.
-        let Some(result) = codex_app::response(&p.method, &p.params, &h.answered.answer) else {
+        let Some(result) = codex_app::response(&p.method, &p.params, &answered.answer) else {
             return Ok(());
         };
         // A rule Codex is about to write into its rules is recorded first,
@@ -577,7 +697,7 @@ impl Client<'_> {
             let recorded = crate::granted::record(
                 self.dir.path(),
                 &task,
-                &h.answered.answer_id,
+                &answered.answer_id,
                 suggestion,
                 &places,
             );
@@ -586,9 +706,9 @@ impl Client<'_> {
                 return Ok(());
             }
         }
-        let id: Value = serde_json::from_str(&h.request_id).unwrap_or(Value::Null);
+        let id: Value = serde_json::from_str(request_id).unwrap_or(Value::Null);
         self.send(&json!({"id": id, "result": result}))?;
-        h.answered.took();
+        answered.took();
         questions::close(
             self.dir,
             Cli::Codex,

@@ -116,7 +116,8 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             // Check the set-up before marking anything open: a marker with no
             // server behind it would only make every closing hook slower.
             let target = send::Target::from_env()?;
-            let here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
+            let mut here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
+            here.terminal.messages = kind == Kind::Reply && replied_by_the_codex_client(cli);
             let report = |seq| {
                 let mut r = decision.clone().into_report(cli, session.clone(), seq);
                 if let Some(Report::Open { terminal, .. }) = &mut r {
@@ -152,6 +153,10 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             // an earlier question may stay recorded.
             let Some(pane) = here.pane else {
                 relay::forget_pane(dir.path(), &session);
+                // The relay takes the reply's answer for the client to send.
+                if here.terminal.messages {
+                    relay::ensure_relay(dir.path(), &target)?;
+                }
                 return Ok(());
             };
             let record = relay::PaneRecord {
@@ -178,6 +183,13 @@ fn left_to_the_codex_client(cli: Cli, event: &Value, agent: Option<&str>) -> boo
         && agent.is_none()
         && event.get("hook_event_name").and_then(Value::as_str) == Some("PermissionRequest")
         && crate::codex_app::bridged()
+}
+
+/// Whether a reply here is answered through Codex's app-server: the hook
+/// runs in a server that `needs-you run` follows, whose client sends the
+/// answer to the thread as the person's next message ([`crate::codex_app`]).
+fn replied_by_the_codex_client(cli: Cli) -> bool {
+    cli == Cli::Codex && crate::codex_app::bridged()
 }
 
 /// Most characters of an open's own text when it carries its request: the

@@ -260,6 +260,16 @@ impl Relay {
     fn handle(&self, answer: &Answer) -> FromRelay {
         let answer_id = answer.answer_id.clone();
         let outcome = match (&answer.body, &answer.digest) {
+            // A reply whose agent takes messages (Codex's app-server client
+            // waits for one): handed on as a message, no key typed.
+            (AnswerBody::Text { text }, _) if self.waiters.waits_for_message(&answer.session) => {
+                match still_open(&self.dir, answer)
+                    .and_then(|()| needs_you_core::answer::check(text).map_err(str::to_owned))
+                {
+                    Ok(_) => return self.hand(answer, afar::MESSAGE),
+                    Err(why) => Err(why),
+                }
+            }
             (AnswerBody::Text { text }, _) => {
                 may_type(&self.dir, &self.task, answer).and_then(|pane| {
                     let line = needs_you_core::answer::check(text).map_err(str::to_owned)?;
@@ -270,7 +280,7 @@ impl Relay {
                     })
                 })
             }
-            (body, Some(digest)) => match may_hand(&self.dir, answer, digest) {
+            (_, Some(digest)) => match may_hand(&self.dir, answer, digest) {
                 Err(refusal) => {
                     return FromRelay::Failed {
                         answer_id,
@@ -278,22 +288,7 @@ impl Relay {
                         code: Some(refusal.code().to_owned()),
                     }
                 }
-                Ok(()) => match self
-                    .waiters
-                    .hand(&answer.session, digest, &answer.answer_id, body)
-                {
-                    Ok(()) => Ok(FromRelay::Taken {
-                        answer_id: answer_id.clone(),
-                    }),
-                    Err(afar::NotHanded::Refused(refusal)) => {
-                        return FromRelay::Failed {
-                            answer_id,
-                            reason: refusal.message(),
-                            code: Some(refusal.code().to_owned()),
-                        }
-                    }
-                    Err(afar::NotHanded::Why(why)) => Err(why),
-                },
+                Ok(()) => return self.hand(answer, digest),
             },
             (_, None) => Err("the answer names no request to answer".into()),
         };
@@ -302,6 +297,28 @@ impl Relay {
             reason,
             code: None,
         })
+    }
+
+    /// Hands `answer` to the waiter registered for its session and `digest`:
+    /// taken by the agent, or why not.
+    fn hand(&self, answer: &Answer, digest: &str) -> FromRelay {
+        let answer_id = answer.answer_id.clone();
+        match self
+            .waiters
+            .hand(&answer.session, digest, &answer.answer_id, &answer.body)
+        {
+            Ok(()) => FromRelay::Taken { answer_id },
+            Err(afar::NotHanded::Refused(refusal)) => FromRelay::Failed {
+                answer_id,
+                reason: refusal.message(),
+                code: Some(refusal.code().to_owned()),
+            },
+            Err(afar::NotHanded::Why(reason)) => FromRelay::Failed {
+                answer_id,
+                reason,
+                code: None,
+            },
+        }
     }
 
     /// The pane of the session's open question, as asked: checked as before
