@@ -611,3 +611,60 @@ runTest("`needs-you run -- codex`: a permissions request is listed with each fol
   await listUntil((l) => l.length === 0);
   assert.equal((await answerRow(d)).state, "taken");
 }, async () => ({ ...(await runVars()), CODEX_FLAGS: "--enable request_permissions_tool" }));
+
+/** The answers our MCP server (tests/live/mcp-asker.js) was given, one a line. */
+const askerAnswers = () => (existsSync(join(home, "asker.jsonl")) ? readFileSync(join(home, "asker.jsonl"), "utf8").trim().split("\n").filter(Boolean).map(JSON.parse) : []);
+const TOOL_CALL_UI = /Allow the asker MCP server to run tool "choose_environment"\?/;
+const FORM_UI = /Which environment should I deploy to\?/;
+let configBefore;
+
+runTest("`needs-you run -- codex`: an MCP tool call's approval is a permission and the server's form a dialog: allowed from afar the tool runs and asks, the form answered from afar reaches the server; denied the tool never runs", async (t) => {
+  try {
+    model.next({ call: { name: "choose_environment", namespace: "mcp__asker", args: {} } });
+    await t.type("deploy it");
+    await t.waitFor(TOOL_CALL_UI);
+    const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+    assert.equal(q.kind, "permission");
+    assert.equal(q.text, "Codex wants to run the tool choose_environment of the MCP server asker, with no arguments\nAsks the person which environment to deploy to.");
+    // Codex's "for this session" and "always" stay the terminal's.
+    assert.deepEqual(q.decisions.filter((d) => d.lasting), []);
+    assert.equal((await answerFor(q, { decision: "allow", digest: q.digest })).status, 201);
+    // Allowed, the tool runs, and its server asks through Codex.
+    await t.waitFor(FORM_UI);
+    assert.doesNotMatch(t.screen(), TOOL_CALL_UI, "the approval left the screen by itself");
+    const [f] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "choices", 15_000);
+    assert.equal(f.kind, "dialog");
+    assert.deepEqual(f.questions, [{ question: "Which environment should I deploy to?\n(from the MCP server asker)", header: "Environment",
+      multi_select: false, other: false, options: [{ label: "staging" }, { label: "production" }] }]);
+    // Not one of the form's values: refused before anything leaves the Worker.
+    assert.equal((await answerFor(f, { choices: [["prod"]], digest: f.digest })).status, 409);
+    model.next({ text: "Deploying to production." });
+    assert.equal((await answerFor(f, { choices: [["production"]], digest: f.digest })).status, 201);
+    await t.waitFor(/Deploying to production\./);
+    assert.doesNotMatch(t.screen(), FORM_UI, "the form left the screen by itself");
+    assert.deepEqual(askerAnswers(), [{ action: "accept", content: { environment: "production" } }]);
+    assert.match(toolOutput(), /The person chose \{\\?"environment\\?":\\?"production\\?"\}/);
+    await listUntil((l) => l.length === 0);
+    for (const x of [q, f]) assert.equal(await reason(x.question_id), "answered");
+
+    model.next({ call: { name: "choose_environment", namespace: "mcp__asker", args: {} } });
+    model.next({ text: "Not deploying, then." });
+    await t.type("deploy it again");
+    await t.waitFor(TOOL_CALL_UI);
+    const [d] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+    // The same call asks the same thing (one digest); the allow of the first was spent on it.
+    assert.equal(d.digest, q.digest);
+    assert.notEqual(d.question_id, q.question_id);
+    assert.equal((await answerFor(d, { decision: "deny", digest: d.digest })).status, 201);
+    await t.waitFor(/Not deploying, then\./);
+    await listUntil((l) => l.length === 0);
+    assert.equal(askerAnswers().length, 1, "denied: the tool never ran, its server never asked");
+  } finally {
+    writeFileSync(join(codexHome, "config.toml"), configBefore);
+  }
+}, async () => {
+  // Our MCP server that asks the person, for this test alone.
+  configBefore = readFileSync(join(codexHome, "config.toml"), "utf8");
+  writeFileSync(join(codexHome, "config.toml"), `${configBefore}\n[mcp_servers.asker]\ncommand = "${process.execPath}"\nargs = ["${join(ROOT, "tests", "live", "mcp-asker.js")}", "${join(home, "asker.jsonl")}"]\n`);
+  return runVars();
+});

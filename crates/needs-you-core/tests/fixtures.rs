@@ -157,3 +157,47 @@ fn codex_s_app_server_permissions_request_as_it_really_is() {
     assert_eq!(granted["permissions"], sent["params"]["permissions"]);
     assert_eq!(granted["scope"], "turn");
 }
+
+#[test]
+fn codex_s_app_server_mcp_tool_call_approval_and_server_form_as_they_really_are() {
+    use needs_you_core::afar::{AnswerBody, Verdict};
+    use needs_you_core::classify::codex_app;
+    // Codex's own approval of the tool call, asked as an elicitation.
+    let sent = fixture("codex.app_mcpServer_elicitation_request.json");
+    let method = sent["method"].as_str().unwrap();
+    let asked = codex_app::asked(method, &sent["params"], None).expect("a permission");
+    assert_eq!(asked.kind, Kind::Permission);
+    assert_eq!(
+        asked.text(),
+        "Codex wants to run the tool choose_environment of the MCP server asker, with no arguments\n\
+         Asks the person which environment to deploy to."
+    );
+    let allow = AnswerBody::Decision {
+        decision: Verdict::Allow,
+        message: None,
+    };
+    let accepted = codex_app::response(method, &sent["params"], &allow).unwrap();
+    assert_eq!(accepted["action"], "accept");
+    // The server's own form, passed on: its field a question with its values.
+    let form = fixture("codex.app_mcpServer_elicitation_request_form.json");
+    let asked = codex_app::asked(method, &form["params"], None).expect("a dialog");
+    assert_eq!(asked.kind, Kind::Dialog);
+    let takeable = asked.takeable().expect("answered from afar");
+    let labels: Vec<&str> = takeable.questions[0]
+        .options
+        .iter()
+        .map(|o| o.label.as_str())
+        .collect();
+    assert_eq!(labels, ["staging", "production"]);
+    let chosen = AnswerBody::Choices {
+        choices: vec![vec!["staging".into()]],
+    };
+    let answer = codex_app::response(method, &form["params"], &chosen).unwrap();
+    assert_eq!(
+        answer,
+        serde_json::json!({"action": "accept", "content": {"environment": "staging"}})
+    );
+    // The tool call's approval takes no choices, the form no decision.
+    assert_eq!(codex_app::response(method, &form["params"], &allow), None);
+    assert_eq!(codex_app::response(method, &sent["params"], &chosen), None);
+}

@@ -1,6 +1,7 @@
 //! The second client of a Codex task's private app-server: it follows the
-//! threads of the person's TUI, lists each approval, permissions request
-//! and question (`request_user_input`) the TUI shows as one that takes an answer
+//! threads of the person's TUI, lists each approval, permissions request,
+//! question (`request_user_input`) and MCP elicitation (a tool call's
+//! approval, a server's form) the TUI shows as one that takes an answer
 //! from afar, and answers it through the protocol when an answer comes
 //! ([`needs_you_core::classify::codex_app`] says which requests, their
 //! cards, and the answers).

@@ -31,11 +31,18 @@ pub const USER_INPUT_TOOL: &str = "codex.requestUserInput";
 /// The tool name of a permissions request (the model's `request_permissions`:
 /// folders to read or write, the network, for the rest of its turn).
 pub const PERMISSIONS_TOOL: &str = "codex.permissions";
+/// The tool name of an MCP tool call's approval (Codex asks it as an
+/// elicitation of its own: "Allow the … MCP server to run tool …?").
+pub const MCP_TOOL_CALL_TOOL: &str = "codex.mcpToolCall";
+/// The tool name of an MCP server's own form (`elicitation/create`), passed
+/// on by Codex: its fields as a dialog's questions.
+pub const MCP_FORM_TOOL: &str = "codex.mcpElicitation";
 
 pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
 pub const FILE_CHANGE_APPROVAL: &str = "item/fileChange/requestApproval";
 pub const USER_INPUT: &str = "item/tool/requestUserInput";
 pub const PERMISSIONS_APPROVAL: &str = "item/permissions/requestApproval";
+pub const ELICITATION: &str = "mcpServer/elicitation/request";
 
 /// Fields that route a request or describe it again, never part of what an
 /// allow covers: left out of the request (and so of its card and digest).
@@ -98,8 +105,10 @@ impl Asked {
 /// does not). `None`: a request that is not listed from here, or a file
 /// change whose changes were not seen.
 pub fn asked(method: &str, params: &Value, changes: Option<&Value>) -> Option<Asked> {
-    if method == USER_INPUT {
-        return user_input(params);
+    match method {
+        USER_INPUT => return user_input(params),
+        ELICITATION => return elicitation(params),
+        _ => {}
     }
     let mut input: Map<String, Value> = params.as_object()?.clone();
     for key in ROUTING {
@@ -148,6 +157,56 @@ fn user_input(params: &Value) -> Option<Asked> {
         kind: Kind::Dialog,
         request: Request::new(USER_INPUT_TOOL, &Value::Array(questions)),
         from_afar: !secret,
+    })
+}
+
+/// Whether an elicitation is Codex's own approval of an MCP tool call
+/// (`_meta.codex_approval_kind`, seen with 0.171.0), not a server's form.
+fn is_tool_call_approval(params: &Value) -> bool {
+    params
+        .pointer("/_meta/codex_approval_kind")
+        .and_then(Value::as_str)
+        == Some("mcp_tool_call")
+}
+
+/// An elicitation: Codex's approval of an MCP tool call is a permission,
+/// whose request is the server, the tool and its arguments (Codex's own
+/// sentence and its display of the arguments say them again); a server's
+/// form is a dialog, one question per field ([`super::elicitation`]). A
+/// page to open (`mode: "url"`) or a form with no field is not listed.
+fn elicitation(params: &Value) -> Option<Asked> {
+    let server = str_field(params, "serverName").unwrap_or("");
+    if is_tool_call_approval(params) {
+        let meta = params.get("_meta")?;
+        let mut input = Map::new();
+        input.insert("server".into(), server.into());
+        for (from, to) in [
+            ("tool_name", "tool"),
+            ("tool_params", "arguments"),
+            ("tool_description", "description"),
+        ] {
+            if let Some(v) = meta.get(from).filter(|v| !v.is_null()) {
+                input.insert(to.into(), v.clone());
+            }
+        }
+        return Some(Asked {
+            kind: Kind::Permission,
+            request: Request::new(MCP_TOOL_CALL_TOOL, &Value::Object(input)),
+            from_afar: true,
+        });
+    }
+    if str_field(params, "mode").is_some_and(|m| m != "form") {
+        return None;
+    }
+    let questions = super::elicitation::form_questions(
+        server,
+        str_field(params, "message").unwrap_or(""),
+        params.get("requestedSchema")?,
+    )?;
+    Some(Asked {
+        kind: Kind::Dialog,
+        request: Request::new(MCP_FORM_TOOL, &Value::Array(questions)),
+        from_afar: true,
     })
 }
 
@@ -203,6 +262,23 @@ pub(super) fn request_text(tool: &str, input: &Value) -> String {
     let reason = take_str(&mut rest, "reason").map(|r| format!("\nWhy: {}", one_line(&r)));
     let reason = reason.unwrap_or_default();
     let head = match tool {
+        MCP_TOOL_CALL_TOOL => {
+            let server = take_str(&mut rest, "server").unwrap_or_default();
+            let name = take_str(&mut rest, "tool").unwrap_or_default();
+            let args = match rest.remove("arguments") {
+                Some(Value::Object(a)) if a.is_empty() => "no arguments".to_owned(),
+                Some(a) => format!("arguments {a}"),
+                None => "no arguments".to_owned(),
+            };
+            let about = take_str(&mut rest, "description")
+                .map(|d| format!("\n{}", one_line(&d)))
+                .unwrap_or_default();
+            format!(
+                "Codex wants to run the tool {} of the MCP server {}, with {args}{about}",
+                one_line(&name),
+                one_line(&server)
+            )
+        }
         PERMISSIONS_TOOL => {
             let folder = take_str(&mut rest, "cwd")
                 .map(|c| format!("\nin {c}"))
@@ -349,6 +425,7 @@ pub fn response(method: &str, params: &Value, answer: &AnswerBody) -> Option<Val
         (PERMISSIONS_APPROVAL, AnswerBody::Decision { decision, .. }) => {
             return permissions_response(params, decision)
         }
+        (ELICITATION, answer) => return elicitation_response(params, answer),
         (COMMAND_APPROVAL | FILE_CHANGE_APPROVAL, AnswerBody::Decision { decision, .. }) => {
             decision
         }
@@ -381,6 +458,28 @@ fn permissions_response(params: &Value, decision: &Verdict) -> Option<Value> {
         Verdict::Lasting(_) => return None,
     };
     Some(serde_json::json!({ "permissions": granted, "scope": "turn" }))
+}
+
+/// The protocol's answer to an elicitation: an MCP tool call allowed is
+/// `accept` (this call, once: the TUI's first choice, its "for this session"
+/// and "always" are lasting choices not offered from afar), denied
+/// `decline` (the model hears it); a form's answers are `accept` with the
+/// content they give. `None` for an answer of another form, or one that
+/// does not fit the form.
+fn elicitation_response(params: &Value, answer: &AnswerBody) -> Option<Value> {
+    match (is_tool_call_approval(params), answer) {
+        (true, AnswerBody::Decision { decision, .. }) => match decision {
+            Verdict::Allow => Some(serde_json::json!({ "action": "accept", "content": {} })),
+            Verdict::Deny => Some(serde_json::json!({ "action": "decline" })),
+            Verdict::Lasting(_) => None,
+        },
+        (false, AnswerBody::Choices { choices }) => {
+            let content =
+                super::elicitation::form_content(params.get("requestedSchema")?, choices)?;
+            Some(serde_json::json!({ "action": "accept", "content": content }))
+        }
+        _ => None,
+    }
 }
 
 /// The protocol's answer to a `request_user_input` for a dialog's choices:
@@ -694,6 +793,42 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "{line} in {text}");
         }
         assert_ne!(a.request.digest(), b.request.digest());
+    }
+
+    #[test]
+    fn an_mcp_tool_call_s_approval_shows_its_arguments_and_is_declined_by_a_deny() {
+        let p = json!({"threadId": "t", "turnId": "u", "serverName": "db", "mode": "form",
+            "message": "Allow the db MCP server to run tool \"drop\"?",
+            "_meta": {"codex_approval_kind": "mcp_tool_call", "persist": ["session", "always"],
+                "tool_name": "drop", "tool_params": {"table": "users"},
+                "tool_params_display": [{"name": "table", "value": "users"}]},
+            "requestedSchema": {"type": "object", "properties": {}}});
+        let a = asked(ELICITATION, &p, None).unwrap();
+        assert_eq!(a.kind, Kind::Permission);
+        assert_eq!(
+            a.text(),
+            "Codex wants to run the tool drop of the MCP server db, with arguments {\"table\":\"users\"}"
+        );
+        let mut other = p.clone();
+        other["_meta"]["tool_params"] = json!({"table": "orders"});
+        let b = asked(ELICITATION, &other, None).unwrap();
+        assert_ne!(
+            a.request.digest(),
+            b.request.digest(),
+            "the arguments are what is allowed"
+        );
+        let deny = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: None,
+        };
+        assert_eq!(
+            response(ELICITATION, &p, &deny),
+            Some(json!({"action": "decline"}))
+        );
+        // A page to open is the terminal's: not listed.
+        let url = json!({"threadId": "t", "serverName": "db", "mode": "url",
+            "message": "Sign in", "url": "https://example.test/", "elicitationId": "e"});
+        assert_eq!(asked(ELICITATION, &url, None), None);
     }
 
     #[test]

@@ -156,9 +156,10 @@ fn request_questions<'a>(tool: &str, input: &'a Value) -> Option<&'a Value> {
 fn request_text(tool: &str, input: &Value) -> String {
     match tool {
         normalized::OPENCODE_PERMISSION => normalized::opencode_request_text(input),
-        codex_app::COMMAND_TOOL | codex_app::FILE_CHANGE_TOOL | codex_app::PERMISSIONS_TOOL => {
-            codex_app::request_text(tool, input)
-        }
+        codex_app::COMMAND_TOOL
+        | codex_app::FILE_CHANGE_TOOL
+        | codex_app::PERMISSIONS_TOOL
+        | codex_app::MCP_TOOL_CALL_TOOL => codex_app::request_text(tool, input),
         _ => claude_code::request_text(tool, input),
     }
 }
