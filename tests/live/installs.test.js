@@ -298,7 +298,7 @@ test("Hermes: `hermes plugins install …#plugins/hermes/needs-you --enable` fro
     assert.equal(installed.status, 0, installed.stdout + installed.stderr);
     assert.ok(existsSync(join(vars.HERMES_HOME, "plugins", "needs-you", "plugin.yaml")));
     assert.match(readFileSync(join(vars.HERMES_HOME, "config.yaml"), "utf8"), /enabled:\s*\n\s*- needs-you/);
-    assert.match(reporter(vars, ["doctor"]).stdout, /hermes plugin installed and enabled/);
+    assert.match(reporter(vars, ["doctor"]).stdout, /ok\s+hermes plugin installed in \S+\n/);
   }, () => {
     const removed = spawnSync(HERMES, ["plugins", "remove", "needs-you"], { env: vars, encoding: "utf8", input: "y\n" });
     assert.equal(removed.status, 0, removed.stdout + removed.stderr);

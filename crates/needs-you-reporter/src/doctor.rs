@@ -8,7 +8,7 @@ use needs_you_core::api::TaskIdentity;
 use needs_you_core::Cli;
 
 use crate::client::{Client, FailureKind};
-use crate::install::{self, marketplace, plugins};
+use crate::install::{self, marketplace, Status};
 use crate::send::Target;
 use crate::state::{self, StateDir};
 
@@ -138,29 +138,13 @@ fn check_state(r: &mut Checklist, state_dir: Option<PathBuf>) {
     }
 }
 
-/// Whether the settings file at `path` holds hooks of ours for `cli`.
-fn hooks_in(path: &std::path::Path, cli: Cli) -> bool {
-    install::read_json(path)
-        .ok()
-        .is_some_and(|(_, v)| install::hooks_json::has_ours(&v, cli))
-}
-
 /// The hooks that `install` adds for `cli` and that its settings files
 /// holding ours lack.
 fn lacking_hooks(cli: Cli) -> Vec<String> {
-    let paths = match cli {
-        Cli::ClaudeCode => vec![install::claude_settings_path()],
-        Cli::Codex => vec![
-            PathBuf::from(install::CODEX_MANAGED_HOOKS),
-            install::codex_user_hooks_path(),
-        ],
-        _ => return Vec::new(),
-    };
-    let ours = paths
-        .iter()
-        .filter_map(|p| install::read_json(p).ok())
-        .map(|(_, v)| v)
-        .filter(|v| install::hooks_json::has_ours(v, cli));
+    let ours = install::status::settings_with_ours(cli)
+        .into_iter()
+        .filter_map(|p| install::read_json(&p).ok())
+        .map(|(_, v)| v);
     lacking_in(ours, cli)
 }
 
@@ -213,112 +197,45 @@ fn plugin_update(cli: Cli) -> &'static str {
     }
 }
 
-/// Every CLI's hooks or plugin; none installed at all is a problem: nothing
-/// would ever report.
+/// Every CLI's hooks or plugin ([`install::status`]); none installed at all
+/// is a problem: nothing would ever report.
 fn check_hooks(r: &mut Checklist) {
     let mut installed = 0;
-    let codex = format!(
-        "{} or {}",
-        install::CODEX_MANAGED_HOOKS,
-        install::codex_user_hooks_path().display()
-    );
-    // Through its own plugin command, and through settings, each CLI would
-    // report every event twice.
-    for cli in [Cli::ClaudeCode, Cli::Codex] {
-        let settings = match cli {
-            Cli::Codex => {
-                hooks_in(&PathBuf::from(install::CODEX_MANAGED_HOOKS), cli)
-                    || hooks_in(&install::codex_user_hooks_path(), cli)
+    for &cli in Cli::ALL {
+        let loads = install::status::loads(cli);
+        match install::status(cli) {
+            Status::Twice { what, fix } => {
+                r.bad(&format!("{what}: every event is reported twice"), &fix)
             }
-            _ => hooks_in(&install::claude_settings_path(), cli),
-        };
-        if !marketplace::plugin_enabled(cli) {
-            continue;
-        }
-        if settings {
-            r.bad(
-                &format!("{cli}: both the needs-you plugin and hooks in its settings are installed: every event is reported twice"),
-                &format!("report-prompt uninstall --cli {cli} (the plugin stays)"),
-            );
-        } else {
-            installed += 1;
-            r.ok(&format!(
-                "{cli} reports through the needs-you plugin ({})",
-                marketplace::PLUGIN_ID
-            ));
-            let lacking = lacking_plugin_hooks(cli);
-            fail_lacking(
-                r,
-                &lacking,
-                &format!("{cli}: the needs-you plugin's hooks"),
-                "an older version of the plugin",
-                plugin_update(cli),
-            );
-        }
-    }
-    for (cli, what, place) in [
-        (
-            Cli::ClaudeCode,
-            "hooks",
-            install::claude_settings_path().display().to_string(),
-        ),
-        (Cli::Codex, "hooks", codex),
-        (
-            Cli::Opencode,
-            "plugin",
-            plugins::opencode_plugin_path().display().to_string(),
-        ),
-    ] {
-        if marketplace::plugin_enabled(cli) {
-            continue;
-        }
-        if let (Cli::Opencode, Some(entry)) = (cli, plugins::opencode_package_entry()) {
-            if plugins::opencode_plugin_path().exists() {
-                r.bad(
-                    &format!("opencode loads the needs-you package ({entry}) and the plugin file {place}: every event is reported twice"),
-                    "report-prompt uninstall --cli opencode (the package stays)",
-                );
-            } else {
+            Status::Plugin { name } => {
                 installed += 1;
-                r.ok(&format!(
-                    "opencode reports through the needs-you package ({entry})"
-                ));
+                r.ok(&format!("{cli} reports through {name}"));
+                fail_lacking(
+                    r,
+                    &lacking_plugin_hooks(cli),
+                    &format!("{cli}: the needs-you plugin's hooks"),
+                    "an older version of the plugin",
+                    plugin_update(cli),
+                );
             }
-            continue;
+            Status::Installed { place } => {
+                installed += 1;
+                r.ok(&format!("{cli} {loads} installed in {place}"));
+                fail_lacking(
+                    r,
+                    &lacking_hooks(cli),
+                    &format!("{cli} hooks"),
+                    "installed by an older report-prompt",
+                    &format!("report-prompt install --cli {cli} again"),
+                );
+            }
+            Status::Disabled { place } => r.note(&format!(
+                "{cli} {loads} installed in {place} but not enabled there (report-prompt install --cli {cli})"
+            )),
+            Status::Missing { place } => r.note(&format!(
+                "{cli} {loads} not installed in {place} (report-prompt install --cli {cli})"
+            )),
         }
-        if install::is_installed(cli) {
-            installed += 1;
-            r.ok(&format!("{cli} {what} installed in {place}"));
-            fail_lacking(
-                r,
-                &lacking_hooks(cli),
-                &format!("{cli} hooks"),
-                "installed by an older report-prompt",
-                &format!("report-prompt install --cli {cli} again"),
-            );
-        } else {
-            r.note(&format!(
-                "{cli} {what} not installed in {place} (report-prompt install --cli {cli})"
-            ));
-        }
-    }
-    let home = plugins::hermes_home();
-    match plugins::hermes_enabled(&home) {
-        (true, true) => {
-            installed += 1;
-            r.ok(&format!(
-                "hermes plugin installed and enabled in {}",
-                home.display()
-            ))
-        }
-        (true, false) => r.note(&format!(
-            "hermes plugin installed in {} but not in plugins.enabled (report-prompt install --cli hermes)",
-            home.display()
-        )),
-        _ => r.note(&format!(
-            "hermes plugin not installed in {} (report-prompt install --cli hermes)",
-            home.display()
-        )),
     }
     if installed == 0 {
         r.bad(

@@ -38,7 +38,8 @@
 //!   decisions and choices to `afar`'s waiters.
 //! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
-//! * [`install`]: adding and removing our hooks in each CLI's settings.
+//! * [`install`]: adding and removing our hooks in each CLI's settings, and
+//!   whether a CLI reports here ([`install::status`]).
 //! * `doctor`: a check of the whole set-up, for a person.
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
 //! * [`socket`]: a WebSocket to the Worker: the relay's, and `ls --watch`'s.

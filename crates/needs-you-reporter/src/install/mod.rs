@@ -9,6 +9,7 @@ mod enabled_list;
 pub mod hooks_json;
 pub mod marketplace;
 pub mod plugins;
+pub mod status;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::args::InstallOptions;
+pub use status::{status, Status};
 
 pub fn run(opts: &InstallOptions) -> i32 {
     let result = match opts.cli {
@@ -87,28 +89,6 @@ pub fn codex_user_hooks_path() -> PathBuf {
     match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
         Some(h) => PathBuf::from(h).join("hooks.json"),
         None => home().join(".codex").join("hooks.json"),
-    }
-}
-
-/// Whether our hooks (or plugin, enabled) are installed for `cli` where it
-/// reads them: what `doctor` reports and `needs-you run` warns about.
-pub fn is_installed(cli: Cli) -> bool {
-    let hooks_in = |path: PathBuf| {
-        read_json(&path)
-            .ok()
-            .is_some_and(|(_, v)| hooks_json::has_ours(&v, cli))
-    };
-    match cli {
-        Cli::ClaudeCode => marketplace::claude_plugin_enabled() || hooks_in(claude_settings_path()),
-        Cli::Codex => {
-            marketplace::codex_plugin_enabled()
-                || hooks_in(PathBuf::from(CODEX_MANAGED_HOOKS))
-                || hooks_in(codex_user_hooks_path())
-        }
-        Cli::Opencode => {
-            plugins::opencode_plugin_path().exists() || plugins::opencode_package_entry().is_some()
-        }
-        Cli::Hermes => plugins::hermes_enabled(&plugins::hermes_home()) == (true, true),
     }
 }
 

@@ -151,11 +151,14 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         ));
     }
     if let Some(cli) = known_agent(&program) {
-        if !needs_you_reporter::install::is_installed(cli) {
+        if !needs_you_reporter::install::status(cli).reports() {
+            let loads = match needs_you_reporter::install::status::loads(cli) {
+                "plugin" => "plugin is",
+                _ => "hooks are",
+            };
             eprintln!(
-                "needs-you: {}'s {} not installed, so it will not report; run `report-prompt install --cli {cli}`",
+                "needs-you: {}'s {loads} not installed, so it will not report; run `report-prompt install --cli {cli}`",
                 cli.display_name(),
-                if matches!(cli, Cli::Opencode | Cli::Hermes) { "plugin is" } else { "hooks are" }
             );
         }
     }
