@@ -61,8 +61,77 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     let session = classified
         .session
         .ok_or_else(|| format!("the {cli} event has no session id"))?;
-    if left_to_the_codex_client(cli, &event, classified.agent.as_deref()) {
+    if !reported_here(cli, &event, classified.agent.as_deref())? {
         return Ok(());
+    }
+    let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
+    let mut asked = Asked {
+        cli,
+        session,
+        event: &event,
+        takeable: classified.takeable,
+        // The subagent that asks, once known: the event's own, or, for a
+        // prompt that confirms an announced dialog, the announcer's.
+        agent: classified.agent,
+    };
+    let decision = match classified.decision {
+        // A run for one prompt: no dialog to remember, none to wait on.
+        Decision::Expect { .. } if one_shot_run(cli) => return Ok(()),
+        Decision::Expect { text, .. } => return expect(&dir, &asked, text),
+        open @ Decision::Open {
+            kind: Kind::Permission,
+            ..
+        } => asked.settle_permission(&dir, open)?,
+        other => other,
+    };
+    match decision {
+        // A run for one prompt and no person: nobody can answer it.
+        Decision::Open { .. } if one_shot_run(cli) => Ok(()),
+        Decision::Open { kind, .. } => open(&dir, &asked, kind, &decision),
+        Decision::Close { reason } => questions::close_by(
+            &dir,
+            cli,
+            &asked.session,
+            reason,
+            None,
+            asked.agent.as_deref(),
+        ),
+        Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+    }
+}
+
+/// One event's question as the hook has it: whose, and what it takes.
+struct Asked<'a> {
+    cli: Cli,
+    session: String,
+    event: &'a Value,
+    takeable: Option<Takeable>,
+    agent: Option<String>,
+}
+
+impl Asked<'_> {
+    /// A permission as what is known here of its session settles it.
+    /// Announced by Claude Code's PermissionRequest, it takes what that said
+    /// it takes (the prompt that follows says nothing of it); a plugin's
+    /// permission says it itself. Only a permission reads the session: a
+    /// reply, which opens at the end of every round that asks, reads nothing.
+    fn settle_permission(&mut self, dir: &StateDir, open: Decision) -> Result<Decision, String> {
+        let known = dir.session_state(&self.session).map_err(state_error)?;
+        self.takeable = self
+            .takeable
+            .take()
+            .or_else(|| known.expected_takeable.clone());
+        self.agent = self.agent.take().or_else(|| known.expected_agent.clone());
+        Ok(settle(open, &known))
+    }
+}
+
+/// Whether this event is this hook's to report: a Codex approval that the
+/// app-server client lists is not, and one in Codex's shared background
+/// server must not be (its credential is another terminal's).
+fn reported_here(cli: Cli, event: &Value, agent: Option<&str>) -> Result<bool, String> {
+    if left_to_the_codex_client(cli, event, agent) {
+        return Ok(false);
     }
     if cli == Cli::Codex && parent::under_shared_codex_server() {
         return Err(
@@ -71,107 +140,84 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
                 .into(),
         );
     }
-    let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
-    let mut takeable = classified.takeable;
-    // The subagent that asks, once known: the event's own, or, for a prompt
-    // that confirms an announced dialog, the announcer's.
-    let mut agent = classified.agent.clone();
-    let decision = match classified.decision {
-        // A run for one prompt: no dialog to remember, none to wait on.
-        Decision::Expect { .. } if one_shot_run(cli) => return Ok(()),
-        Decision::Expect { text, .. } => {
-            let text = crate::plan::with_plan(cli, &event, text);
-            dir.record_expect(&session, &text, takeable.as_ref(), agent.as_deref())
-                .map_err(state_error)?;
-            // Claude Code's PermissionRequest hook runs while its dialog is
-            // on screen: it may wait there for an answer from afar.
-            return match takeable {
-                Some(t) if cli == Cli::ClaudeCode => {
-                    take_from_afar(&dir, &session, &t, &event);
-                    Ok(())
-                }
-                _ => Ok(()),
-            };
-        }
-        // Only a permission depends on what is known here of its session; a
-        // reply, which opens at the end of every round that asks, reads nothing.
-        open @ Decision::Open {
-            kind: Kind::Permission,
-            ..
-        } => {
-            let known = dir.session_state(&session).map_err(state_error)?;
-            // Announced by Claude Code's PermissionRequest, the permission
-            // takes what that said it takes: the prompt that follows says
-            // nothing of it. A plugin's permission says it itself.
-            takeable = takeable.or_else(|| known.expected_takeable.clone());
-            agent = agent.or_else(|| known.expected_agent.clone());
-            settle(open, &known)
-        }
-        other => other,
-    };
-    match decision {
-        // A run for one prompt and no person: nobody can answer it.
-        Decision::Open { .. } if one_shot_run(cli) => Ok(()),
-        Decision::Open { kind, .. } => {
-            // Check the set-up before marking anything open: a marker with no
-            // server behind it would only make every closing hook slower.
-            let target = send::Target::from_env()?;
-            let mut here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
-            here.terminal.messages = kind == Kind::Reply && replied_by_the_codex_client(cli);
-            let report = |seq| {
-                let mut r = decision.clone().into_report(cli, session.clone(), seq);
-                if let Some(Report::Open { terminal, .. }) = &mut r {
-                    *terminal = Some(here.terminal.clone());
-                }
-                if let (Some(r), Some(t)) = (&mut r, &takeable) {
-                    with_request(r, t);
-                }
-                r
-            };
-            // A dialog that can end without a hook is watched in its transcript.
-            let transcript = kind
-                .notifies()
-                .then(|| watch::transcript_of(cli, &event))
-                .flatten();
-            let at = transcript
-                .as_ref()
-                .map(|(path, len)| (*len, path.as_path()));
-            let opening = state::Opening {
-                kind,
-                transcript: at,
-                agent: agent.as_deref(),
-                digest: takeable.as_ref().map(|t| t.takes.digest.as_str()),
-            };
-            questions::open(&dir, &target, &session, &opening, |seq| {
-                report(seq).expect("an open")
-            })?;
-            if let Some((path, _)) = transcript {
-                watch::start(&dir, cli, &session, &path);
-            }
-            // A question in a pane: the relay waits for answers to type, and
-            // shows the pane when asked (Show terminal). Elsewhere, no pane of
-            // an earlier question may stay recorded.
-            let Some(pane) = here.pane else {
-                relay::forget_pane(dir.path(), &session);
-                // The relay takes the reply's answer for the client to send.
-                if here.terminal.messages {
-                    relay::ensure_relay(dir.path(), &target)?;
-                }
-                return Ok(());
-            };
-            let record = relay::PaneRecord {
-                task: relay::task_key(&target),
-                pane,
-            };
-            relay::record_pane(dir.path(), &session, &record);
-            relay::ensure_relay(dir.path(), &target)?;
-            Ok(())
-        }
-        Decision::Close { reason } => {
-            questions::close_by(&dir, cli, &session, reason, None, agent.as_deref())
-        }
-        Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+    Ok(true)
+}
+
+/// A dialog announced before it is drawn: remembered for the prompt that
+/// follows; Claude Code's PermissionRequest hook, which runs while its
+/// dialog is on screen, then waits there for an answer from afar.
+fn expect(dir: &StateDir, asked: &Asked, text: String) -> Result<(), String> {
+    let text = crate::plan::with_plan(asked.cli, asked.event, text);
+    dir.record_expect(
+        &asked.session,
+        &text,
+        asked.takeable.as_ref(),
+        asked.agent.as_deref(),
+    )
+    .map_err(state_error)?;
+    if let (Some(t), Cli::ClaudeCode) = (&asked.takeable, asked.cli) {
+        take_from_afar(dir, &asked.session, t, asked.event);
     }
+    Ok(())
+}
+
+/// Opens the question: marked open and its report queued, its transcript
+/// watched where a dialog can end without a hook, and, where an answer can
+/// come from afar, the relay started.
+fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Result<(), String> {
+    let (cli, session, event) = (asked.cli, &asked.session, asked.event);
+    // Check the set-up before marking anything open: a marker with no
+    // server behind it would only make every closing hook slower.
+    let target = send::Target::from_env()?;
+    let mut here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
+    here.terminal.messages = kind == Kind::Reply && replied_by_the_codex_client(cli);
+    let report = |seq| {
+        let mut r = decision.clone().into_report(cli, session.clone(), seq);
+        if let Some(Report::Open { terminal, .. }) = &mut r {
+            *terminal = Some(here.terminal.clone());
+        }
+        if let (Some(r), Some(t)) = (&mut r, &asked.takeable) {
+            with_request(r, t);
+        }
+        r
+    };
+    // A dialog that can end without a hook is watched in its transcript.
+    let transcript = kind
+        .notifies()
+        .then(|| watch::transcript_of(cli, event))
+        .flatten();
+    let at = transcript
+        .as_ref()
+        .map(|(path, len)| (*len, path.as_path()));
+    let opening = state::Opening {
+        kind,
+        transcript: at,
+        agent: asked.agent.as_deref(),
+        digest: asked.takeable.as_ref().map(|t| t.takes.digest.as_str()),
+    };
+    questions::open(dir, &target, session, &opening, |seq| {
+        report(seq).expect("an open")
+    })?;
+    if let Some((path, _)) = transcript {
+        watch::start(dir, cli, session, &path);
+    }
+    // A question in a pane: the relay waits for answers to type, and shows
+    // the pane when asked (Show terminal). Elsewhere, no pane of an earlier
+    // question may stay recorded.
+    let Some(pane) = here.pane else {
+        relay::forget_pane(dir.path(), session);
+        // The relay takes the reply's answer for the client to send.
+        if here.terminal.messages {
+            relay::ensure_relay(dir.path(), &target)?;
+        }
+        return Ok(());
+    };
+    let record = relay::PaneRecord {
+        task: relay::task_key(&target),
+        pane,
+    };
+    relay::record_pane(dir.path(), session, &record);
+    relay::ensure_relay(dir.path(), &target)
 }
 
 /// Whether this is an approval of the person's own Codex thread in a server
