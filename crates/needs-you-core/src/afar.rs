@@ -228,16 +228,9 @@ pub fn is_digest(s: &str) -> bool {
 /// Why a question of `kind` asked by `cli` cannot be answered from afar, in
 /// one sentence for its card, when its reporter said it takes nothing.
 pub fn why_not(cli: Cli, kind: Kind) -> &'static str {
-    match (cli, kind) {
-        (_, Kind::Reply) => "answer it in the agent's terminal: it is not running in tmux",
-        (Cli::Codex, _) => {
-            "Codex was not started with `needs-you run`, which lets its approvals be answered from here"
-        }
-        (Cli::Hermes, _) => "Hermes takes its answer only at its terminal prompt",
-        (Cli::ClaudeCode, Kind::Permission) => {
-            "Claude Code takes this one only in its terminal (a plan's approval, or an older report-prompt)"
-        }
-        _ => "answer it in the agent's terminal: its reporter cannot take an answer from afar",
+    match kind {
+        Kind::Reply => "answer it in the agent's terminal: it is not running in tmux",
+        _ => (cli.describe().why_not)(kind),
     }
 }
 

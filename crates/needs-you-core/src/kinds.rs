@@ -12,12 +12,7 @@ wire_enum! {
 impl Cli {
     /// The product's own name, as a person reads it ("Claude Code is asking").
     pub fn display_name(self) -> &'static str {
-        match self {
-            Cli::ClaudeCode => "Claude Code",
-            Cli::Codex => "Codex",
-            Cli::Opencode => "OpenCode",
-            Cli::Hermes => "Hermes",
-        }
+        self.describe().name
     }
 
     /// Who asks, in the words the page and the phone show: "Claude Code is

@@ -34,6 +34,7 @@
 mod wire;
 
 pub mod afar;
+pub mod agent;
 pub mod answer;
 pub mod api;
 pub mod classify;

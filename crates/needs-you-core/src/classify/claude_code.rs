@@ -10,12 +10,33 @@ use super::{
     ignore, is_subagent, round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
 };
 use crate::afar::{self, Afar, AnswerBody, DialogQuestion, Verdict};
+use crate::agent::{self, Description};
 use crate::report::{CloseReason, Kind};
 use crate::request::Request;
 
 pub(super) const ASK_TOOL: &str = "AskUserQuestion";
 
 /// What `report-prompt install --cli claude-code` adds, in this order.
+/// Claude Code, as the project knows it ([`crate::agent`]).
+pub const DESCRIPTION: Description = Description {
+    name: "Claude Code",
+    programs: &["claude", "claude.exe"],
+    one_shot: |own| own.iter().any(|a| matches!(*a, "-p" | "--print")),
+    hooks: HOOKS,
+    classify: |event| (classify(event), takeable(event)),
+    // A denial or Esc fires no hook: every dialog's transcript is watched.
+    transcript_watched: |_| true,
+    transcript_line_ends_dialog,
+    why_not: |kind| {
+        match kind {
+        Kind::Permission => {
+            "Claude Code takes this one only in its terminal (a plan's approval, or an older report-prompt)"
+        }
+        _ => agent::WHY_NOT,
+    }
+    },
+};
+
 pub const HOOKS: &[HookSpec] = &[
     // The question dialog is about to open; its questions are in `tool_input`.
     hook("PreToolUse", Some(ASK_TOOL), false),

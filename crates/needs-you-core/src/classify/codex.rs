@@ -7,9 +7,27 @@ use super::{
     close, command_with_description, from_agent, hook, ignore, is_subagent, round_end, str_field,
     Decision, HookSpec,
 };
+use crate::agent::{self, Description};
 use crate::report::{CloseReason, Kind};
 
 /// What `report-prompt install --cli codex` adds, in this order.
+/// Codex, as the project knows it ([`crate::agent`]). Its own approvals
+/// end in `Interrupt` or `PostToolUse`; a subagent's Esc fires no hook (its
+/// own rollout says `turn_aborted`), so only a subagent's transcript is
+/// watched.
+pub const DESCRIPTION: Description = Description {
+    name: "Codex",
+    programs: &["codex"],
+    one_shot: |own| matches!(agent::first_word(own), Some("exec" | "e")),
+    hooks: HOOKS,
+    classify: |event| (classify(event), None),
+    transcript_watched: is_subagent,
+    transcript_line_ends_dialog,
+    why_not: |_| {
+        "Codex was not started with `needs-you run`, which lets its approvals be answered from here"
+    },
+};
+
 pub const HOOKS: &[HookSpec] = &[
     // An approval dialog opened, with the command in `tool_input`.
     hook("PermissionRequest", None, false),

@@ -168,14 +168,7 @@ fn request_text(tool: &str, input: &Value) -> String {
 pub fn classify(cli: Cli, event: &Value) -> Classified {
     let (decision, takeable) = match event.as_object() {
         None => (ignore("the event is not a JSON object"), None),
-        Some(_) => match cli {
-            Cli::ClaudeCode => (claude_code::classify(event), claude_code::takeable(event)),
-            Cli::Codex => (codex::classify(event), None),
-            Cli::Opencode | Cli::Hermes => (
-                normalized::classify(cli, event),
-                normalized::takeable(event),
-            ),
-        },
+        Some(_) => (cli.describe().classify)(event),
     };
     let session = ["session_id", "session"]
         .iter()
@@ -196,25 +189,15 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
 }
 
 /// Whether a dialog that `event` opens can end without a hook, so that its
-/// transcript is watched: any of Claude Code's (a denial or Esc fires none),
-/// and a Codex subagent's approval (Esc fires none; its own rollout says
-/// `turn_aborted`). Codex's own approvals end in `Interrupt` or `PostToolUse`.
+/// transcript is watched (each CLI's [`crate::agent::Description`] says).
 pub fn transcript_watched(cli: Cli, event: &Value) -> bool {
-    match cli {
-        Cli::ClaudeCode => true,
-        Cli::Codex => is_subagent(event),
-        Cli::Opencode | Cli::Hermes => false,
-    }
+    (cli.describe().transcript_watched)(event)
 }
 
 /// Whether a line that `cli` appended to the transcript a dialog's event
 /// named means that the dialog is gone without a hook (see each CLI's own).
 pub fn transcript_line_ends_dialog(cli: Cli, line: &str) -> bool {
-    match cli {
-        Cli::ClaudeCode => claude_code::transcript_line_ends_dialog(line),
-        Cli::Codex => codex::transcript_line_ends_dialog(line),
-        Cli::Opencode | Cli::Hermes => false,
-    }
+    (cli.describe().transcript_line_ends_dialog)(line)
 }
 
 /// Whether the agent was started for one prompt and no person (`claude -p`,
@@ -223,15 +206,7 @@ pub fn transcript_line_ends_dialog(cli: Cli, line: &str) -> bool {
 /// its own arguments are those after the program (an interpreter's before it
 /// are skipped).
 pub fn one_shot(cli: Cli, args: &[String]) -> bool {
-    let program = |a: &String| {
-        let name = a.rsplit('/').next().unwrap_or(a);
-        match cli {
-            Cli::ClaudeCode => matches!(name, "claude" | "claude.exe"),
-            Cli::Codex => name == "codex",
-            Cli::Opencode => name == "opencode",
-            Cli::Hermes => matches!(name, "hermes" | "hermes-agent"),
-        }
-    };
+    let program = |a: &String| Cli::of_program(a) == Some(cli);
     let Some(at) = args.iter().position(program) else {
         return false;
     };
@@ -240,13 +215,7 @@ pub fn one_shot(cli: Cli, args: &[String]) -> bool {
         .map(String::as_str)
         .take_while(|a| *a != "--")
         .collect();
-    let first_word = own.iter().find(|a| !a.starts_with('-')).copied();
-    match cli {
-        Cli::ClaudeCode => own.iter().any(|a| matches!(*a, "-p" | "--print")),
-        Cli::Codex => matches!(first_word, Some("exec" | "e")),
-        Cli::Opencode => first_word == Some("run"),
-        Cli::Hermes => own.iter().any(|a| matches!(*a, "-q" | "--query")),
-    }
+    (cli.describe().one_shot)(&own)
 }
 
 /// Whether a close that an event of `agent` decided (none: the person's own
@@ -316,12 +285,12 @@ pub use normalized::opencode_reply;
 
 /// The hook events installed for `cli`: none for the CLIs that load plugins.
 pub fn hooks(cli: Cli) -> &'static [HookSpec] {
-    match cli {
-        Cli::ClaudeCode => CLAUDE_CODE_HOOKS,
-        Cli::Codex => CODEX_HOOKS,
-        Cli::Opencode | Cli::Hermes => &[],
-    }
+    cli.describe().hooks
 }
+
+pub(crate) use claude_code::DESCRIPTION as CLAUDE_CODE;
+pub(crate) use codex::DESCRIPTION as CODEX;
+pub(crate) use normalized::{HERMES, OPENCODE};
 
 /// What this machine knows of a session when an event arrives: the kind of
 /// its open question, and what the last [`Decision::Expect`] said (and

@@ -23,8 +23,35 @@ use super::{
     Decision, Takeable,
 };
 use crate::afar::{Afar, AnswerBody, Verdict};
+use crate::agent::{self, Description};
 use crate::report::{Cli, CloseReason, Kind};
 use crate::request;
+
+/// OpenCode, as the project knows it ([`crate::agent`]): our plugin sends
+/// its events, and each of its dialogs ends in one.
+pub const OPENCODE: Description = Description {
+    name: "OpenCode",
+    programs: &["opencode"],
+    one_shot: |own| agent::first_word(own) == Some("run"),
+    hooks: &[],
+    classify: |event| (classify(Cli::Opencode, event), takeable(event)),
+    transcript_watched: agent::never,
+    transcript_line_ends_dialog: agent::never,
+    why_not: agent::no_more_to_say,
+};
+
+/// Hermes, as the project knows it ([`crate::agent`]): our plugin sends its
+/// events; its prompts take answers only at its terminal.
+pub const HERMES: Description = Description {
+    name: "Hermes",
+    programs: &["hermes", "hermes-agent"],
+    one_shot: |own| own.iter().any(|a| matches!(*a, "-q" | "--query")),
+    hooks: &[],
+    classify: |event| (classify(Cli::Hermes, event), takeable(event)),
+    transcript_watched: agent::never,
+    transcript_line_ends_dialog: agent::never,
+    why_not: |_| "Hermes takes its answer only at its terminal prompt",
+};
 
 /// The version of the normalized format that this crate reads.
 pub const VERSION: u64 = 1;

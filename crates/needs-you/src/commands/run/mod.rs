@@ -71,14 +71,7 @@ impl Ended {
 
 /// The agent CLI a command starts, by its program's name.
 pub fn known_agent(program: &OsStr) -> Option<Cli> {
-    let name = Path::new(program).file_name()?.to_str()?;
-    match name {
-        "claude" => Some(Cli::ClaudeCode),
-        "codex" => Some(Cli::Codex),
-        "opencode" => Some(Cli::Opencode),
-        "hermes" => Some(Cli::Hermes),
-        _ => None,
-    }
+    Cli::of_program(Path::new(program).file_name()?.to_str()?)
 }
 
 /// The command as it is run for its task. Codex's TUI runs against a

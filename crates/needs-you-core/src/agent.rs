@@ -1,0 +1,86 @@
+//! What needs-you knows of each agent CLI, in one description per CLI,
+//! kept beside its classifier (`classify/claude_code.rs`, `classify/codex.rs`,
+//! `classify/normalized.rs` for the CLIs our plugins serve): its name, the
+//! programs it runs as, how a run for one prompt looks, the hook events
+//! installed for it, how its events are read, and why a card of its is
+//! answered in the terminal. The installer, doctor, `needs-you run`, the
+//! classifier and the Worker's words all read it through [`Cli::describe`],
+//! the one place that names every CLI.
+
+use serde_json::Value;
+
+use crate::classify::{self, Decision, HookSpec, Takeable};
+use crate::kinds::{Cli, Kind};
+
+/// One CLI, as the project knows it.
+#[derive(Clone, Copy)]
+pub struct Description {
+    /// The product's own name, as a person reads it ("Claude Code is asking").
+    pub name: &'static str,
+    /// The names of the programs it runs as (`claude`, `claude.exe`).
+    pub programs: &'static [&'static str],
+    /// Whether its own arguments (those after the program, up to `--`)
+    /// start a run for one prompt and no person (`claude -p`): nobody can
+    /// answer such a run, so it reports nothing.
+    pub one_shot: fn(&[&str]) -> bool,
+    /// The hook events `report-prompt install` adds to its settings; none
+    /// for a CLI that loads our plugin instead.
+    pub hooks: &'static [HookSpec],
+    /// What one event means, and what its dialog could take from afar.
+    pub classify: fn(&Value) -> (Decision, Option<Takeable>),
+    /// Whether a dialog that the event opens can end without a hook, so
+    /// that its transcript is watched.
+    pub transcript_watched: fn(&Value) -> bool,
+    /// Whether a line appended to that transcript means the dialog is gone.
+    pub transcript_line_ends_dialog: fn(&str) -> bool,
+    /// Why a dialog or permission of its (never a reply) is answered in the
+    /// terminal, when its reporter said it takes nothing from afar.
+    pub why_not: fn(Kind) -> &'static str,
+}
+
+/// Why a question is answered in the terminal when nothing more particular
+/// is known of its CLI.
+pub const WHY_NOT: &str =
+    "answer it in the agent's terminal: its reporter cannot take an answer from afar";
+
+/// A description's [`Description::why_not`] when its CLI has nothing more to say.
+pub fn no_more_to_say(_: Kind) -> &'static str {
+    WHY_NOT
+}
+
+/// A description's [`Description::transcript_watched`] and
+/// [`Description::transcript_line_ends_dialog`] for a CLI whose dialogs
+/// always end in an event of their own.
+pub fn never<T: ?Sized>(_: &T) -> bool {
+    false
+}
+
+/// The first of a command line's own arguments that is no option: its
+/// subcommand, if it has one (`codex exec`).
+pub fn first_word<'a>(own: &[&'a str]) -> Option<&'a str> {
+    own.iter().find(|a| !a.starts_with('-')).copied()
+}
+
+impl Cli {
+    /// What the project knows of this CLI. A copy, always inlined: a
+    /// caller that reads only its words (the Worker's) leaves its
+    /// classifier out of the build.
+    #[inline(always)]
+    pub const fn describe(self) -> Description {
+        match self {
+            Cli::ClaudeCode => classify::CLAUDE_CODE,
+            Cli::Codex => classify::CODEX,
+            Cli::Opencode => classify::OPENCODE,
+            Cli::Hermes => classify::HERMES,
+        }
+    }
+
+    /// The CLI that a program of this name is, if any.
+    pub fn of_program(name: &str) -> Option<Cli> {
+        let name = name.rsplit('/').next().unwrap_or(name);
+        Cli::ALL
+            .iter()
+            .copied()
+            .find(|c| c.describe().programs.contains(&name))
+    }
+}
