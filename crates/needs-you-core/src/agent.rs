@@ -26,6 +26,9 @@ pub struct Description {
     /// The hook events `report-prompt install` adds to its settings; none
     /// for a CLI that loads our plugin instead.
     pub hooks: &'static [HookSpec],
+    /// The timeout written for each of them but a waiting one, in seconds:
+    /// our hooks return in milliseconds.
+    pub hook_timeout_s: u64,
     /// What one event means, and what its dialog could take from afar.
     pub classify: fn(&Value) -> (Decision, Option<Takeable>),
     /// Whether a dialog that the event opens can end without a hook, so
@@ -37,6 +40,9 @@ pub struct Description {
     /// terminal, when its reporter said it takes nothing from afar.
     pub why_not: fn(Kind) -> &'static str,
 }
+
+/// [`Description::hook_timeout_s`] for a CLI with no rule of its own.
+pub const HOOK_TIMEOUT_S: u64 = 10;
 
 /// Why a question is answered in the terminal when nothing more particular
 /// is known of its CLI.

@@ -20,6 +20,9 @@ pub const DESCRIPTION: Description = Description {
     programs: &["codex"],
     one_shot: |own| matches!(agent::first_word(own), Some("exec" | "e")),
     hooks: HOOKS,
+    // Codex clamps `SessionEnd` and `Interrupt` hooks to 3 s, and warns of
+    // every longer one.
+    hook_timeout_s: 3,
     classify: |event| (classify(event), None),
     transcript_watched: is_subagent,
     transcript_line_ends_dialog,

@@ -17,21 +17,10 @@ use needs_you_core::Cli;
 pub use needs_you_core::classify::HookSpec;
 
 /// Seconds a CLI gives each hook; ours return in milliseconds.
-pub const TIMEOUT_S: u64 = 10;
 /// Seconds a CLI gives a hook that waits for an answer from afar: an hour,
 /// past the wait's own end (`afar::WAIT_FOR`), so that the hook ends on its
 /// own, cleanly, before its CLI would end it.
 pub const WAITING_TIMEOUT_S: u64 = 3600;
-
-/// The timeout written for `cli`'s hooks: Codex clamps `SessionEnd` and
-/// `Interrupt` hooks to 3 s and shows a warning for every longer one, and our
-/// hooks return in milliseconds anyway.
-pub fn timeout_for(cli: Cli) -> u64 {
-    match cli {
-        Cli::Codex => 3,
-        _ => TIMEOUT_S,
-    }
-}
 
 /// Single-quotes `s` for `sh`.
 pub fn sh_quote(s: &str) -> String {
@@ -202,7 +191,7 @@ pub fn add_for(
         let timeout = if spec.waits {
             WAITING_TIMEOUT_S
         } else {
-            timeout_for(cli)
+            cli.describe().hook_timeout_s
         };
         let groups = hooks
             .entry(spec.event)

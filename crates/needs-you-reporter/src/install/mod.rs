@@ -72,6 +72,16 @@ fn fix_state_dir(explicit: Option<PathBuf>) {
     );
 }
 
+/// The settings files where `cli` reads hooks, the one `install` writes
+/// first; none for a CLI that loads our plugin instead.
+pub fn settings_paths(cli: Cli) -> Vec<PathBuf> {
+    match cli {
+        Cli::ClaudeCode => vec![claude_settings_path()],
+        Cli::Codex => vec![PathBuf::from(CODEX_MANAGED_HOOKS), codex_user_hooks_path()],
+        Cli::Opencode | Cli::Hermes => Vec::new(),
+    }
+}
+
 /// Claude Code's user-level settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
 /// `~/.claude/settings.json`.
 pub fn claude_settings_path() -> PathBuf {
@@ -104,11 +114,14 @@ pub(crate) fn own_path() -> Result<String, String> {
 }
 
 fn settings_file(opts: &InstallOptions) -> Result<(), String> {
-    let (specs, default_path) = match opts.cli {
-        Cli::ClaudeCode => (hooks(Cli::ClaudeCode), claude_settings_path()),
-        _ => (hooks(Cli::Codex), PathBuf::from(CODEX_MANAGED_HOOKS)),
+    let specs = hooks(opts.cli);
+    let path = match &opts.path {
+        Some(p) => p.clone(),
+        None => settings_paths(opts.cli)
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{} takes no hooks", opts.cli.display_name()))?,
     };
-    let path = opts.path.clone().unwrap_or(default_path);
     // The plugin's hooks and these would both run: every event reported twice.
     if !opts.uninstall && marketplace::plugin_enabled(opts.cli) {
         return Err(format!(

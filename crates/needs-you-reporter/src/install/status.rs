@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use needs_you_core::Cli;
 
-use super::{claude_settings_path, codex_user_hooks_path, marketplace, plugins, read_json};
-use super::{hooks_json, CODEX_MANAGED_HOOKS};
+use super::{hooks_json, marketplace, plugins, read_json, settings_paths};
 
 /// How a CLI reports, as it loads our part.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,12 +46,10 @@ pub fn loads(cli: Cli) -> &'static str {
 
 /// The settings files holding our hooks for `cli`, of those it reads.
 pub fn settings_with_ours(cli: Cli) -> Vec<PathBuf> {
-    let paths = match cli {
-        Cli::ClaudeCode => vec![claude_settings_path()],
-        Cli::Codex => vec![PathBuf::from(CODEX_MANAGED_HOOKS), codex_user_hooks_path()],
-        Cli::Opencode | Cli::Hermes => Vec::new(),
-    };
-    paths.into_iter().filter(|p| hooks_in(p, cli)).collect()
+    settings_paths(cli)
+        .into_iter()
+        .filter(|p| hooks_in(p, cli))
+        .collect()
 }
 
 fn hooks_in(path: &Path, cli: Cli) -> bool {
@@ -95,13 +92,11 @@ fn hooks_status(cli: Cli) -> Status {
 
 /// Where `cli`'s hooks are installed, as a person reads it.
 fn hooks_place(cli: Cli) -> String {
-    match cli {
-        Cli::Codex => format!(
-            "{CODEX_MANAGED_HOOKS} or {}",
-            codex_user_hooks_path().display()
-        ),
-        _ => claude_settings_path().display().to_string(),
-    }
+    let paths: Vec<String> = settings_paths(cli)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    paths.join(" or ")
 }
 
 /// OpenCode: our package in its configuration, or our plugin file; both at
