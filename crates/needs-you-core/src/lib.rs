@@ -5,6 +5,7 @@
 //! natively, the Worker builds it to wasm32, and all get the same answers:
 //!
 //! * [`kinds`]: the agent, the kind of question, why it closed, an option.
+//! * [`agent`]: what the project knows of each CLI, one description each.
 //! * [`report`]: the report sent to `POST /v1/reports`, and its validation.
 //! * [`question`]: "does this reply end with a question", and the tail of a reply
 //!   that is worth showing on a phone.

@@ -197,7 +197,7 @@ fn plugin_update(cli: Cli) -> &'static str {
     }
 }
 
-/// Every CLI's hooks or plugin ([`install::status`]); none installed at all
+/// Every CLI's hooks or plugin ([`install::status()`]); none installed at all
 /// is a problem: nothing would ever report.
 fn check_hooks(r: &mut Checklist) {
     let mut installed = 0;

@@ -39,7 +39,7 @@
 //! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
 //! * [`install`]: adding and removing our hooks in each CLI's settings, and
-//!   whether a CLI reports here ([`install::status`]).
+//!   whether a CLI reports here ([`install::status()`]).
 //! * `doctor`: a check of the whole set-up, for a person.
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
 //! * [`socket`]: a WebSocket to the Worker: the relay's, and `ls --watch`'s.
