@@ -78,6 +78,7 @@ impl Cli {
             Cli::Codex => classify::CODEX,
             Cli::Opencode => classify::OPENCODE,
             Cli::Hermes => classify::HERMES,
+            Cli::Copilot => classify::COPILOT,
         }
     }
 

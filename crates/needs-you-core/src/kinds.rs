@@ -6,7 +6,13 @@ use serde::{Deserialize, Serialize};
 
 wire_enum! {
     /// The coding agent that reported.
-    Cli { ClaudeCode = "claude-code", Codex = "codex", Opencode = "opencode", Hermes = "hermes" }
+    Cli {
+        ClaudeCode = "claude-code",
+        Codex = "codex",
+        Opencode = "opencode",
+        Hermes = "hermes",
+        Copilot = "copilot",
+    }
 }
 
 impl Cli {

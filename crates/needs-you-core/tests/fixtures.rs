@@ -1,5 +1,6 @@
-//! The payloads that the real Claude Code and Codex sent to our hooks (and
-//! Codex's app-server to its clients) in a live run (`tests/live/`,
+//! The payloads that the real Claude Code, Codex and Copilot CLI sent to our
+//! hooks (and Codex's app-server to its clients, and Copilot to its session's
+//! transcript) in a live run (`tests/live/`,
 //! recorded with `NEEDS_YOU_RECORD_FIXTURES=1`), classified as the reporter
 //! classifies them. A CLI version that changes a
 //! shape we rely on fails here.
@@ -200,4 +201,58 @@ fn codex_s_app_server_mcp_tool_call_approval_and_server_form_as_they_really_are(
     // The tool call's approval takes no choices, the form no decision.
     assert_eq!(codex_app::response(method, &form["params"], &allow), None);
     assert_eq!(codex_app::response(method, &sent["params"], &chosen), None);
+}
+
+#[test]
+fn copilot_as_it_really_is() {
+    let cli = Cli::Copilot;
+    let permission = decide(cli, "copilot.Notification_permission_prompt.json");
+    assert_eq!(opens(&permission), Some(Kind::Permission));
+    let Decision::Open { text, .. } = &permission else {
+        unreachable!()
+    };
+    assert!(
+        text.starts_with("Run command: touch "),
+        "the command: {text}"
+    );
+    // The question's form announces itself too; its PreToolUse opens it.
+    assert!(matches!(
+        decide(cli, "copilot.Notification.json"),
+        Decision::Ignore { .. }
+    ));
+    let ask = decide(cli, "copilot.PreToolUse.json");
+    let Decision::Open { kind, options, .. } = &ask else {
+        panic!("the question: {ask:?}")
+    };
+    assert_eq!(*kind, Kind::Dialog);
+    let labels: Vec<&str> = options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(labels, ["red", "blue"]);
+    assert!(closes(&decide(cli, "copilot.PostToolUse.json")).is_some());
+}
+
+#[test]
+fn copilot_s_transcript_says_how_a_permission_ended() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/copilot.events.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let ends = Cli::Copilot.describe().transcript_line_ends_dialog;
+    let lines: Vec<&str> = text.lines().collect();
+    let approved: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("\"approved\""))
+        .collect();
+    assert!(
+        !approved.is_empty() && approved.iter().all(|l| !ends(l)),
+        "{text}"
+    );
+    // Esc: the permission is cancelled, then the round aborted.
+    assert!(
+        lines.iter().any(|l| l.contains("\"cancelled\"") && ends(l)),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("{\"type\":\"abort\"") && ends(l)),
+        "{text}"
+    );
 }

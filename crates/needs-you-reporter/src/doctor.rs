@@ -240,7 +240,7 @@ fn check_hooks(r: &mut Checklist) {
     if installed == 0 {
         r.bad(
             "no hooks or plugin is installed for any CLI: nothing will ever report",
-            "report-prompt install --cli claude-code (or codex, opencode, hermes)",
+            "report-prompt install --cli claude-code (or codex, opencode, hermes, copilot)",
         );
     }
 }

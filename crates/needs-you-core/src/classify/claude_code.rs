@@ -16,7 +16,6 @@ use crate::request::Request;
 
 pub(super) const ASK_TOOL: &str = "AskUserQuestion";
 
-/// What `report-prompt install --cli claude-code` adds, in this order.
 /// Claude Code, as the project knows it ([`crate::agent`]).
 pub const DESCRIPTION: Description = Description {
     name: "Claude Code",
@@ -38,6 +37,7 @@ pub const DESCRIPTION: Description = Description {
     },
 };
 
+/// What `report-prompt install --cli claude-code` adds, in this order.
 pub const HOOKS: &[HookSpec] = &[
     // The question dialog is about to open; its questions are in `tool_input`.
     hook("PreToolUse", Some(ASK_TOOL), false),

@@ -10,7 +10,6 @@ use super::{
 use crate::agent::{self, Description};
 use crate::report::{CloseReason, Kind};
 
-/// What `report-prompt install --cli codex` adds, in this order.
 /// Codex, as the project knows it ([`crate::agent`]). Its own approvals
 /// end in `Interrupt` or `PostToolUse`; a subagent's Esc fires no hook (its
 /// own rollout says `turn_aborted`), so only a subagent's transcript is
@@ -31,6 +30,7 @@ pub const DESCRIPTION: Description = Description {
     },
 };
 
+/// What `report-prompt install --cli codex` adds, in this order.
 pub const HOOKS: &[HookSpec] = &[
     // An approval dialog opened, with the command in `tool_input`.
     hook("PermissionRequest", None, false),

@@ -20,6 +20,24 @@ pub fn question(
     url: Option<&str>,
     schema: Option<&Value>,
 ) -> (String, Vec<QuestionOption>) {
+    let (text, options) = form(message, url, schema);
+    let from = if server.is_empty() {
+        "(from an MCP server)".to_owned()
+    } else {
+        format!("(from the MCP server {server})")
+    };
+    (format!("{text}\n{from}"), options)
+}
+
+/// The text and options of a form: the message, a line naming the fields
+/// that take typed values, the page to open in url mode; each choice of a
+/// field an option (prefixed with the field's title when the form has
+/// several fields, as a dialog of several questions is).
+pub fn form(
+    message: &str,
+    url: Option<&str>,
+    schema: Option<&Value>,
+) -> (String, Vec<QuestionOption>) {
     let fields: Vec<(&str, &Value)> = schema
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object)
@@ -66,11 +84,6 @@ pub fn question(
     if let Some(url) = url.filter(|u| !u.is_empty()) {
         lines.push(format!("To open: {url}"));
     }
-    lines.push(if server.is_empty() {
-        "(from an MCP server)".to_owned()
-    } else {
-        format!("(from the MCP server {server})")
-    });
     (lines.join("\n"), options)
 }
 

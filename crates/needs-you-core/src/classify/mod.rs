@@ -12,6 +12,7 @@ pub mod card;
 mod claude_code;
 mod codex;
 pub mod codex_app;
+mod copilot;
 mod elicitation;
 pub mod normalized;
 
@@ -170,7 +171,8 @@ pub fn classify(cli: Cli, event: &Value) -> Classified {
         None => (ignore("the event is not a JSON object"), None),
         Some(_) => (cli.describe().classify)(event),
     };
-    let session = ["session_id", "session"]
+    // Copilot's notification says `sessionId`.
+    let session = ["session_id", "session", "sessionId"]
         .iter()
         .find_map(|k| event.get(k).and_then(Value::as_str))
         .filter(|s| !s.is_empty())
@@ -290,6 +292,7 @@ pub fn hooks(cli: Cli) -> &'static [HookSpec] {
 
 pub(crate) use claude_code::DESCRIPTION as CLAUDE_CODE;
 pub(crate) use codex::DESCRIPTION as CODEX;
+pub(crate) use copilot::DESCRIPTION as COPILOT;
 pub(crate) use normalized::{HERMES, OPENCODE};
 
 /// What this machine knows of a session when an event arrives: the kind of

@@ -180,7 +180,7 @@ pub fn installed_hooks_files(cli: Cli) -> Vec<PathBuf> {
             files.sort();
             files
         }
-        Cli::Opencode | Cli::Hermes => Vec::new(),
+        Cli::Opencode | Cli::Hermes | Cli::Copilot => Vec::new(),
     }
 }
 
@@ -189,7 +189,7 @@ pub fn plugin_enabled(cli: Cli) -> bool {
     match cli {
         Cli::ClaudeCode => claude_plugin_enabled(),
         Cli::Codex => codex_plugin_enabled(),
-        Cli::Opencode | Cli::Hermes => false,
+        Cli::Opencode | Cli::Hermes | Cli::Copilot => false,
     }
 }
 

@@ -23,7 +23,7 @@ pub use status::{status, Status};
 
 pub fn run(opts: &InstallOptions) -> i32 {
     let result = match opts.cli {
-        Cli::ClaudeCode | Cli::Codex => settings_file(opts),
+        Cli::ClaudeCode | Cli::Codex | Cli::Copilot => settings_file(opts),
         Cli::Opencode | Cli::Hermes => plugins::run(opts),
     };
     match result {
@@ -78,6 +78,7 @@ pub fn settings_paths(cli: Cli) -> Vec<PathBuf> {
     match cli {
         Cli::ClaudeCode => vec![claude_settings_path()],
         Cli::Codex => vec![PathBuf::from(CODEX_MANAGED_HOOKS), codex_user_hooks_path()],
+        Cli::Copilot => vec![copilot_hooks_path()],
         Cli::Opencode | Cli::Hermes => Vec::new(),
     }
 }
@@ -99,6 +100,21 @@ pub fn codex_user_hooks_path() -> PathBuf {
     match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
         Some(h) => PathBuf::from(h).join("hooks.json"),
         None => home().join(".codex").join("hooks.json"),
+    }
+}
+
+/// Our hooks file among Copilot CLI's: `$COPILOT_HOME/hooks/needs-you.json`,
+/// else `~/.copilot/hooks/needs-you.json` (it reads every file of that folder,
+/// in the shape of Claude Code's settings).
+pub fn copilot_hooks_path() -> PathBuf {
+    copilot_home().join("hooks").join("needs-you.json")
+}
+
+/// Copilot CLI's home: `$COPILOT_HOME`, else `~/.copilot`.
+pub fn copilot_home() -> PathBuf {
+    match std::env::var_os("COPILOT_HOME").filter(|v| !v.is_empty()) {
+        Some(h) => PathBuf::from(h),
+        None => home().join(".copilot"),
     }
 }
 

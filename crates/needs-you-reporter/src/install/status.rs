@@ -39,7 +39,7 @@ impl Status {
 /// in its settings, or a plugin of ours.
 pub fn loads(cli: Cli) -> &'static str {
     match cli {
-        Cli::ClaudeCode | Cli::Codex => "hooks",
+        Cli::ClaudeCode | Cli::Codex | Cli::Copilot => "hooks",
         Cli::Opencode | Cli::Hermes => "plugin",
     }
 }
@@ -61,14 +61,15 @@ fn hooks_in(path: &Path, cli: Cli) -> bool {
 /// How `cli` reports here.
 pub fn status(cli: Cli) -> Status {
     match cli {
-        Cli::ClaudeCode | Cli::Codex => hooks_status(cli),
+        Cli::ClaudeCode | Cli::Codex | Cli::Copilot => hooks_status(cli),
         Cli::Opencode => opencode_status(),
         Cli::Hermes => hermes_status(),
     }
 }
 
-/// Claude Code and Codex: the marketplace's plugin, or our hooks in their
-/// settings; both at once report every event twice.
+/// Claude Code, Codex and Copilot: the marketplace's plugin (Claude Code's
+/// and Codex's), or our hooks in their settings; both at once report every
+/// event twice.
 fn hooks_status(cli: Cli) -> Status {
     let settings = !settings_with_ours(cli).is_empty();
     match (marketplace::plugin_enabled(cli), settings) {
