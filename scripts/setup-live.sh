@@ -11,6 +11,7 @@ CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 OPENCODE_VERSION=1.18.33
 HERMES_VERSION=0.19.0
+COPILOT_VERSION=1.0.102
 LIVE=${NEEDS_YOU_LIVE_DIR:-$HOME/.cache/needs-you/live}
 say() { printf 'setup-live: %s\n' "$*" >&2; }
 
@@ -38,6 +39,10 @@ fi
 if [ "$(npm_version opencode-ai)" != "$OPENCODE_VERSION" ]; then
   say "installing OpenCode $OPENCODE_VERSION"
   (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error "opencode-ai@$OPENCODE_VERSION" > /dev/null)
+fi
+if [ "$(npm_version @github/copilot)" != "$COPILOT_VERSION" ]; then
+  say "installing GitHub Copilot CLI $COPILOT_VERSION"
+  (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error "@github/copilot@$COPILOT_VERSION" > /dev/null)
 fi
 # OpenCode installs @opencode-ai/plugin into its config folder at start, and
 # hangs offline doing so unless it is there: keep a copy to lay in place.

@@ -12,3 +12,5 @@ export const OPENCODE = join(LIVE, "npm", "node_modules", "opencode-linux-x64", 
 /** A folder holding @opencode-ai/plugin installed by npm, to copy into OpenCode's config folder. */
 export const OPENCODE_PLUGIN_DIR = join(LIVE, "opencode-plugin");
 export const HERMES = join(LIVE, "hermes-venv", "bin", "hermes");
+/** GitHub Copilot CLI's own binary (its npm package's launcher only finds and runs it). */
+export const COPILOT = join(LIVE, "npm", "node_modules", "@github", "copilot-linux-x64", "copilot");
