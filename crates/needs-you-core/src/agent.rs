@@ -26,9 +26,10 @@ pub struct Description {
     /// The hook events `report-prompt install` adds to its settings; none
     /// for a CLI that loads our plugin instead.
     pub hooks: &'static [HookSpec],
-    /// The timeout written for each of them but a waiting one, in seconds:
-    /// our hooks return in milliseconds.
-    pub hook_timeout_s: u64,
+    /// The timeout written for each of them but a waiting one, in the unit
+    /// its settings take (seconds; Gemini CLI's, milliseconds): our hooks
+    /// return in milliseconds.
+    pub hook_timeout: u64,
     /// What one event means, and what its dialog could take from afar.
     pub classify: fn(&Value) -> (Decision, Option<Takeable>),
     /// Whether a dialog that the event opens can end without a hook, so
@@ -36,13 +37,32 @@ pub struct Description {
     pub transcript_watched: fn(&Value) -> bool,
     /// Whether a line appended to that transcript means the dialog is gone.
     pub transcript_line_ends_dialog: fn(&str) -> bool,
+    /// Where the reporter reads a round's reply that the CLI's own event
+    /// garbles; `None` where the event's is right.
+    pub reply_in_transcript: Option<ReplyInTranscript>,
+    /// How a hook of our plugin for it (an extension, for Gemini CLI) names
+    /// the plugin's folder, which the CLI sets or substitutes when it runs
+    /// the hook; `None` where we ship no such plugin.
+    pub plugin_root: Option<&'static str>,
     /// Why a dialog or permission of its (never a reply) is answered in the
     /// terminal, when its reporter said it takes nothing from afar.
     pub why_not: fn(Kind) -> &'static str,
 }
 
-/// [`Description::hook_timeout_s`] for a CLI with no rule of its own.
+/// [`Description::hook_timeout`] for a CLI with no rule of its own, in
+/// seconds.
 pub const HOOK_TIMEOUT_S: u64 = 10;
+
+/// A round-end event whose copy of the reply cannot be trusted, and how its
+/// transcript has it: before classifying `event`, the reporter replaces its
+/// `field` with the text of the transcript's last line that `text_of` reads
+/// as the model's.
+#[derive(Clone, Copy)]
+pub struct ReplyInTranscript {
+    pub event: &'static str,
+    pub field: &'static str,
+    pub text_of: fn(&str) -> Option<String>,
+}
 
 /// Why a question is answered in the terminal when nothing more particular
 /// is known of its CLI.
@@ -79,6 +99,7 @@ impl Cli {
             Cli::Opencode => classify::OPENCODE,
             Cli::Hermes => classify::HERMES,
             Cli::Copilot => classify::COPILOT,
+            Cli::Gemini => classify::GEMINI,
         }
     }
 

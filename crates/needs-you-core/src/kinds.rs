@@ -12,6 +12,7 @@ wire_enum! {
         Opencode = "opencode",
         Hermes = "hermes",
         Copilot = "copilot",
+        Gemini = "gemini",
     }
 }
 

@@ -1,4 +1,4 @@
-//! The payloads that the real Claude Code, Codex and Copilot CLI sent to our
+//! The payloads that the real Claude Code, Codex, Copilot CLI and Gemini CLI sent to our
 //! hooks (and Codex's app-server to its clients, and Copilot to its session's
 //! transcript) in a live run (`tests/live/`,
 //! recorded with `NEEDS_YOU_RECORD_FIXTURES=1`), classified as the reporter
@@ -254,5 +254,47 @@ fn copilot_s_transcript_says_how_a_permission_ended() {
             .iter()
             .any(|l| l.starts_with("{\"type\":\"abort\"") && ends(l)),
         "{text}"
+    );
+}
+
+#[test]
+fn gemini_as_it_really_is() {
+    let cli = Cli::Gemini;
+    let permission = decide(cli, "gemini.Notification_ToolPermission.json");
+    let Decision::Open { kind, text, .. } = &permission else {
+        panic!("the permission: {permission:?}")
+    };
+    assert_eq!(*kind, Kind::Permission);
+    assert!(
+        text.starts_with("Confirm Shell Command\n$ touch "),
+        "the command: {text}"
+    );
+    // The question's dialog announces itself too; its BeforeTool opens it.
+    assert!(matches!(
+        decide(cli, "gemini.Notification.json"),
+        Decision::Ignore { .. }
+    ));
+    let ask = decide(cli, "gemini.BeforeTool.json");
+    let Decision::Open { kind, options, .. } = &ask else {
+        panic!("the question: {ask:?}")
+    };
+    assert_eq!(*kind, Kind::Dialog);
+    let labels: Vec<&str> = options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(labels, ["Red", "Blue"]);
+    assert_eq!(
+        closes(&decide(cli, "gemini.AfterTool.json")),
+        Some(CloseReason::Answered)
+    );
+    assert_eq!(
+        opens(&decide(cli, "gemini.AfterAgent.json")),
+        Some(Kind::Reply)
+    );
+    assert_eq!(
+        closes(&decide(cli, "gemini.BeforeAgent.json")),
+        Some(CloseReason::PromptSubmitted)
+    );
+    assert_eq!(
+        closes(&decide(cli, "gemini.SessionEnd.json")),
+        Some(CloseReason::SessionEnd)
     );
 }

@@ -8,7 +8,7 @@ pub const HELP: &str = "\
 report-prompt: tells needs-you when a coding agent waits for you.
 
 USAGE (from a CLI's hooks; reads one event on stdin, prints nothing):
-  report-prompt --cli claude-code|codex|opencode|hermes|copilot [--state-dir DIR]
+  report-prompt --cli claude-code|codex|opencode|hermes|copilot|gemini [--state-dir DIR]
 
 FOR PEOPLE:
   report-prompt classify --cli CLI      show the decision for the event on stdin; sends nothing

@@ -9,7 +9,7 @@ use needs_you_core::Cli;
 
 use crate::client::{Client, FailureKind};
 use crate::install::{self, marketplace, Status};
-use crate::send::Target;
+use crate::send::{self, Target};
 use crate::state::{self, StateDir};
 
 /// What the checks found, printed as they go.
@@ -193,7 +193,34 @@ fn fail_lacking(r: &mut Checklist, lacking: &[String], whose: &str, older: &str,
 fn plugin_update(cli: Cli) -> &'static str {
     match cli {
         Cli::Codex => "codex plugin marketplace upgrade needs-you (a Git marketplace), then codex plugin add needs-you@needs-you",
+        Cli::Gemini => "gemini extensions update needs-you",
         _ => "claude plugin marketplace update needs-you, then claude plugin update needs-you@needs-you",
+    }
+}
+
+/// Gemini CLI drops our credential from its hooks' environment under its
+/// variable redaction unless the name is kept: `install --cli gemini` keeps
+/// it, the extension cannot (it writes no settings).
+fn check_gemini_redaction(r: &mut Checklist) {
+    if !install::status(Cli::Gemini).reports() {
+        return;
+    }
+    let path = install::gemini_dir().join("settings.json");
+    let Ok((_, settings)) = install::read_json(&path) else {
+        return;
+    };
+    if install::gemini::credential_redacted(&settings) {
+        r.bad(
+            &format!(
+                "gemini: {} turns environmentVariableRedaction on, which drops {} from its hooks: nothing reports",
+                path.display(),
+                send::TOKEN_VAR
+            ),
+            &format!(
+                "add \"{}\" to security.environmentVariableRedaction.allowed there",
+                send::TOKEN_VAR
+            ),
+        );
     }
 }
 
@@ -237,10 +264,11 @@ fn check_hooks(r: &mut Checklist) {
             )),
         }
     }
+    check_gemini_redaction(r);
     if installed == 0 {
         r.bad(
             "no hooks or plugin is installed for any CLI: nothing will ever report",
-            "report-prompt install --cli claude-code (or codex, opencode, hermes, copilot)",
+            "report-prompt install --cli claude-code (or codex, opencode, hermes, copilot, gemini)",
         );
     }
 }

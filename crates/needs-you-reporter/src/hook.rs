@@ -54,6 +54,7 @@ pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
 fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
     let event = read_event()?;
     crate::record::event(cli, &event);
+    let event = crate::transcript_reply::fix(cli, event);
     let classified = classify(cli, &event);
     if let Decision::Ignore { .. } = classified.decision {
         return Ok(());

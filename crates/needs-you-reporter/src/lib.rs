@@ -25,6 +25,7 @@
 //! * `parent`: whether Codex runs this hook in its shared background server.
 //! * `procfs`: what Linux's `/proc` tells of a process.
 //! * `watch`: a dialog's transcript, watched for an end that fires no hook.
+//! * `transcript_reply`: a round's reply read from its transcript, where its event garbles it.
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
 //! * `plan`: the plan of a Claude Code plan approval, from its transcript.
 //! * `answered_there`: a waiting hook's dialog answered in its terminal, from its transcript.
@@ -67,6 +68,7 @@ pub mod send;
 pub mod socket;
 pub mod state;
 pub mod terminal;
+mod transcript_reply;
 mod watch;
 
 /// One line on stderr, prefixed with the program's name. Never fails: in the

@@ -27,7 +27,10 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// How many sessions' reports are sent side by side.
 const LANES: usize = 8;
 
-/// Where reports go, from `NEEDS_YOU_URL` and `NEEDS_YOU_TOKEN`.
+/// The variable that holds the task's credential.
+pub const TOKEN_VAR: &str = "NEEDS_YOU_TOKEN";
+
+/// Where reports go, from `NEEDS_YOU_URL` and [`TOKEN_VAR`].
 pub struct Target {
     pub base: String,
     pub token: String,
@@ -36,7 +39,7 @@ pub struct Target {
 impl Target {
     pub fn from_env() -> Result<Target, String> {
         let url = std::env::var("NEEDS_YOU_URL").unwrap_or_default();
-        let token = std::env::var("NEEDS_YOU_TOKEN").unwrap_or_default();
+        let token = std::env::var(TOKEN_VAR).unwrap_or_default();
         // Both come from `needs-you run`, which starts the agent with them.
         if url.is_empty() {
             return Err(

@@ -46,10 +46,14 @@ pub fn resolve(explicit: Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(format!("/tmp/needs-you-{}", uid())))
 }
 
-/// [`resolve`]'s rule as a POSIX shell word (to be used inside double
-/// quotes): expanded by the hook's own shell, with no process started.
-pub const DEFAULT_DIR_SH: &str =
-    "${NEEDS_YOU_STATE_DIR:-${XDG_RUNTIME_DIR:-$HOME/.cache}/needs-you}";
+/// [`resolve`]'s rule for a POSIX shell, with no process started: the
+/// statement [`DEFAULT_DIR_SH_SET`] sets `$default_dir`, then
+/// [`DEFAULT_DIR_SH`] is the folder as a word (inside double quotes). Two
+/// steps, so that no default stands inside another: Gemini CLI expands each
+/// `${VAR:-default}` of a hook's command itself before the shell sees it
+/// (from the same environment), and cuts a nested one at its first `}`.
+pub const DEFAULT_DIR_SH_SET: &str = "default_dir=${XDG_RUNTIME_DIR:-$HOME/.cache}/needs-you";
+pub const DEFAULT_DIR_SH: &str = "${NEEDS_YOU_STATE_DIR:-$default_dir}";
 
 pub fn uid() -> u32 {
     // SAFETY: getuid has no preconditions and cannot fail.

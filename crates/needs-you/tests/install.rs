@@ -90,7 +90,7 @@ fn claude_code_install_is_additive_idempotent_and_reversible() {
     ] {
         let ours = v["hooks"][event].as_array().unwrap().last().unwrap();
         let cmd = ours["hooks"][0]["command"].as_str().unwrap();
-        assert!(cmd.starts_with("if [ -e "), "{event} is guarded: {cmd}");
+        assert!(cmd.contains("; if [ -e "), "{event} is guarded: {cmd}");
         assert_eq!(ours["hooks"][0]["timeout"], 10);
     }
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();

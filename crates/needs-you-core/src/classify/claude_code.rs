@@ -22,11 +22,13 @@ pub const DESCRIPTION: Description = Description {
     programs: &["claude", "claude.exe"],
     one_shot: |own| own.iter().any(|a| matches!(*a, "-p" | "--print")),
     hooks: HOOKS,
-    hook_timeout_s: agent::HOOK_TIMEOUT_S,
+    hook_timeout: agent::HOOK_TIMEOUT_S,
     classify: |event| (classify(event), takeable(event)),
     // A denial or Esc fires no hook: every dialog's transcript is watched.
     transcript_watched: |_| true,
     transcript_line_ends_dialog,
+    reply_in_transcript: None,
+    plugin_root: Some("$CLAUDE_PLUGIN_ROOT"),
     why_not: |kind| {
         match kind {
         Kind::Permission => {

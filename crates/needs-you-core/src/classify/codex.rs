@@ -21,10 +21,13 @@ pub const DESCRIPTION: Description = Description {
     hooks: HOOKS,
     // Codex clamps `SessionEnd` and `Interrupt` hooks to 3 s, and warns of
     // every longer one.
-    hook_timeout_s: 3,
+    hook_timeout: 3,
     classify: |event| (classify(event), None),
     transcript_watched: is_subagent,
     transcript_line_ends_dialog,
+    reply_in_transcript: None,
+    // Codex sets Claude Code's variable for a plugin's hooks.
+    plugin_root: Some("$CLAUDE_PLUGIN_ROOT"),
     why_not: |_| {
         "Codex was not started with `needs-you run`, which lets its approvals be answered from here"
     },

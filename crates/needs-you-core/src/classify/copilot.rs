@@ -27,10 +27,12 @@ pub const DESCRIPTION: Description = Description {
     programs: &["copilot"],
     one_shot: |own| own.iter().any(|a| matches!(*a, "-p" | "--prompt")),
     hooks: HOOKS,
-    hook_timeout_s: agent::HOOK_TIMEOUT_S,
+    hook_timeout: agent::HOOK_TIMEOUT_S,
     classify: |event| (classify(event), None),
     transcript_watched: |_| true,
     transcript_line_ends_dialog,
+    reply_in_transcript: None,
+    plugin_root: None,
     why_not: |_| "Copilot takes its answer only in its terminal",
 };
 
@@ -107,18 +109,12 @@ pub(super) fn classify(event: &Value) -> Decision {
 
 #[cfg(test)]
 mod tests {
+    use super::super::expect;
     use super::*;
     use serde_json::json;
 
     fn opens(event: Value) -> (Kind, String, Vec<String>) {
-        match classify(&event) {
-            Decision::Open {
-                kind,
-                text,
-                options,
-            } => (kind, text, options.into_iter().map(|o| o.label).collect()),
-            other => panic!("{other:?}"),
-        }
+        expect::opened(classify(&event))
     }
 
     #[test]

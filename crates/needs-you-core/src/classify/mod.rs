@@ -14,6 +14,7 @@ mod codex;
 pub mod codex_app;
 mod copilot;
 mod elicitation;
+mod gemini;
 pub mod normalized;
 
 use serde::{Deserialize, Serialize};
@@ -293,6 +294,7 @@ pub fn hooks(cli: Cli) -> &'static [HookSpec] {
 pub(crate) use claude_code::DESCRIPTION as CLAUDE_CODE;
 pub(crate) use codex::DESCRIPTION as CODEX;
 pub(crate) use copilot::DESCRIPTION as COPILOT;
+pub(crate) use gemini::DESCRIPTION as GEMINI;
 pub(crate) use normalized::{HERMES, OPENCODE};
 
 /// What this machine knows of a session when an event arrives: the kind of
@@ -488,6 +490,33 @@ fn dialog(questions: Option<&Value>, fallback: &str) -> Decision {
         kind: Kind::Dialog,
         text,
         options,
+    }
+}
+
+/// What the tests of one CLI's classifier read of a decision.
+#[cfg(test)]
+pub(crate) mod expect {
+    use super::Decision;
+    use crate::report::{CloseReason, Kind};
+
+    /// The kind, text and option labels of a decision that opens.
+    pub fn opened(d: Decision) -> (Kind, String, Vec<String>) {
+        match d {
+            Decision::Open {
+                kind,
+                text,
+                options,
+            } => (kind, text, options.into_iter().map(|o| o.label).collect()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The reason of a decision that closes.
+    pub fn closed(d: Decision) -> CloseReason {
+        match d {
+            Decision::Close { reason } => reason,
+            other => panic!("{other:?}"),
+        }
     }
 }
 

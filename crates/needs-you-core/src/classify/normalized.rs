@@ -34,10 +34,12 @@ pub const OPENCODE: Description = Description {
     programs: &["opencode"],
     one_shot: |own| agent::first_word(own) == Some("run"),
     hooks: &[],
-    hook_timeout_s: agent::HOOK_TIMEOUT_S,
+    hook_timeout: agent::HOOK_TIMEOUT_S,
     classify: |event| (classify(Cli::Opencode, event), takeable(event)),
     transcript_watched: agent::never,
     transcript_line_ends_dialog: agent::never,
+    reply_in_transcript: None,
+    plugin_root: None,
     why_not: agent::no_more_to_say,
 };
 
@@ -48,10 +50,12 @@ pub const HERMES: Description = Description {
     programs: &["hermes", "hermes-agent"],
     one_shot: |own| own.iter().any(|a| matches!(*a, "-q" | "--query")),
     hooks: &[],
-    hook_timeout_s: agent::HOOK_TIMEOUT_S,
+    hook_timeout: agent::HOOK_TIMEOUT_S,
     classify: |event| (classify(Cli::Hermes, event), takeable(event)),
     transcript_watched: agent::never,
     transcript_line_ends_dialog: agent::never,
+    reply_in_transcript: None,
+    plugin_root: None,
     why_not: |_| "Hermes takes its answer only at its terminal prompt",
 };
 

@@ -27,7 +27,7 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The launcher's path inside our Claude Code and Codex plugins
+/// The launcher's path inside our Claude Code, Codex and Gemini CLI plugins
 /// ([`super::marketplace`] writes it).
 pub const LAUNCHER: &str = "bin/needs-you-hook";
 
@@ -42,11 +42,17 @@ pub enum Runs<'a> {
 
 impl Runs<'_> {
     /// As a shell word: a path quoted, the launcher found from the plugin's
-    /// root, which both CLIs put in the hook's environment.
-    fn word(&self) -> String {
+    /// root as `cli` names it for a hook.
+    fn word(&self, cli: Cli) -> String {
         match self {
             Runs::Binary(exe) => sh_quote(exe),
-            Runs::PluginLauncher => format!("sh \"$CLAUDE_PLUGIN_ROOT/{LAUNCHER}\""),
+            Runs::PluginLauncher => {
+                let root = cli
+                    .describe()
+                    .plugin_root
+                    .expect("a plugin's hooks are made only for a CLI we ship a plugin for");
+                format!("sh \"{root}/{LAUNCHER}\"")
+            }
         }
     }
 }
@@ -60,9 +66,14 @@ pub fn command(exe: &str, cli: Cli, state_dir: Option<&str>, guarded: bool) -> S
 
 /// [`command`] for what `runs`.
 pub fn command_for(runs: Runs, cli: Cli, state_dir: Option<&str>, guarded: bool) -> String {
-    let (run, marker) = match state_dir {
+    let (run, set, marker) = match state_dir {
         Some(dir) => (
-            format!("{} --cli {cli} --state-dir {}", runs.word(), sh_quote(dir)),
+            format!(
+                "{} --cli {cli} --state-dir {}",
+                runs.word(cli),
+                sh_quote(dir)
+            ),
+            String::new(),
             sh_quote(&format!(
                 "{}/{}",
                 dir.trim_end_matches('/'),
@@ -70,7 +81,8 @@ pub fn command_for(runs: Runs, cli: Cli, state_dir: Option<&str>, guarded: bool)
             )),
         ),
         None => (
-            format!("{} --cli {cli}", runs.word()),
+            format!("{} --cli {cli}", runs.word(cli)),
+            format!("{}; ", crate::state::DEFAULT_DIR_SH_SET),
             format!(
                 "\"{}/{}\"",
                 crate::state::DEFAULT_DIR_SH,
@@ -79,7 +91,7 @@ pub fn command_for(runs: Runs, cli: Cli, state_dir: Option<&str>, guarded: bool)
         ),
     };
     if guarded {
-        format!("if [ -e {marker} ]; then exec {run}; else cat >/dev/null; fi")
+        format!("{set}if [ -e {marker} ]; then exec {run}; else cat >/dev/null; fi")
     } else {
         run
     }
@@ -191,7 +203,7 @@ pub fn add_for(
         let timeout = if spec.waits {
             WAITING_TIMEOUT_S
         } else {
-            cli.describe().hook_timeout_s
+            cli.describe().hook_timeout
         };
         let groups = hooks
             .entry(spec.event)
@@ -415,7 +427,7 @@ mod tests {
         let c = command("/usr/bin/report-prompt", Cli::Codex, None, true);
         assert_eq!(
             c,
-            r#"if [ -e "${NEEDS_YOU_STATE_DIR:-${XDG_RUNTIME_DIR:-$HOME/.cache}/needs-you}/open" ]; then exec '/usr/bin/report-prompt' --cli codex; else cat >/dev/null; fi"#
+            r#"default_dir=${XDG_RUNTIME_DIR:-$HOME/.cache}/needs-you; if [ -e "${NEEDS_YOU_STATE_DIR:-$default_dir}/open" ]; then exec '/usr/bin/report-prompt' --cli codex; else cat >/dev/null; fi"#
         );
         assert!(is_ours(&c, Cli::Codex));
         let open = command("/usr/bin/report-prompt", Cli::Codex, None, false);
@@ -426,6 +438,39 @@ mod tests {
             Cli::Codex
         ));
         assert!(!is_ours("notify-send --cli codex", Cli::Codex));
+    }
+
+    #[test]
+    fn the_default_guard_finds_the_marker_by_each_rule_of_the_state_directory() {
+        use std::process::{Command, Stdio};
+        let dir = tempfile::tempdir().unwrap();
+        let at = |p: &str| dir.path().join(p);
+        for folder in ["set/", "xdg/needs-you/", "home/.cache/needs-you/"] {
+            std::fs::create_dir_all(at(folder)).unwrap();
+        }
+        // `echo` stands for the reporter: it prints only when the guard lets it run.
+        let cmd = command("/bin/echo", Cli::Codex, None, true);
+        let runs = |vars: &[(&str, std::path::PathBuf)]| {
+            let mut sh = Command::new("sh");
+            sh.args(["-c", &cmd]).env_clear().stdin(Stdio::null());
+            for (k, v) in vars {
+                sh.env(k, v);
+            }
+            !sh.output().unwrap().stdout.is_empty()
+        };
+        let home = ("HOME", at("home"));
+        let xdg = ("XDG_RUNTIME_DIR", at("xdg"));
+        let set = ("NEEDS_YOU_STATE_DIR", at("set"));
+        let cases = [
+            (vec![set, xdg.clone(), home.clone()], "set/"),
+            (vec![xdg, home.clone()], "xdg/needs-you/"),
+            (vec![home], "home/.cache/needs-you/"),
+        ];
+        for (vars, folder) in &cases {
+            assert!(!runs(vars), "no marker yet: {vars:?}");
+            std::fs::write(at(folder).join(crate::state::MARKER), "").unwrap();
+            assert!(runs(vars), "the marker in {folder}: {vars:?}");
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! Our Claude Code and Codex plugins: installed with each CLI's own plugin
-//! command from this repository's marketplace files (`.claude-plugin/` and
-//! `.agents/plugins/` at its root), they give the same hooks
-//! `report-prompt install` writes, from `plugins/claude-code/` and
-//! `plugins/codex/`.
+//! Our Claude Code and Codex plugins and our Gemini CLI extension: installed
+//! with each CLI's own command (the plugins from this repository's
+//! marketplace files, `.claude-plugin/` and `.agents/plugins/` at its root;
+//! the extension by `gemini extensions install` from its folder), they give
+//! the same hooks `report-prompt install` writes, from `plugins/claude-code/`,
+//! `plugins/codex/` and `plugins/gemini/`.
 //!
 //! Those folders are made here ([`files`]), from the same hook table and
 //! command builder as the installer, and a test fails when the committed
@@ -24,7 +25,7 @@ use needs_you_core::Cli;
 use serde_json::{json, Value};
 
 use super::hooks_json::{self, Runs, LAUNCHER};
-use super::{claude_settings_path, home, read_json};
+use super::{claude_settings_path, gemini_dir, home, read_json};
 
 /// The plugin's id in both CLIs: plugin `needs-you` of marketplace `needs-you`.
 pub const PLUGIN_ID: &str = "needs-you@needs-you";
@@ -50,9 +51,14 @@ const DESCRIPTION: &str =
 pub fn folder(cli: Cli) -> &'static str {
     match cli {
         Cli::Codex => "plugins/codex",
+        Cli::Gemini => "plugins/gemini",
         _ => "plugins/claude-code",
     }
 }
+
+/// Gemini CLI's name for our extension, and its folder's under
+/// `~/.gemini/extensions` once `gemini extensions install` copied it.
+pub const GEMINI_EXTENSION: &str = "needs-you";
 
 /// `cli`'s plugin `hooks/hooks.json`: the installer's hooks, run through the launcher.
 pub fn plugin_hooks(cli: Cli) -> Value {
@@ -77,13 +83,24 @@ pub fn files() -> Vec<(String, String)> {
         }
         pretty(&m)
     };
+    // Gemini CLI's manifest names its own few fields.
+    let gemini_manifest = pretty(&json!({
+        "name": GEMINI_EXTENSION,
+        "version": env!("CARGO_PKG_VERSION"),
+        "description": DESCRIPTION,
+    }));
     let mut out = Vec::new();
-    for (cli, manifest_path) in [
-        (Cli::ClaudeCode, ".claude-plugin/plugin.json"),
-        (Cli::Codex, ".codex-plugin/plugin.json"),
+    for (cli, manifest_path, manifest) in [
+        (
+            Cli::ClaudeCode,
+            ".claude-plugin/plugin.json",
+            manifest(json!({})),
+        ),
+        (Cli::Codex, ".codex-plugin/plugin.json", manifest(json!({}))),
+        (Cli::Gemini, "gemini-extension.json", gemini_manifest),
     ] {
         let dir = folder(cli);
-        out.push((format!("{dir}/{manifest_path}"), manifest(json!({}))));
+        out.push((format!("{dir}/{manifest_path}"), manifest));
         out.push((
             format!("{dir}/hooks/hooks.json"),
             pretty(&plugin_hooks(cli)),
@@ -180,8 +197,21 @@ pub fn installed_hooks_files(cli: Cli) -> Vec<PathBuf> {
             files.sort();
             files
         }
+        Cli::Gemini => {
+            let file = hooks_in(gemini_extension_dir());
+            if file.exists() {
+                vec![file]
+            } else {
+                Vec::new()
+            }
+        }
         Cli::Opencode | Cli::Hermes | Cli::Copilot => Vec::new(),
     }
+}
+
+/// Where `gemini extensions install` puts our extension.
+pub fn gemini_extension_dir() -> PathBuf {
+    gemini_dir().join("extensions").join(GEMINI_EXTENSION)
 }
 
 /// Whether `cli`'s plugin is enabled (false for the CLIs without one).
@@ -189,6 +219,11 @@ pub fn plugin_enabled(cli: Cli) -> bool {
     match cli {
         Cli::ClaudeCode => claude_plugin_enabled(),
         Cli::Codex => codex_plugin_enabled(),
+        // Installed is loaded: `gemini extensions disable` is the person's
+        // own word, kept in a file of Gemini CLI's that is not read here.
+        Cli::Gemini => gemini_extension_dir()
+            .join("gemini-extension.json")
+            .exists(),
         Cli::Opencode | Cli::Hermes | Cli::Copilot => false,
     }
 }
@@ -236,7 +271,7 @@ mod tests {
             .as_str()
             .unwrap();
         assert!(
-            guarded.starts_with("if [ -e \"${NEEDS_YOU_STATE_DIR:-"),
+            guarded.contains("if [ -e \"${NEEDS_YOU_STATE_DIR:-$default_dir}/open\" ]"),
             "{guarded}"
         );
         let codex = plugin_hooks(Cli::Codex);

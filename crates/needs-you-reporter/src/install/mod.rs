@@ -1,11 +1,13 @@
 //! `report-prompt install|uninstall --cli …`: puts our hooks (Claude Code,
-//! Codex) or our plugin (OpenCode, Hermes) where each CLI loads them.
+//! Codex, Copilot CLI, Gemini CLI) or our plugin (OpenCode, Hermes) where
+//! each CLI loads them.
 //!
 //! Every installer is idempotent, keeps a backup of a file before changing it,
 //! shows its changes with `--dry-run`, and leaves a file it cannot parse
 //! untouched with a clear error.
 
 mod enabled_list;
+pub mod gemini;
 pub mod hooks_json;
 pub mod marketplace;
 pub mod plugins;
@@ -23,7 +25,7 @@ pub use status::{status, Status};
 
 pub fn run(opts: &InstallOptions) -> i32 {
     let result = match opts.cli {
-        Cli::ClaudeCode | Cli::Codex | Cli::Copilot => settings_file(opts),
+        Cli::ClaudeCode | Cli::Codex | Cli::Copilot | Cli::Gemini => settings_file(opts),
         Cli::Opencode | Cli::Hermes => plugins::run(opts),
     };
     match result {
@@ -79,6 +81,7 @@ pub fn settings_paths(cli: Cli) -> Vec<PathBuf> {
         Cli::ClaudeCode => vec![claude_settings_path()],
         Cli::Codex => vec![PathBuf::from(CODEX_MANAGED_HOOKS), codex_user_hooks_path()],
         Cli::Copilot => vec![copilot_hooks_path()],
+        Cli::Gemini => vec![gemini_dir().join("settings.json")],
         Cli::Opencode | Cli::Hermes => Vec::new(),
     }
 }
@@ -118,6 +121,15 @@ pub fn copilot_home() -> PathBuf {
     }
 }
 
+/// Gemini CLI's folder: `.gemini` in `$GEMINI_CLI_HOME`, which stands for
+/// the home folder, else in the home folder.
+pub fn gemini_dir() -> PathBuf {
+    match std::env::var_os("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
+        Some(h) => PathBuf::from(h).join(".gemini"),
+        None => home().join(".gemini"),
+    }
+}
+
 pub fn home() -> PathBuf {
     std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
 }
@@ -151,7 +163,7 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
         ));
     }
     let (original, mut value) = read_json(&path)?;
-    let changes = if opts.uninstall {
+    let mut changes = if opts.uninstall {
         hooks_json::remove(&mut value, opts.cli)
     } else {
         // Only an explicit --state-dir is written into the hooks; by default
@@ -163,6 +175,13 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
         hooks_json::add(&mut value, specs, opts.cli, &own_path()?, dir.as_deref())
             .map_err(|e| format!("{}: {e}", path.display()))?
     };
+    if opts.cli == Cli::Gemini {
+        changes.extend(if opts.uninstall {
+            gemini::forget_credential(&mut value)
+        } else {
+            gemini::keep_credential(&mut value).map_err(|e| format!("{}: {e}", path.display()))?
+        });
+    }
     report_changes(&path, &changes, opts.dry_run);
     if changes.is_empty() || opts.dry_run {
         return Ok(());

@@ -39,7 +39,7 @@ impl Status {
 /// in its settings, or a plugin of ours.
 pub fn loads(cli: Cli) -> &'static str {
     match cli {
-        Cli::ClaudeCode | Cli::Codex | Cli::Copilot => "hooks",
+        Cli::ClaudeCode | Cli::Codex | Cli::Copilot | Cli::Gemini => "hooks",
         Cli::Opencode | Cli::Hermes => "plugin",
     }
 }
@@ -61,15 +61,15 @@ fn hooks_in(path: &Path, cli: Cli) -> bool {
 /// How `cli` reports here.
 pub fn status(cli: Cli) -> Status {
     match cli {
-        Cli::ClaudeCode | Cli::Codex | Cli::Copilot => hooks_status(cli),
+        Cli::ClaudeCode | Cli::Codex | Cli::Copilot | Cli::Gemini => hooks_status(cli),
         Cli::Opencode => opencode_status(),
         Cli::Hermes => hermes_status(),
     }
 }
 
-/// Claude Code, Codex and Copilot: the marketplace's plugin (Claude Code's
-/// and Codex's), or our hooks in their settings; both at once report every
-/// event twice.
+/// Claude Code, Codex, Copilot and Gemini CLI: the marketplace's plugin
+/// (Claude Code's and Codex's) or our extension (Gemini CLI's), or our hooks
+/// in their settings; both at once report every event twice.
 fn hooks_status(cli: Cli) -> Status {
     let settings = !settings_with_ours(cli).is_empty();
     match (marketplace::plugin_enabled(cli), settings) {
@@ -80,7 +80,13 @@ fn hooks_status(cli: Cli) -> Status {
             fix: format!("report-prompt uninstall --cli {cli} (the plugin stays)"),
         },
         (true, false) => Status::Plugin {
-            name: format!("the needs-you plugin ({})", marketplace::PLUGIN_ID),
+            name: match cli {
+                Cli::Gemini => format!(
+                    "the needs-you extension ({})",
+                    marketplace::gemini_extension_dir().display()
+                ),
+                _ => format!("the needs-you plugin ({})", marketplace::PLUGIN_ID),
+            },
         },
         (false, true) => Status::Installed {
             place: hooks_place(cli),
