@@ -12,6 +12,7 @@ CODEX_VERSION=0.171.0
 OPENCODE_VERSION=1.18.33
 HERMES_VERSION=0.19.0
 COPILOT_VERSION=1.0.102
+GEMINI_VERSION=0.61.0
 LIVE=${NEEDS_YOU_LIVE_DIR:-$HOME/.cache/needs-you/live}
 say() { printf 'setup-live: %s\n' "$*" >&2; }
 
@@ -43,6 +44,10 @@ fi
 if [ "$(npm_version @github/copilot)" != "$COPILOT_VERSION" ]; then
   say "installing GitHub Copilot CLI $COPILOT_VERSION"
   (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error "@github/copilot@$COPILOT_VERSION" > /dev/null)
+fi
+if [ "$(npm_version @google/gemini-cli)" != "$GEMINI_VERSION" ]; then
+  say "installing Gemini CLI $GEMINI_VERSION"
+  (cd "$LIVE/npm" && npm install --no-audit --no-fund --loglevel=error "@google/gemini-cli@$GEMINI_VERSION" > /dev/null)
 fi
 # OpenCode installs @opencode-ai/plugin into its config folder at start, and
 # hangs offline doing so unless it is there: keep a copy to lay in place.

@@ -14,3 +14,5 @@ export const OPENCODE_PLUGIN_DIR = join(LIVE, "opencode-plugin");
 export const HERMES = join(LIVE, "hermes-venv", "bin", "hermes");
 /** GitHub Copilot CLI's own binary (its npm package's launcher only finds and runs it). */
 export const COPILOT = join(LIVE, "npm", "node_modules", "@github", "copilot-linux-x64", "copilot");
+/** Gemini CLI, as npm puts it on the PATH (node runs its bundle). */
+export const GEMINI = join(LIVE, "npm", "node_modules", ".bin", "gemini");
