@@ -231,11 +231,15 @@ pub fn form_content(schema: &Value, answers: &[Vec<String>]) -> Option<Value> {
             continue;
         }
         let offered = options(field);
+        // The one value shown as `label`: two choices that read the same
+        // (`enumNames` repeated) leave which was meant unknown, and nothing
+        // is sent.
         let pick = |label: &String| {
-            offered
-                .iter()
-                .find(|(l, _)| l == label)
-                .map(|(_, v)| v.clone())
+            let mut shown_so = offered.iter().filter(|(l, _)| l == label);
+            match (shown_so.next(), shown_so.next()) {
+                (Some((_, v)), None) => Some(v.clone()),
+                _ => None,
+            }
         };
         let value = match (str_field(field, "type"), offered.is_empty(), &chosen[..]) {
             (Some("array"), false, _) => {
@@ -399,6 +403,19 @@ mod tests {
         let port = questions.iter().position(|q| q["id"] == "port").unwrap();
         bad[port] = vec!["eighty".into()];
         assert_eq!(form_content(&schema, &bad), None);
+    }
+
+    #[test]
+    fn a_choice_that_reads_like_another_sends_nothing() {
+        let schema = json!({"type": "object", "properties": {"target": {"type": "string",
+            "enum": ["staging", "production"], "enumNames": ["Server", "Server"]}}});
+        assert_eq!(form_content(&schema, &[vec!["Server".into()]]), None);
+        let told = json!({"type": "object", "properties": {"target": {"type": "string",
+            "enum": ["staging", "production"], "enumNames": ["Staging", "Production"]}}});
+        assert_eq!(
+            form_content(&told, &[vec!["Production".into()]]),
+            Some(json!({"target": "production"}))
+        );
     }
 
     #[test]
