@@ -618,6 +618,52 @@ const TOOL_CALL_UI = /Allow the asker MCP server to run tool "choose_environment
 const FORM_UI = /Which environment should I deploy to\?/;
 let configBefore;
 
+/** Our MCP server that asks the person, in Codex's configuration for one test; its answers file starts empty. */
+async function withAsker() {
+  configBefore = readFileSync(join(codexHome, "config.toml"), "utf8");
+  rmSync(join(home, "asker.jsonl"), { force: true });
+  writeFileSync(join(codexHome, "config.toml"), `${configBefore}\n[mcp_servers.asker]\ncommand = "${process.execPath}"\nargs = ["${join(ROOT, "tests", "live", "mcp-asker.js")}", "${join(home, "asker.jsonl")}"]\n`);
+  return runVars();
+}
+
+/** GET /v1/answers/{id} until `done` says so (15 s at most); the last answer read. */
+async function answerUntil(id, done) {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    const a = (await call(w, "GET", `/v1/answers/${id}`, { token: owner.token })).body;
+    if (done(a) || Date.now() > end) return a;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+runTest("`needs-you run -- codex`: an answer the server's form cannot take is not sent, and the form waits for one it can", async (t) => {
+  try {
+    model.next({ call: { name: "choose_replicas", namespace: "mcp__asker", args: {} } });
+    await t.type("scale it");
+    await t.waitFor(/Allow the asker MCP server to run tool "choose_replicas"\?/);
+    const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision", 15_000);
+    assert.equal((await answerFor(q, { decision: "allow", digest: q.digest })).status, 201);
+    await t.waitFor(/How many replicas should run\?/);
+    const [f] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "choices", 15_000);
+    assert.deepEqual(f.questions.map((x) => [x.header, x.other, x.options]), [["Replicas", true, []]]);
+    // Typed text the Worker cannot judge; the form takes a whole number.
+    const wrong = await answerFor(f, { choices: [["a few"]], digest: f.digest });
+    assert.equal(wrong.status, 201, wrong.text);
+    const failed = await answerUntil(wrong.body.answer_id, (a) => a.state === "failed");
+    assert.equal(failed.state, "failed", JSON.stringify(failed));
+    assert.deepEqual(askerAnswers(), [], "nothing reached the server");
+    assert.match(t.screen(), /How many replicas should run\?/, "the form still waits in the terminal");
+    model.next({ text: "Scaling to three." });
+    const right = await answerFor(f, { choices: [["3"]], digest: f.digest });
+    assert.equal(right.status, 201, right.text);
+    await t.waitFor(/Scaling to three\./);
+    assert.deepEqual(askerAnswers(), [{ action: "accept", content: { replicas: 3 } }]);
+    assert.equal((await answerUntil(right.body.answer_id, (a) => a.state === "taken")).state, "taken");
+  } finally {
+    writeFileSync(join(codexHome, "config.toml"), configBefore);
+  }
+}, withAsker);
+
 runTest("`needs-you run -- codex`: an MCP tool call's approval is a permission and the server's form a dialog: allowed from afar the tool runs and asks, the form answered from afar reaches the server; denied the tool never runs", async (t) => {
   try {
     model.next({ call: { name: "choose_environment", namespace: "mcp__asker", args: {} } });
@@ -662,9 +708,4 @@ runTest("`needs-you run -- codex`: an MCP tool call's approval is a permission a
   } finally {
     writeFileSync(join(codexHome, "config.toml"), configBefore);
   }
-}, async () => {
-  // Our MCP server that asks the person, for this test alone.
-  configBefore = readFileSync(join(codexHome, "config.toml"), "utf8");
-  writeFileSync(join(codexHome, "config.toml"), `${configBefore}\n[mcp_servers.asker]\ncommand = "${process.execPath}"\nargs = ["${join(ROOT, "tests", "live", "mcp-asker.js")}", "${join(home, "asker.jsonl")}"]\n`);
-  return runVars();
-});
+}, withAsker);

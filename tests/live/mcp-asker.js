@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A small MCP server (stdio, newline-delimited JSON-RPC) for the live suite:
-// its one tool, `choose_environment`, asks the person through the client
-// (`elicitation/create`: a message and a form of one choice) and returns what
-// came back. Each answer the client gave is appended, one JSON line, to the
+// each of its tools asks the person through the client (`elicitation/create`:
+// a message and a form), `choose_environment` a form of one choice,
+// `choose_replicas` one of a typed whole number, and returns what came back. Each answer the client gave is appended, one JSON line, to the
 // file named by its first argument, so a test sees what the server received.
 //
 //   node tests/live/mcp-asker.js /tmp/answers.jsonl
@@ -16,6 +16,16 @@ export const SCHEMA = {
     environment: { type: "string", title: "Environment", enum: ["staging", "production"] },
   },
   required: ["environment"],
+};
+
+/** Each tool's question: its description, message and form. */
+const TOOLS = {
+  choose_environment: { description: "Asks the person which environment to deploy to.", message: MESSAGE, schema: SCHEMA },
+  choose_replicas: {
+    description: "Asks the person how many replicas to run.",
+    message: "How many replicas should run?",
+    schema: { type: "object", properties: { replicas: { type: "integer", title: "Replicas" } }, required: ["replicas"] },
+  },
 };
 
 const answers = process.argv[2];
@@ -43,15 +53,15 @@ function handle(m) {
         serverInfo: { name: "asker", version: "1.0.0" },
       } });
     case "tools/list":
-      return send({ id: m.id, result: { tools: [{
-        name: "choose_environment",
-        description: "Asks the person which environment to deploy to.",
-        inputSchema: { type: "object", properties: {} },
-      }] } });
+      return send({ id: m.id, result: { tools: Object.entries(TOOLS).map(([name, t]) => ({
+        name, description: t.description, inputSchema: { type: "object", properties: {} },
+      })) } });
     case "tools/call": {
+      const tool = TOOLS[m.params?.name];
+      if (!tool) return send({ id: m.id, error: { code: -32602, message: `no tool ${m.params?.name}` } });
       const id = `elicit-${++ids}`;
       waiting.set(id, m.id);
-      return send({ id, method: "elicitation/create", params: { message: MESSAGE, requestedSchema: SCHEMA } });
+      return send({ id, method: "elicitation/create", params: { message: tool.message, requestedSchema: tool.schema } });
     }
     case "ping":
       return send({ id: m.id, result: {} });

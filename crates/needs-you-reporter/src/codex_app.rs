@@ -218,6 +218,9 @@ struct Pending {
     method: String,
     params: Value,
     seq: u64,
+    /// What its question takes from afar, to wait again after an answer
+    /// that could not be sent.
+    takeable: Takeable,
     /// Written to when the request is resolved elsewhere: the waiter ends.
     resolved: OwnedFd,
 }
@@ -493,7 +496,7 @@ impl Client<'_> {
         match self.open(&thread, cwd.as_deref(), asked) {
             Ok(Some((seq, takeable))) => {
                 let (resolved_rx, resolved_tx) = pipe().map_err(|e| e.to_string())?;
-                self.wait_for_answer(&thread, &request_id, takeable, resolved_rx);
+                self.wait_for_answer(&thread, &request_id, takeable.clone(), resolved_rx);
                 self.pending.insert(
                     request_id,
                     Pending {
@@ -501,6 +504,7 @@ impl Client<'_> {
                         method: method.to_owned(),
                         params: params.clone(),
                         seq,
+                        takeable,
                         resolved: resolved_tx,
                     },
                 );
@@ -596,6 +600,19 @@ impl Client<'_> {
         });
     }
 
+    /// A new waiter for the still pending `request_id`, whose last one was
+    /// handed an answer that was not sent.
+    fn wait_again(&mut self, request_id: &str) -> Result<(), String> {
+        let (rx, tx) = pipe().map_err(|e| e.to_string())?;
+        let Some(p) = self.pending.get_mut(request_id) else {
+            return Ok(());
+        };
+        p.resolved = tx;
+        let (session, takeable) = (p.session.clone(), p.takeable.clone());
+        self.wait_for_answer(&session, request_id, takeable, rx);
+        Ok(())
+    }
+
     fn on_handed(&mut self, h: Handed) -> Result<(), String> {
         match h.to {
             Awaited::Request(id) => self.answer_request(&id, h.answered),
@@ -659,14 +676,19 @@ impl Client<'_> {
         let Ok(line) = needs_you_core::answer::check(text) else {
             return Ok(());
         };
-        // Closed first: the turn's own hooks then find nothing of it open.
-        questions::close(
+        // Closed first, so the turn's own hooks find nothing of it open; and
+        // only while it is still the open question: a prompt the person
+        // submitted in the terminal closed it, and their turn goes alone.
+        let still_open = questions::close_if_still_open(
             self.dir,
             Cli::Codex,
             &reply.thread,
             CloseReason::Answered,
-            Some(reply.seq),
+            reply.seq,
         )?;
+        if !still_open {
+            return Ok(());
+        }
         let input = json!([{"type": "text", "text": line, "text_elements": []}]);
         self.call(
             "turn/start",
@@ -681,12 +703,16 @@ impl Client<'_> {
     /// request is still pending, and then taken; else let go (the relay
     /// reports that the agent did not take it).
     fn answer_request(&mut self, request_id: &str, answered: afar::Answered) -> Result<(), String> {
-        let Some(p) = self.pending.remove(request_id) else {
+        let Some(p) = self.pending.get(request_id) else {
             return Ok(()); // resolved first: the terminal won
         };
-        // An answer this request does not offer is not sent: the dialog
-        // stays the terminal's.
+        // An answer this request does not take (a typed value that does not
+        // fit its form) is not sent; the card waits on for one that fits.
         let Some(result) = codex_app::response(&p.method, &p.params, &answered.answer) else {
+            drop(answered);
+            return self.wait_again(request_id);
+        };
+        let Some(p) = self.pending.remove(request_id) else {
             return Ok(());
         };
         // A rule Codex is about to write into its rules is recorded first,

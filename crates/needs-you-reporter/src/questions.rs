@@ -53,6 +53,30 @@ pub fn close_by(
     opened: Option<u64>,
     agent: Option<&str>,
 ) -> Result<(), String> {
+    closed_by(dir, cli, session, reason, opened, agent).map(|_| ())
+}
+
+/// [`close`] of the question opened at `opened`, saying whether it closed
+/// it: false when the session's open question is no longer that one (an
+/// event in the terminal closed it first).
+pub fn close_if_still_open(
+    dir: &StateDir,
+    cli: Cli,
+    session: &str,
+    reason: CloseReason,
+    opened: u64,
+) -> Result<bool, String> {
+    closed_by(dir, cli, session, reason, Some(opened), None)
+}
+
+fn closed_by(
+    dir: &StateDir,
+    cli: Cli,
+    session: &str,
+    reason: CloseReason,
+    opened: Option<u64>,
+    agent: Option<&str>,
+) -> Result<bool, String> {
     let applies = |q: &OpenQuestion| close_applies(reason, agent, q.agent.as_deref());
     let queued = dir
         .record_close_if(session, opened, applies, |seq| {
@@ -67,8 +91,8 @@ pub fn close_by(
         })
         .map_err(state_error)?;
     match queued {
-        None => Ok(()),
-        Some(target) => send::ensure_sender(dir.path(), &target?),
+        None => Ok(false),
+        Some(target) => send::ensure_sender(dir.path(), &target?).map(|()| true),
     }
 }
 
