@@ -24,9 +24,11 @@ use crate::args::InstallOptions;
 pub use status::{status, Status};
 
 pub fn run(opts: &InstallOptions) -> i32 {
-    let result = match opts.cli {
-        Cli::ClaudeCode | Cli::Codex | Cli::Copilot | Cli::Gemini => settings_file(opts),
-        Cli::Opencode | Cli::Hermes => plugins::run(opts),
+    // A CLI with no hook table of ours loads our plugin instead.
+    let result = if opts.cli.describe().hooks.is_empty() {
+        plugins::run(opts)
+    } else {
+        settings_file(opts)
     };
     match result {
         Ok(()) => {

@@ -38,9 +38,10 @@ impl Status {
 /// What of ours a CLI loads when it is not the marketplace's plugin: hooks
 /// in its settings, or a plugin of ours.
 pub fn loads(cli: Cli) -> &'static str {
-    match cli {
-        Cli::ClaudeCode | Cli::Codex | Cli::Copilot | Cli::Gemini => "hooks",
-        Cli::Opencode | Cli::Hermes => "plugin",
+    if cli.describe().hooks.is_empty() {
+        "plugin"
+    } else {
+        "hooks"
     }
 }
 
@@ -61,9 +62,10 @@ fn hooks_in(path: &Path, cli: Cli) -> bool {
 /// How `cli` reports here.
 pub fn status(cli: Cli) -> Status {
     match cli {
-        Cli::ClaudeCode | Cli::Codex | Cli::Copilot | Cli::Gemini => hooks_status(cli),
         Cli::Opencode => opencode_status(),
         Cli::Hermes => hermes_status(),
+        // Every other CLI takes our hooks.
+        _ => hooks_status(cli),
     }
 }
 
