@@ -707,6 +707,15 @@ mod tests {
                 Cli::Hermes,
                 "/venv/bin/python /venv/bin/hermes chat -q hi -Q",
             ),
+            // Gemini CLI relaunches itself under node, as seen with 0.61.0.
+            (
+                Cli::Gemini,
+                "/usr/bin/node --max-old-space-size=12052 /x/node_modules/.bin/gemini -p hi",
+            ),
+            (
+                Cli::Gemini,
+                "node /usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js --prompt=hi",
+            ),
         ];
         for (cli, line) in yes {
             assert!(one_shot(cli, &a(line)), "{line}");
@@ -721,6 +730,8 @@ mod tests {
             (Cli::Opencode, "opencode --model m"),
             (Cli::Hermes, "/venv/bin/python /venv/bin/hermes --cli"),
             (Cli::ClaudeCode, "bash -c claude-wrapper -p"),
+            (Cli::Gemini, "/usr/bin/node /x/node_modules/.bin/gemini"),
+            (Cli::Gemini, "node /x/bundle/gemini.js -i hi"),
         ];
         for (cli, line) in no {
             assert!(!one_shot(cli, &a(line)), "{line}");
