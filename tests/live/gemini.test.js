@@ -185,11 +185,11 @@ test("through our extension (`gemini extensions install`), in a folder the perso
     NEEDS_YOU_REPORTER: REPORTER,
   }, GEMINI);
   try {
-    await ext.waitFor(/Type your message/, 60_000);
-    // Gemini CLI asks whether to trust the folder: the person says no.
-    await ext.waitFor(/Do you trust the files in this folder\?/);
+    // At its start Gemini CLI asks whether to trust the folder (drawn before
+    // or after its prompt): the person says no.
+    await ext.waitFor(/Do you trust the files in this folder\?/, 60_000);
     ext.key("3"); // 3. Don't trust
-    await ext.waitFor(/untrusted/);
+    await ext.waitFor(/Type your message[\s\S]*untrusted/);
     const file = join(folder, "made");
     model.next(shell(`touch ${file}`));
     model.next({ text: "Made it." });
