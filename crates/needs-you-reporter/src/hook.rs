@@ -96,7 +96,8 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
             reason,
             None,
             asked.agent.as_deref(),
-        ),
+        )
+        .map(drop),
         Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
     }
 }

@@ -40,20 +40,7 @@ pub fn close(
     reason: CloseReason,
     opened: Option<u64>,
 ) -> Result<(), String> {
-    close_by(dir, cli, session, reason, opened, None)
-}
-
-/// [`close`] decided by an event of `agent` (a subagent; none: the person's
-/// own agent), which ends only what [`close_applies`] says it ends.
-pub fn close_by(
-    dir: &StateDir,
-    cli: Cli,
-    session: &str,
-    reason: CloseReason,
-    opened: Option<u64>,
-    agent: Option<&str>,
-) -> Result<(), String> {
-    closed_by(dir, cli, session, reason, opened, agent).map(|_| ())
+    close_by(dir, cli, session, reason, opened, None).map(drop)
 }
 
 /// [`close`] of the question opened at `opened`, saying whether it closed
@@ -66,10 +53,13 @@ pub fn close_if_still_open(
     reason: CloseReason,
     opened: u64,
 ) -> Result<bool, String> {
-    closed_by(dir, cli, session, reason, Some(opened), None)
+    close_by(dir, cli, session, reason, Some(opened), None)
 }
 
-fn closed_by(
+/// [`close`] decided by an event of `agent` (a subagent; none: the person's
+/// own agent), which ends only what [`close_applies`] says it ends; whether
+/// it closed a question.
+pub fn close_by(
     dir: &StateDir,
     cli: Cli,
     session: &str,
