@@ -212,3 +212,44 @@ fn opencode_s_npm_package_and_a_plugin_file_together_are_refused_and_failed() {
     assert!(err.contains("loads the needs-you package already"), "{err}");
     assert!(!plugin_file.exists(), "nothing was changed");
 }
+
+#[test]
+fn gemini_s_extension_under_variable_redaction_is_failed_until_the_credential_s_name_is_kept() {
+    let m = Machine::new();
+    let gemini = m.home.join(".gemini");
+    // The extension as `gemini extensions install` copies it, from our folder.
+    let ext = gemini.join("extensions").join("needs-you");
+    let ours = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/gemini");
+    std::fs::create_dir_all(ext.join("hooks")).unwrap();
+    for file in ["gemini-extension.json", "hooks/hooks.json"] {
+        std::fs::copy(ours.join(file), ext.join(file)).unwrap();
+    }
+    let settings = gemini.join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"security": {"environmentVariableRedaction": {"enabled": true}}}"#,
+    )
+    .unwrap();
+
+    let dropped = m.doctor();
+    let text = String::from_utf8_lossy(&dropped.stdout);
+    assert_eq!(dropped.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("gemini reports through the needs-you extension"),
+        "{text}"
+    );
+    assert!(
+        text.contains("which drops NEEDS_YOU_TOKEN from its hooks: nothing reports"),
+        "{text}"
+    );
+
+    std::fs::write(
+        &settings,
+        r#"{"security": {"environmentVariableRedaction": {"enabled": true, "allowed": ["NEEDS_YOU_TOKEN"]}}}"#,
+    )
+    .unwrap();
+    let kept = m.doctor();
+    let text = String::from_utf8_lossy(&kept.stdout);
+    assert_eq!(kept.status.code(), Some(0), "{text}");
+    assert!(!text.contains("NEEDS_YOU_TOKEN"), "{text}");
+}
