@@ -40,6 +40,12 @@ pub struct Description {
     /// Where the reporter reads a round's reply that the CLI's own event
     /// garbles; `None` where the event's is right.
     pub reply_in_transcript: Option<ReplyInTranscript>,
+    /// Whether its screen (as plain text) shows its prompt empty and in its
+    /// ordinary mode, where a typed line is a message to the model: a
+    /// half-typed draft would join the answer, and its shell mode would run
+    /// it as a command. Checked before a reply is typed; `None` where the
+    /// screen is not read for it.
+    pub prompt_ready: Option<fn(&str) -> bool>,
     /// How a hook of our plugin for it (an extension, for Gemini CLI) names
     /// the plugin's folder, which the CLI sets or substitutes when it runs
     /// the hook; `None` where we ship no such plugin.

@@ -562,6 +562,7 @@ impl Client<'_> {
                 &relay::PaneRecord {
                     task: relay::task_key(&self.target),
                     pane: pane.clone(),
+                    cli: Some(Cli::Codex),
                 },
             ),
             None => relay::forget_pane(self.dir.path(), session),

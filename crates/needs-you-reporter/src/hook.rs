@@ -217,6 +217,7 @@ fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Resul
     let record = relay::PaneRecord {
         task: relay::task_key(&target),
         pane,
+        cli: Some(cli),
     };
     relay::record_pane(dir.path(), session, &record);
     relay::ensure_relay(dir.path(), &target)

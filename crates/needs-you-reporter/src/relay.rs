@@ -49,7 +49,7 @@ use needs_you_core::relay::{
     Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
-use needs_you_core::Kind;
+use needs_you_core::{Cli, Kind};
 use serde::{Deserialize, Serialize};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
@@ -74,12 +74,15 @@ pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
 /// decision from being taken twice beyond them.
 const HANDLED_KEPT: usize = 100;
 
-/// What the hook records for an open question's session: its pane, and the
-/// task it reports for (the outbox key of its server and credential).
+/// What the hook records for an open question's session: its pane, the
+/// task it reports for (the outbox key of its server and credential), and
+/// the CLI that asked, whose prompt is read before a reply is typed.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct PaneRecord {
     pub task: String,
     pub pane: Pane,
+    #[serde(default)]
+    pub cli: Option<Cli>,
 }
 
 /// The key of a server and credential: the outbox's, the relay lock's.
@@ -146,21 +149,33 @@ fn anything_open(dir: &StateDir, task: &str) -> bool {
 
 /// The pane recorded for the session's open question, if the question is
 /// of this task.
-fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<Pane, String> {
+fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<PaneRecord, String> {
     std::fs::read_to_string(pane_file(dir.path(), session))
         .ok()
         .and_then(|t| serde_json::from_str::<PaneRecord>(&t).ok())
         .filter(|r| r.task == task)
-        .map(|r| r.pane)
         .ok_or_else(|| "this machine has no record of that question's terminal".into())
 }
 
-/// Why this answer may not be typed, or the pane to type it into.
+/// Why this answer may not be typed, or the pane to type it into: besides
+/// the pane's own checks, the prompt must be empty in its ordinary mode
+/// where the CLI says how its screen shows that.
 fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
-    let pane = recorded_pane(dir, task, &a.session)?;
+    let record = recorded_pane(dir, task, &a.session)?;
     still_open(dir, a)?;
-    terminal::check(&pane)?;
-    Ok(pane)
+    terminal::check(&record.pane)?;
+    if let Some(cli) = record.cli {
+        if let Some(ready) = cli.describe().prompt_ready {
+            let screen = terminal::capture(&record.pane)?;
+            if !ready(&screen.to_plain()) {
+                return Err(format!(
+                    "{}'s prompt holds a half-typed line or is in its shell mode: a typed answer would join it or run as a command; answer in the terminal",
+                    cli.describe().name
+                ));
+            }
+        }
+    }
+    Ok(record.pane)
 }
 
 /// Whether the machine's person ruled screens out (`NEEDS_YOU_NO_SCREEN`,
@@ -350,7 +365,7 @@ impl Relay {
         if no_screen() {
             return Err("this agent was started with --no-screen".into());
         }
-        let pane = recorded_pane(&self.dir, &self.task, session)?;
+        let pane = recorded_pane(&self.dir, &self.task, session)?.pane;
         self.dir
             .open_question(session)
             .map_err(|e| format!("cannot read the state directory: {e}"))?

@@ -28,6 +28,7 @@ pub const DESCRIPTION: Description = Description {
     transcript_watched: |_| true,
     transcript_line_ends_dialog,
     reply_in_transcript: None,
+    prompt_ready: None,
     plugin_root: Some("$CLAUDE_PLUGIN_ROOT"),
     why_not: |kind| {
         match kind {

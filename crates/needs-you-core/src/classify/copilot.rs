@@ -32,6 +32,7 @@ pub const DESCRIPTION: Description = Description {
     transcript_watched: |_| true,
     transcript_line_ends_dialog,
     reply_in_transcript: None,
+    prompt_ready: None,
     plugin_root: None,
     why_not: |_| "Copilot takes its answer only in its terminal",
 };

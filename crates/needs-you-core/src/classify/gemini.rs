@@ -43,6 +43,7 @@ pub const DESCRIPTION: Description = Description {
     transcript_line_ends_dialog,
     reply_in_transcript: Some(REPLY_IN_TRANSCRIPT),
     // Substituted in the extension's `hooks/hooks.json` as it is loaded.
+    prompt_ready: Some(prompt_ready),
     plugin_root: Some("${extensionPath}"),
     why_not: |_| "Gemini CLI takes its answer only in its terminal",
 };
@@ -86,6 +87,22 @@ fn model_text(line: &str) -> Option<String> {
         ),
         _ => None,
     }
+}
+
+/// Whether Gemini CLI's screen shows its prompt empty in its ordinary mode
+/// (seen with 0.61.0): the input line is `>` and the placeholder "Type your
+/// message"; a draft shows its text there instead, and the shell mode (`!`,
+/// which stays on until Esc) shows `!` and "Type your shell command". The
+/// input line is the last that starts with either sign, below what the
+/// model wrote.
+pub fn prompt_ready(screen: &str) -> bool {
+    screen
+        .lines()
+        .rev()
+        .map(str::trim_start)
+        .find(|l| l.starts_with("> ") || l.starts_with("! ") || *l == ">" || *l == "!")
+        .and_then(|l| l.strip_prefix('>'))
+        .is_some_and(|rest| rest.trim_start().starts_with("Type your message"))
 }
 
 /// Whether a line of the session's transcript means its dialog is gone
@@ -250,6 +267,27 @@ mod tests {
         ] {
             assert_eq!(model_text(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_reply_is_typed_only_into_an_empty_prompt_in_its_ordinary_mode() {
+        let screen = |input: &str| {
+            format!(
+                "> update the code\n✦ Shall I also update the docs?\n{}\n Shift+Tab to accept edits\n{input}\n workspace (/directory)   sandbox   /model\n ~   no sandbox   Auto\n",
+                "─".repeat(40)
+            )
+        };
+        assert!(prompt_ready(&screen(
+            " >   Type your message or @path/to/file"
+        )));
+        for not in [
+            " > rm -rf build",
+            "  shell mode enabled (esc to disable)\n !   Type your shell command",
+            " ! echo hi",
+        ] {
+            assert!(!prompt_ready(&screen(not)), "{not}");
+        }
+        assert!(!prompt_ready("no prompt on this screen"));
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub const OPENCODE: Description = Description {
     transcript_watched: agent::never,
     transcript_line_ends_dialog: agent::never,
     reply_in_transcript: None,
+    prompt_ready: None,
     plugin_root: None,
     why_not: agent::no_more_to_say,
 };
@@ -55,6 +56,7 @@ pub const HERMES: Description = Description {
     transcript_watched: agent::never,
     transcript_line_ends_dialog: agent::never,
     reply_in_transcript: None,
+    prompt_ready: None,
     plugin_root: None,
     why_not: |_| "Hermes takes its answer only at its terminal prompt",
 };
