@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, oneShotIsSilent, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, oneShotIsSilent, shellModeNeverTyped, startLive } from "./harness.js";
 import { claudeEnv, startClaude } from "./claude.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 import { takesRequest } from "../support/request.js";
@@ -154,6 +154,10 @@ test("a reply ending with a question is listed, never rung, and closes with the 
 test("a reply answered from afar is typed into Claude Code's prompt, and Claude Code's own hook closes it; one it would run as a command is never typed", { skip }, async () => {
   figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
   await commandNeverTyped(live, term, model);
+});
+
+test("a reply answered from afar while Claude Code's prompt is in its shell mode is refused, and nothing of it runs", { skip }, async () => {
+  await shellModeNeverTyped(live, term, model, { on: "!", shown: /! for shell mode/, off: "BSpace" });
 });
 
 // ---- decisions and choices from afar, through Claude Code's PermissionRequest hook

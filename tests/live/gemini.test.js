@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
+import { newTask, ROOT } from "../worker/helpers.js";
 import { startGeminiMock } from "./mock-gemini.js";
 import { GEMINI, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, shellModeNeverTyped, startLive } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -156,29 +156,7 @@ test("a run for one prompt (`gemini -p`) reports nothing and prints nothing of o
 });
 
 test("a reply answered from afar while Gemini CLI's prompt is in its shell mode is refused, and nothing of it runs", { skip }, async () => {
-  model.next({ text: "The build is green. Shall I deploy it?" });
-  await term.type("check the build");
-  const [q] = await listUntil((l) => l.length === 1 && l[0].kind === "reply");
-  term.key("!"); // the person turns the shell mode on, and walks away
-  await term.waitFor(/shell mode enabled/);
-  // No command prefix of its own: as a message it would be harmless.
-  const file = join(cwd, "deployed");
-  const r = await call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: { text: `touch ${file}` } });
-  assert.equal(r.status, 201, r.text);
-  let row;
-  assert.ok(await waitFor(async () => {
-    row = await w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(r.body.answer_id).first();
-    return row?.state === "failed";
-  }, 10_000), JSON.stringify(row));
-  assert.match(row.reason, /shell mode/);
-  await sleep(1500);
-  assert.equal(existsSync(file), false, "nothing ran");
-  assert.doesNotMatch(term.screen(), /touch/, "not one key of it reached the prompt");
-  term.key("Escape"); // the shell mode off again
-  await term.waitFor(/Type your message/);
-  model.next({ text: "Not deploying, then." });
-  await term.type("not yet");
-  await listUntil((l) => l.length === 0);
+  await shellModeNeverTyped(live, term, model, { on: "!", shown: /shell mode enabled/, off: "Escape" });
 });
 
 test("/quit closes what is open", { skip }, async () => {

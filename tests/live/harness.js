@@ -156,6 +156,39 @@ export async function commandNeverTyped(live, term, model) {
 
 
 /**
+ * A reply answered from afar while the agent's prompt is in its shell mode,
+ * with the real agent in `term`: the person turns the mode on (`on`, a key)
+ * and walks away; an answer with no command prefix of its own, which as a
+ * message would be harmless, is refused by the relay, which reads the
+ * prompt first, and not one key of it is typed, so it never runs. The mode
+ * off again (`off`), the agent's next prompt closes the question.
+ */
+export async function shellModeNeverTyped(live, term, model, { on, shown, off }) {
+  model.next({ text: "The build is green. Shall I deploy it?" });
+  await term.type("check the build");
+  const [q] = await live.listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);
+  term.key(on);
+  await term.waitFor(shown);
+  const file = join(live.cwd, "deployed-by-an-answer");
+  const r = await call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { text: `touch ${file}` } });
+  assert.equal(r.status, 201, r.text);
+  let row;
+  assert.ok(await waitFor(async () => {
+    row = await live.w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(r.body.answer_id).first();
+    return row?.state === "failed";
+  }, 10_000), JSON.stringify(row));
+  assert.match(row.reason, /shell mode/);
+  await sleep(1500);
+  assert.equal(existsSync(file), false, "nothing ran");
+  assert.doesNotMatch(term.screen(), /deployed-by-an-answer/, "not one key of it reached the prompt");
+  term.key(off);
+  await sleep(500);
+  model.next({ text: "Not deploying, then." });
+  await term.type("not yet");
+  await live.listUntil((l) => l.length === 0, 20_000);
+}
+
+/**
  * A run for one prompt and no person (`claude -p`, `codex exec`, `opencode
  * run`, `hermes chat -q`), whose reply ends with a question: it runs our
  * hooks (a fresh record folder gains the event), reports nothing (no
