@@ -3,7 +3,8 @@
 
 It reports through the real reporter as Claude Code's hooks would: its turn
 ends with a question (a Stop whose reply ends with "?"), which opens a reply
-question. Then it reads its terminal raw and records every batch of
+question, and it draws Claude Code's empty prompt (the sign between two
+rules), which the relay reads before it types. Then it reads its terminal raw and records every batch of
 keystrokes with its time in keys.jsonl. On Enter, the person has answered:
 its next hook (UserPromptSubmit) closes the question, and it exits.
 
@@ -28,11 +29,18 @@ def hook(event):
     subprocess.run([os.environ["REPORTER"], "--cli", "claude-code"], input=json.dumps(event).encode(), check=False)
 
 
+def draw_empty_prompt():
+    rule = "\u2500" * 40
+    sys.stdout.write(f"\r\n{rule}\r\n\u276f \r\n{rule}\r\n")
+    sys.stdout.flush()
+
+
 fd = sys.stdin.fileno()
 saved = termios.tcgetattr(fd)
 tty.setraw(fd)
 hook({"hook_event_name": "Stop", "stop_hook_active": False,
       "last_assistant_message": os.environ.get("AGENT_ASKS", "The tests pass. Shall I also update the docs?")})
+draw_empty_prompt()
 open(os.path.join(folder, "opened"), "w").close()
 if os.environ.get("AGENT_EXIT_AFTER_OPEN"):
     termios.tcsetattr(fd, termios.TCSADRAIN, saved)
@@ -58,6 +66,7 @@ with open(os.path.join(folder, "keys.jsonl"), "a") as log:
             line = b""
             hook({"hook_event_name": "Stop", "stop_hook_active": False,
                   "last_assistant_message": f"Round {asked} done. Shall I go on?"})
+            draw_empty_prompt()
             continue
         line += chunk
 termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -285,16 +285,17 @@ impl Relay {
                     Err(why) => Err(why),
                 }
             }
-            (AnswerBody::Text { text }, _) => {
-                may_type(&self.dir, &self.task, answer).and_then(|pane| {
-                    let line = needs_you_core::answer::check(text).map_err(str::to_owned)?;
+            // The answer's own words first, then where it would land.
+            (AnswerBody::Text { text }, _) => needs_you_core::answer::check(text)
+                .map_err(str::to_owned)
+                .and_then(|line| {
+                    let pane = may_type(&self.dir, &self.task, answer)?;
                     terminal::type_line(&pane, &line, || still_open(&self.dir, answer)).map(|()| {
                         FromRelay::Typed {
                             answer_id: answer_id.clone(),
                         }
                     })
-                })
-            }
+                }),
             (_, Some(digest)) => match may_hand(&self.dir, answer, digest) {
                 Err(refusal) => {
                     return FromRelay::Failed {
