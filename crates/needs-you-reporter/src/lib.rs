@@ -26,6 +26,7 @@
 //! * `procfs`: what Linux's `/proc` tells of a process.
 //! * `watch`: a dialog's transcript, watched for an end that fires no hook.
 //! * `transcript_reply`: a round's reply read from its transcript, where its event garbles it.
+//! * `transcript_tail`: the end of a transcript, searched from its last line back.
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
 //! * `plan`: the plan of a Claude Code plan approval, from its transcript.
 //! * `answered_there`: a waiting hook's dialog answered in its terminal, from its transcript.
@@ -69,6 +70,7 @@ pub mod socket;
 pub mod state;
 pub mod terminal;
 mod transcript_reply;
+mod transcript_tail;
 mod watch;
 
 /// One line on stderr, prefixed with the program's name. Never fails: in the

@@ -4,18 +4,15 @@
 //! words and with the plan only when both are found; any failure leaves the
 //! words alone.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use needs_you_core::classify::{plan_text, transcript_plan_file, PLAN_TOOL};
 use needs_you_core::Cli;
 use serde_json::Value;
 
-/// How much of the transcript's end is searched for the plan file's name:
-/// Claude Code repeats it at every turn in plan mode.
-const TRANSCRIPT_TAIL: u64 = 1024 * 1024;
+use crate::transcript_tail::{last_found, open_plain};
+
 /// The most of a plan that is read; the report keeps less.
 const MAX_PLAN_BYTES: u64 = 16 * 1024;
 
@@ -45,30 +42,9 @@ pub fn with_plan(cli: Cli, event: &Value, text: String) -> String {
 /// (`<config>/projects/<project>/<session>.jsonl`, `<config>/plans/`).
 fn plan_file(transcript: &Path) -> Option<PathBuf> {
     let config = transcript.ancestors().nth(3)?;
-    let mut f = open_plain(transcript)?;
-    let len = f.metadata().ok()?.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(TRANSCRIPT_TAIL)))
-        .ok()?;
-    let mut buf = Vec::new();
-    f.take(TRANSCRIPT_TAIL).read_to_end(&mut buf).ok()?;
-    let named = String::from_utf8_lossy(&buf)
-        .lines()
-        .rev()
-        .find_map(transcript_plan_file)?;
+    let named = last_found(transcript, transcript_plan_file)?;
     let path = PathBuf::from(named);
     (path.parent()? == config.join("plans")).then_some(path)
-}
-
-/// Opens a regular file to read, never through a symbolic link and never
-/// waiting on it: a FIFO under a plan's name would otherwise hold the hook
-/// (and so the agent) until someone wrote to it.
-fn open_plain(path: &Path) -> Option<File> {
-    let f = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .ok()?;
-    f.metadata().ok()?.is_file().then_some(f)
 }
 
 /// At most `max` bytes of it, cut at the last whole character.
