@@ -68,39 +68,31 @@ pub fn plugin_hooks(cli: Cli) -> Value {
     v
 }
 
-/// Every file of both plugin folders, as (path in the repository, text).
+/// Every file of the plugin and extension folders, as (path in the
+/// repository, text).
 pub fn files() -> Vec<(String, String)> {
-    let manifest = |extra: Value| {
-        let mut m = json!({
-            "name": "needs-you",
-            "version": env!("CARGO_PKG_VERSION"),
-            "description": DESCRIPTION,
-            "author": {"name": "needs-you"},
-            "license": "MIT",
-        });
-        if let (Some(m), Value::Object(extra)) = (m.as_object_mut(), extra) {
-            m.extend(extra);
-        }
-        pretty(&m)
-    };
-    // Gemini CLI's manifest names its own few fields.
-    let gemini_manifest = pretty(&json!({
+    // Claude Code's and Codex's plugins share one manifest; Gemini CLI's
+    // names its own few fields.
+    let plugin = pretty(&json!({
+        "name": "needs-you",
+        "version": env!("CARGO_PKG_VERSION"),
+        "description": DESCRIPTION,
+        "author": {"name": "needs-you"},
+        "license": "MIT",
+    }));
+    let extension = pretty(&json!({
         "name": GEMINI_EXTENSION,
         "version": env!("CARGO_PKG_VERSION"),
         "description": DESCRIPTION,
     }));
     let mut out = Vec::new();
     for (cli, manifest_path, manifest) in [
-        (
-            Cli::ClaudeCode,
-            ".claude-plugin/plugin.json",
-            manifest(json!({})),
-        ),
-        (Cli::Codex, ".codex-plugin/plugin.json", manifest(json!({}))),
-        (Cli::Gemini, "gemini-extension.json", gemini_manifest),
+        (Cli::ClaudeCode, ".claude-plugin/plugin.json", &plugin),
+        (Cli::Codex, ".codex-plugin/plugin.json", &plugin),
+        (Cli::Gemini, "gemini-extension.json", &extension),
     ] {
         let dir = folder(cli);
-        out.push((format!("{dir}/{manifest_path}"), manifest));
+        out.push((format!("{dir}/{manifest_path}"), manifest.clone()));
         out.push((
             format!("{dir}/hooks/hooks.json"),
             pretty(&plugin_hooks(cli)),
