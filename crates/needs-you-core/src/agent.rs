@@ -26,10 +26,12 @@ pub struct Description {
     /// The hook events `report-prompt install` adds to its settings; none
     /// for a CLI that loads our plugin instead.
     pub hooks: &'static [HookSpec],
-    /// The timeout written for each of them but a waiting one, in the unit
-    /// its settings take (seconds; Gemini CLI's, milliseconds): our hooks
-    /// return in milliseconds.
-    pub hook_timeout: u64,
+    /// The timeout written for each of them but a waiting one, in seconds:
+    /// our hooks return in milliseconds.
+    pub hook_timeout_s: u64,
+    /// Whether its settings take a hook's timeout in milliseconds (Gemini
+    /// CLI's) rather than seconds.
+    pub timeouts_in_ms: bool,
     /// What one event means, and what its dialog could take from afar.
     pub classify: fn(&Value) -> (Decision, Option<Takeable>),
     /// Whether a dialog that the event opens can end without a hook, so
@@ -55,8 +57,7 @@ pub struct Description {
     pub why_not: fn(Kind) -> &'static str,
 }
 
-/// [`Description::hook_timeout`] for a CLI with no rule of its own, in
-/// seconds.
+/// [`Description::hook_timeout_s`] for a CLI with no rule of its own.
 pub const HOOK_TIMEOUT_S: u64 = 10;
 
 /// A round-end event whose copy of the reply cannot be trusted, and how its

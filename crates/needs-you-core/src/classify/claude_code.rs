@@ -22,7 +22,8 @@ pub const DESCRIPTION: Description = Description {
     programs: &["claude", "claude.exe"],
     one_shot: |own| own.iter().any(|a| matches!(*a, "-p" | "--print")),
     hooks: HOOKS,
-    hook_timeout: agent::HOOK_TIMEOUT_S,
+    hook_timeout_s: agent::HOOK_TIMEOUT_S,
+    timeouts_in_ms: false,
     classify: |event| (classify(event), takeable(event)),
     // A denial or Esc fires no hook: every dialog's transcript is watched.
     transcript_watched: |_| true,

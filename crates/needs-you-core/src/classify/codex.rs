@@ -21,7 +21,8 @@ pub const DESCRIPTION: Description = Description {
     hooks: HOOKS,
     // Codex clamps `SessionEnd` and `Interrupt` hooks to 3 s, and warns of
     // every longer one.
-    hook_timeout: 3,
+    hook_timeout_s: 3,
+    timeouts_in_ms: false,
     classify: |event| (classify(event), None),
     transcript_watched: is_subagent,
     transcript_line_ends_dialog,

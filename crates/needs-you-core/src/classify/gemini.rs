@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::{
     close, command_with_description, dialog, hook, ignore, round_end, str_field, Decision, HookSpec,
 };
-use crate::agent::{Description, ReplyInTranscript};
+use crate::agent::{self, Description, ReplyInTranscript};
 use crate::report::{CloseReason, Kind};
 
 /// The tool the model asks the person with.
@@ -36,8 +36,8 @@ pub const DESCRIPTION: Description = Description {
             .any(|a| matches!(*a, "-p" | "--prompt") || a.starts_with("--prompt="))
     },
     hooks: HOOKS,
-    // Its hooks' timeouts are in milliseconds.
-    hook_timeout: 10_000,
+    hook_timeout_s: agent::HOOK_TIMEOUT_S,
+    timeouts_in_ms: true,
     classify: |event| (classify(event), None),
     transcript_watched: |_| true,
     transcript_line_ends_dialog,

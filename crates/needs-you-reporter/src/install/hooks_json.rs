@@ -200,10 +200,15 @@ pub fn add_for(
     let mut changes = Vec::new();
     for spec in specs {
         let wanted = command_for(runs, cli, state_dir, spec.guarded);
-        let timeout = if spec.waits {
+        let seconds = if spec.waits {
             WAITING_TIMEOUT_S
         } else {
-            cli.describe().hook_timeout
+            cli.describe().hook_timeout_s
+        };
+        let timeout = if cli.describe().timeouts_in_ms {
+            seconds * 1000
+        } else {
+            seconds
         };
         let groups = hooks
             .entry(spec.event)
