@@ -16,6 +16,7 @@ mod copilot;
 mod elicitation;
 mod gemini;
 pub mod normalized;
+mod opencode_prompt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -40,7 +40,7 @@ pub const OPENCODE: Description = Description {
     transcript_watched: agent::never,
     transcript_line_ends_dialog: agent::never,
     reply_in_transcript: None,
-    prompt_ready: None,
+    prompt_ready: Some(super::opencode_prompt::prompt_ready),
     plugin_root: None,
     why_not: agent::no_more_to_say,
 };
