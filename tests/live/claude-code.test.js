@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { call, newTask, ROOT, sleep, startSink, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, oneShotIsSilent, shellModeNeverTyped, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, oneShotIsSilent, busyPromptNeverTyped, startLive } from "./harness.js";
 import { claudeEnv, startClaude } from "./claude.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 import { takesRequest } from "../support/request.js";
@@ -157,7 +157,7 @@ test("a reply answered from afar is typed into Claude Code's prompt, and Claude 
 });
 
 test("a reply answered from afar while Claude Code's prompt is in its shell mode is refused, and nothing of it runs", { skip }, async () => {
-  await shellModeNeverTyped(live, term, model, { on: "!", shown: /! for shell mode/, off: "BSpace" });
+  await busyPromptNeverTyped(live, term, model, { on: "!", shown: /! for shell mode/, off: "BSpace" });
 });
 
 // ---- decisions and choices from afar, through Claude Code's PermissionRequest hook

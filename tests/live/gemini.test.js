@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { newTask, ROOT } from "../worker/helpers.js";
 import { startGeminiMock } from "./mock-gemini.js";
 import { GEMINI, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, shellModeNeverTyped, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, busyPromptNeverTyped, startLive } from "./harness.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -156,7 +156,7 @@ test("a run for one prompt (`gemini -p`) reports nothing and prints nothing of o
 });
 
 test("a reply answered from afar while Gemini CLI's prompt is in its shell mode is refused, and nothing of it runs", { skip }, async () => {
-  await shellModeNeverTyped(live, term, model, { on: "!", shown: /shell mode enabled/, off: "Escape" });
+  await busyPromptNeverTyped(live, term, model, { on: "!", shown: /shell mode enabled/, off: "Escape" });
 });
 
 test("/quit closes what is open", { skip }, async () => {

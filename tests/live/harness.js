@@ -156,14 +156,16 @@ export async function commandNeverTyped(live, term, model) {
 
 
 /**
- * A reply answered from afar while the agent's prompt is in its shell mode,
- * with the real agent in `term`: the person turns the mode on (`on`, a key)
- * and walks away; an answer with no command prefix of its own, which as a
- * message would be harmless, is refused by the relay, which reads the
- * prompt first, and not one key of it is typed, so it never runs. The mode
- * off again (`off`), the agent's next prompt closes the question.
+ * A reply answered from afar while the agent's prompt is not empty in its
+ * ordinary mode, with the real agent in `term`: the person turns its shell
+ * mode on, or starts a draft (`on`, a key; `shown`, what the screen then
+ * shows) and walks away; an answer with no command prefix of its own, which
+ * as a message would be harmless, is refused by the relay, which reads the
+ * prompt first, and not one key of it is typed, so it never runs nor joins
+ * the draft. The prompt back as it was (`off`), the agent's next prompt
+ * closes the question.
  */
-export async function shellModeNeverTyped(live, term, model, { on, shown, off }) {
+export async function busyPromptNeverTyped(live, term, model, { on, shown, off }) {
   model.next({ text: "The build is green. Shall I deploy it?" });
   await term.type("check the build");
   const [q] = await live.listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);

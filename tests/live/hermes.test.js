@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { newTask, ROOT, sleep } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { HERMES, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, startLive } from "./harness.js";
+import { answerFromAfar, busyPromptNeverTyped, commandNeverTyped, inTmux, oneShotIsSilent, startLive } from "./harness.js";
 import { writeHermesHome } from "./hermes.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -93,6 +93,10 @@ test("Ctrl-C on a clarify closes it as interrupted, not answered", { skip }, asy
 test("a reply answered from afar is typed into Hermes's prompt, and the plugin closes it; one it would run as a command is never typed", { skip }, async () => {
   figures.answer_to_closed_ms = (await answerFromAfar(live, term, model)).ms;
   await commandNeverTyped(live, term, model);
+});
+
+test("a reply answered from afar while Hermes's prompt holds a draft is refused, and not one key of it joins the draft", { skip }, async () => {
+  await busyPromptNeverTyped(live, term, model, { on: "x", shown: /^❯ x\s*$/m, off: "BSpace" });
 });
 
 test("a reply ending with a question is listed; /quit closes it", { skip }, async () => {

@@ -10,7 +10,7 @@ import { takesRequest } from "../support/request.js";
 import { call, newTask, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startChatMock } from "./mock-chat.js";
 import { OPENCODE, has } from "./clis.js";
-import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, shellModeNeverTyped, startLive } from "./harness.js";
+import { answerFromAfar, commandNeverTyped, inTmux, oneShotIsSilent, busyPromptNeverTyped, startLive } from "./harness.js";
 import { writeOpencodeConfig } from "./opencode.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
@@ -116,7 +116,7 @@ test("a reply answered from afar is typed into OpenCode's prompt, and the plugin
 });
 
 test("a reply answered from afar while OpenCode's prompt is in its shell mode is refused, and nothing of it runs", { skip }, async () => {
-  await shellModeNeverTyped(live, term, model, { on: "!", shown: /exit shell mode/, off: "Escape" });
+  await busyPromptNeverTyped(live, term, model, { on: "!", shown: /exit shell mode/, off: "Escape" });
 });
 
 // ---- decisions and choices from afar, handed to OpenCode by our plugin

@@ -94,6 +94,22 @@ pub fn first_word<'a>(own: &[&'a str]) -> Option<&'a str> {
     own.iter().find(|a| !a.starts_with('-')).copied()
 }
 
+/// A description's [`Description::prompt_ready`] for a CLI that draws its
+/// input between two horizontal rules at the foot of the screen, `❯` alone
+/// when it is empty (Claude Code 2.1.332, Hermes 0.19.0). A draft follows the
+/// sign or takes more lines, a command list opened by `/` shows the `/`, and
+/// Claude Code's shell mode (`!` on an empty prompt, until Backspace) shows
+/// `!` in place of the sign.
+pub fn prompt_alone_between_rules(screen: &str) -> bool {
+    let is_rule = |l: &str| !l.trim().is_empty() && l.trim().chars().all(|c| c == '─');
+    let lines: Vec<&str> = screen.lines().collect();
+    let rules: Vec<usize> = (0..lines.len()).filter(|&i| is_rule(lines[i])).collect();
+    match rules[..] {
+        [.., above, below] => matches!(&lines[above + 1..below], [input] if input.trim() == "❯"),
+        _ => false,
+    }
+}
+
 impl Cli {
     /// What the project knows of this CLI. A copy, always inlined: a
     /// caller that reads only its words (the Worker's) leaves its
@@ -117,5 +133,36 @@ impl Cli {
             .iter()
             .copied()
             .find(|c| c.describe().programs.contains(&name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prompt_alone_between_rules as ready;
+
+    /// Screens of the real Hermes 0.19.0 in a 160x45 tmux pane, as
+    /// `tmux capture-pane -p` gives them.
+    fn hermes(name: &str) -> String {
+        let path = format!(
+            "{}/tests/fixtures/hermes.screen.{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn the_sign_alone_between_the_last_two_rules_is_an_empty_prompt() {
+        assert!(ready(&hermes("ready")));
+        assert!(ready("reply\n────\n❯ \n────\n  ? for shortcuts\n"));
+    }
+
+    #[test]
+    fn a_draft_a_second_line_a_command_list_or_the_shell_mode_is_not() {
+        for name in ["draft", "multiline", "slash"] {
+            assert!(!ready(&hermes(name)), "{name}");
+        }
+        assert!(!ready("────\n! \n────\n  ! for shell mode\n"));
+        assert!(!ready("no rules on this screen\n❯\n"));
+        assert!(!ready("────\n❯\n"));
     }
 }

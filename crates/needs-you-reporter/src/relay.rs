@@ -157,25 +157,40 @@ fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<PaneRecord
         .ok_or_else(|| "this machine has no record of that question's terminal".into())
 }
 
+/// How long a reply's prompt may take to come back: the question opens at
+/// the hook of the turn's end, a moment before some CLIs draw their idle
+/// prompt again (Hermes shows its busy one, where Enter interrupts, until its
+/// turn has wound down).
+const PROMPT_SETTLES: Duration = Duration::from_secs(3);
+/// How often the screen is read again meanwhile.
+const PROMPT_POLL: Duration = Duration::from_millis(100);
+
 /// Why this answer may not be typed, or the pane to type it into: besides
 /// the pane's own checks, the prompt must be empty in its ordinary mode
-/// where the CLI says how its screen shows that.
+/// where the CLI says how its screen shows that, within [`PROMPT_SETTLES`].
+/// Every check is made again at each reading, since time passes between them.
 fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
     let record = recorded_pane(dir, task, &a.session)?;
-    still_open(dir, a)?;
-    terminal::check(&record.pane)?;
-    if let Some(cli) = record.cli {
-        if let Some(ready) = cli.describe().prompt_ready {
-            let screen = terminal::capture(&record.pane)?;
-            if !ready(&screen.to_plain()) {
-                return Err(format!(
-                    "{}'s prompt holds a half-typed line or is in its shell mode: a typed answer would join it or run as a command; answer in the terminal",
-                    cli.describe().name
-                ));
-            }
+    let since = Instant::now();
+    loop {
+        still_open(dir, a)?;
+        terminal::check(&record.pane)?;
+        let Some((name, ready)) = record
+            .cli
+            .and_then(|cli| Some((cli.describe().name, cli.describe().prompt_ready?)))
+        else {
+            return Ok(record.pane);
+        };
+        if ready(&terminal::capture(&record.pane)?.to_plain()) {
+            return Ok(record.pane);
         }
+        if since.elapsed() >= PROMPT_SETTLES {
+            return Err(format!(
+                "{name}'s prompt holds a half-typed line or is in its shell mode: a typed answer would join it or run as a command; answer in the terminal"
+            ));
+        }
+        std::thread::sleep(PROMPT_POLL);
     }
-    Ok(record.pane)
 }
 
 /// Whether the machine's person ruled screens out (`NEEDS_YOU_NO_SCREEN`,

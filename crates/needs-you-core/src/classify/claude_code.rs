@@ -29,7 +29,7 @@ pub const DESCRIPTION: Description = Description {
     transcript_watched: |_| true,
     transcript_line_ends_dialog,
     reply_in_transcript: None,
-    prompt_ready: Some(prompt_ready),
+    prompt_ready: Some(agent::prompt_alone_between_rules),
     plugin_root: Some("$CLAUDE_PLUGIN_ROOT"),
     why_not: |kind| {
         match kind {
@@ -461,20 +461,6 @@ pub fn transcript_tool_events(line: &str) -> Vec<ToolEvent> {
 /// A subagent's entries are marked as sidechain ones.
 fn is_subagent_entry(entry: &Value) -> bool {
     entry.get("isSidechain").and_then(Value::as_bool) == Some(true)
-}
-
-/// Whether Claude Code's screen shows its prompt empty in its ordinary mode
-/// (seen with 2.1.332): between the last two horizontal rules stands the
-/// input, `❯` alone when empty; a draft follows the sign, and the shell mode
-/// (`!` on an empty prompt, until Backspace) shows `!` instead.
-pub fn prompt_ready(screen: &str) -> bool {
-    let is_rule = |l: &str| !l.trim().is_empty() && l.trim().chars().all(|c| c == '─');
-    let lines: Vec<&str> = screen.lines().collect();
-    let rules: Vec<usize> = (0..lines.len()).filter(|&i| is_rule(lines[i])).collect();
-    match rules[..] {
-        [.., above, below] => matches!(&lines[above + 1..below], [input] if input.trim() == "❯"),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

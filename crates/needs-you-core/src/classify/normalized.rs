@@ -58,7 +58,7 @@ pub const HERMES: Description = Description {
     transcript_watched: agent::never,
     transcript_line_ends_dialog: agent::never,
     reply_in_transcript: None,
-    prompt_ready: None,
+    prompt_ready: Some(agent::prompt_alone_between_rules),
     plugin_root: None,
     why_not: |_| "Hermes takes its answer only at its terminal prompt",
 };
