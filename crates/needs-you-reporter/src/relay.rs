@@ -159,8 +159,8 @@ fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<PaneRecord
 
 /// How long a reply's prompt may take to come back: the question opens at
 /// the hook of the turn's end, a moment before some CLIs draw their idle
-/// prompt again (Hermes shows its busy one, where Enter interrupts, until its
-/// turn has wound down).
+/// prompt again (Hermes shows its busy one, whose hint says a message then
+/// interrupts, until its turn has wound down).
 const PROMPT_SETTLES: Duration = Duration::from_secs(3);
 /// How often the screen is read again meanwhile.
 const PROMPT_POLL: Duration = Duration::from_millis(100);
