@@ -140,14 +140,10 @@ impl Cli {
 mod tests {
     use super::prompt_alone_between_rules as ready;
 
-    /// Screens of the real Hermes 0.19.0 in a 160x45 tmux pane, as
-    /// `tmux capture-pane -p` gives them.
+    /// A screen of the real Hermes 0.19.0 in a 160x45 tmux pane, as
+    /// `tmux capture-pane -p` gives it.
     fn hermes(name: &str) -> String {
-        let path = format!(
-            "{}/tests/fixtures/hermes.screen.{name}.txt",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        crate::fixture(&format!("hermes.screen.{name}.txt"))
     }
 
     #[test]

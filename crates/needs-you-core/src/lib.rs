@@ -56,3 +56,11 @@ pub use report::{
     truncate_bytes, truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError,
     Terminal, TerminalKind,
 };
+
+/// A file of `tests/fixtures` (screens and payloads of the real CLIs), for
+/// the unit tests that read one.
+#[cfg(test)]
+pub(crate) fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}

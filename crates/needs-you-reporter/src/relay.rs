@@ -171,14 +171,15 @@ const PROMPT_POLL: Duration = Duration::from_millis(100);
 /// Every check is made again at each reading, since time passes between them.
 fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
     let record = recorded_pane(dir, task, &a.session)?;
+    let prompt = record
+        .cli
+        .map(Cli::describe)
+        .and_then(|d| Some((d.name, d.prompt_ready?)));
     let since = Instant::now();
     loop {
         still_open(dir, a)?;
         terminal::check(&record.pane)?;
-        let Some((name, ready)) = record
-            .cli
-            .and_then(|cli| Some((cli.describe().name, cli.describe().prompt_ready?)))
-        else {
+        let Some((name, ready)) = prompt else {
             return Ok(record.pane);
         };
         if ready(&terminal::capture(&record.pane)?.to_plain()) {
@@ -186,7 +187,7 @@ fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
         }
         if since.elapsed() >= PROMPT_SETTLES {
             return Err(format!(
-                "{name}'s prompt holds a half-typed line or is in its shell mode: a typed answer would join it or run as a command; answer in the terminal"
+                "{name}'s prompt is not empty and at rest: a half-typed line would join the answer, its shell mode would run it as a command, and a turn still winding down would take it as an interruption; answer in the terminal"
             ));
         }
         std::thread::sleep(PROMPT_POLL);

@@ -51,14 +51,10 @@ pub fn prompt_ready(screen: &str) -> bool {
 mod tests {
     use super::prompt_ready;
 
-    /// Screens of the real OpenCode 1.18.33 in a 160x45 tmux pane, as
-    /// `tmux capture-pane -p` gives them.
+    /// A screen of the real OpenCode 1.18.33 in a 160x45 tmux pane, as
+    /// `tmux capture-pane -p` gives it.
     fn screen(name: &str) -> String {
-        let path = format!(
-            "{}/tests/fixtures/opencode.screen.{name}.txt",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        crate::fixture(&format!("opencode.screen.{name}.txt"))
     }
 
     #[test]
