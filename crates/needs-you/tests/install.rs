@@ -359,3 +359,38 @@ fn the_installer_makes_a_state_directory_that_others_can_read_private() {
     let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o777);
 }
+
+/// A settings file can hold secrets (an MCP server's environment, a key): its
+/// backup and its replacement are never readable by more users than it was,
+/// whatever an earlier backup's mode, and a new settings file is the person's
+/// alone.
+#[test]
+fn every_installer_keeps_a_private_settings_file_private_backup_included() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for cli in ["claude-code", "codex", "gemini", "copilot"] {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("settings.json");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"db": {"env": {"DB_PASSWORD": "hunter2"}}}}"#,
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let backup = t.path().join("settings.json.needs-you.bak");
+        std::fs::write(&backup, "an earlier backup, open to all").unwrap();
+        std::fs::set_permissions(&backup, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_success(&install(&["install", "--cli", cli], &path));
+        assert!(
+            std::fs::read_to_string(&backup)
+                .unwrap()
+                .contains("hunter2"),
+            "{cli}"
+        );
+        assert_eq!(mode(&backup), 0o600, "{cli}: the backup");
+        assert_eq!(mode(&path), 0o600, "{cli}: the settings file");
+        let fresh = t.path().join("new/settings.json");
+        assert_success(&install(&["install", "--cli", cli], &fresh));
+        assert_eq!(mode(&fresh), 0o600, "{cli}: a new settings file");
+    }
+}

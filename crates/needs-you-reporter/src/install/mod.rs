@@ -7,6 +7,7 @@
 //! untouched with a clear error.
 
 mod enabled_list;
+pub mod files;
 pub mod gemini;
 pub mod hooks_json;
 pub mod marketplace;
@@ -21,6 +22,7 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::args::InstallOptions;
+pub use files::{write_with_backup, NewFile};
 pub use status::{status, Status};
 
 pub fn run(opts: &InstallOptions) -> i32 {
@@ -189,7 +191,13 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
         return Ok(());
     }
     let text = serde_json::to_string_pretty(&value).expect("JSON values serialize") + "\n";
-    write_with_backup(&path, original.as_deref(), &text)?;
+    // Codex's managed hooks are read by every user's Codex.
+    let new = if path == Path::new(CODEX_MANAGED_HOOKS) {
+        NewFile::Shared
+    } else {
+        NewFile::Private
+    };
+    write_with_backup(&path, original.as_deref(), &text, new)?;
     if opts.cli == Cli::Codex && !opts.uninstall && path != Path::new(CODEX_MANAGED_HOOKS) {
         println!("Codex runs hooks outside /etc/codex only after you trust them: open Codex and run /hooks.");
     }
@@ -228,39 +236,4 @@ pub fn read_json(path: &Path) -> Result<(Option<String>, Value), String> {
         )
     })?;
     Ok((Some(text), value))
-}
-
-/// Writes `text` to `path` through a temporary file and a rename, after
-/// copying the previous content to `<path>.needs-you.bak`. A symbolic link
-/// (a dotfiles manager's) is followed, so the file it points to is changed and
-/// the link stays a link.
-pub fn write_with_backup(path: &Path, original: Option<&str>, text: &str) -> Result<(), String> {
-    let linked = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = if linked {
-        fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
-    } else {
-        path.to_owned()
-    };
-    let path = target.as_path();
-    let fail = |what: &str, e: std::io::Error| format!("cannot {what} {}: {e}", path.display());
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| fail("create the folder of", e))?;
-    }
-    if let Some(original) = original {
-        let backup = backup_path(path);
-        fs::write(&backup, original).map_err(|e| fail("back up", e))?;
-        println!("backup: {}", backup.display());
-    }
-    let tmp = path.with_extension("needs-you.tmp");
-    fs::write(&tmp, text).map_err(|e| fail("write", e))?;
-    if let Ok(meta) = fs::metadata(path) {
-        let _ = fs::set_permissions(&tmp, meta.permissions());
-    }
-    fs::rename(&tmp, path).map_err(|e| fail("replace", e))
-}
-
-pub fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".needs-you.bak");
-    path.with_file_name(name)
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use needs_you_core::Cli;
 
-use super::{enabled_list, home, report_changes, write_with_backup};
+use super::{enabled_list, home, report_changes, write_with_backup, NewFile};
 use crate::args::InstallOptions;
 
 /// Each embedded file: its path in `plugins/` (here and in the repository), and its text.
@@ -79,7 +79,7 @@ fn apply_files(files: &[Planned], opts: &InstallOptions) -> Result<Vec<String>, 
             f.path.display()
         ));
         if !opts.dry_run {
-            write_with_backup(&f.path, current.as_deref(), &f.content)?;
+            write_with_backup(&f.path, current.as_deref(), &f.content, NewFile::Private)?;
         }
     }
     Ok(changes)
@@ -231,7 +231,7 @@ fn enable(config: &Path, opts: &InstallOptions) -> Result<Vec<String>, String> {
     };
     let verb = if opts.uninstall { "remove" } else { "add" };
     if !opts.dry_run {
-        write_with_backup(config, current.as_deref(), &updated)?;
+        write_with_backup(config, current.as_deref(), &updated, NewFile::Private)?;
     }
     Ok(vec![format!(
         "{verb} {NAME} in plugins.enabled of {}",
