@@ -31,6 +31,9 @@ pub enum Rate {
     /// Messages on the live list's sockets, per credential: a page says
     /// only its presence.
     Live,
+    /// Tickets for the live list's socket, per credential: a page asks for
+    /// one each time it opens its socket.
+    Tickets,
 }
 
 impl Rate {
@@ -41,6 +44,7 @@ impl Rate {
             Rate::Screens => "SCREEN_RATE",
             Rate::Relay => "RELAY_RATE",
             Rate::Live => "LIVE_RATE",
+            Rate::Tickets => "TICKET_RATE",
         }
     }
 }
@@ -68,6 +72,9 @@ pub async fn within_rate(
                 }
                 Rate::Relay => "this task's relay sends faster than any relay needs: slow down",
                 Rate::Live => "this page says more than its presence: slow down",
+                Rate::Tickets => {
+                    "too many live-list tickets asked for by this credential in a minute: wait a moment"
+                }
             },
         )),
         // The limiter failing is no reason to refuse a person.

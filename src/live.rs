@@ -36,9 +36,12 @@ use crate::{listing, store};
 /// How long a ticket may wait to be spent: a page opens its socket at once.
 const TICKET_FOR_MS: f64 = 30_000.0;
 
-/// How many tickets of one owner may wait to be spent at once: a page asks
-/// for one per socket, and a few pages open at once.
-const MAX_TICKETS: usize = 16;
+/// How many tickets of one credential may wait to be spent at once: a page
+/// asks for one per socket and spends it at once. Counted per credential,
+/// never per owner, so that one device (whatever its rights) cannot use up
+/// what another's page needs; the owner's object holds at most this many
+/// per live device and owner token.
+const TICKETS_PER_CREDENTIAL: usize = 4;
 
 /// The tags a socket is accepted with: whether it sees Show terminal, and
 /// whose credential opened it ([`Reader::tag`]).
@@ -106,8 +109,8 @@ impl DurableObject for Live {
         match req.path().as_str() {
             "/ticket" => {
                 let holder = req.headers().get("x-holder")?.unwrap_or_default();
-                let owner_id = serde_json::from_str::<Holder>(&holder)?.owner_id;
-                if self.waiting_tickets(|_| false).await? >= MAX_TICKETS {
+                let Holder { owner_id, who, .. } = serde_json::from_str(&holder)?;
+                if self.waiting_tickets(|_| false, &who).await? >= TICKETS_PER_CREDENTIAL {
                     return Response::error("too many tickets", 429);
                 }
                 let ticket = new_token("lt_");
@@ -147,7 +150,7 @@ impl DurableObject for Live {
                 // A ticket asked for before the credential went is no good
                 // either.
                 self.state.storage().put(&gone_key(&tag), &true).await?;
-                self.waiting_tickets(|h| h.who == tag).await?;
+                self.waiting_tickets(|h| h.who == tag, &tag).await?;
                 let said = ToPage::SignedOut.to_frame();
                 for ws in self.state.get_websockets_with_tag(&tag) {
                     let _ = ws.send_with_str(&said);
@@ -239,10 +242,11 @@ impl DurableObject for Live {
 }
 
 impl Live {
-    /// How many tickets wait to be spent, after forgetting those that ran
-    /// out (a credential that asks for tickets and never spends them fills
-    /// nothing) and those `revoked` says are no longer good.
-    async fn waiting_tickets(&self, revoked: impl Fn(&Holder) -> bool) -> Result<usize> {
+    /// How many tickets of the credential `who` ([`Reader::tag`]) wait to
+    /// be spent, after forgetting every ticket that ran out (a credential
+    /// that asks for tickets and never spends them fills nothing) and those
+    /// `revoked` says are no longer good.
+    async fn waiting_tickets(&self, revoked: impl Fn(&Holder) -> bool, who: &str) -> Result<usize> {
         let storage = self.state.storage();
         let tickets = storage
             .list_with_options(worker::ListOptions::new().prefix("t:"))
@@ -251,13 +255,16 @@ impl Live {
         let mut spent = Vec::new();
         let mut waiting = 0;
         tickets.for_each(&mut |value, key| {
-            let good = value
+            let holder = value
                 .as_string()
-                .and_then(|v| serde_json::from_str::<Holder>(&v).ok())
-                .is_some_and(|h| h.until >= now && !revoked(&h));
+                .and_then(|v| serde_json::from_str::<Holder>(&v).ok());
+            let good = holder
+                .as_ref()
+                .is_some_and(|h| h.until >= now && !revoked(h));
             match key.as_string() {
                 Some(key) if !good => spent.push(key),
-                _ => waiting += 1,
+                _ if holder.is_some_and(|h| h.who == who) => waiting += 1,
+                _ => {}
             }
         });
         if !spent.is_empty() {
@@ -397,7 +404,7 @@ async fn call(env: &Env, owner_id: &str, path: &str, headers: &[(&str, &str)]) -
 /// A ticket for one socket with `person`'s rights over the list, good for
 /// [`TICKET_FOR_MS`]. It names the owner's object (its id, not the owner's)
 /// before a dot; the secret after it is kept only as a hash. `None`: too
-/// many of the owner's tickets wait to be spent.
+/// many of this credential's tickets wait to be spent.
 pub async fn ticket(env: &Env, person: &Person) -> Result<Option<String>> {
     let holder = Holder {
         owner_id: person.owner_id.clone(),

@@ -6,18 +6,20 @@ use serde_json::json;
 use worker::{Env, Request};
 
 use crate::json::{ok, websocket_upgrade, ApiError, ApiResult};
+use crate::limits::{self, Rate};
 use crate::{auth, live};
 
 /// `POST /v1/live`: `{ticket}`, good for one socket with the caller's
 /// rights over the list, for half a minute.
 pub async fn ticket(req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
+    limits::within_rate(env, Rate::Tickets, &person.credential_hash).await?;
     match live::ticket(env, &person).await? {
         Some(ticket) => ok(200, &json!({ "ticket": ticket })),
         None => Err(ApiError::new(
             429,
             "too_many_tickets",
-            "too many tickets wait to be spent: open a socket with one first",
+            "too many tickets of this credential wait to be spent: open a socket with one first",
         )),
     }
 }

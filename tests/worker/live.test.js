@@ -132,7 +132,7 @@ test("a ticket opens one socket, once; a made-up, spent or missing one is refuse
   first.webSocket.close();
 });
 
-test("tickets that are never spent stop at a bound (429)", async () => {
+test("tickets that are never spent stop at a bound per credential (429)", async () => {
   const owner = await newOwner(w);
   let status;
   let n = 0;
@@ -140,7 +140,46 @@ test("tickets that are never spent stop at a bound (429)", async () => {
     status = (await call(w, "POST", "/v1/live", { token: owner.token })).status;
     n++;
   } while (status === 200 && n < 100);
-  assert.deepEqual([status, n], [429, 17]);
+  assert.deepEqual([status, n], [429, 5]);
+});
+
+test("a device with no rights that asks for tickets as fast as it can keeps neither the owner nor another device from the live list", async () => {
+  const owner = await newOwner(w);
+  const greedy = await paired(owner, []);
+  const phone = await paired(owner, ["answer"]);
+  const statuses = await Promise.all(Array.from({ length: 60 }, () => call(w, "POST", "/v1/live", { token: greedy.token }).then((r) => r.status)));
+  assert.equal(statuses.filter((s) => s === 200).length, 4, JSON.stringify(statuses));
+  assert.ok(statuses.every((s) => s === 200 || s === 429), JSON.stringify(statuses));
+  for (const token of [owner.token, phone.token]) {
+    const s = await live(token);
+    assert.equal(s.got[0].type, "list", JSON.stringify(s.got[0]));
+    s.ws.close();
+  }
+});
+
+test("tickets are asked for at the credential's rate (429 rate_limited), whether or not they are spent; another credential's go on", async () => {
+  const { limit } = (await deployedRates()).TICKET_RATE;
+  const limited = await startWorker({}, { rates: await deployedRates() });
+  try {
+    const call2 = (method, path, opts) => call(limited, method, path, opts);
+    const owner = (await call2("POST", "/v1/owners", { token: ADMIN, body: { name: "Ana" } })).body;
+    const p = await call2("POST", "/v1/pairings", { token: owner.token, body: { rights: [] } });
+    const device = (await call2("POST", "/v1/devices", { body: { code: p.body.code, name: "greedy" } })).body;
+    // Each ticket spent at once: the bound on waiting ones never stops it.
+    for (let i = 0; i < limit; i++) {
+      const r = await call2("POST", "/v1/live", { token: device.token });
+      assert.equal(r.status, 200, `ticket ${i}: ${r.text}`);
+      const resp = await limited.mf.dispatchFetch(`${limited.url}/v1/live?ticket=${encodeURIComponent(r.body.ticket)}`, { headers: { upgrade: "websocket" } });
+      assert.equal(resp.status, 101);
+      resp.webSocket.accept();
+      resp.webSocket.close();
+    }
+    const refused = await call2("POST", "/v1/live", { token: device.token });
+    assert.deepEqual([refused.status, refused.body.error], [429, "rate_limited"], refused.text);
+    assert.equal((await call2("POST", "/v1/live", { token: owner.token })).status, 200, "the owner's own token is not limited by the device's rate");
+  } finally {
+    await limited.stop();
+  }
 });
 
 test("a device's socket has the device's rights: no Show terminal without that right", async () => {
