@@ -3,7 +3,8 @@
 // (GOOGLE_GEMINI_BASE_URL), with our hooks installed by the real
 // report-prompt, reporting to the Worker in Miniflare. Its settings turn
 // environment-variable redaction on, which drops our credential from the
-// hooks' environment unless the installer kept its name.
+// hooks' environment (and from the model's shell commands): the hooks read
+// it from Gemini CLI's own.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -53,7 +54,8 @@ before(async () => {
   settings(home, { trusted: cwd, redaction: true });
   execFileSync(REPORTER, ["install", "--cli", "gemini"], { env: { ...process.env, HOME: home } });
   const installed = JSON.parse(readFileSync(join(home, ".gemini", "settings.json"), "utf8"));
-  assert.deepEqual(installed.security.environmentVariableRedaction.allowed, ["NEEDS_YOU_TOKEN"]);
+  // Kept there, the credential would reach every command the model runs.
+  assert.equal(installed.security.environmentVariableRedaction.allowed, undefined);
   term = inTmux(`needs-you-live-gemini-${process.pid}`, cwd, {
     ...geminiEnv(),
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
@@ -106,6 +108,22 @@ test("a shell permission is listed with its command, and closes when allowed in 
   assert.equal(await reason(q.question_id), "tool_ran");
   await term.waitFor(/Made it\./);
   assert.ok(existsSync(file), "the command ran");
+});
+
+test("under variable redaction the hooks report, and a command the model runs never gets the task credential", { skip }, async () => {
+  const file = join(cwd, "environment-seen");
+  model.next(shell(`env > ${file}`));
+  model.next({ text: "Listed it." });
+  await term.type("show the environment");
+  await term.waitFor(DIALOG);
+  const [q] = await listUntil((l) => l.length === 1);
+  assert.equal(q.kind, "permission");
+  term.key("Enter"); // 1. Allow once
+  await listUntil((l) => l.length === 0);
+  await term.waitFor(/Listed it\./);
+  const seen = readFileSync(file, "utf8");
+  assert.match(seen, /^NEEDS_YOU_URL=/m, "the command ran with the agent's other variables");
+  assert.doesNotMatch(seen, /NEEDS_YOU_TOKEN|nyt_/);
 });
 
 test("a shell permission denied with Esc closes as interrupted (its transcript says so: no hook fires), and its command never runs", { skip }, async () => {
@@ -168,11 +186,11 @@ test("/quit closes what is open", { skip }, async () => {
   assert.equal(await reason(q.question_id), "session_end");
 });
 
-test("through our extension (`gemini extensions install`), in a folder the person did not trust (where Gemini CLI skips the hooks in settings): a shell permission is listed, and closes when allowed", { skip }, async () => {
+test("through our extension (`gemini extensions install`), under variable redaction, in a folder the person did not trust (where Gemini CLI skips the hooks in settings): a shell permission is listed, and closes when allowed", { skip }, async () => {
   const at = join(home, "extension-home");
   const folder = join(at, "not-trusted");
   mkdirSync(folder, { recursive: true });
-  settings(at, { redaction: false });
+  settings(at, { redaction: true });
   // It asks whether to trust the extension's source, and trusts the folder
   // it was run in too: a folder beside the one the agent runs in.
   const from = join(home, "installed-from");

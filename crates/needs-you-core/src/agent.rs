@@ -48,6 +48,12 @@ pub struct Description {
     /// it as a command. Checked before a reply is typed; `None` where the
     /// screen is not read for it.
     pub prompt_ready: Option<fn(&str) -> bool>,
+    /// Whether it may start its hooks without the variables whose names look
+    /// like secrets, the task credential's among them (Gemini CLI with its
+    /// `security.environmentVariableRedaction` on): the hook then reads the
+    /// credential from the agent process's own environment, so that no
+    /// setting has to hand it to the model's commands as well.
+    pub hooks_lose_credential: bool,
     /// How a hook of our plugin for it (an extension, for Gemini CLI) names
     /// the plugin's folder, which the CLI sets or substitutes when it runs
     /// the hook; `None` where we ship no such plugin.

@@ -199,9 +199,11 @@ fn plugin_update(cli: Cli) -> &'static str {
 }
 
 /// Gemini CLI drops our credential from its hooks' environment under its
-/// variable redaction unless the name is kept: `install --cli gemini` keeps
-/// it, the extension cannot (it writes no settings).
+/// variable redaction; the hooks read it from Gemini CLI's own where the
+/// system shows it, and keeping its name in the redaction's list would hand
+/// it to the model's commands as well.
 fn check_gemini_redaction(r: &mut Checklist) {
+    use install::gemini::{credential_redacted, credential_widened, WIDENS};
     if !install::status(Cli::Gemini).reports() {
         return;
     }
@@ -209,18 +211,32 @@ fn check_gemini_redaction(r: &mut Checklist) {
     let Ok((_, settings)) = install::read_json(&path) else {
         return;
     };
-    if install::gemini::credential_redacted(&settings) {
-        r.bad(
-            &format!(
-                "gemini: {} turns environmentVariableRedaction on, which drops {} from its hooks: nothing reports",
-                path.display(),
-                send::TOKEN_VAR
-            ),
-            &format!(
-                "add \"{}\" to security.environmentVariableRedaction.allowed there",
-                send::TOKEN_VAR
-            ),
-        );
+    let (var, readable) = (send::TOKEN_VAR, crate::parent::agent_env_readable());
+    let kept = "security.environmentVariableRedaction.allowed";
+    if credential_widened(&settings) {
+        let what = format!("gemini: {} keeps {var} in {kept}, {WIDENS}", path.display());
+        if readable {
+            r.bad(
+                &what,
+                &format!("take \"{var}\" out of it (or run `report-prompt install --cli gemini`): the hooks read it from Gemini CLI's own environment"),
+            );
+        } else {
+            r.note(&what);
+        }
+    } else if credential_redacted(&settings) {
+        if readable {
+            r.ok(&format!(
+                "gemini: variable redaction is on; the hooks read {var} from Gemini CLI's own environment, and the model's commands do not get it"
+            ));
+        } else {
+            r.bad(
+                &format!(
+                    "gemini: {} turns environmentVariableRedaction on, which drops {var} from its hooks, and this system does not show them Gemini CLI's own environment: nothing reports",
+                    path.display()
+                ),
+                &format!("turn the redaction off, or add \"{var}\" to {kept} there, {WIDENS}"),
+            );
+        }
     }
 }
 

@@ -46,8 +46,25 @@ fn read_event() -> Result<Value, String> {
 }
 
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
+    if cli.describe().hooks_lose_credential {
+        adopt_agent_credential();
+    }
     if let Err(msg) = decide_and_hand_off(cli, state_dir) {
         crate::say(msg);
+    }
+}
+
+/// Takes the task credential from the agent's own environment when the CLI
+/// handed its hooks one without it ([`needs_you_core::agent::Description::hooks_lose_credential`]),
+/// into this process's, which the sender and the relay it starts inherit.
+/// Naming the variable in the CLI's list of kept ones would hand it to the
+/// model's commands and servers too. Runs before any thread is started.
+fn adopt_agent_credential() {
+    if std::env::var_os(send::TOKEN_VAR).is_some_and(|v| !v.is_empty()) {
+        return;
+    }
+    if let Some(token) = parent::agent_env_var(send::TOKEN_VAR) {
+        std::env::set_var(send::TOKEN_VAR, token);
     }
 }
 
@@ -270,12 +287,7 @@ fn with_request(report: &mut Report, takeable: &Takeable) {
 /// ([`needs_you_core::classify::one_shot`]), read from its command line.
 fn one_shot_run(cli: Cli) -> bool {
     // The first ancestor that is no shell is the agent.
-    let args = parent::agent_command_line(|args| {
-        args.first().is_some_and(|a| {
-            let name = a.rsplit('/').next().unwrap_or(a);
-            !crate::terminal::foreground::SHELLS.contains(&name)
-        })
-    });
+    let args = parent::agent_command_line(|args| !args.is_empty() && !parent::is_shell(args));
     needs_you_core::classify::one_shot(cli, &args)
 }
 

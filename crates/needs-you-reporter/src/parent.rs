@@ -35,21 +35,47 @@ pub fn under_shared_codex_server() -> bool {
 /// ancestors [`LEVELS`] up (CLIs run hooks through `sh -c`; the plugins run
 /// us themselves) that `is_agent` says is it. Empty where none is.
 pub fn agent_command_line(is_agent: impl Fn(&[String]) -> bool) -> Vec<String> {
+    agent(is_agent).map(|(_, args)| args).unwrap_or_default()
+}
+
+/// The agent that runs this hook ([`agent_command_line`]): its pid and
+/// command line.
+fn agent(is_agent: impl Fn(&[String]) -> bool) -> Option<(u32, Vec<String>)> {
     let mut pid = std::process::id();
     for _ in 0..LEVELS {
-        let Some(parent) = procfs::stat(pid).map(|s| s.ppid) else {
-            break;
-        };
+        let parent = procfs::stat(pid)?.ppid;
         if parent <= 1 {
-            break;
+            return None;
         }
         let args = procfs::cmdline(parent);
         if is_agent(&args) {
-            return args;
+            return Some((parent, args));
         }
         pid = parent;
     }
-    Vec::new()
+    None
+}
+
+/// Whether a command line is a shell's: a CLI runs its hooks through one.
+pub fn is_shell(args: &[String]) -> bool {
+    args.first().is_some_and(|a| {
+        let name = a.rsplit('/').next().unwrap_or(a);
+        crate::terminal::foreground::SHELLS.contains(&name)
+    })
+}
+
+/// The value of `name` in the environment the agent that runs this hook was
+/// started with (the first ancestor that is no shell, running as this
+/// user), where the CLI handed its hooks a narrower one.
+pub fn agent_env_var(name: &str) -> Option<String> {
+    let (pid, _) = agent(|args| !args.is_empty() && !is_shell(args))?;
+    procfs::environ_var(pid, name).filter(|v| !v.is_empty())
+}
+
+/// Whether this system shows a process the environment its ancestors were
+/// started with ([`agent_env_var`]): Linux's `/proc` does.
+pub fn agent_env_readable() -> bool {
+    std::path::Path::new("/proc/self/environ").exists()
 }
 
 /// The shared server's command line, as Codex 0.171.0 starts it.

@@ -56,6 +56,23 @@ pub fn cmdline(pid: u32) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The value of `name` in the environment `pid` was started with, if that
+/// process runs as this user: a process of another user's is never read,
+/// even where this one could (as root).
+pub fn environ_var(pid: u32, name: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let own = fs::metadata(format!("/proc/{pid}")).ok()?.uid() == unsafe { libc::getuid() };
+    if !own {
+        return None;
+    }
+    let environ = fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{name}=");
+    environ
+        .split(|&c| c == 0)
+        .find_map(|entry| entry.strip_prefix(prefix.as_bytes()))
+        .map(|value| String::from_utf8_lossy(value).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +89,37 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_variable_is_read_from_the_environment_a_process_was_started_with() {
+        let child = std::process::Command::new("sleep")
+            .arg("5")
+            .env("NEEDS_YOU_PROCFS_TEST", "nyt_from-the-agent")
+            .spawn()
+            .unwrap();
+        let child = Guard(child);
+        // Right after the spawn the kernel may still be setting up the new
+        // program, whose environment then reads empty.
+        let mut value = None;
+        for _ in 0..100 {
+            value = environ_var(child.0.id(), "NEEDS_YOU_PROCFS_TEST");
+            if value.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(value.as_deref(), Some("nyt_from-the-agent"));
+        assert_eq!(environ_var(child.0.id(), "NEEDS_YOU_PROCFS_TES"), None);
+        assert_eq!(environ_var(child.0.id(), "NOT_THERE_AT_ALL"), None);
+    }
+
+    /// Kills the child when the test ends, however it ends.
+    struct Guard(std::process::Child);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
     #[test]
     fn our_own_process_is_known() {
         let me = stat(std::process::id()).unwrap();

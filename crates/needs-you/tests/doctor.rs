@@ -214,7 +214,8 @@ fn opencode_s_npm_package_and_a_plugin_file_together_are_refused_and_failed() {
 }
 
 #[test]
-fn gemini_s_extension_under_variable_redaction_is_failed_until_the_credential_s_name_is_kept() {
+fn gemini_s_extension_under_variable_redaction_reports_and_keeping_the_credential_s_name_is_failed()
+{
     let m = Machine::new();
     let gemini = m.home.join(".gemini");
     // The extension as `gemini extensions install` copies it, from our folder.
@@ -231,15 +232,16 @@ fn gemini_s_extension_under_variable_redaction_is_failed_until_the_credential_s_
     )
     .unwrap();
 
-    let dropped = m.doctor();
-    let text = String::from_utf8_lossy(&dropped.stdout);
-    assert_eq!(dropped.status.code(), Some(1), "{text}");
+    // The hooks read the credential from Gemini CLI's own environment.
+    let redacted = m.doctor();
+    let text = String::from_utf8_lossy(&redacted.stdout);
+    assert_eq!(redacted.status.code(), Some(0), "{text}");
     assert!(
         text.contains("gemini reports through the needs-you extension"),
         "{text}"
     );
     assert!(
-        text.contains("which drops NEEDS_YOU_TOKEN from its hooks: nothing reports"),
+        text.contains("the hooks read NEEDS_YOU_TOKEN from Gemini CLI's own environment, and the model's commands do not get it"),
         "{text}"
     );
 
@@ -248,8 +250,11 @@ fn gemini_s_extension_under_variable_redaction_is_failed_until_the_credential_s_
         r#"{"security": {"environmentVariableRedaction": {"enabled": true, "allowed": ["NEEDS_YOU_TOKEN"]}}}"#,
     )
     .unwrap();
-    let kept = m.doctor();
-    let text = String::from_utf8_lossy(&kept.stdout);
-    assert_eq!(kept.status.code(), Some(0), "{text}");
-    assert!(!text.contains("NEEDS_YOU_TOKEN"), "{text}");
+    let widened = m.doctor();
+    let text = String::from_utf8_lossy(&widened.stdout);
+    assert_eq!(widened.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("which hands the task credential to every shell command the model runs and every MCP server"),
+        "{text}"
+    );
 }

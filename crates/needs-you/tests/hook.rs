@@ -545,3 +545,60 @@ fn in_a_server_that_needs_you_run_follows_codex_s_own_approval_is_left_to_its_cl
     let got = sink.wait_for(2);
     assert!(got[1].body["text"].as_str().unwrap().contains("rm -rf out"));
 }
+
+/// An agent that starts its hooks without the variables named like secrets,
+/// as Gemini CLI does under its variable redaction: `python3` stands in for
+/// the agent (a process with the credential), which runs the hook through
+/// `sh -c` with an environment lacking it.
+fn under_a_redacting_agent(
+    cli: &str,
+    dir: &std::path::Path,
+    url: &str,
+    stdin: &str,
+) -> std::process::Output {
+    const AGENT: &str = r#"
+import os, subprocess, sys
+env = {k: v for k, v in os.environ.items() if k != "NEEDS_YOU_TOKEN"}
+run = subprocess.run(["sh", "-c", '"$0" --cli "$1" --state-dir "$2"', *sys.argv[1:]], env=env)
+sys.exit(run.returncode)
+"#;
+    let mut agent = std::process::Command::new("python3");
+    agent
+        .args(["-c", AGENT, BIN, cli, dir.to_str().unwrap()])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("NEEDS_YOU_URL", url)
+        .env("NEEDS_YOU_TOKEN", TOKEN);
+    feed(agent, stdin)
+}
+
+#[test]
+fn a_gemini_hook_without_the_credential_reports_with_the_agent_s_own_and_no_other_cli_s_does() {
+    let sink = Sink::start();
+    let (_t, dir) = state_dir();
+    let permission = json!({"session_id": "redacted", "cwd": "/w", "hook_event_name": "Notification",
+        "notification_type": "ToolPermission", "message": "Tool Confirm Shell Command requires execution",
+        "details": {"type": "exec", "title": "Confirm Shell Command", "command": "touch x", "rootCommand": "touch"}});
+    let out = under_a_redacting_agent("gemini", &dir, &sink.url, &permission.to_string());
+    assert_eq!(assert_quiet(&out), "");
+    let got = sink.wait_for(1);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].body["action"], "open");
+    assert_eq!(
+        got[0].header("authorization"),
+        Some(format!("Bearer {TOKEN}").as_str())
+    );
+
+    // A CLI that hands its hooks the agent's environment whole never has
+    // the credential looked for elsewhere: without it, nothing is sent.
+    let (_t2, other) = state_dir();
+    let out = under_a_redacting_agent(
+        "claude-code",
+        &other,
+        &sink.url,
+        &ask_user_question("plain"),
+    );
+    assert!(assert_quiet(&out).contains("NEEDS_YOU_TOKEN is not set"));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(sink.requests().len(), 1, "nothing more was sent");
+}

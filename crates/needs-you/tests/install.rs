@@ -394,3 +394,42 @@ fn every_installer_keeps_a_private_settings_file_private_backup_included() {
         assert_eq!(mode(&fresh), 0o600, "{cli}: a new settings file");
     }
 }
+
+/// Gemini CLI's redaction list also decides what its model's shell commands
+/// and MCP servers get: the installer never names the credential there, and
+/// takes back the name an earlier installer kept, leaving the person's own.
+#[test]
+fn gemini_install_keeps_the_credential_out_of_the_redaction_list() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("settings.json");
+    std::fs::write(
+        &path,
+        r#"{"security": {"environmentVariableRedaction": {"enabled": true, "allowed": ["MY_KEY", "NEEDS_YOU_TOKEN"]}}}"#,
+    )
+    .unwrap();
+    let out = install(&["install", "--cli", "gemini"], &path);
+    assert_success(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("stop keeping NEEDS_YOU_TOKEN"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v = read(&path);
+    assert_eq!(
+        v["security"]["environmentVariableRedaction"],
+        json!({"enabled": true, "allowed": ["MY_KEY"]})
+    );
+    assert!(v["hooks"]["Notification"].is_array(), "the hooks are in");
+
+    let fresh = t.path().join("fresh.json");
+    std::fs::write(
+        &fresh,
+        r#"{"security": {"environmentVariableRedaction": {"enabled": true}}}"#,
+    )
+    .unwrap();
+    assert_success(&install(&["install", "--cli", "gemini"], &fresh));
+    assert_eq!(
+        read(&fresh)["security"],
+        json!({"environmentVariableRedaction": {"enabled": true}})
+    );
+}

@@ -30,6 +30,7 @@ pub const DESCRIPTION: Description = Description {
     transcript_line_ends_dialog,
     reply_in_transcript: None,
     prompt_ready: Some(agent::prompt_alone_between_rules),
+    hooks_lose_credential: false,
     plugin_root: Some("$CLAUDE_PLUGIN_ROOT"),
     why_not: |kind| {
         match kind {

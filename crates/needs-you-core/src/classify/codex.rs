@@ -29,6 +29,7 @@ pub const DESCRIPTION: Description = Description {
     reply_in_transcript: None,
     // Codex sets Claude Code's variable for a plugin's hooks.
     prompt_ready: None,
+    hooks_lose_credential: false,
     plugin_root: Some("$CLAUDE_PLUGIN_ROOT"),
     why_not: |_| {
         "Codex was not started with `needs-you run`, which lets its approvals be answered from here"

@@ -34,6 +34,7 @@ pub const DESCRIPTION: Description = Description {
     transcript_line_ends_dialog,
     reply_in_transcript: None,
     prompt_ready: None,
+    hooks_lose_credential: false,
     plugin_root: None,
     why_not: |_| "Copilot takes its answer only in its terminal",
 };

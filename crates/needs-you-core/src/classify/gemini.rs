@@ -44,6 +44,8 @@ pub const DESCRIPTION: Description = Description {
     reply_in_transcript: Some(REPLY_IN_TRANSCRIPT),
     // Substituted in the extension's `hooks/hooks.json` as it is loaded.
     prompt_ready: Some(prompt_ready),
+    // Its variable redaction, when on, drops NEEDS_YOU_TOKEN from its hooks.
+    hooks_lose_credential: true,
     plugin_root: Some("${extensionPath}"),
     why_not: |_| "Gemini CLI takes its answer only in its terminal",
 };

@@ -41,6 +41,7 @@ pub const OPENCODE: Description = Description {
     transcript_line_ends_dialog: agent::never,
     reply_in_transcript: None,
     prompt_ready: Some(super::opencode_prompt::prompt_ready),
+    hooks_lose_credential: false,
     plugin_root: None,
     why_not: agent::no_more_to_say,
 };
@@ -59,6 +60,7 @@ pub const HERMES: Description = Description {
     transcript_line_ends_dialog: agent::never,
     reply_in_transcript: None,
     prompt_ready: Some(agent::prompt_alone_between_rules),
+    hooks_lose_credential: false,
     plugin_root: None,
     why_not: |_| "Hermes takes its answer only at its terminal prompt",
 };

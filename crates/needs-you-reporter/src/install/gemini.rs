@@ -1,27 +1,22 @@
-//! What Gemini CLI's settings need besides our hooks. With its
-//! `security.environmentVariableRedaction` on, it drops from its hooks'
-//! environment every variable whose name says `TOKEN`, ours too, and
-//! nothing would report; a name in `allowed` is kept. So the installer
-//! names our credential's variable there (its name only: the credential
-//! stays in the environment), and takes the name away on uninstall.
+//! What Gemini CLI's settings need besides our hooks: nothing, and one name
+//! taken back. With its `security.environmentVariableRedaction` on, Gemini
+//! CLI drops every variable whose name says `TOKEN` from its hooks'
+//! environment, ours too; the same settings decide what its model's shell
+//! commands and its MCP servers get, so naming ours in `allowed` would hand
+//! the task credential to every command the model runs. The hooks read it
+//! from Gemini CLI's own environment instead
+//! ([`crate::parent::agent_env_var`]), and the installer takes the name out
+//! of `allowed`, where earlier versions of it put it.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::send::TOKEN_VAR;
 
-/// Adds [`TOKEN_VAR`] to the kept variables; what changed, for the person.
-pub fn keep_credential(settings: &mut Value) -> Result<Vec<String>, String> {
-    let allowed = allowed_list(settings)?;
-    if allowed.iter().any(|v| v.as_str() == Some(TOKEN_VAR)) {
-        return Ok(Vec::new());
-    }
-    allowed.push(Value::String(TOKEN_VAR.into()));
-    Ok(vec![format!(
-        "keep {TOKEN_VAR} in the hooks' environment (security.environmentVariableRedaction.allowed)"
-    )])
-}
+/// What naming the credential in the kept variables does, for a person.
+pub const WIDENS: &str =
+    "which hands the task credential to every shell command the model runs and every MCP server";
 
-/// Takes [`TOKEN_VAR`] out of the kept variables.
+/// Takes [`TOKEN_VAR`] out of the kept variables; what changed, for the person.
 pub fn forget_credential(settings: &mut Value) -> Vec<String> {
     let Some(allowed) = settings
         .pointer_mut("/security/environmentVariableRedaction/allowed")
@@ -35,7 +30,8 @@ pub fn forget_credential(settings: &mut Value) -> Vec<String> {
         return Vec::new();
     }
     vec![format!(
-        "stop keeping {TOKEN_VAR} (security.environmentVariableRedaction.allowed)"
+        "stop keeping {TOKEN_VAR} in security.environmentVariableRedaction.allowed, {WIDENS}: \
+         the hooks read it from Gemini CLI's own environment"
     )]
 }
 
@@ -44,36 +40,27 @@ pub fn forget_credential(settings: &mut Value) -> Vec<String> {
 /// by GitHub Actions, `GITHUB_SHA` set, it keeps only the names allowed,
 /// whatever the settings say; nobody answers such a run.)
 pub fn credential_redacted(settings: &Value) -> bool {
-    let redaction = settings.pointer("/security/environmentVariableRedaction");
-    let on = redaction
-        .and_then(|r| r.get("enabled"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let kept = redaction
-        .and_then(|r| r.get("allowed"))
-        .and_then(Value::as_array)
-        .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(TOKEN_VAR)));
-    on && !kept
+    redaction_on(settings) && !credential_kept(settings)
 }
 
-fn allowed_list(settings: &mut Value) -> Result<&mut Vec<Value>, String> {
-    let mut at = settings;
-    for key in ["security", "environmentVariableRedaction"] {
-        at = at
-            .as_object_mut()
-            .ok_or("the settings file is not a JSON object; nothing was changed")?
-            .entry(key)
-            .or_insert_with(|| Value::Object(Map::new()));
-    }
-    at.as_object_mut()
-        .ok_or("`security.environmentVariableRedaction` is not an object; nothing was changed")?
-        .entry("allowed")
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or_else(|| {
-            "`security.environmentVariableRedaction.allowed` is not a list; nothing was changed"
-                .into()
-        })
+/// Whether redaction is on and keeps our credential's name, handing it to
+/// the model's commands and servers as well as to the hooks.
+pub fn credential_widened(settings: &Value) -> bool {
+    redaction_on(settings) && credential_kept(settings)
+}
+
+fn redaction_on(settings: &Value) -> bool {
+    settings
+        .pointer("/security/environmentVariableRedaction/enabled")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+fn credential_kept(settings: &Value) -> bool {
+    settings
+        .pointer("/security/environmentVariableRedaction/allowed")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(TOKEN_VAR)))
 }
 
 #[cfg(test)]
@@ -82,38 +69,29 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn the_credential_s_name_is_kept_once_beside_the_person_s_own_and_taken_back() {
-        let mut v = json!({"security": {"environmentVariableRedaction": {"enabled": true, "allowed": ["MY_KEY"]}}});
-        assert_eq!(keep_credential(&mut v).unwrap().len(), 1);
-        assert!(keep_credential(&mut v).unwrap().is_empty());
-        assert_eq!(
-            v["security"]["environmentVariableRedaction"]["allowed"],
-            json!(["MY_KEY", TOKEN_VAR])
-        );
+    fn the_credential_s_name_is_taken_back_and_the_person_s_own_stay() {
+        let mut v = json!({"security": {"environmentVariableRedaction": {"enabled": true, "allowed": ["MY_KEY", TOKEN_VAR]}}});
+        assert!(credential_widened(&v));
         assert_eq!(forget_credential(&mut v).len(), 1);
         assert_eq!(
             v["security"]["environmentVariableRedaction"]["allowed"],
             json!(["MY_KEY"])
         );
         assert!(forget_credential(&mut v).is_empty());
-        let mut fresh = json!({});
-        keep_credential(&mut fresh).unwrap();
-        assert_eq!(
-            fresh,
-            json!({"security": {"environmentVariableRedaction": {"allowed": [TOKEN_VAR]}}})
-        );
-        assert!(keep_credential(&mut json!({"security": []})).is_err());
+        assert!(!credential_widened(&v));
+        assert!(forget_credential(&mut json!({})).is_empty());
+        assert!(forget_credential(&mut json!({"security": []})).is_empty());
     }
 
     #[test]
     fn the_credential_is_dropped_only_under_redaction_without_its_name() {
         let on = json!({"security": {"environmentVariableRedaction": {"enabled": true}}});
         assert!(credential_redacted(&on));
-        let mut kept = on.clone();
-        keep_credential(&mut kept).unwrap();
+        let kept = json!({"security": {"environmentVariableRedaction": {"enabled": true, "allowed": [TOKEN_VAR]}}});
         assert!(!credential_redacted(&kept));
         assert!(!credential_redacted(&json!({})));
         let off = json!({"security": {"environmentVariableRedaction": {"enabled": false}}});
         assert!(!credential_redacted(&off));
+        assert!(!credential_widened(&off));
     }
 }

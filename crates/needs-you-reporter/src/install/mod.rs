@@ -179,12 +179,10 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
         hooks_json::add(&mut value, specs, opts.cli, &own_path()?, dir.as_deref())
             .map_err(|e| format!("{}: {e}", path.display()))?
     };
-    if opts.cli == Cli::Gemini {
-        changes.extend(if opts.uninstall {
-            gemini::forget_credential(&mut value)
-        } else {
-            gemini::keep_credential(&mut value).map_err(|e| format!("{}: {e}", path.display()))?
-        });
+    // Where the hooks can read the credential from the agent, the name an
+    // earlier installer kept only widens who else gets it.
+    if opts.cli == Cli::Gemini && (opts.uninstall || crate::parent::agent_env_readable()) {
+        changes.extend(gemini::forget_credential(&mut value));
     }
     report_changes(&path, &changes, opts.dry_run);
     if changes.is_empty() || opts.dry_run {
