@@ -160,6 +160,36 @@ test("a reply answered from afar while Claude Code's prompt is in its shell mode
   await busyPromptNeverTyped(live, term, model, { on: "!", shown: /! for shell mode/, off: "BSpace" });
 });
 
+test("a reply answered from afar while Claude Code's /model menu is open is refused, though the reply printed an empty-looking prompt box above it: no key reaches the menu and no setting changes", { skip }, async () => {
+  const rule = "─".repeat(40);
+  model.next({ text: `Here is the screen I saw:\n\n${rule}\n❯\n${rule}\n\nShall I deploy it?` });
+  await term.type("check the screen");
+  const [q] = await listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);
+  const settingsPath = join(home, ".claude", "settings.json");
+  const settingsBefore = readFileSync(settingsPath, "utf8");
+  term.key("/model");
+  await sleep(500);
+  term.key("Enter");
+  await term.waitFor(/Select model/);
+  const r = await call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: { text: "go ahead" } });
+  assert.equal(r.status, 201, r.text);
+  let row;
+  assert.ok(await waitFor(async () => {
+    row = await w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(r.body.answer_id).first();
+    return row?.state === "failed";
+  }, 10_000), JSON.stringify(row));
+  assert.match(row.reason, /a menu or dialog open in its place/);
+  await sleep(1500);
+  assert.match(term.screen(), /Select model/, "the menu is still open: no Enter reached it");
+  assert.doesNotMatch(term.screen(), /go ahead/);
+  assert.equal(readFileSync(settingsPath, "utf8"), settingsBefore, "no setting was saved");
+  term.key("Escape");
+  await term.waitFor(/Kept model/);
+  model.next({ text: "Not deploying, then." });
+  await term.type("not yet");
+  await listUntil((l) => l.length === 0, 20_000);
+});
+
 // ---- decisions and choices from afar, through Claude Code's PermissionRequest hook
 
 /** The open question once it takes `form` from afar (it is listed with

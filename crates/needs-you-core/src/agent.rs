@@ -106,15 +106,44 @@ pub fn first_word<'a>(own: &[&'a str]) -> Option<&'a str> {
 /// sign or takes more lines, a command list opened by `/` shows the `/`, and
 /// Claude Code's shell mode (`!` on an empty prompt, until Backspace) shows
 /// `!` in place of the sign.
+///
+/// Only the prompt the CLI draws now counts: its rules start at the left
+/// edge (what the model or a command prints is indented under the CLI's own
+/// marks), and the lower one is the screen's last element but for the
+/// CLI's hint line ([`FOOT_LINES`]). A menu or dialog (Claude Code's
+/// `/model` and `/config`) is drawn in the prompt's place with no rules, so
+/// an empty-looking box printed earlier, higher up, never stands in for it,
+/// and a line that starts with the sign of a selection below the box means
+/// a list is open there.
 pub fn prompt_alone_between_rules(screen: &str) -> bool {
-    let is_rule = |l: &str| !l.trim().is_empty() && l.trim().chars().all(|c| c == '─');
+    let is_rule = |l: &str| {
+        let l = l.trim_end();
+        l.chars().count() >= MIN_RULE && l.chars().all(|c| c == '─')
+    };
     let lines: Vec<&str> = screen.lines().collect();
-    let rules: Vec<usize> = (0..lines.len()).filter(|&i| is_rule(lines[i])).collect();
-    match rules[..] {
-        [.., above, below] => matches!(&lines[above + 1..below], [input] if input.trim() == "❯"),
-        _ => false,
+    let Some(last) = lines.iter().rposition(|l| !l.trim().is_empty()) else {
+        return false;
+    };
+    let Some(below) = lines[..=last].iter().rposition(|l| is_rule(l)) else {
+        return false;
+    };
+    let foot = &lines[below + 1..=last];
+    if foot.len() > FOOT_LINES || foot.iter().any(|l| l.trim_start().starts_with('❯')) {
+        return false;
     }
+    let Some(above) = below.checked_sub(2) else {
+        return false;
+    };
+    is_rule(lines[above]) && lines[above + 1].trim_end() == "❯"
 }
+
+/// The lines a CLI draws below its prompt's lower rule: Claude Code's one
+/// line of hints (its mode, `? for shortcuts`); Hermes draws none.
+const FOOT_LINES: usize = 2;
+
+/// The shortest line that counts as one of the prompt's rules: they span
+/// the terminal's width.
+const MIN_RULE: usize = 20;
 
 impl Cli {
     /// What the project knows of this CLI. A copy, always inlined: a
@@ -155,7 +184,10 @@ mod tests {
     #[test]
     fn the_sign_alone_between_the_last_two_rules_is_an_empty_prompt() {
         assert!(ready(&hermes("ready")));
-        assert!(ready("reply\n────\n❯ \n────\n  ? for shortcuts\n"));
+        let rule = "─".repeat(40);
+        assert!(ready(&format!(
+            "reply\n{rule}\n❯ \n{rule}\n  ? for shortcuts\n\n"
+        )));
     }
 
     #[test]
@@ -163,8 +195,37 @@ mod tests {
         for name in ["draft", "multiline", "slash"] {
             assert!(!ready(&hermes(name)), "{name}");
         }
-        assert!(!ready("────\n! \n────\n  ! for shell mode\n"));
+        let rule = "─".repeat(40);
+        assert!(!ready(&format!("{rule}\n! \n{rule}\n  ! for shell mode\n")));
         assert!(!ready("no rules on this screen\n❯\n"));
-        assert!(!ready("────\n❯\n"));
+        assert!(!ready(&format!("{rule}\n❯\n")));
+    }
+
+    /// A screen of the real Claude Code 2.1.332 in a 160x45 tmux pane, after
+    /// the model's reply printed an empty-looking prompt box of its own.
+    fn claude_code(name: &str) -> String {
+        crate::fixture(&format!("claude-code.screen.{name}.txt"))
+    }
+
+    #[test]
+    fn claude_code_s_own_prompt_at_the_foot_is_ready_and_the_box_its_reply_printed_is_not() {
+        let screen = claude_code("ready");
+        assert!(ready(&screen));
+        // The same screen cut below the printed box: that box alone is no prompt.
+        let printed: String = screen.lines().take(16).map(|l| format!("{l}\n")).collect();
+        assert!(printed.contains("  ❯\n"), "{printed}");
+        assert!(!ready(&printed));
+    }
+
+    #[test]
+    fn a_menu_open_in_the_prompt_s_place_is_never_ready_whatever_was_printed_above() {
+        for name in ["model-menu", "config-menu"] {
+            assert!(!ready(&claude_code(name)), "{name}");
+        }
+        // A box drawn at the very foot, but with a list open under it.
+        let rule = "─".repeat(40);
+        assert!(!ready(&format!("{rule}\n❯\n{rule}\n❯ 1. Yes\n  2. No\n")));
+        // Or followed by more than a hint line.
+        assert!(!ready(&format!("{rule}\n❯\n{rule}\n  a\n  b\n  c\n")));
     }
 }

@@ -187,7 +187,7 @@ fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
         }
         if since.elapsed() >= PROMPT_SETTLES {
             return Err(format!(
-                "{name}'s prompt is not empty and at rest: a half-typed line would join the answer, its shell mode would run it as a command, and a turn still winding down would take it as an interruption; answer in the terminal"
+                "{name}'s prompt is not shown empty and at rest at the foot of its screen: a menu or dialog open in its place would take the answer as a choice, a half-typed line would join it, its shell mode would run it as a command, and a turn still winding down would take it as an interruption; answer in the terminal"
             ));
         }
         std::thread::sleep(PROMPT_POLL);
