@@ -7,13 +7,15 @@ import globals from "globals";
 
 export default [
   // Third-party code, kept as published; and what builds and tests leave.
-  { ignores: ["public/vendor/", "build/", "target/", "node_modules/", ".wrangler/", "bench/results/"] },
+  { ignores: ["public/vendor/", "build/", "target/", "node_modules/", ".wrangler/", "bench/results/", "dist/"] },
   js.configs.recommended,
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { ecmaVersion: "latest", sourceType: "module", globals: globals.node },
   },
   { files: ["public/**/*.js"], languageOptions: { globals: globals.browser } },
+  // The npm package's launchers: CommonJS, for any Node that npm installs them under.
+  { files: ["npm/**/*.js"], languageOptions: { sourceType: "commonjs" } },
   { files: ["public/sw.js"], languageOptions: { sourceType: "script", globals: globals.serviceworker } },
   { files: ["bench/fair/*.js", "bench/floor/*.js", "bench/meter/*.js"], languageOptions: { globals: globals.serviceworker } },
   // Node files that drive Chromium: the functions they hand to page.evaluate

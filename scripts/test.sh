@@ -60,6 +60,10 @@ cargo publish --dry-run --quiet --allow-dirty -p needs-you-core -p needs-you-rep
 unset CARGO_TARGET_DIR
 wrangler deploy --dry-run --outdir "$(mktemp -d)" < /dev/null > /dev/null
 
+step "The npm packages: built, installed without Rust, deploy --dry-run and --local with the real wrangler"
+bash scripts/npm-pack.sh > /dev/null
+run node --test --test-concurrency=1 tests/npm/
+
 step "Worker integration tests (Miniflare)"
 run node --test --test-concurrency=1 tests/worker/
 

@@ -80,7 +80,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let method = req.method();
     let p = path.as_str();
     match parts.as_slice() {
-        ["v1", "health"] => methods!(method, p; Get => ok(200, &json!({"ok": true}))),
+        ["v1", "health"] => {
+            methods!(method, p; Get => ok(200, &json!({"ok": true, "version": env!("CARGO_PKG_VERSION")})))
+        }
         ["v1", "owners"] => methods!(method, p; Post => owners::create(req, env).await),
         ["v1", "owners", "me", "token"] => {
             methods!(method, p; Post => owners::rotate(req, env).await)

@@ -1,7 +1,9 @@
 // The HTTP API: credentials, tasks, channels, and bad input.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { ADMIN, call, count, newOwner, newTask, post, report, startWorker, sleep } from "./helpers.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ADMIN, call, count, newOwner, newTask, post, report, ROOT, startWorker, sleep } from "./helpers.js";
 
 let w;
 before(async () => {
@@ -9,10 +11,11 @@ before(async () => {
 });
 after(async () => w?.stop());
 
-test("health answers without credentials", async () => {
+test("health answers without credentials, with the Worker's version (the crates')", async () => {
   const r = await call(w, "GET", "/v1/health");
   assert.equal(r.status, 200);
-  assert.deepEqual(r.body, { ok: true });
+  const version = readFileSync(join(ROOT, "Cargo.toml"), "utf8").match(/^version = "(.*)"/m)[1];
+  assert.deepEqual(r.body, { ok: true, version });
 });
 
 test("unknown API routes and methods are JSON errors; other paths are the page", async () => {

@@ -110,7 +110,7 @@ pub fn first_word<'a>(own: &[&'a str]) -> Option<&'a str> {
 /// Only the prompt the CLI draws now counts: its rules start at the left
 /// edge (what the model or a command prints is indented under the CLI's own
 /// marks), and the lower one is the screen's last element but for the
-/// CLI's hint line ([`FOOT_LINES`]). A menu or dialog (Claude Code's
+/// CLI's hint line (at most two lines). A menu or dialog (Claude Code's
 /// `/model` and `/config`) is drawn in the prompt's place with no rules, so
 /// an empty-looking box printed earlier, higher up, never stands in for it,
 /// and a line that starts with the sign of a selection below the box means

@@ -32,6 +32,7 @@ impl Checklist {
 
 pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let mut r = Checklist { problems: 0 };
+    check_reporter(&mut r);
     check_server(&mut r);
     check_state(&mut r, state_dir);
     check_hooks(&mut r);
@@ -42,6 +43,46 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         println!("\n{} problem(s)", r.problems);
         1
     }
+}
+
+/// Where report-prompt is: this binary (what the installers write into the
+/// hooks), and the one our plugins' hooks run ([`crate::REPORTER_VAR`],
+/// else the PATH's), which costs a Node start per event when it is npm's
+/// launcher.
+fn check_reporter(r: &mut Checklist) {
+    if let Ok(me) = install::own_path() {
+        r.ok(&format!("report-prompt: {me}"));
+    }
+    let named = std::env::var_os(crate::REPORTER_VAR).filter(|v| !v.is_empty());
+    let (found, how) = match &named {
+        Some(p) => (Some(PathBuf::from(p)), crate::REPORTER_VAR),
+        None => (on_path("report-prompt"), "the PATH"),
+    };
+    match found {
+        None => r.note("the plugins' hooks find no report-prompt on the PATH: `needs-you run` hands them this one"),
+        Some(p) if is_node_launcher(&p) => r.note(&format!(
+            "the plugins' hooks would run npm's launcher {} (from {how}), a Node start at every event; `needs-you run` hands them the native one",
+            p.display()
+        )),
+        Some(p) => r.ok(&format!("the plugins' hooks run {} (from {how})", p.display())),
+    }
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Whether `path` is a script run by Node (npm's launchers are).
+fn is_node_launcher(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let head = String::from_utf8_lossy(&head[..n]);
+    head.starts_with("#!") && head.lines().next().is_some_and(|l| l.contains("node"))
 }
 
 fn check_server(r: &mut Checklist) {

@@ -73,6 +73,11 @@ mod transcript_reply;
 mod transcript_tail;
 mod watch;
 
+/// The variable that names the `report-prompt` our plugins' hooks run
+/// (else the PATH's): `needs-you run` sets it to the native binary beside
+/// itself, so that a hook never goes through npm's launcher.
+pub const REPORTER_VAR: &str = "NEEDS_YOU_REPORTER";
+
 /// One line on stderr, prefixed with the program's name. Never fails: in the
 /// agent's hook a closed stderr must not become a panic, nor the panic an
 /// abort.

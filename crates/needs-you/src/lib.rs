@@ -11,7 +11,10 @@
 //!   [`commands::account`] (setup, login, logout, rotate-token, pair),
 //!   [`commands::questions`] (ls, tasks, answer, dismiss),
 //!   [`commands::channels`] (channels, test-push), [`commands::run`],
-//!   [`commands::codex`] (`run -- codex`'s TUI against a private app-server).
+//!   [`commands::codex`] (`run -- codex`'s TUI against a private app-server),
+//!   [`commands::deploy`] (the prebuilt Worker from the npm package onto
+//!   Cloudflare, or served here), [`commands::version`] (`--version`, with
+//!   the Worker's).
 //! * [`login`]: the login file.
 //! * [`display`]: lists for a person, cut to the terminal (pure).
 //! * [`term`]: asking on the terminal, its width, QR codes.

@@ -1,7 +1,8 @@
 //! `needs-you`: parse, then hand each command to its module (see `lib.rs`).
 
 use needs_you::cli::{self, ChannelAction, Command, DeviceAction, RuleAction, TaskAction};
-use needs_you::commands::{account, channels, codex, questions, rules, run};
+use needs_you::commands::deploy::{self, Mode};
+use needs_you::commands::{account, channels, codex, questions, rules, run, version};
 use needs_you::fail::Result;
 
 fn main() {
@@ -39,6 +40,19 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::RotateToken => account::rotate_token(),
         Command::Pair { rights, json } => account::pair(rights, json),
         Command::Run(opts) => run::run(opts),
+        Command::Deploy {
+            dry_run,
+            local,
+            port,
+            contact,
+        } => deploy::deploy(match (dry_run, local) {
+            (true, _) => Mode::DryRun,
+            (_, true) => Mode::Local {
+                port: port.unwrap_or(8787),
+            },
+            _ => Mode::Cloud { contact },
+        }),
+        Command::Version => version::version(),
         Command::Exec {
             env_file,
             status_file,

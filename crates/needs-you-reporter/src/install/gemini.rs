@@ -5,7 +5,7 @@
 //! commands and its MCP servers get, so naming ours in `allowed` would hand
 //! the task credential to every command the model runs. The hooks read it
 //! from Gemini CLI's own environment instead
-//! ([`crate::parent::agent_env_var`]), and the installer takes the name out
+//! (`parent::agent_env_var`), and the installer takes the name out
 //! of `allowed`, where earlier versions of it put it.
 
 use serde_json::Value;

@@ -164,6 +164,32 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Put the prebuilt Worker that the npm package ships on your Cloudflare
+    /// account with wrangler (logging it in when needed), its D1 database
+    /// created and migrated, its admin token and Web Push keys made, and make
+    /// you its owner; run again, it upgrades the Worker and migrates, and
+    /// changes no secret. --local serves it on 127.0.0.1 instead, with a fresh
+    /// local D1, logged in here for as long as it runs.
+    #[command(after_help = "  needs-you deploy
+  needs-you deploy --local --port 8787")]
+    Deploy {
+        /// Bundle it as a deploy would, and deploy nothing.
+        #[arg(long, conflicts_with = "local")]
+        dry_run: bool,
+        /// Serve it on this machine, to try it first.
+        #[arg(long)]
+        local: bool,
+        /// The local port (with --local).
+        #[arg(long, requires = "local", value_name = "N")]
+        port: Option<u16>,
+        /// An address push services may write to about the Worker (asked
+        /// when needed).
+        #[arg(long, value_name = "EMAIL", conflicts_with_all = ["local", "dry_run"])]
+        contact: Option<String>,
+    },
+    /// `--version`: this machine's version and its Worker's.
+    #[command(name = "__version", hide = true)]
+    Version,
     /// `run --tmux`'s first process in the new session: reads the task's
     /// environment from a private file (never a command line), removes it,
     /// runs the command and writes how it ended to STATUS_FILE.

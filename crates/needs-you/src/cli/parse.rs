@@ -8,7 +8,7 @@ use super::{command, Cli, Command};
 use crate::fail::exit;
 
 /// What to do, or the exit code when there is nothing more to do: 0 after
-/// `--help` or `--version`, [`exit::USAGE`] after a usage error, said in one
+/// `--help`, [`exit::USAGE`] after a usage error, said in one
 /// line.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, i32> {
     let args: Vec<OsString> = args.into_iter().collect();
@@ -16,8 +16,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, i32> {
     match matches.and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => Ok(cli.command),
         Err(e) => match e.kind() {
+            // The Worker's version beside this one's.
+            clap::error::ErrorKind::DisplayVersion => Ok(Command::Version),
             clap::error::ErrorKind::DisplayHelp
-            | clap::error::ErrorKind::DisplayVersion
             | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                 // Help was asked for (or nothing at all was given): stdout.
                 print!("{}", e.render());

@@ -44,7 +44,7 @@ fn still_accepted(login: &Login) -> Option<bool> {
 /// One login per machine: a second is refused while the first works; one
 /// the server refuses any more is replaced, so that "log in again" after a
 /// revoked login is all it takes.
-fn refuse_second_login() -> Result<()> {
+pub(crate) fn refuse_second_login() -> Result<()> {
     let Some(l) = login::load().map_err(|e| Fail::new(exit::LOGIN, e))? else {
         return Ok(());
     };
@@ -86,13 +86,28 @@ pub fn secret(var: &str, prompt: &str) -> Result<String> {
 /// `setup URL`: the first owner of a fresh deploy, logged in here.
 pub fn setup(url: &str) -> Result<i32> {
     refuse_second_login()?;
-    let anon = client_for(url)?;
+    client_for(url)?;
     let admin = secret(
         "NEEDS_YOU_ADMIN_TOKEN",
         "Admin token (the Worker's ADMIN_TOKEN secret): ",
     )?;
+    make_owner(url, &admin)?;
+    println!(
+        "This machine now holds the owner token, which can do everything: keep it where no agent runs. \
+         On a machine where agents run, log in as a device instead (`needs-you pair` here, then \
+         `needs-you login URL` there): it may start tasks but not answer them."
+    );
+    println!("Next: `needs-you pair` to pair your phone.");
+    Ok(exit::OK)
+}
+
+/// Creates an owner on the Worker at `url` with its `admin` token, named
+/// after this machine's user, and logs this machine in as it (what `setup`
+/// and `deploy` share). The caller checked there is no other login.
+pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
+    let anon = client_for(url)?;
     let admin_client =
-        Client::new(anon.base(), Some(&admin)).map_err(|e| Fail::new(exit::USAGE, e))?;
+        Client::new(anon.base(), Some(admin)).map_err(|e| Fail::new(exit::USAGE, e))?;
     let name = std::env::var("USER")
         .ok()
         .filter(|u| !u.is_empty())
@@ -118,13 +133,7 @@ pub fn setup(url: &str) -> Result<i32> {
         anon.base(),
         path.display()
     );
-    println!(
-        "This machine now holds the owner token, which can do everything: keep it where no agent runs. \
-         On a machine where agents run, log in as a device instead (`needs-you pair` here, then \
-         `needs-you login URL` there): it may start tasks but not answer them."
-    );
-    println!("Next: `needs-you pair` to pair your phone.");
-    Ok(exit::OK)
+    Ok(())
 }
 
 /// Splits a pairing link `https://host/pair#CODE` into the server and the code.

@@ -4,9 +4,11 @@
 pub mod account;
 pub mod channels;
 pub mod codex;
+pub mod deploy;
 pub mod questions;
 pub mod rules;
 pub mod run;
+pub mod version;
 pub mod watch;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -107,6 +107,20 @@ pub fn agent_command(command: &[OsString], me: &Path) -> Vec<OsString> {
     command
 }
 
+/// The native `report-prompt` beside this `needs-you` (both come in one
+/// package, npm's or cargo's), unless the person named one already.
+fn native_reporter() -> Option<String> {
+    if std::env::var_os(needs_you_reporter::REPORTER_VAR).is_some_and(|v| !v.is_empty()) {
+        return None;
+    }
+    let me = std::env::current_exe().ok()?;
+    let reporter = me
+        .canonicalize()
+        .unwrap_or(me)
+        .with_file_name("report-prompt");
+    find_program(reporter.as_os_str()).map(|p| p.to_string_lossy().into_owned())
+}
+
 /// The program's path, as `exec` would find it (`None`: not found).
 pub fn find_program(program: &OsStr) -> Option<PathBuf> {
     let executable = |p: &Path| {
@@ -205,6 +219,11 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
             // The agent's machine refuses screens too, whatever the server asks.
             if opts.no_screen {
                 env.push(("NEEDS_YOU_NO_SCREEN", "1".to_owned()));
+            }
+            // The plugins' hooks run this report-prompt, not the PATH's,
+            // which may be npm's launcher: a Node start at every event.
+            if let Some(reporter) = native_reporter() {
+                env.push((needs_you_reporter::REPORTER_VAR, reporter));
             }
             env
         }
