@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The reporter's foreground cost, the time a CLI waits for its hook, on four
 # paths, side by side in one hyperfine run with `node -e ''` (what a Node.js
-# reporter pays at start-up on every event). hyperfine runs each command
+# reporter pays at start-up on every event), and the npm package's
+# report-prompt on one of them: its static musl binary, as the installed hooks
+# and `needs-you run` run it, and its Node launcher, which only a person's
+# command or a plugin's hook outside `needs-you run` goes through. hyperfine runs each command
 # through sh and subtracts the shell's own start-up, as the CLIs run hooks
 # through a shell too.
 #
@@ -12,6 +15,11 @@ command -v hyperfine > /dev/null || { apt-get install -y hyperfine > /dev/null 2
 cargo build --quiet --release -p needs-you
 BIN=$PWD/target/release/report-prompt
 WORK=$(mktemp -d)
+# The npm packages (scripts/npm-pack.sh), installed into a scratch prefix.
+ls dist/npm/needs-you-*.tgz > /dev/null 2>&1 || bash scripts/npm-pack.sh > /dev/null
+npm install -g --prefix "$WORK/npm" --no-audit --no-fund --loglevel=error dist/npm/needs-you-*.tgz > /dev/null
+NPM_LAUNCHER=$WORK/npm/bin/report-prompt
+NPM_NATIVE=$(echo "$WORK"/npm/lib/node_modules/@needs-you/*/bin/report-prompt)
 mkdir -p bench/results
 python3 tests/support/sink.py > "$WORK/port" &
 SINK=$!
@@ -32,6 +40,8 @@ GUARD="if [ -e \"\${NEEDS_YOU_STATE_DIR:-\${XDG_RUNTIME_DIR:-\$HOME/.cache}/need
 hyperfine --warmup 20 --runs "${RUNS:-300}" --export-markdown bench/results/reporter.md --export-json bench/results/reporter.json \
   -n "closing event, guard, nothing open" "{ $GUARD; } < $WORK/post.json" \
   -n "Stop without a question" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
+  -n "Stop without a question, npm's static binary" "NEEDS_YOU_URL=$UP $NPM_NATIVE --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
+  -n "Stop without a question, npm's launcher" "NEEDS_YOU_URL=$UP $NPM_LAUNCHER --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
   -n "question, send detached" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/up < $WORK/ask.json" \
   -n "question, server unreachable" "NEEDS_YOU_URL=$DOWN $BIN --cli claude-code --state-dir $WORK/down < $WORK/ask.json" \
   -n "node -e ''" "node -e ''"

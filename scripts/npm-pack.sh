@@ -10,12 +10,19 @@
 # npm installs the main package and, of its optional dependencies, the one
 # platform package whose `os` and `cpu` fit; no install script runs and
 # nothing is downloaded from anywhere else. The release workflow runs this on
-# one machine per platform and publishes every platform package, then the
-# main one. The version is the workspace's (Cargo.toml).
+# one machine per platform (`--platform-only` there: the main package is the
+# same on every machine) and publishes every platform package, then the main
+# one (.github/workflows/npm.yml). The version is the workspace's (Cargo.toml).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
 say() { printf 'npm-pack: %s\n' "$*" >&2; }
+platform_only=
+case "${1:-}" in
+  --platform-only) platform_only=1 ;;
+  "") ;;
+  *) say "usage: bash scripts/npm-pack.sh [--platform-only]"; exit 2 ;;
+esac
 
 version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 case "$(uname -s)-$(uname -m)" in
@@ -37,7 +44,11 @@ if [ "$os" = linux ] && ! command -v musl-gcc > /dev/null; then
   apt-get install -y -qq musl-tools > /dev/null 2>&1 || { apt-get update -qq > /dev/null && apt-get install -y -qq musl-tools > /dev/null; }
 fi
 cargo build --quiet --release --locked --target "$target" -p needs-you
-bash scripts/build.sh > /dev/null
+if [ -z "$platform_only" ]; then
+  # The Worker's tools (worker-build, wasm-bindgen), skipped once installed.
+  bash scripts/setup.sh
+  bash scripts/build.sh > /dev/null
+fi
 
 stage=dist/npm/stage
 rm -rf "$stage" dist/npm/*.tgz
@@ -47,28 +58,35 @@ mkdir -p "$stage"
 # build's bundle, the page, the migrations, and wrangler.toml without the
 # build step, which needs this repository and Rust).
 main="$stage/needs-you"
-cp -r npm/needs-you "$main"
-mkdir -p "$main/worker/build"
-cp build/index.js build/index_bg.wasm "$main/worker/build/"
-cp -r public migrations "$main/worker/"
-awk '/^\[build\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' wrangler.toml |
-  grep -v '^database_id *=' > "$main/worker/wrangler.toml"
-wrangler_version=$(node -p 'require("./node_modules/wrangler/package.json").version')
+wrangler_version=
+if [ -z "$platform_only" ]; then
+  cp -r npm/needs-you "$main"
+  mkdir -p "$main/worker/build"
+  cp build/index.js build/index_bg.wasm "$main/worker/build/"
+  cp -r public migrations "$main/worker/"
+  awk '/^\[build\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' wrangler.toml |
+    grep -v '^database_id *=' > "$main/worker/wrangler.toml"
+  wrangler_version=$(node -p 'require("./node_modules/wrangler/package.json").version')
+  cp LICENSE "$main/"
+fi
 
-# Versions, stamped from one place: the crate's, and the wrangler the tests ran.
+# Versions, stamped from one place: the workspace's, and the wrangler the
+# tests ran.
 VERSION=$version PLATFORM=$platform OS=$os CPU=$cpu WRANGLER=$wrangler_version MAIN=$main STAGE=$stage node - <<'JS'
 const fs = require("node:fs");
 const env = process.env;
-const main = JSON.parse(fs.readFileSync(`${env.MAIN}/package.json`, "utf8"));
-main.version = env.VERSION;
-for (const dep of Object.keys(main.optionalDependencies)) main.optionalDependencies[dep] = env.VERSION;
-fs.writeFileSync(`${env.MAIN}/package.json`, JSON.stringify(main, null, 2) + "\n");
-fs.writeFileSync(`${env.MAIN}/worker/deploy.json`, JSON.stringify({ version: env.VERSION, wrangler: env.WRANGLER }, null, 2) + "\n");
+const source = JSON.parse(fs.readFileSync("npm/needs-you/package.json", "utf8"));
+if (env.WRANGLER) {
+  const main = { ...source, version: env.VERSION };
+  for (const dep of Object.keys(main.optionalDependencies)) main.optionalDependencies[dep] = env.VERSION;
+  fs.writeFileSync(`${env.MAIN}/package.json`, JSON.stringify(main, null, 2) + "\n");
+  fs.writeFileSync(`${env.MAIN}/worker/deploy.json`, JSON.stringify({ version: env.VERSION, wrangler: env.WRANGLER }, null, 2) + "\n");
+}
 const platform = {
   name: `@needs-you/${env.PLATFORM}`,
   version: env.VERSION,
   description: `needs-you's native binaries for ${env.PLATFORM}: installed by the needs-you package, not on its own.`,
-  license: main.license,
+  license: source.license,
   os: [env.OS],
   cpu: [env.CPU],
   files: ["bin/"],
@@ -79,8 +97,10 @@ JS
 for bin in needs-you report-prompt; do
   cp "target/$target/release/$bin" "$stage/platform/bin/$bin"
 done
-cp LICENSE "$main/" && cp LICENSE "$stage/platform/"
+cp LICENSE "$stage/platform/"
 
-npm pack --silent --pack-destination dist/npm "./$main" "./$stage/platform" > /dev/null
+packages=("./$stage/platform")
+[ -n "$platform_only" ] || packages+=("./$main")
+npm pack --silent --pack-destination dist/npm "${packages[@]}" > /dev/null
 rm -rf "$stage"
 ls dist/npm/*.tgz
