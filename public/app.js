@@ -5,6 +5,7 @@
 
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
 import { liveList } from "./live.js";
+import { VERSION } from "./version.js";
 import { ago, deviceName, mayDo } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -78,7 +79,27 @@ async function askFirst(code) {
 
 // ---- signed in: the list ---------------------------------------------------
 
+/**
+ * This page's version and the Worker's: a tab left open across a deploy runs
+ * the old page until it is reloaded, and says so.
+ */
+async function sayVersions() {
+  let worker;
+  try {
+    worker = (await call("GET", "/v1/health")).body.version;
+  } catch {
+    return; // out of reach: the list says so
+  }
+  const same = worker === VERSION;
+  $("version").textContent = same
+    ? `needs-you ${VERSION}`
+    : `This page is needs-you ${VERSION}; the Worker is ${worker ?? "older"}: reload the page to use it.`;
+  $("reload").hidden = same;
+}
+$("reload").onclick = () => location.reload();
+
 function showSignedIn() {
+  sayVersions();
   $("signed-out").hidden = true;
   $("signed-in").hidden = false;
   $("actions").hidden = false;

@@ -17,9 +17,9 @@
 // The open text is gone either way: nobody is asked to answer a question
 // that was already answered.
 
-const SHELL = "needs-you-shell-v4";
+const SHELL = "needs-you-shell-v5";
 const SHELL_FILES = [
-  "/", "/app.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/screen.js", "/style.css",
+  "/", "/app.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/screen.js", "/version.js", "/style.css",
   "/manifest.webmanifest", "/icons/icon-192.png",
 ];
 

@@ -8,6 +8,12 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$NEEDS_YOU_ROOT"
 
+# The page's version, the workspace's (Cargo.toml): the page compares it with
+# the Worker's. Written only when it changes, so that it starts no rebuild.
+version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+line="export const VERSION = \"$version\";"
+[ "$(cat public/version.js 2>/dev/null)" = "$line" ] || printf '%s\n' "$line" > public/version.js
+
 out=build/index_bg.wasm
 if [ -f "$out" ] && [ -f build/index.js ] && [ -z "${NEEDS_YOU_REBUILD:-}" ] &&
    [ -z "$(find src crates/needs-you-core Cargo.toml Cargo.lock scripts/build.sh -newer "$out" -print -quit)" ]; then

@@ -215,6 +215,22 @@ test("the page is a PWA: a valid manifest with icons, a service worker, the shel
   await context.close();
 });
 
+test("the page says its version, the Worker's; a page older than the Worker says to reload", async () => {
+  const { context, page } = await pairedPage();
+  const version = (await api("GET", "/v1/health")).body.version;
+  assert.match(version, /^\d+\.\d+\.\d+/);
+  await waitFor(async () => (await page.locator("#version").textContent()) !== "", 5000);
+  assert.equal(await page.locator("#version").textContent(), `needs-you ${version}`);
+  assert.equal(await page.locator("#reload").isHidden(), true);
+  // A Worker deployed after this page was loaded (its health stands in for it).
+  await page.route("**/v1/health", (route) => route.fulfill({ json: { ok: true, version: "999.0.0" } }));
+  await page.reload();
+  await page.locator("#reload").waitFor({ state: "visible", timeout: 5000 });
+  assert.equal(await page.locator("#version").textContent(),
+    `This page is needs-you ${version}; the Worker is 999.0.0: reload the page to use it.`);
+  await context.close();
+});
+
 test("a revoked device is signed out", async () => {
   const { owner, context, page } = await pairedPage();
   const me = await page.evaluate(() => JSON.parse(localStorage.getItem("needs-you.device")));
