@@ -14,6 +14,7 @@ for sig in ${AGENT_TRAPS:-}; do
 done
 # Which needs-you variables it was given (names only), and its process id.
 env | sed -n 's/^\(NEEDS_YOU_[A-Z_]*\)=.*/\1/p' | sort > "$dir/env-names"
+printf '%s' "${NEEDS_YOU_REPORTER:-}" > "$dir/reporter"
 echo $$ > "$dir/agent-pid"
 "$REPORTER" --cli claude-code < "$dir/open.json"
 touch "$dir/opened"

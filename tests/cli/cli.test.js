@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/helpers.js";
@@ -23,6 +23,7 @@ before(async () => {
   scratch = mkdtempSync(join(tmpdir(), "needs-you-cli-"));
 });
 after(async () => {
+  for (const dir of agentDirs) writeFileSync(join(dir, "go"), "");
   spawnSync("tmux", ["kill-server"], { env: tmuxEnv() });
   await w?.stop();
   await sink?.stop();
@@ -99,8 +100,13 @@ async function deviceMachine(owner) {
 }
 
 /** The stand-in agent's folder, with the reports it will make. */
+/** Every stand-in agent's folder: a test that fails before it lets its agent
+ *  go would otherwise leave it waiting, and this file's process with it. */
+const agentDirs = [];
+
 function agentDir(session = `s-${Math.random().toString(16).slice(2)}`) {
   const dir = mkdtempSync(join(scratch, "agent-"));
+  agentDirs.push(dir);
   const transcript = join(dir, "transcript.jsonl");
   writeFileSync(transcript, "");
   writeFileSync(join(dir, "open.json"), JSON.stringify({
@@ -161,7 +167,9 @@ test("run: the agent gets the task's credential in its environment only, its que
   const dir = agentDir();
   const run = start(m, ["run", "--name", "deploy", "--", AGENT, dir, "7"]);
   assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent reported");
-  assert.deepEqual(readFileSync(join(dir, "env-names"), "utf8").trim().split("\n"), ["NEEDS_YOU_STATE_DIR", "NEEDS_YOU_TOKEN", "NEEDS_YOU_URL"]);
+  // NEEDS_YOU_REPORTER: the report-prompt beside needs-you, which our plugins' hooks run.
+  assert.deepEqual(readFileSync(join(dir, "env-names"), "utf8").trim().split("\n"), ["NEEDS_YOU_REPORTER", "NEEDS_YOU_STATE_DIR", "NEEDS_YOU_TOKEN", "NEEDS_YOU_URL"]);
+  assert.equal(readFileSync(join(dir, "reporter"), "utf8"), realpathSync(REPORTER));
   const listed = await waitFor(async () => {
     const r = (await cli(m, ["ls", "--json"]));
     const qs = JSON.parse(r.stdout).questions;
@@ -196,7 +204,7 @@ test("run keeps our own secrets out of the agent's environment", async () => {
   const secrets = { NEEDS_YOU_ADMIN_TOKEN: ADMIN, NEEDS_YOU_NTFY_TOKEN: "tk_x", NEEDS_YOU_WEBHOOK_SECRET: "0123456789abcdef" };
   const run = start(m, ["run", "--", AGENT, dir, "0"], secrets);
   assert.ok(await waitFor(() => existsSync(join(dir, "opened")), 10000), "the agent reported");
-  assert.deepEqual(readFileSync(join(dir, "env-names"), "utf8").trim().split("\n"), ["NEEDS_YOU_STATE_DIR", "NEEDS_YOU_TOKEN", "NEEDS_YOU_URL"]);
+  assert.deepEqual(readFileSync(join(dir, "env-names"), "utf8").trim().split("\n"), ["NEEDS_YOU_REPORTER", "NEEDS_YOU_STATE_DIR", "NEEDS_YOU_TOKEN", "NEEDS_YOU_URL"]);
   writeFileSync(join(dir, "go"), "");
   assert.equal((await run.ended).code, 0);
 });
