@@ -286,8 +286,7 @@ fn with_request(report: &mut Report, takeable: &Takeable) {
 /// Whether the agent that runs this hook was started for one prompt
 /// ([`needs_you_core::classify::one_shot`]), read from its command line.
 fn one_shot_run(cli: Cli) -> bool {
-    // The first ancestor that is no shell is the agent.
-    let args = parent::agent_command_line(|args| !args.is_empty() && !parent::is_shell(args));
+    let args = parent::agent_command_line(parent::may_be_agent);
     needs_you_core::classify::one_shot(cli, &args)
 }
 

@@ -57,18 +57,34 @@ fn agent(is_agent: impl Fn(&[String]) -> bool) -> Option<(u32, Vec<String>)> {
 }
 
 /// Whether a command line is a shell's: a CLI runs its hooks through one.
-pub fn is_shell(args: &[String]) -> bool {
+fn is_shell(args: &[String]) -> bool {
     args.first().is_some_and(|a| {
         let name = a.rsplit('/').next().unwrap_or(a);
         crate::terminal::foreground::SHELLS.contains(&name)
     })
 }
 
+/// Whether a command line is npm's launcher of ours (`node
+/// …/bin/report-prompt.js`), which runs this binary for a hook that found
+/// report-prompt on the PATH.
+fn is_our_launcher(args: &[String]) -> bool {
+    args.iter()
+        .skip(1)
+        .take(1)
+        .any(|a| a.ends_with("/bin/report-prompt.js"))
+}
+
+/// Whether an ancestor's command line may be the agent that runs this hook:
+/// neither the shell it runs hooks through nor our npm launcher.
+pub fn may_be_agent(args: &[String]) -> bool {
+    !args.is_empty() && !is_shell(args) && !is_our_launcher(args)
+}
+
 /// The value of `name` in the environment the agent that runs this hook was
-/// started with (the first ancestor that is no shell, running as this
+/// started with (the first ancestor that [`may_be_agent`], running as this
 /// user), where the CLI handed its hooks a narrower one.
 pub fn agent_env_var(name: &str) -> Option<String> {
-    let (pid, _) = agent(|args| !args.is_empty() && !is_shell(args))?;
+    let (pid, _) = agent(may_be_agent)?;
     procfs::environ_var(pid, name).filter(|v| !v.is_empty())
 }
 
@@ -97,6 +113,21 @@ mod tests {
         assert!(!is_shared_codex_server(&args(
             "codex app-server daemon pid-update-loop"
         )));
+    }
+
+    #[test]
+    fn neither_a_shell_nor_our_npm_launcher_is_the_agent() {
+        let args = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        assert!(may_be_agent(&args(
+            "node /usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js"
+        )));
+        assert!(!may_be_agent(&args(
+            "/bin/bash -c report-prompt --cli gemini"
+        )));
+        assert!(!may_be_agent(&args(
+            "node /usr/local/lib/node_modules/needs-you/bin/report-prompt.js --cli gemini"
+        )));
+        assert!(!may_be_agent(&[]));
     }
 
     #[test]

@@ -6,15 +6,17 @@
 // beside this file, which `needs-you deploy` puts on Cloudflare.
 //
 // Node cannot replace itself with another program, so it starts the binary
-// and ends as it ended. A terminal's Ctrl-C and Ctrl-\ reach the binary by
-// themselves (it is in the terminal's foreground group with this process):
-// they are ignored here, since passing them on would give it each one twice,
-// which an agent under `needs-you run` may read as "quit". A TERM or a
-// hang-up that another process sends to this one is passed on.
+// and ends as it ended. At a terminal, its Ctrl-C and Ctrl-\ reach the binary
+// by themselves (it is in the terminal's foreground group with this
+// process): they are ignored here, since passing them on would give it each
+// one twice, which an agent under `needs-you run` may read as "quit". Away
+// from a terminal, and for a TERM or a hang-up, whatever this process is sent
+// is passed on.
 "use strict";
 
 const { spawn } = require("node:child_process");
 const { existsSync } = require("node:fs");
+const { constants } = require("node:os");
 const path = require("node:path");
 
 /** The platforms a package is built for: Node's names, as in the packages' names. */
@@ -57,7 +59,8 @@ function launch(name) {
   const worker = path.join(__dirname, "..", "worker");
   if (!env.NEEDS_YOU_WORKER_DIR && existsSync(worker)) env.NEEDS_YOU_WORKER_DIR = worker;
   const child = spawn(found.file, process.argv.slice(2), { stdio: "inherit", env });
-  for (const signal of FROM_THE_TERMINAL) process.on(signal, () => {});
+  const atTerminal = !!process.stdin.isTTY;
+  for (const signal of FROM_THE_TERMINAL) process.on(signal, () => atTerminal || child.kill(signal));
   for (const signal of PASSED_ON) process.on(signal, () => child.kill(signal));
   child.on("error", (e) => {
     process.stderr.write(`${name}: cannot run ${found.file}: ${e.message}\n`);
@@ -66,9 +69,11 @@ function launch(name) {
   child.on("exit", (code, signal) => {
     if (signal) {
       // Ended by a signal: end by the same one, as a shell expects.
+      // Node does not die of every signal (SIGPIPE, SIGUSR1): the shell's
+      // code for a death by it, then.
       for (const s of [...FROM_THE_TERMINAL, ...PASSED_ON]) process.removeAllListeners(s);
       process.kill(process.pid, signal);
-      return;
+      process.exit(128 + (constants.signals[signal] ?? 0));
     }
     process.exit(code ?? 1);
   });

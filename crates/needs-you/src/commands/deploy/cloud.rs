@@ -5,6 +5,9 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::time::{Duration, Instant};
+
+use needs_you_reporter::state::write_private;
 
 use serde_json::Value;
 
@@ -14,6 +17,11 @@ use super::wrangler::Wrangler;
 use crate::commands::account;
 use crate::fail::{exit, Fail, Result};
 use crate::{login, term};
+
+/// How long a new Worker may take to make its first owner.
+const OWNER_WITHIN: Duration = Duration::from_secs(60);
+/// What wrangler says, with its code, of a Worker not deployed yet.
+const NO_SUCH_WORKER: &str = "10007";
 
 /// The D1 database's name, and its binding's line in `wrangler.toml`.
 const DATABASE: &str = "needs-you";
@@ -53,11 +61,31 @@ pub fn deploy(
         println!("wrangler is not logged in to Cloudflare: logging in (a browser opens).");
         wrangler.interactive(&["login"])?;
     }
-    // A Worker not deployed yet has no secrets to list.
-    let have = wrangler
-        .output(&["secret", "list", "--format", "json"], None)
-        .map(|out| secret_names(&out))
-        .unwrap_or_default();
+    // Only a Worker not deployed yet has no secrets to list: any other
+    // failure stops here, since taking it for none would replace them all.
+    let have = match wrangler.output(&["secret", "list", "--format", "json"], None) {
+        Ok(out) => secret_names(&out).ok_or_else(|| {
+            Fail::new(
+                exit::REFUSED,
+                "wrangler secret list said no list: nothing was changed",
+            )
+        })?,
+        Err(f) if f.message.contains(NO_SUCH_WORKER) => BTreeSet::new(),
+        Err(f) => return Err(f),
+    };
+    // The owner is made with the admin token this run makes, which is never
+    // shown: a machine logged in elsewhere could not take it.
+    if !have.contains("ADMIN_TOKEN") {
+        if let Some(l) = login::load().ok().flatten() {
+            return Err(Fail::new(
+                exit::REFUSED,
+                format!(
+                    "this machine is logged in to {}: `needs-you logout` first, so that deploy can make you the new Worker's owner; nothing was changed",
+                    l.url
+                ),
+            ));
+        }
+    }
     // Asked before anything changes, so that a missing answer changes nothing.
     let subject = match have.contains("VAPID_SUBJECT") {
         true => None,
@@ -103,17 +131,9 @@ pub fn deploy(
         wrangler.output(&["secret", "put", "VAPID_SUBJECT"], Some(&subject))?;
     }
     println!("needs-you {} is deployed at {url}.", bundle.version);
-    let here = login::load().ok().flatten();
-    match (admin, here) {
-        (Some(admin), None) => account::make_owner(&url, &admin)?,
-        (_, Some(l)) if l.url == url => {}
-        (Some(_), Some(l)) => {
-            println!(
-                "This machine is logged in to {}: the new Worker's owner is made by `needs-you logout`, then running deploy again.",
-                l.url
-            );
-            return Ok(exit::OK);
-        }
+    match (admin, login::load().ok().flatten()) {
+        (Some(admin), _) => own(&url, &admin)?,
+        (None, Some(l)) if l.url == url => {}
         (None, _) => {
             println!(
                 "Its admin token was set before: `needs-you setup {url}` with it makes you its owner here."
@@ -124,6 +144,35 @@ pub fn deploy(
     match login::load().ok().flatten() {
         Some(l) if l.is_owner() && l.url == url => account::pair(None, false),
         _ => Ok(exit::OK),
+    }
+}
+
+/// Makes this machine the owner of the Worker just deployed with the admin
+/// token just set, trying for a while (a new workers.dev address and a new
+/// secret take some seconds to reach every edge); failing that, keeps the
+/// token in a private file for `needs-you setup`, since it is shown nowhere.
+fn own(url: &str, admin: &str) -> Result<()> {
+    let since = Instant::now();
+    loop {
+        match account::make_owner(url, admin) {
+            Ok(()) => return Ok(()),
+            Err(_) if since.elapsed() < OWNER_WITHIN => std::thread::sleep(Duration::from_secs(3)),
+            Err(f) => {
+                let kept = login::dir().join("admin-token");
+                write_private(&kept, admin.as_bytes()).map_err(|e| {
+                    Fail::new(exit::REFUSED, format!("cannot keep the admin token: {e}"))
+                })?;
+                return Err(Fail::new(
+                    f.code,
+                    format!(
+                        "could not make you the owner ({}); the admin token is kept in {kept} (0600): \
+                         NEEDS_YOU_ADMIN_TOKEN=$(cat {kept}) needs-you setup {url}, then delete it",
+                        f.message,
+                        kept = kept.display(),
+                    ),
+                ));
+            }
+        }
     }
 }
 
@@ -154,7 +203,7 @@ fn vapid_subject(contact: Option<&str>) -> Result<String> {
 /// The id of the database named [`DATABASE`] in `wrangler d1 list --json`'s
 /// output (anything printed before the list is skipped).
 fn database_id(listed: &str) -> Option<String> {
-    let list: Vec<Value> = serde_json::from_str(listed.get(listed.find('[')?..)?).ok()?;
+    let list = first_list(listed)?;
     let id = list
         .iter()
         .find(|db| db["name"] == DATABASE)?
@@ -200,16 +249,25 @@ fn workers_url(said: &str) -> Option<String> {
         .map(|w| w.trim_end_matches('/').to_owned())
 }
 
-/// The names in `wrangler secret list --format json`'s output.
-fn secret_names(listed: &str) -> BTreeSet<String> {
-    let Some(at) = listed.find('[') else {
-        return BTreeSet::new();
-    };
-    serde_json::from_str::<Vec<Value>>(&listed[at..])
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|s| s["name"].as_str().map(str::to_owned))
-        .collect()
+/// The names in `wrangler secret list --format json`'s output: its first
+/// JSON value, whatever is printed before or after it; `None` without one.
+fn secret_names(listed: &str) -> Option<BTreeSet<String>> {
+    let list = first_list(listed)?;
+    Some(
+        list.iter()
+            .filter_map(|s| s["name"].as_str().map(str::to_owned))
+            .collect(),
+    )
+}
+
+/// The first JSON list in what wrangler printed: banners may come before it
+/// and notices after it.
+fn first_list(said: &str) -> Option<Vec<Value>> {
+    let at = said.find('[')?;
+    serde_json::Deserializer::from_str(&said[at..])
+        .into_iter::<Vec<Value>>()
+        .next()?
+        .ok()
 }
 
 #[cfg(test)]
@@ -252,10 +310,16 @@ mod tests {
         assert_eq!(workers_url("no address"), None);
         let listed = r#"[{"name": "ADMIN_TOKEN", "type": "secret_text"}, {"name": "VAPID_SUBJECT", "type": "secret_text"}]"#;
         assert_eq!(
-            secret_names(listed).into_iter().collect::<Vec<_>>(),
+            secret_names(listed)
+                .unwrap()
+                .into_iter()
+                .collect::<Vec<_>>(),
             ["ADMIN_TOKEN", "VAPID_SUBJECT"]
         );
-        assert!(secret_names("error").is_empty());
+        // A notice after the list is no reason to take it for none.
+        let noticed = format!("{listed}\n\n[wrangler] update available");
+        assert_eq!(secret_names(&noticed).unwrap().len(), 2);
+        assert_eq!(secret_names("error"), None);
     }
 
     #[test]

@@ -41,6 +41,14 @@ pub fn serve(work: &Work, wrangler: &Wrangler, port: u16) -> Result<i32> {
             format!("127.0.0.1:{port} is taken: --port N names another"),
         ));
     }
+    // From here on a Ctrl-C ends the run through its clean-up, which
+    // removes the private folder and its secrets.
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores to an atomic.
+        unsafe {
+            libc::signal(sig, stop as *const () as libc::sighandler_t);
+        }
+    }
     let admin = secrets::admin_token()?;
     let vars = format!(
         "ADMIN_TOKEN={admin}\nVAPID_PRIVATE_KEY={}\nVAPID_SUBJECT=mailto:local@localhost.invalid\n",
@@ -66,12 +74,6 @@ pub fn serve(work: &Work, wrangler: &Wrangler, port: u16) -> Result<i32> {
         ],
         None,
     )?;
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: the handler only stores to an atomic.
-        unsafe {
-            libc::signal(sig, stop as *const () as libc::sighandler_t);
-        }
-    }
     let log_path = work.path().join("wrangler.log");
     let log = fs::File::create(&log_path).map_err(|e| Fail::new(exit::REFUSED, e.to_string()))?;
     let port_arg = port.to_string();
