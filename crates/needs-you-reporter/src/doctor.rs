@@ -56,7 +56,10 @@ fn check_reporter(r: &mut Checklist) {
     let named = std::env::var_os(crate::REPORTER_VAR).filter(|v| !v.is_empty());
     let (found, how) = match &named {
         Some(p) => (Some(PathBuf::from(p)), crate::REPORTER_VAR),
-        None => (on_path("report-prompt"), "the PATH"),
+        None => (
+            crate::program::find_program(std::ffi::OsStr::new("report-prompt")),
+            "the PATH",
+        ),
     };
     match found {
         None => r.note("the plugins' hooks find no report-prompt on the PATH: `needs-you run` hands them this one"),
@@ -66,12 +69,6 @@ fn check_reporter(r: &mut Checklist) {
         )),
         Some(p) => r.ok(&format!("the plugins' hooks run {} (from {how})", p.display())),
     }
-}
-
-fn on_path(program: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
 }
 
 /// Whether `path` is a script run by Node (npm's launchers are).

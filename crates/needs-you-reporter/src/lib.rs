@@ -45,6 +45,7 @@
 //! * `doctor`: a check of the whole set-up, for a person.
 //! * [`client`]: the Worker's JSON API for people's commands (`doctor`, `needs-you`).
 //! * [`socket`]: a WebSocket to the Worker: the relay's, and `ls --watch`'s.
+//! * [`program`]: finding a program as `exec` would.
 
 mod afar;
 mod answered_there;
@@ -62,6 +63,7 @@ mod outbox;
 mod parent;
 mod plan;
 mod procfs;
+pub mod program;
 mod questions;
 mod record;
 pub mod relay;

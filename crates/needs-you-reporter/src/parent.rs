@@ -68,10 +68,8 @@ fn is_shell(args: &[String]) -> bool {
 /// …/bin/report-prompt.js`), which runs this binary for a hook that found
 /// report-prompt on the PATH.
 fn is_our_launcher(args: &[String]) -> bool {
-    args.iter()
-        .skip(1)
-        .take(1)
-        .any(|a| a.ends_with("/bin/report-prompt.js"))
+    args.get(1)
+        .is_some_and(|a| a.ends_with("/bin/report-prompt.js"))
 }
 
 /// Whether an ancestor's command line may be the agent that runs this hook:

@@ -61,7 +61,7 @@ pub fn cmdline(pid: u32) -> Vec<String> {
 /// even where this one could (as root).
 pub fn environ_var(pid: u32, name: &str) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let own = fs::metadata(format!("/proc/{pid}")).ok()?.uid() == unsafe { libc::getuid() };
+    let own = fs::metadata(format!("/proc/{pid}")).ok()?.uid() == crate::state::uid();
     if !own {
         return None;
     }

@@ -16,6 +16,7 @@
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Who a new file is for.
@@ -79,18 +80,11 @@ pub fn backup_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// The permission bits of the file at `path`, if there is one.
-#[cfg(unix)]
+/// The read, write and execute bits of the file at `path`, if there is one.
 fn mode_of(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
     fs::metadata(path)
         .ok()
-        .map(|m| m.permissions().mode() & 0o7777)
-}
-
-#[cfg(not(unix))]
-fn mode_of(_: &Path) -> Option<u32> {
-    None
+        .map(|m| m.permissions().mode() & 0o777)
 }
 
 /// Creates `path` anew holding `text`, with exactly `mode`: whatever was
@@ -102,28 +96,19 @@ fn create_with_mode(path: &Path, text: &str, mode: u32) -> std::io::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        options.mode(mode);
-        let mut file = options.open(path)?;
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = mode;
-        options.open(path)?.write_all(text.as_bytes())
-    }
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)?;
+    file.set_permissions(fs::Permissions::from_mode(mode))?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     fn mode(path: &Path) -> u32 {
         fs::metadata(path).unwrap().permissions().mode() & 0o777

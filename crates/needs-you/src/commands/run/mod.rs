@@ -13,7 +13,6 @@ mod signals;
 mod tmux;
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
@@ -25,6 +24,7 @@ use needs_you_core::Cli;
 
 use needs_you_core::api::NewTask;
 use needs_you_reporter::client::FailureKind;
+pub use needs_you_reporter::program::find_program;
 
 use super::logged_in;
 use crate::cli::RunOptions;
@@ -119,21 +119,6 @@ fn native_reporter() -> Option<String> {
         .unwrap_or(me)
         .with_file_name("report-prompt");
     find_program(reporter.as_os_str()).map(|p| p.to_string_lossy().into_owned())
-}
-
-/// The program's path, as `exec` would find it (`None`: not found).
-pub fn find_program(program: &OsStr) -> Option<PathBuf> {
-    let executable = |p: &Path| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    let p = Path::new(program);
-    if p.components().count() > 1 {
-        return executable(p).then(|| p.to_path_buf());
-    }
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join(p))
-        .find(|c| executable(c))
 }
 
 /// "claude in api", from the program and the working directory.
