@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/helpers.js";
 import { lastingId, requestDigest } from "../support/request.js";
+import { endProcessesWithin } from "../support/leftovers.js";
 
 const BIN = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
@@ -27,9 +28,11 @@ after(async () => {
   spawnSync("tmux", ["kill-server"], { env: tmuxEnv() });
   await w?.stop();
   await sink?.stop();
-  // A detached sender of the last test may still be writing its state as it
-  // exits: try again a moment later rather than fail on a folder it just filled.
-  rmSync(scratch, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+  // The reporter's detached senders, transcript watchers and relays are no
+  // children of this process, and one may still be writing its state (a
+  // watcher logs that its transcript went away): end them first.
+  await endProcessesWithin(scratch);
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 let homes = 0;

@@ -3,7 +3,8 @@
 // environment given (a pane gets the tmux server's environment otherwise).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { endProcessesWithin } from "../support/leftovers.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, newOwner, sleep, smuggleAnswer, startWorker, waitFor } from "../worker/helpers.js";
@@ -29,36 +30,11 @@ export async function startLive(name, vars) {
         // What the CLIs' hooks started detached (a sender, a relay, a
         // watcher) outlives their tmux: a relay tries the stopped Worker
         // again for a while, and writes its log in the home meanwhile.
-        killWithin(home);
-        rmSync(home, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
+        await endProcessesWithin(home);
+        rmSync(home, { recursive: true, force: true });
       }
     },
   };
-}
-
-/** Kills every process with a variable (HOME, a state folder) that is `dir`
- *  or inside it, this one aside. */
-function killWithin(dir) {
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p)).map(Number)) {
-    if (pid === process.pid) continue;
-    let environ;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, "latin1");
-    } catch {
-      continue; // gone, or not ours
-    }
-    const inside = environ.split("\0").some((v) => {
-      const value = v.slice(v.indexOf("=") + 1);
-      return value === dir || value.startsWith(`${dir}/`);
-    });
-    if (inside) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
 }
 
 /** The owner's list: `list()`, `listUntil(check)`, and `reason(questionId)` once closed. */

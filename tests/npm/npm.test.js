@@ -10,6 +10,7 @@
 //   bash scripts/npm-pack.sh && node --test tests/npm/
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { endProcessesWithin } from "../support/leftovers.js";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -47,7 +48,10 @@ before(() => {
     ...readdirSync(DIST).filter((f) => f.endsWith(".tgz")).map((f) => join(DIST, f))], { env, stdio: "pipe" });
 });
 
-after(() => rmSync(scratch, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }));
+after(async () => {
+  await endProcessesWithin(scratch);
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 const run = (command, args, input) => spawnSync(command, args, { env, input, encoding: "utf8", timeout: 180_000 });
 
