@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, startWorker, waitFor } from "../worker/helpers.js";
+import { endProcessesWithin } from "../support/leftovers.js";
 
 export const REPORTER = join(ROOT, "target", "release", "report-prompt");
 
@@ -84,7 +85,7 @@ export async function startWorld(name, { taskName }) {
   async function stop() {
     for (const sock of servers) spawnSync("tmux", ["-S", sock, "kill-server"]);
     // The relays end with their tmux panes' questions; stop them now.
-    spawnSync("pkill", ["-f", `__relay --state-dir ${scratch}`]);
+    await endProcessesWithin(scratch);
     await w.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
