@@ -5,9 +5,13 @@ Usage: python3 scripts/module-cycles.py SRC_DIR...
 
 Reads every .rs file under each source folder (tests and comments left
 out), notes which modules each refers to through `crate::`, `super::` and
-`self::` paths (brace lists included), and looks for strongly connected
-groups of modules. A parent and its own children never count: a module may
-use what it contains. Prints each circle and exits 1 if there is one.
+`self::` paths (brace lists included) and, in a parent, the paths that
+start with one of its children's names (`use child::Item`), and looks for
+strongly connected groups of modules. A parent and its children count like
+any two modules: a child that takes from its parent what the parent takes
+from the child closes a circle, so what the children share lives in a
+module of its own below them. Prints each circle and exits 1 if there is
+one.
 """
 import os
 import re
@@ -20,9 +24,13 @@ def module_of(root, path):
     return tuple(parts[:-1] if parts[-1] in ("mod", "lib", "main") else parts)
 
 
-def references(source):
+def strip(source):
     source = re.sub(r"//[^\n]*", "", source)
-    source = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", source, flags=re.DOTALL)
+    return re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", source, flags=re.DOTALL)
+
+
+def references(source):
+    source = strip(source)
 
     def expand(m):
         return " ".join(f"{m.group(1)}::{item.strip()}" for item in m.group(2).split(",") if item.strip())
@@ -49,10 +57,13 @@ def graph(root):
             for n in range(len(parts), 0, -1):
                 target = tuple(here + parts[:n])
                 if target in modules:
-                    related = target[: len(m)] == m or m[: len(target)] == target
-                    if not related:
+                    if target != m:
                         edges[m].add(target)
                     break
+        # A parent names its children without `self::` (`use child::Item`).
+        for name in re.findall(r"(?<![:\w])([a-z_][a-z0-9_]*)::", strip(Path(f).read_text(encoding="utf8"))):
+            if m + (name,) in modules:
+                edges[m].add(m + (name,))
     return edges
 
 

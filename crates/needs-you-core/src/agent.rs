@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::classify::{self, Decision, HookSpec, Takeable};
+use crate::classify::event::{Decision, HookSpec, Takeable};
 use crate::kinds::{Cli, Kind};
 
 /// One CLI, as the project knows it.
@@ -146,21 +146,6 @@ const FOOT_LINES: usize = 2;
 const MIN_RULE: usize = 20;
 
 impl Cli {
-    /// What the project knows of this CLI. A copy, always inlined: a
-    /// caller that reads only its words (the Worker's) leaves its
-    /// classifier out of the build.
-    #[inline(always)]
-    pub const fn describe(self) -> Description {
-        match self {
-            Cli::ClaudeCode => classify::CLAUDE_CODE,
-            Cli::Codex => classify::CODEX,
-            Cli::Opencode => classify::OPENCODE,
-            Cli::Hermes => classify::HERMES,
-            Cli::Copilot => classify::COPILOT,
-            Cli::Gemini => classify::GEMINI,
-        }
-    }
-
     /// The CLI that a program of this name is, if any.
     pub fn of_program(name: &str) -> Option<Cli> {
         let name = name.rsplit('/').next().unwrap_or(name);

@@ -17,9 +17,9 @@
 //!   together with a mode switch.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::request::Request;
+use crate::request::{Request, OPENCODE_PERMISSION};
 use crate::text;
 
 /// Most lasting choices one permission offers.
@@ -154,7 +154,7 @@ pub fn offered(request: &Request) -> Vec<Lasting> {
     } else if request.tool.starts_with("opencode.") {
         // OpenCode's request names its own lasting choice in its input (so
         // under the digest); nothing else is taken for it.
-        opencode_always(request)
+        opencode_request_always(request)
             .map(|s| {
                 let offer = opencode(&s, &request.input);
                 (s, offer)
@@ -232,7 +232,7 @@ fn claude_code(s: &Value) -> Option<Offer> {
 /// is not offered: its reach depends on the request, a command, a host or a
 /// set of permissions, and 0.171.0 did not offer it for a command.)
 fn codex(s: &Value) -> Option<Offer> {
-    let prefix = crate::classify::codex_app::policy_prefix(s)?;
+    let prefix = policy_prefix(s)?;
     let words: Vec<String> = prefix.iter().map(|w| shell_word(w)).collect();
     let rule = format!("commands that start with {}", words.join(" "));
     let label = format!("Allow, and don't ask again for {rule}");
@@ -254,11 +254,42 @@ fn shell_word(w: &str) -> String {
 }
 
 /// OpenCode's `always`, as a suggestion, from its request's own patterns.
-fn opencode_always(request: &Request) -> Option<Value> {
-    use crate::classify::normalized::{opencode_always, OPENCODE_PERMISSION};
+fn opencode_request_always(request: &Request) -> Option<Value> {
     (request.tool == OPENCODE_PERMISSION)
         .then(|| opencode_always(&request.input))
         .flatten()
+}
+
+/// OpenCode's own lasting choice for a permission `input`: its `always`
+/// patterns, as the suggestion `{"reply": "always", "patterns"}`.
+pub fn opencode_always(input: &Value) -> Option<Value> {
+    let items = input.get("always")?.as_array()?;
+    // Every pattern a non-empty string, or none is offered: a choice must
+    // name all that OpenCode's `always` allows.
+    let patterns: Option<Vec<&str>> = items
+        .iter()
+        .map(|p| p.as_str().filter(|p| !p.is_empty()))
+        .collect();
+    let patterns = patterns.filter(|p| !p.is_empty())?;
+    Some(json!({"reply": "always", "patterns": patterns}))
+}
+
+/// Codex's lasting choice: commands that start with the request's own
+/// prefix allowed from now on, written into Codex's rules (its TUI's "Yes,
+/// and don't ask again for commands that start with …", seen with 0.171.0).
+pub const AMEND_POLICY: &str = "acceptWithExecpolicyAmendment";
+
+/// The exec-policy amendment's command prefix, from a suggestion.
+pub fn policy_prefix(suggestion: &Value) -> Option<Vec<String>> {
+    let prefix = suggestion
+        .get(AMEND_POLICY)?
+        .get("execpolicy_amendment")?
+        .as_array()?;
+    let prefix: Option<Vec<String>> = prefix
+        .iter()
+        .map(|p| p.as_str().map(str::to_owned))
+        .collect();
+    prefix.filter(|p| !p.is_empty())
 }
 
 /// OpenCode's "always": the request's patterns of its kind of permission
@@ -307,7 +338,7 @@ pub struct Written {
 /// What `suggestion` writes into a settings or rules file; `None` for a
 /// session's (nothing is written) or one never offered.
 pub fn written(suggestion: &Value) -> Option<Written> {
-    if let Some(prefix) = crate::classify::codex_app::policy_prefix(suggestion) {
+    if let Some(prefix) = policy_prefix(suggestion) {
         return Some(Written {
             scope: Scope::CodexRules,
             list: "rules".to_owned(),

@@ -27,6 +27,14 @@ pub const MAX_REQUEST_BYTES: usize = 24 * 1024;
 /// Most lasting choices a request carries, as the CLI suggested them.
 pub const MAX_SUGGESTIONS: usize = 8;
 
+/// The tool whose dialog request keeps its questions in `questions` of its
+/// input: Claude Code's (and Copilot's) `AskUserQuestion`.
+pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
+
+/// The tool name under which OpenCode's permission requests are digested:
+/// its own lasting choice is read from such a request ([`crate::lasting`]).
+pub const OPENCODE_PERMISSION: &str = "opencode.permission";
+
 /// A tool and its input, as the CLI gave them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Request {
@@ -46,6 +54,17 @@ impl Request {
             tool: tool.to_owned(),
             input: input.clone(),
             lasting: Vec::new(),
+        }
+    }
+
+    /// A dialog request's list of questions, where its tool keeps them:
+    /// [`ASK_USER_QUESTION`] in `questions` of its input; every other
+    /// dialog's request (OpenCode's, Codex's) is the list itself. Chosen by
+    /// the tool's own name, which the digest binds.
+    pub fn dialog_questions(&self) -> Option<&Value> {
+        match self.tool.as_str() {
+            ASK_USER_QUESTION => self.input.get("questions"),
+            _ => Some(&self.input),
         }
     }
 

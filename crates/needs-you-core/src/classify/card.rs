@@ -6,11 +6,11 @@
 
 use serde_json::Value;
 
-use super::{dialog, dialog_questions, request_questions, request_text, str_field, Decision};
-use crate::afar::{self, DialogQuestion};
+use super::event::{dialog, dialog_fits, shown_dialog_questions, with_why_too_large, Decision};
+use super::{claude_code, codex_app, normalized};
+use crate::afar::DialogQuestion;
 use crate::kinds::{Kind, QuestionOption};
 use crate::report::Report;
-use crate::report::{MAX_LABEL_CHARS, MAX_OPTIONS};
 use crate::request::Request;
 use crate::text;
 
@@ -22,33 +22,18 @@ pub struct Card {
     pub questions: Vec<DialogQuestion>,
 }
 
-/// Whether a dialog's card shows its request whole: at most
-/// [`afar::MAX_QUESTIONS`] questions and [`MAX_OPTIONS`] options in all, no
-/// label longer than [`MAX_LABEL_CHARS`]. A larger one takes no choices
-/// from afar: a card that left out an option would not be what is chosen.
-pub fn dialog_fits(request: &Request) -> bool {
-    let items: Vec<&Value> = match request_questions(&request.tool, &request.input) {
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(q @ Value::Object(_)) => vec![q],
-        _ => Vec::new(),
-    };
-    let options: Vec<&Value> = items
-        .iter()
-        .flat_map(|q| {
-            q.get("options")
-                .or_else(|| q.get("choices"))
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
-        .collect();
-    let label_fits = |o: &&Value| {
-        let label = o.as_str().or_else(|| str_field(o, "label")).unwrap_or("");
-        label.chars().count() <= MAX_LABEL_CHARS
-    };
-    items.len() <= afar::MAX_QUESTIONS
-        && options.len() <= MAX_OPTIONS
-        && options.iter().all(label_fits)
+/// A permission request's card text, in the words of the CLI whose tool it
+/// is, with everything its input holds. Chosen by the tool's own name, never
+/// by what the report says of itself: the request is what the digest binds.
+fn request_text(tool: &str, input: &Value) -> String {
+    match tool {
+        normalized::OPENCODE_PERMISSION => normalized::opencode_request_text(input),
+        codex_app::COMMAND_TOOL
+        | codex_app::FILE_CHANGE_TOOL
+        | codex_app::PERMISSIONS_TOOL
+        | codex_app::MCP_TOOL_CALL_TOOL => codex_app::request_text(tool, input),
+        _ => claude_code::request_text(tool, input),
+    }
 }
 
 /// The card of `request`, a question of `kind`, in the words of the CLI
@@ -61,7 +46,7 @@ pub fn of(kind: Kind, request: &Request) -> Card {
     };
     match kind {
         Kind::Dialog => {
-            let questions = request_questions(&request.tool, &request.input);
+            let questions = request.dialog_questions();
             let (text, options) = match dialog(questions, "The agent is asking a question") {
                 Decision::Open { text, options, .. } => (text, options),
                 _ => (String::new(), Vec::new()),
@@ -69,15 +54,7 @@ pub fn of(kind: Kind, request: &Request) -> Card {
             Card {
                 text: shown(&text),
                 options: options.iter().map(option).collect(),
-                questions: dialog_questions(questions, true)
-                    .into_iter()
-                    .map(|q| DialogQuestion {
-                        question: shown(&q.question),
-                        header: shown(&q.header),
-                        options: q.options.iter().map(option).collect(),
-                        ..q
-                    })
-                    .collect(),
+                questions: shown_dialog_questions(request),
             }
         }
         _ => Card {
@@ -92,13 +69,21 @@ pub fn of(kind: Kind, request: &Request) -> Card {
 pub fn text_or_why_not(kind: Kind, tool: &str, input: &Value) -> String {
     let request = Request::new(tool, input);
     let text = of(kind, &request).text;
-    if request.fits() {
-        return text;
+    with_why_too_large(&request, text)
+}
+
+impl codex_app::Asked {
+    /// The card's text as its reporter words it, saying why when it is
+    /// answered in the terminal. Here rather than beside the type: the
+    /// card reads every CLI's words, and no CLI's module reads the card.
+    pub fn text(&self) -> String {
+        let text = text_or_why_not(self.kind, &self.request.tool, &self.request.input);
+        if self.from_afar {
+            text
+        } else {
+            format!("Codex asks for a secret: answer it in the terminal.\n\n{text}")
+        }
     }
-    format!(
-        "This request is too large to approve from afar ({} KB): answer it in the terminal.\n\n{text}",
-        request.size() / 1024
-    )
 }
 
 /// The report as the Worker keeps it: an open that carries its request

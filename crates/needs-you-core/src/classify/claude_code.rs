@@ -5,14 +5,17 @@ use serde_json::Value;
 
 use serde_json::json;
 
-use super::{
-    close, command_with_description, dialog, dialog_questions, elicitation, from_agent, hook,
-    ignore, is_subagent, round_end, str_field, waiting_hook, Decision, HookSpec, Takeable,
+use super::elicitation;
+use super::event::{
+    close, command_with_description, dialog, dialog_questions, from_agent, hook, ignore,
+    is_subagent, round_end, str_field, waiting_hook, with_why_too_large, Decision, HookSpec,
+    Takeable,
 };
 use crate::afar::{self, Afar, AnswerBody, DialogQuestion, Verdict};
 use crate::agent::{self, Description};
 use crate::report::{CloseReason, Kind};
 use crate::request::Request;
+use crate::text;
 
 pub(super) const ASK_TOOL: &str = "AskUserQuestion";
 
@@ -310,8 +313,8 @@ fn permission_text(tool: &str, input: Option<&Value>) -> String {
     if tool == PLAN_TOOL {
         return plan_text(input.and_then(|i| str_field(i, "plan")));
     }
-    let empty = json!({});
-    super::card::text_or_why_not(Kind::Permission, tool, input.unwrap_or(&empty))
+    let request = Request::new(tool, input.unwrap_or(&json!({})));
+    with_why_too_large(&request, text::visible(&request_text(tool, &request.input)))
 }
 
 /// A permission request's card: what it runs, writes or changes, in Claude

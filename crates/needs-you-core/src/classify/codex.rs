@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{
+use super::event::{
     close, command_with_description, from_agent, hook, ignore, is_subagent, round_end, str_field,
     Decision, HookSpec,
 };

@@ -16,9 +16,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{card, str_field, Takeable};
+use super::event::{shown_dialog_questions, str_field, Takeable};
 use crate::afar::{Afar, AnswerBody, Verdict};
 use crate::kinds::Kind;
+use crate::lasting::AMEND_POLICY;
 use crate::request::{one_line, take_str, with_rest, Request};
 
 /// The tool name of a command approval's request.
@@ -79,24 +80,10 @@ impl Asked {
             return None;
         }
         let (takes, questions) = match self.kind {
-            Kind::Dialog => (
-                Afar::Choices,
-                card::of(Kind::Dialog, &self.request).questions,
-            ),
+            Kind::Dialog => (Afar::Choices, shown_dialog_questions(&self.request)),
             _ => (Afar::Decision, Vec::new()),
         };
         Takeable::with_lasting(takes, self.request.clone(), questions)
-    }
-
-    /// The card's text as its reporter words it, saying why when it is
-    /// answered in the terminal.
-    pub fn text(&self) -> String {
-        let text = card::text_or_why_not(self.kind, &self.request.tool, &self.request.input);
-        if self.from_afar {
-            text
-        } else {
-            format!("Codex asks for a secret: answer it in the terminal.\n\n{text}")
-        }
     }
 }
 
@@ -219,11 +206,6 @@ fn elicitation(params: &Value) -> Option<Asked> {
     })
 }
 
-/// Codex's lasting choice: commands that start with the request's own
-/// prefix allowed from now on, written into Codex's rules (its TUI's "Yes,
-/// and don't ask again for commands that start with …", seen with 0.171.0).
-pub const AMEND_POLICY: &str = "acceptWithExecpolicyAmendment";
-
 /// The lasting choices the request's `availableDecisions` name, as given:
 /// its exec-policy amendment (`crate::lasting` says why not
 /// `acceptForSession`).
@@ -236,19 +218,6 @@ fn lasting_offered(params: &Value) -> Vec<Value> {
         .take(crate::request::MAX_SUGGESTIONS)
         .cloned()
         .collect()
-}
-
-/// The exec-policy amendment's command prefix, from a suggestion.
-pub fn policy_prefix(suggestion: &Value) -> Option<Vec<String>> {
-    let prefix = suggestion
-        .get(AMEND_POLICY)?
-        .get("execpolicy_amendment")?
-        .as_array()?;
-    let prefix: Option<Vec<String>> = prefix
-        .iter()
-        .map(|p| p.as_str().map(str::to_owned))
-        .collect();
-    prefix.filter(|p| !p.is_empty())
 }
 
 /// Whether the request's `availableDecisions` name `decision` as a plain

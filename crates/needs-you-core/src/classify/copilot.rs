@@ -12,7 +12,8 @@
 
 use serde_json::Value;
 
-use super::{close, elicitation, hook, ignore, str_field, Decision, HookSpec};
+use super::elicitation;
+use super::event::{close, hook, ignore, str_field, Decision, HookSpec};
 use crate::agent::{self, Description};
 use crate::report::{CloseReason, Kind};
 
@@ -112,7 +113,7 @@ pub(super) fn classify(event: &Value) -> Decision {
 
 #[cfg(test)]
 mod tests {
-    use super::super::expect;
+    use crate::classify::event::expect;
     use super::*;
     use serde_json::json;
 

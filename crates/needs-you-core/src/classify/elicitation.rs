@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::str_field;
+use super::event::str_field;
 use crate::report::{truncate_chars, QuestionOption, MAX_LABEL_CHARS, MAX_OPTIONS};
 
 /// The text and options of an elicitation from `server`: the message, a line

@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::{
+use super::event::{
     close, command_with_description, dialog, hook, ignore, round_end, str_field, Decision, HookSpec,
 };
 use crate::agent::{self, Description, ReplyInTranscript};
@@ -180,7 +180,7 @@ fn permission_text(event: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::expect;
+    use crate::classify::event::expect;
     use super::*;
     use serde_json::json;
 

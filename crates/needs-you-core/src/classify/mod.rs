@@ -14,74 +14,19 @@ mod codex;
 pub mod codex_app;
 mod copilot;
 mod elicitation;
+pub mod event;
 mod gemini;
 pub mod normalized;
 mod opencode_prompt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::afar::{self, Afar, DialogQuestion, Takes};
-use crate::request::Request;
+use event::ignore;
+pub use event::{dialog_fits, Decision, HookSpec, Takeable};
 
-use crate::question::{ends_with_question, reply_tail};
-use crate::report::{
-    truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, MAX_LABEL_CHARS, MAX_OPTIONS,
-};
-
-/// What an event means for the person's "Needs you" list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "action", rename_all = "lowercase")]
-pub enum Decision {
-    /// The agent now waits for its person.
-    Open {
-        kind: Kind,
-        text: String,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        options: Vec<QuestionOption>,
-    },
-    /// The person answered, or the question went away.
-    Close { reason: CloseReason },
-    /// A dialog is up, but the CLI will say later whether it stays up long
-    /// enough to matter (Claude Code's `PermissionRequest`, confirmed by its
-    /// `permission_prompt` six seconds on): remember what it asks, report
-    /// nothing yet.
-    Expect { kind: Kind, text: String },
-    /// Nothing to report; `why` says which rule decided, for `classify`.
-    Ignore { why: String },
-}
-
-impl Decision {
-    /// The report this decision makes for `session`, numbered `seq`; `None`
-    /// for an ignored or expected event, which is never reported.
-    pub fn into_report(self, cli: Cli, session: String, seq: u64) -> Option<Report> {
-        match self {
-            Decision::Open {
-                kind,
-                text,
-                options,
-            } => Some(Report::Open {
-                cli,
-                session,
-                seq,
-                kind,
-                text,
-                options,
-                terminal: None,
-                takes: None,
-                questions: Vec::new(),
-                request: None,
-            }),
-            Decision::Close { reason } => Some(Report::Close {
-                cli,
-                session,
-                seq,
-                reason,
-            }),
-            Decision::Expect { .. } | Decision::Ignore { .. } => None,
-        }
-    }
-}
+use crate::agent::Description;
+use crate::report::{Cli, CloseReason, Kind};
 
 /// A decision together with the session it belongs to, and what of it the
 /// agent's machine can take from afar.
@@ -97,74 +42,6 @@ pub struct Classified {
     /// person's own agent. What a subagent opens, only it closes by its tools.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
-}
-
-/// A dialog or permission that this CLI lets a hook or plugin answer: what
-/// it takes, the request itself (which the report carries, for the Worker to
-/// build the card from), the digest that binds an answer to it, and a
-/// dialog's questions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Takeable {
-    #[serde(flatten)]
-    pub takes: Takes,
-    pub request: Request,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub questions: Vec<DialogQuestion>,
-}
-
-impl Takeable {
-    /// `None` for a request too large to carry whole, or a dialog larger than
-    /// a card shows whole: it is answered in the terminal ([`Request::fits`],
-    /// [`card::dialog_fits`]).
-    fn new(
-        takes: Afar,
-        tool: &str,
-        input: &Value,
-        questions: Vec<DialogQuestion>,
-    ) -> Option<Takeable> {
-        Takeable::with_lasting(takes, Request::new(tool, input), questions)
-    }
-
-    /// The same, for a request that carries its CLI's lasting choices.
-    pub(crate) fn with_lasting(
-        takes: Afar,
-        request: Request,
-        questions: Vec<DialogQuestion>,
-    ) -> Option<Takeable> {
-        let whole = request.fits() && (takes != Afar::Choices || card::dialog_fits(&request));
-        whole.then(|| Takeable {
-            takes: Takes {
-                takes,
-                digest: request.digest(),
-            },
-            request,
-            questions,
-        })
-    }
-}
-
-/// A dialog request's list of questions, where its tool keeps them: Claude
-/// Code's `AskUserQuestion` in `questions` of its input, OpenCode's request
-/// is the list itself.
-fn request_questions<'a>(tool: &str, input: &'a Value) -> Option<&'a Value> {
-    match tool {
-        claude_code::ASK_TOOL => input.get("questions"),
-        _ => Some(input),
-    }
-}
-
-/// A permission request's card text, in the words of the CLI whose tool it
-/// is, with everything its input holds. Chosen by the tool's own name, never
-/// by what the report says of itself: the request is what the digest binds.
-fn request_text(tool: &str, input: &Value) -> String {
-    match tool {
-        normalized::OPENCODE_PERMISSION => normalized::opencode_request_text(input),
-        codex_app::COMMAND_TOOL
-        | codex_app::FILE_CHANGE_TOOL
-        | codex_app::PERMISSIONS_TOOL
-        | codex_app::MCP_TOOL_CALL_TOOL => codex_app::request_text(tool, input),
-        _ => claude_code::request_text(tool, input),
-    }
 }
 
 /// Classifies one event of `cli`.
@@ -243,42 +120,6 @@ pub fn close_applies(reason: CloseReason, agent: Option<&str>, opener: Option<&s
     }
 }
 
-/// One hook event that `report-prompt install` adds to a CLI's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HookSpec {
-    pub event: &'static str,
-    pub matcher: Option<&'static str>,
-    /// Frequent closing events run behind the shell guard on the marker file:
-    /// while nothing is open they cost one `test -e` and never start the
-    /// reporter. So a guarded event must only ever close: an open behind the
-    /// guard would never be seen while nothing else is open.
-    pub guarded: bool,
-    /// It may wait, while its dialog is on screen, for an answer from afar:
-    /// its timeout must fit a person who answers minutes later.
-    pub waits: bool,
-}
-
-pub(crate) const fn hook(
-    event: &'static str,
-    matcher: Option<&'static str>,
-    guarded: bool,
-) -> HookSpec {
-    HookSpec {
-        event,
-        matcher,
-        guarded,
-        waits: false,
-    }
-}
-
-/// A hook that may wait for an answer from afar (see [`HookSpec::waits`]).
-pub(crate) const fn waiting_hook(event: &'static str) -> HookSpec {
-    HookSpec {
-        waits: true,
-        ..hook(event, None, false)
-    }
-}
-
 pub use claude_code::HOOKS as CLAUDE_CODE_HOOKS;
 pub use claude_code::{
     hook_output as claude_code_hook_output, plan_text, transcript_plan_file,
@@ -292,11 +133,23 @@ pub fn hooks(cli: Cli) -> &'static [HookSpec] {
     cli.describe().hooks
 }
 
-pub(crate) use claude_code::DESCRIPTION as CLAUDE_CODE;
-pub(crate) use codex::DESCRIPTION as CODEX;
-pub(crate) use copilot::DESCRIPTION as COPILOT;
-pub(crate) use gemini::DESCRIPTION as GEMINI;
-pub(crate) use normalized::{HERMES, OPENCODE};
+impl Cli {
+    /// What the project knows of this CLI ([`crate::agent`]): the registry,
+    /// the one place that names every CLI's description. A copy, always
+    /// inlined: a caller that reads only its words (the Worker's) leaves
+    /// its classifier out of the build.
+    #[inline(always)]
+    pub const fn describe(self) -> Description {
+        match self {
+            Cli::ClaudeCode => claude_code::DESCRIPTION,
+            Cli::Codex => codex::DESCRIPTION,
+            Cli::Opencode => normalized::OPENCODE,
+            Cli::Hermes => normalized::HERMES,
+            Cli::Copilot => copilot::DESCRIPTION,
+            Cli::Gemini => gemini::DESCRIPTION,
+        }
+    }
+}
 
 /// What this machine knows of a session when an event arrives: the kind of
 /// its open question, and what the last [`Decision::Expect`] said (and
@@ -338,192 +191,11 @@ pub fn settle(decision: Decision, state: &SessionState) -> Decision {
     }
 }
 
-fn ignore(why: impl Into<String>) -> Decision {
-    Decision::Ignore { why: why.into() }
-}
-
-fn close(reason: CloseReason) -> Decision {
-    Decision::Close { reason }
-}
-
-fn str_field<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
-    event.get(field).and_then(Value::as_str)
-}
-
-/// A subagent's events carry `agent_id` (and its kind in `agent_type`).
-fn is_subagent(event: &Value) -> bool {
-    event.get("agent_id").is_some_and(|v| !v.is_null())
-}
-
-/// A subagent's dialog in the person's words: what it asks, and which agent
-/// asks it, as the terminal says ("from the general-purpose agent").
-fn from_agent(text: String, event: &Value) -> String {
-    // Codex names an agent of no particular kind "default".
-    match str_field(event, "agent_type").filter(|t| !t.is_empty() && *t != "default") {
-        Some(kind) if is_subagent(event) => format!("{text}\n(from the {kind} agent)"),
-        _ if is_subagent(event) => format!("{text}\n(from a subagent)"),
-        _ => text,
-    }
-}
-
-/// A permission's text from what it runs and why it runs it: the description,
-/// then the command on its own line after `$ `; the description alone when
-/// there is no command; `None` without a description, where each CLI words
-/// its own fallback.
-fn command_with_description(command: Option<&str>, description: Option<&str>) -> Option<String> {
-    let command = command.filter(|c| !c.is_empty());
-    match (command, description.filter(|d| !d.is_empty())) {
-        (Some(c), Some(d)) => Some(format!("{d}\n$ {c}")),
-        (None, Some(d)) => Some(d.to_owned()),
-        (_, None) => None,
-    }
-}
-
-/// The end of a round: a reply that ends with a question opens one, any other
-/// reply closes what is open, since no dialog can still be open once the round ended.
-fn round_end(reply: Option<&str>) -> Decision {
-    match reply {
-        Some(text) if ends_with_question(text) => Decision::Open {
-            kind: Kind::Reply,
-            text: reply_tail(text),
-            options: Vec::new(),
-        },
-        _ => close(CloseReason::RoundEnd),
-    }
-}
-
-/// A dialog's questions as asked, in the shape that Claude Code's
-/// `AskUserQuestion` and OpenCode's `question.asked` share (`multiSelect` or
-/// `multiple`; `custom`, OpenCode's, says whether a typed answer is taken,
-/// where Claude Code always takes one); `other` is that default.
-fn dialog_questions(questions: Option<&Value>, other: bool) -> Vec<DialogQuestion> {
-    let items: Vec<&Value> = match questions {
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(q @ Value::Object(_)) => vec![q],
-        _ => Vec::new(),
-    };
-    items
-        .into_iter()
-        .take(afar::MAX_QUESTIONS)
-        .map(|q| {
-            let options = q
-                .get("options")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|o| {
-                    Some(QuestionOption {
-                        label: truncate_chars(str_field(o, "label")?, MAX_LABEL_CHARS),
-                        description: str_field(o, "description")
-                            .filter(|d| !d.is_empty())
-                            .map(str::to_owned),
-                    })
-                })
-                .take(MAX_OPTIONS)
-                .collect();
-            let flag = |names: &[&str], default: bool| {
-                names
-                    .iter()
-                    .find_map(|n| q.get(*n).and_then(Value::as_bool))
-                    .unwrap_or(default)
-            };
-            DialogQuestion {
-                question: str_field(q, "question").unwrap_or("").to_owned(),
-                header: str_field(q, "header").unwrap_or("").to_owned(),
-                options,
-                multi_select: flag(&["multiSelect", "multiple", "multi_select"], false),
-                other: flag(&["custom", "isOther"], other),
-            }
-        })
-        .collect()
-}
-
-/// A question dialog from its list of questions, in the shape that Claude Code's
-/// `AskUserQuestion` and our plugins share:
-/// `[{"question": "…", "header": "…", "options": [{"label": "…", "description": "…"}]}]`.
-///
-/// The report has one text and one option list: the questions are joined by
-/// new lines, and when there are several, each option's label is prefixed with
-/// its question's header so the person can tell them apart.
-fn dialog(questions: Option<&Value>, fallback: &str) -> Decision {
-    let questions: Vec<&Value> = match questions {
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(q @ Value::Object(_)) => vec![q],
-        _ => Vec::new(),
-    };
-    let mut texts = Vec::new();
-    let mut options = Vec::new();
-    let several = questions.len() > 1;
-    for q in &questions {
-        let text = str_field(q, "question")
-            .or_else(|| str_field(q, "text"))
-            .unwrap_or("");
-        if !text.is_empty() {
-            texts.push(text.to_owned());
-        }
-        let header = str_field(q, "header").filter(|h| !h.is_empty());
-        let items = q.get("options").or_else(|| q.get("choices"));
-        for item in items.and_then(Value::as_array).into_iter().flatten() {
-            let (label, description) = match item {
-                Value::String(s) => (s.as_str(), None),
-                other => match str_field(other, "label") {
-                    Some(l) => (l, str_field(other, "description")),
-                    None => continue,
-                },
-            };
-            let label = match (several, header) {
-                (true, Some(h)) => format!("{h}: {label}"),
-                _ => label.to_owned(),
-            };
-            options.push(QuestionOption {
-                label: truncate_chars(&label, MAX_LABEL_CHARS),
-                description: description.filter(|d| !d.is_empty()).map(str::to_owned),
-            });
-        }
-    }
-    options.truncate(MAX_OPTIONS);
-    let text = if texts.is_empty() {
-        fallback.to_owned()
-    } else {
-        texts.join("\n")
-    };
-    Decision::Open {
-        kind: Kind::Dialog,
-        text,
-        options,
-    }
-}
-
-/// What the tests of one CLI's classifier read of a decision.
-#[cfg(test)]
-pub(crate) mod expect {
-    use super::Decision;
-    use crate::report::{CloseReason, Kind};
-
-    /// The kind, text and option labels of a decision that opens.
-    pub fn opened(d: Decision) -> (Kind, String, Vec<String>) {
-        match d {
-            Decision::Open {
-                kind,
-                text,
-                options,
-            } => (kind, text, options.into_iter().map(|o| o.label).collect()),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    /// The reason of a decision that closes.
-    pub fn closed(d: Decision) -> CloseReason {
-        match d {
-            Decision::Close { reason } => reason,
-            other => panic!("{other:?}"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::event::{close, dialog};
+    use crate::report::{QuestionOption, Report};
     use serde_json::json;
 
     /// An event of `spec` as its CLI would send it, with the matcher filled in

@@ -18,14 +18,16 @@
 
 use serde_json::{json, Value};
 
-use super::{
+use super::event::{
     close, command_with_description, dialog, dialog_questions, ignore, round_end, str_field,
-    Decision, Takeable,
+    with_why_too_large, Decision, Takeable,
 };
 use crate::afar::{Afar, AnswerBody, Verdict};
 use crate::agent::{self, Description};
+use crate::lasting::opencode_always;
 use crate::report::{Cli, CloseReason, Kind};
 use crate::request;
+use crate::text;
 
 /// OpenCode, as the project knows it ([`crate::agent`]): our plugin sends
 /// its events, and each of its dialogs ends in one.
@@ -168,7 +170,8 @@ fn hermes_close_reason(event: &Value) -> CloseReason {
 fn permission_text(cli: Cli, event: &Value) -> String {
     let non_empty = |s: Option<&str>| s.filter(|t| !t.is_empty()).map(str::to_owned);
     if let Some(req) = event.get("request") {
-        return super::card::text_or_why_not(Kind::Permission, OPENCODE_PERMISSION, req);
+        let request = request::Request::new(OPENCODE_PERMISSION, req);
+        return with_why_too_large(&request, text::visible(&opencode_request_text(req)));
     }
     if let Some(a) = event.get("approval") {
         let command = str_field(a, "command").filter(|c| !c.is_empty());
@@ -202,22 +205,8 @@ pub fn opencode_reply(answer: &AnswerBody, request: &crate::request::Request) ->
     })
 }
 
-/// OpenCode's own lasting choice for a permission `input`: its `always`
-/// patterns, as the suggestion `{"reply": "always", "patterns"}`.
-pub fn opencode_always(input: &Value) -> Option<Value> {
-    let items = input.get("always")?.as_array()?;
-    // Every pattern a non-empty string, or none is offered: a choice must
-    // name all that OpenCode's `always` allows.
-    let patterns: Option<Vec<&str>> = items
-        .iter()
-        .map(|p| p.as_str().filter(|p| !p.is_empty()))
-        .collect();
-    let patterns = patterns.filter(|p| !p.is_empty())?;
-    Some(json!({"reply": "always", "patterns": patterns}))
-}
-
 /// The tool names under which OpenCode's requests are digested.
-pub const OPENCODE_PERMISSION: &str = "opencode.permission";
+pub use crate::request::OPENCODE_PERMISSION;
 const OPENCODE_QUESTION: &str = "opencode.question";
 
 /// Fields of OpenCode's permission request that change nothing of what
