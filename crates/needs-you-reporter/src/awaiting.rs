@@ -19,11 +19,12 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use needs_you_core::afar::AnswerBody;
-use needs_you_core::classify::{self, classify};
+use needs_you_core::classify::{self, classify, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::afar;
+use crate::handover::{self, Closing, Outcome, Taker};
 use crate::relay;
 use crate::send::Target;
 use crate::state::{self, StateDir};
@@ -53,27 +54,54 @@ fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
     let target = Target::from_env()?;
     let dir = StateDir::open(state::resolve(state_dir)).map_err(crate::questions::state_error)?;
     relay::ensure_relay(dir.path(), &target)?;
-    let socket = afar::socket_path(dir.path(), &relay::task_key(&target));
+    let task = relay::task_key(&target);
+    let socket = afar::socket_path(dir.path(), &task);
     let Some(answered) = afar::wait(&socket, &session, &takeable, None) else {
         return Ok(());
     };
-    // A permission's answer carries OpenCode's own reply, worked out here
-    // from the plugin's request: the plugin maps nothing itself.
-    let mut answer = serde_json::to_value(&answered.answer).map_err(|e| e.to_string())?;
-    if let (AnswerBody::Decision { .. }, Some(obj)) = (&answered.answer, answer.as_object_mut()) {
-        let reply = classify::opencode_reply(&answered.answer, &takeable.request)
-            .ok_or("an answer this permission does not offer")?;
-        obj.insert("opencode".into(), reply);
+    let mut taker = Plugin { stdin };
+    match handover::deliver(&dir, &task, &session, &takeable, answered, &mut taker) {
+        Outcome::Taken | Outcome::NotTaken => Ok(()),
+        Outcome::DoesNotFit => Err("an answer this permission does not offer".into()),
+        Outcome::NotRecorded(why) | Outcome::NotHanded(why) => Err(why),
     }
-    let answer = answer.to_string();
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{answer}")
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot hand the answer to the plugin: {e}"))?;
-    drop(out);
-    line.clear();
-    if stdin.read_line(&mut line).is_ok() && line.trim() == "took" {
-        answered.took();
+}
+
+/// A plugin's part of the road: the answer printed as one JSON line, which
+/// the plugin hands to its agent, then says `took` on stdin.
+struct Plugin<'a> {
+    stdin: std::io::StdinLock<'a>,
+}
+
+impl Taker for Plugin<'_> {
+    /// A permission's answer carries OpenCode's own reply, worked out here
+    /// from the plugin's request: the plugin maps nothing itself.
+    fn translate(&self, answer: &AnswerBody, takeable: &Takeable) -> Option<Value> {
+        let mut form = serde_json::to_value(answer).ok()?;
+        if let (AnswerBody::Decision { .. }, Some(obj)) = (answer, form.as_object_mut()) {
+            let reply = classify::opencode_reply(answer, &takeable.request)?;
+            obj.insert("opencode".into(), reply);
+        }
+        Some(form)
     }
-    Ok(())
+
+    /// OpenCode keeps its lasting choice in its memory: no file is written,
+    /// and the folder is the one it runs the plugin in.
+    fn project(&self) -> Option<PathBuf> {
+        std::env::current_dir().ok()
+    }
+
+    fn hand_over(&mut self, form: Value) -> Result<bool, String> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{form}")
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot hand the answer to the plugin: {e}"))?;
+        drop(out);
+        let mut line = String::new();
+        Ok(self.stdin.read_line(&mut line).is_ok() && line.trim() == "took")
+    }
+
+    fn closing(&self) -> Closing {
+        Closing::ByItsEvent
+    }
 }

@@ -48,6 +48,7 @@ use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
 use crate::afar::{self, DialogEnd};
+use crate::handover::{self, Closing, Outcome, Taker};
 use crate::questions;
 use crate::relay;
 use crate::send::Target;
@@ -707,43 +708,66 @@ impl Client<'_> {
         let Some(p) = self.pending.get(request_id) else {
             return Ok(()); // resolved first: the terminal won
         };
-        // An answer this request does not take (a typed value that does not
-        // fit its form) is not sent; the card waits on for one that fits.
-        let Some(result) = codex_app::response(&p.method, &p.params, &answered.answer) else {
-            drop(answered);
-            return self.wait_again(request_id);
+        let (dir, task) = (self.dir, crate::relay::task_key(&self.target));
+        let (session, takeable) = (p.session.clone(), p.takeable.clone());
+        let mut taker = Answering {
+            id: serde_json::from_str(request_id).unwrap_or(Value::Null),
+            method: p.method.clone(),
+            params: p.params.clone(),
+            seq: p.seq,
+            client: self,
         };
-        let Some(p) = self.pending.remove(request_id) else {
-            return Ok(());
-        };
-        // A rule Codex is about to write into its rules is recorded first,
-        // so that it can be taken back from afar; one that cannot be is not
-        // sent (the dialog stays the terminal's).
-        if let Some(suggestion) = result.get("decision").filter(|d| d.is_object()) {
-            let task = crate::relay::task_key(&self.target);
-            let places = crate::granted::Places::here(std::path::Path::new("."));
-            let recorded = crate::granted::record(
-                self.dir.path(),
-                &task,
-                &answered.answer_id,
-                suggestion,
-                &places,
-            );
-            if let Err(e) = recorded {
-                self.dir.log(&format!("codex: {e}"));
-                return Ok(());
+        match handover::deliver(dir, &task, &session, &takeable, answered, &mut taker) {
+            // An answer this request does not take (a typed value that does
+            // not fit its form) is not sent; the card waits on for one that
+            // fits.
+            Outcome::DoesNotFit => self.wait_again(request_id),
+            outcome => {
+                self.pending.remove(request_id);
+                match outcome {
+                    Outcome::NotHanded(e) => Err(e),
+                    Outcome::NotRecorded(e) => {
+                        dir.log(&format!("codex: {e}"));
+                        Ok(())
+                    }
+                    _ => Ok(()),
+                }
             }
         }
-        let id: Value = serde_json::from_str(request_id).unwrap_or(Value::Null);
-        self.send(&json!({"id": id, "result": result}))?;
-        answered.took();
-        questions::close(
-            self.dir,
-            Cli::Codex,
-            &p.session,
-            CloseReason::Answered,
-            Some(p.seq),
-        )
+    }
+}
+
+/// Codex's part of the road: the protocol's answer to one pending server
+/// request, sent on the client's connection.
+struct Answering<'c, 'a> {
+    id: Value,
+    method: String,
+    params: Value,
+    seq: u64,
+    client: &'c mut Client<'a>,
+}
+
+impl Taker for Answering<'_, '_> {
+    fn translate(&self, answer: &AnswerBody, _: &Takeable) -> Option<Value> {
+        codex_app::response(&self.method, &self.params, answer)
+    }
+
+    /// Codex writes its rules into its home, whatever the project.
+    fn project(&self) -> Option<PathBuf> {
+        Some(PathBuf::from("."))
+    }
+
+    fn hand_over(&mut self, result: Value) -> Result<bool, String> {
+        self.client
+            .send(&json!({"id": self.id, "result": result}))
+            .map(|()| true)
+    }
+
+    fn closing(&self) -> Closing {
+        Closing::Here {
+            cli: Cli::Codex,
+            opened: Some(self.seq),
+        }
     }
 }
 

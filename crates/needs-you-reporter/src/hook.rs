@@ -5,16 +5,13 @@
 //! open for the session stop after one lock and one `exists`, before any
 //! environment check or process spawn.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 
-use needs_you_core::afar::{AnswerBody, Verdict};
-use needs_you_core::classify::{claude_code_hook_output, settle, Takeable};
-use needs_you_core::{classify, Cli, CloseReason, Decision, Kind, Report};
+use needs_you_core::classify::{settle, Takeable};
+use needs_you_core::{classify, Cli, Decision, Kind, Report};
 use serde_json::Value;
 
-use crate::afar;
-use crate::answered_there::AnsweredThere;
 use crate::parent;
 use crate::questions::{self, state_error};
 use crate::relay;
@@ -174,10 +171,25 @@ fn expect(dir: &StateDir, asked: &Asked, text: String) -> Result<(), String> {
         asked.agent.as_deref(),
     )
     .map_err(state_error)?;
-    if let (Some(t), Cli::ClaudeCode) = (&asked.takeable, asked.cli) {
-        take_from_afar(dir, &asked.session, t, asked.event);
+    if let Some(t) = asked
+        .takeable
+        .as_ref()
+        .filter(|_| waits(asked.cli, asked.event))
+    {
+        crate::waiting_hook::take_from_afar(dir, &asked.session, t, asked.event);
     }
     Ok(())
+}
+
+/// Whether this event's hook is installed as one that waits, while its
+/// dialog is on screen, for an answer from afar
+/// ([`needs_you_core::classify::HookSpec::waits`]).
+fn waits(cli: Cli, event: &Value) -> bool {
+    let name = event.get("hook_event_name").and_then(Value::as_str);
+    cli.describe()
+        .hooks
+        .iter()
+        .any(|h| h.waits && Some(h.event) == name)
 }
 
 /// Opens the question: marked open and its report queued, its transcript
@@ -288,85 +300,6 @@ fn with_request(report: &mut Report, takeable: &Takeable) {
 fn one_shot_run(cli: Cli) -> bool {
     let args = parent::agent_command_line(parent::may_be_agent);
     needs_you_core::classify::one_shot(cli, &args)
-}
-
-/// Waits, while Claude Code's dialog is on screen, for its answer from afar
-/// ([`afar::wait`]); with one, prints the hook's decision on stdout, which
-/// is how Claude Code takes it (the one thing this hook ever prints), tells
-/// the relay the agent has it, and closes the question here. Without one (a
-/// person answered in the terminal, as the transcript tells, or Esc ended
-/// this hook, or the wait ran out), nothing: the dialog stays the terminal's.
-fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event: &Value) {
-    let Ok(target) = send::Target::from_env() else {
-        return;
-    };
-    if relay::ensure_relay(dir.path(), &target).is_err() {
-        return;
-    }
-    let socket = afar::socket_path(dir.path(), &relay::task_key(&target));
-    // Answered in the terminal, the dialog ends with no word to this hook:
-    // its transcript says so.
-    let mut there = event
-        .get("transcript_path")
-        .and_then(Value::as_str)
-        .and_then(|t| AnsweredThere::follow(t.as_ref(), &takeable.takes.digest));
-    let Some(answered) = afar::wait(
-        &socket,
-        session,
-        takeable,
-        there.as_mut().map(|t| t as &mut dyn afar::DialogEnd),
-    ) else {
-        return;
-    };
-    let output = claude_code_hook_output(&answered.answer, &takeable.request, &takeable.questions);
-    if output.is_null() {
-        return;
-    }
-    // A rule Claude Code is about to write into a settings file is recorded
-    // first, so that it can be taken back from afar; one that cannot be is
-    // not handed on (the dialog stays the terminal's).
-    if let AnswerBody::Decision {
-        decision: Verdict::Lasting(id),
-        ..
-    } = &answered.answer
-    {
-        let Some(l) = needs_you_core::lasting::find(&takeable.request, id) else {
-            return;
-        };
-        // Claude Code keeps a project's settings in the folder it was
-        // started in, which the hook's `cwd` leaves after a `cd`.
-        let project = std::env::var_os("CLAUDE_PROJECT_DIR")
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| event.get("cwd").and_then(Value::as_str).map(PathBuf::from));
-        let Some(project) = project else {
-            return;
-        };
-        let places = crate::granted::Places::here(&project);
-        let task = relay::task_key(&target);
-        if let Err(e) = crate::granted::record(
-            dir.path(),
-            &task,
-            &answered.answer_id,
-            &l.suggestion,
-            &places,
-        ) {
-            crate::say(e);
-            return;
-        }
-    }
-    let mut out = std::io::stdout().lock();
-    if writeln!(out, "{output}")
-        .and_then(|()| out.flush())
-        .is_err()
-    {
-        return;
-    }
-    drop(out);
-    answered.took();
-    if let Err(e) = questions::close(dir, Cli::ClaudeCode, session, CloseReason::Answered, None) {
-        crate::say(e);
-    }
 }
 
 /// `report-prompt classify`: the decision as one JSON object on stdout.

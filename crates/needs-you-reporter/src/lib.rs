@@ -32,6 +32,10 @@
 //! * `answered_there`: a waiting hook's dialog answered in its terminal, from its transcript.
 //! * `afar`: the private link between the relay and the hooks and plugins
 //!   that wait for a decision from afar.
+//! * `handover`: the one road of an answer from afar once a waiter has it:
+//!   the CLI's own form, its lasting rule recorded, handed to the agent.
+//! * `waiting_hook`: the hook that waits while its dialog is on screen
+//!   (Claude Code's `PermissionRequest`) for that dialog's answer.
 //! * `awaiting`: `__await`, a plugin's wait for its dialog's answer from afar.
 //! * [`codex_app`]: the second client of a Codex task's app-server, which
 //!   lists its approvals and answers them from afar through the protocol.
@@ -57,6 +61,7 @@ pub mod commands;
 pub mod detach;
 mod doctor;
 mod granted;
+mod handover;
 mod hook;
 pub mod install;
 mod outbox;
@@ -73,6 +78,7 @@ pub mod state;
 pub mod terminal;
 mod transcript_reply;
 mod transcript_tail;
+mod waiting_hook;
 mod watch;
 
 /// The variable that names the `report-prompt` our plugins' hooks run
