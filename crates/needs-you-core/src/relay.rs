@@ -151,6 +151,37 @@ pub enum ToRelay {
     Revoke(Revocation),
 }
 
+wire_enum! {
+    /// Why the relay on the agent's machine did not type or hand on an
+    /// answer, where no binding rule refused it ([`crate::afar::Refusal`]):
+    /// the stable code of each such failure.
+    NotDone {
+        /// The question is no longer open on the agent's machine.
+        NoLongerOpen = "no_longer_open",
+        /// The session now waits on a dialog, which is answered there.
+        NowADialog = "now_a_dialog",
+        /// The session has moved on since the answer was made.
+        MovedOn = "moved_on",
+        /// The machine has no record of the question's terminal.
+        NoTerminal = "no_terminal",
+        /// The terminal is not the agent's as recorded any more.
+        TerminalChanged = "terminal_changed",
+        /// The CLI's prompt is not shown empty and at rest.
+        PromptNotReady = "prompt_not_ready",
+        /// Typing stopped half-way: the question closed or the pane changed.
+        TypingStopped = "typing_stopped",
+        /// The machine's state could not be read.
+        StateUnreadable = "state_unreadable",
+        /// No hook or plugin waits for it: its dialog was answered in the
+        /// terminal, or it changed.
+        NoWaiter = "no_waiter",
+        /// Handed over, and the agent did not take it.
+        NotTaken = "not_taken",
+        /// A decision that names no request.
+        NoRequest = "no_request",
+    }
+}
+
 /// What the relay sends. Read through `Frame`, one flat object: serde's
 /// own reading of a `type`-tagged enum buffers every frame first, and in the
 /// Worker's wasm that reading alone was 17 KB.
@@ -165,8 +196,9 @@ pub enum FromRelay {
     Typed { answer_id: String },
     /// A decision or choices handed to the agent, which took them.
     Taken { answer_id: String },
-    /// Not typed, and why, for the person; `code` for programs, when the
-    /// refusal is one of [`crate::afar::Refusal`]'s.
+    /// Not typed, and why, for the person; `code` for programs: one of
+    /// [`crate::afar::Refusal`]'s, or of [`NotDone`]'s (a relay older than
+    /// these codes sent none).
     Failed {
         answer_id: String,
         reason: String,

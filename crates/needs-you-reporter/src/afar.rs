@@ -6,8 +6,9 @@
 //! ```text
 //! $DIR/relay-<task key>.sock    the relay's Unix socket (the directory is 0700)
 //!
-//! waiter -> relay   {"session": "…", "digest": "…"}     one line: what it waits for
-//! relay  -> waiter  {"answer_id": "…", "digest": "…", "answer": {…}}   one line: the answer, once
+//! waiter -> relay   {"session": "…", "awaits": {"request": "<digest>"}}   one line: what it
+//!                   waits for (or "awaits": "message")
+//! relay  -> waiter  {"answer_id": "…", "awaits": …, "answer": {…}}   one line: the answer, once
 //! waiter -> relay   {"took": true}                        once the agent has it
 //! ```
 //!
@@ -16,10 +17,10 @@
 //! person answered there: [`crate::answered_there`]), or `report-prompt
 //! __await`, which our OpenCode plugin starts and ends, or Codex's
 //! app-server client, for a request or, as a message waiter
-//! ([`wait_for_message`], `"digest": "message"`), for a reply's text. It
+//! ([`wait_for_message`], `"awaits": "message"`), for a reply's text. It
 //! waits on the socket, without a network connection of its own and without
 //! polling; it never delays the dialog, which is already on screen. The
-//! relay hands an answer only to the waiter whose session and digest are the
+//! relay hands an answer only to the waiter whose session and request are the
 //! answer's, and only while the session's open question here is the one the
 //! answer names ([`crate::relay`]); the waiter checks the digest again,
 //! refuses an answer it was handed once already (`$DIR/spent-answers`, its
@@ -34,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{AnswerBody, Refusal, Verdict};
 use needs_you_core::classify::Takeable;
+use needs_you_core::relay::NotDone;
 use serde::{Deserialize, Serialize};
 
 /// What tells a waiter that its dialog ended without an answer from afar:
@@ -63,17 +65,26 @@ pub fn socket_path(dir: &Path, task: &str) -> PathBuf {
     dir.join(format!("relay-{task}.sock"))
 }
 
+/// What a waiter waits for: the answer to one request, named by its digest,
+/// or the person's message to its session's open reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Awaits {
+    Request(String),
+    Message,
+}
+
 #[derive(Serialize, Deserialize)]
 struct Wait {
     session: String,
-    digest: String,
+    awaits: Awaits,
 }
 
 #[derive(Serialize, Deserialize)]
 struct Handed {
     #[serde(default)]
     answer_id: String,
-    digest: String,
+    awaits: Awaits,
     answer: AnswerBody,
 }
 
@@ -131,8 +142,8 @@ struct Took {
 pub enum NotHanded {
     /// One of the binding rules refused it.
     Refused(Refusal),
-    /// Nobody took it, for a person: why.
-    Why(String),
+    /// Nobody took it: its code, and why for a person.
+    Failed(NotDone, String),
 }
 
 // ---- the waiter's side --------------------------------------------------------
@@ -163,10 +174,6 @@ enum Expect<'a> {
     Request(&'a Takeable),
     Message,
 }
-
-/// What a message waiter registers with in place of a digest: no request's
-/// digest (64 hex digits) is this, so no decision can reach it.
-pub const MESSAGE: &str = "message";
 
 /// Waits for the person's message to the reply open in `session`, as
 /// [`wait`] waits for a request's answer: Codex's app-server client, which
@@ -236,13 +243,13 @@ fn wait_once(
             Err(_) => return None,
         }
     };
-    let digest = match expect {
-        Expect::Request(t) => t.takes.digest.clone(),
-        Expect::Message => MESSAGE.to_owned(),
+    let awaits = match expect {
+        Expect::Request(t) => Awaits::Request(t.takes.digest.clone()),
+        Expect::Message => Awaits::Message,
     };
     let wait = Wait {
         session: session.to_owned(),
-        digest: digest.clone(),
+        awaits: awaits.clone(),
     };
     writeln!(stream, "{}", serde_json::to_string(&wait).ok()?).ok()?;
     loop {
@@ -288,7 +295,7 @@ fn wait_once(
         Expect::Request(t) => t.takes.takes,
         Expect::Message => needs_you_core::afar::Afar::Text,
     };
-    if handed.digest != digest || handed.answer.form() != form {
+    if handed.awaits != awaits || handed.answer.form() != form {
         return None;
     }
     // A lasting choice only as this dialog offers it: one that a made-up
@@ -331,7 +338,7 @@ fn wait_once(
 
 struct Waiter {
     session: String,
-    digest: String,
+    awaits: Awaits,
     stream: UnixStream,
 }
 
@@ -381,7 +388,7 @@ impl Waiters {
         list.retain(|w| w.session != wait.session);
         list.push(Waiter {
             session: wait.session,
-            digest: wait.digest,
+            awaits: wait.awaits,
             stream,
         });
         self.arrived.notify_all();
@@ -393,7 +400,7 @@ impl Waiters {
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
         list.retain(|w| !gone(&w.stream));
         list.iter()
-            .any(|w| w.session == session && w.digest == MESSAGE)
+            .any(|w| w.session == session && w.awaits == Awaits::Message)
     }
 
     /// Whether any waiter is registered (the relay then stays up).
@@ -403,13 +410,13 @@ impl Waiters {
         !list.is_empty()
     }
 
-    /// Hands `answer` (`answer_id`) to the waiter of `session` and `digest`,
+    /// Hands `answer` (`answer_id`) to the waiter of `session` that `awaits` it,
     /// waiting up to [`HOLD_FOR`] for it to register; then waits for it to
     /// say the agent took it. Why not, for the person, when it could not.
     pub fn hand(
         &self,
         session: &str,
-        digest: &str,
+        awaits: &Awaits,
         answer_id: &str,
         answer: &AnswerBody,
     ) -> Result<(), NotHanded> {
@@ -419,13 +426,14 @@ impl Waiters {
             list.retain(|w| !gone(&w.stream));
             if let Some(i) = list
                 .iter()
-                .position(|w| w.session == session && w.digest == digest)
+                .position(|w| w.session == session && w.awaits == *awaits)
             {
                 break list.remove(i);
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(NotHanded::Why(
+                return Err(NotHanded::Failed(
+                    NotDone::NoWaiter,
                     "the dialog is no longer waiting for an answer: it was answered in the terminal, or it changed"
                         .into(),
                 ));
@@ -440,12 +448,14 @@ impl Waiters {
         let mut stream = waiter.stream;
         let handed = Handed {
             answer_id: answer_id.to_owned(),
-            digest: digest.to_owned(),
+            awaits: awaits.clone(),
             answer: answer.clone(),
         };
-        let line = serde_json::to_string(&handed).map_err(|e| NotHanded::Why(e.to_string()))?;
+        let line = serde_json::to_string(&handed)
+            .map_err(|e| NotHanded::Failed(NotDone::NotTaken, e.to_string()))?;
         writeln!(stream, "{line}").map_err(|_| {
-            NotHanded::Why(
+            NotHanded::Failed(
+                NotDone::NoWaiter,
                 "the dialog closed as the answer arrived (answered in the terminal?)".to_owned(),
             )
         })?;
@@ -460,7 +470,8 @@ impl Waiters {
             (Ok(_), Ok(Took { code: Some(c), .. })) if c == Refusal::NotOffered.code() => {
                 Err(NotHanded::Refused(Refusal::NotOffered))
             }
-            _ => Err(NotHanded::Why(
+            _ => Err(NotHanded::Failed(
+                NotDone::NotTaken,
                 "the agent did not take it: its dialog closed first".into(),
             )),
         }
@@ -521,19 +532,27 @@ mod tests {
         // The older waiter is let go as the newer one registers.
         assert_eq!(older.join().unwrap(), None);
         // Another digest finds nobody; this one, the newer waiter, which took it.
-        assert!(waiters.hand("s1", "d2", "ans_1", &allow()).is_err());
-        assert_eq!(waiters.hand("s1", "d1", "ans_1", &allow()), Ok(()));
+        assert!(waiters
+            .hand("s1", &Awaits::Request("d2".into()), "ans_1", &allow())
+            .is_err());
+        assert_eq!(
+            waiters.hand("s1", &Awaits::Request("d1".into()), "ans_1", &allow()),
+            Ok(())
+        );
         assert_eq!(newer.join().unwrap(), Some(allow()));
         // The same answer again, to a new waiter of the very same request:
         // spent, never taken twice.
         let again = waiting("d1");
         assert_eq!(
-            waiters.hand("s1", "d1", "ans_1", &allow()),
+            waiters.hand("s1", &Awaits::Request("d1".into()), "ans_1", &allow()),
             Err(NotHanded::Refused(Refusal::Spent))
         );
         assert_eq!(again.join().unwrap(), None);
         let fresh = waiting("d1");
-        assert_eq!(waiters.hand("s1", "d1", "ans_2", &allow()), Ok(()));
+        assert_eq!(
+            waiters.hand("s1", &Awaits::Request("d1".into()), "ans_2", &allow()),
+            Ok(())
+        );
         assert_eq!(fresh.join().unwrap(), Some(allow()));
     }
 
@@ -559,17 +578,19 @@ mod tests {
         assert!(waiters_soon(&waiters, "s1"));
         assert!(!waiters.waits_for_message("s2"));
         // A decision made up for the message's place is handed nothing.
-        assert!(waiters.hand("s1", MESSAGE, "ans_1", &allow()).is_err());
+        assert!(waiters
+            .hand("s1", &Awaits::Message, "ans_1", &allow())
+            .is_err());
         assert_eq!(w.join().unwrap(), None);
         let w = waiting();
         assert!(waiters_soon(&waiters, "s1"));
-        assert_eq!(waiters.hand("s1", MESSAGE, "ans_2", &text), Ok(()));
+        assert_eq!(waiters.hand("s1", &Awaits::Message, "ans_2", &text), Ok(()));
         assert_eq!(w.join().unwrap(), Some(text.clone()));
         // Spent: the same answer never goes twice.
         let w = waiting();
         assert!(waiters_soon(&waiters, "s1"));
         assert_eq!(
-            waiters.hand("s1", MESSAGE, "ans_2", &text),
+            waiters.hand("s1", &Awaits::Message, "ans_2", &text),
             Err(NotHanded::Refused(Refusal::Spent))
         );
         assert_eq!(w.join().unwrap(), None);
@@ -616,12 +637,15 @@ mod tests {
         let first = waiting();
         let made_up = keep(needs_you_core::lasting::id_of(&wider));
         assert_eq!(
-            waiters.hand("s1", "d1", "ans_1", &made_up),
+            waiters.hand("s1", &Awaits::Request("d1".into()), "ans_1", &made_up),
             Err(NotHanded::Refused(Refusal::NotOffered))
         );
         // Nothing handed on, and the dialog still waits for a real answer.
         let offered = keep(needs_you_core::lasting::id_of(&rule));
-        assert_eq!(waiters.hand("s1", "d1", "ans_2", &offered), Ok(()));
+        assert_eq!(
+            waiters.hand("s1", &Awaits::Request("d1".into()), "ans_2", &offered),
+            Ok(())
+        );
         assert_eq!(first.join().unwrap(), Some(offered));
     }
 

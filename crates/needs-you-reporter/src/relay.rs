@@ -45,6 +45,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use needs_you_core::afar::{AnswerBody, Refusal};
+use needs_you_core::relay::NotDone;
 use needs_you_core::relay::{
     Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
@@ -54,7 +55,7 @@ use serde::{Deserialize, Serialize};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
-use crate::afar::{self, Waiters};
+use crate::afar::{self, Awaits, Waiters};
 use crate::detach;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
@@ -147,14 +148,59 @@ fn anything_open(dir: &StateDir, task: &str) -> bool {
     })
 }
 
+/// Why an answer was not typed or handed on: its stable code, and why for
+/// the person.
+#[derive(Debug)]
+struct Failure {
+    code: &'static str,
+    reason: String,
+}
+
+impl Failure {
+    fn new(code: NotDone, reason: impl Into<String>) -> Failure {
+        Failure {
+            code: code.as_str(),
+            reason: reason.into(),
+        }
+    }
+
+    fn refused(refusal: Refusal) -> Failure {
+        Failure {
+            code: refusal.code(),
+            reason: refusal.message(),
+        }
+    }
+
+    /// An answer's own words refused ([`needs_you_core::answer::check`]).
+    fn refused_words(why: &'static str) -> Failure {
+        Failure {
+            code: Refusal::RefusedAnswer(why).code(),
+            reason: why.to_owned(),
+        }
+    }
+
+    fn of(self, answer_id: String) -> FromRelay {
+        FromRelay::Failed {
+            answer_id,
+            reason: self.reason,
+            code: Some(self.code.to_owned()),
+        }
+    }
+}
+
 /// The pane recorded for the session's open question, if the question is
 /// of this task.
-fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<PaneRecord, String> {
+fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<PaneRecord, Failure> {
     std::fs::read_to_string(pane_file(dir.path(), session))
         .ok()
         .and_then(|t| serde_json::from_str::<PaneRecord>(&t).ok())
         .filter(|r| r.task == task)
-        .ok_or_else(|| "this machine has no record of that question's terminal".into())
+        .ok_or_else(|| {
+            Failure::new(
+                NotDone::NoTerminal,
+                "this machine has no record of that question's terminal",
+            )
+        })
 }
 
 /// How long a reply's prompt may take to come back: the question opens at
@@ -169,7 +215,7 @@ const PROMPT_POLL: Duration = Duration::from_millis(100);
 /// the pane's own checks, the prompt must be empty in its ordinary mode
 /// where the CLI says how its screen shows that, within [`PROMPT_SETTLES`].
 /// Every check is made again at each reading, since time passes between them.
-fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
+fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, Failure> {
     let record = recorded_pane(dir, task, &a.session)?;
     let prompt = record
         .cli
@@ -178,17 +224,18 @@ fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, String> {
     let since = Instant::now();
     loop {
         still_open(dir, a)?;
-        terminal::check(&record.pane)?;
+        let changed = |why| Failure::new(NotDone::TerminalChanged, why);
+        terminal::check(&record.pane).map_err(changed)?;
         let Some((name, ready)) = prompt else {
             return Ok(record.pane);
         };
-        if ready(&terminal::capture(&record.pane)?.to_plain()) {
+        if ready(&terminal::capture(&record.pane).map_err(changed)?.to_plain()) {
             return Ok(record.pane);
         }
         if since.elapsed() >= PROMPT_SETTLES {
-            return Err(format!(
+            return Err(Failure::new(NotDone::PromptNotReady, format!(
                 "{name}'s prompt is not shown empty and at rest at the foot of its screen: a menu or dialog open in its place would take the answer as a choice, a half-typed line would join it, its shell mode would run it as a command, and a turn still winding down would take it as an interruption; answer in the terminal"
-            ));
+            )));
         }
         std::thread::sleep(PROMPT_POLL);
     }
@@ -202,16 +249,32 @@ pub fn no_screen() -> bool {
 }
 
 /// Why the answer's question is no longer the one its session waits on here.
-fn still_open(dir: &StateDir, a: &Answer) -> Result<(), String> {
+fn still_open(dir: &StateDir, a: &Answer) -> Result<(), Failure> {
     let open = dir
         .open_question(&a.session)
-        .map_err(|e| format!("cannot read the state directory: {e}"))?
-        .ok_or("the question is no longer open in the agent")?;
+        .map_err(|e| {
+            Failure::new(
+                NotDone::StateUnreadable,
+                format!("cannot read the state directory: {e}"),
+            )
+        })?
+        .ok_or_else(|| {
+            Failure::new(
+                NotDone::NoLongerOpen,
+                "the question is no longer open in the agent",
+            )
+        })?;
     if open.kind != Kind::Reply {
-        return Err("the agent now waits on a dialog: answer it in the terminal".into());
+        return Err(Failure::new(
+            NotDone::NowADialog,
+            "the agent now waits on a dialog: answer it in the terminal",
+        ));
     }
     if open.seq > a.session_seq {
-        return Err("the agent has moved on since the answer was sent".into());
+        return Err(Failure::new(
+            NotDone::MovedOn,
+            "the agent has moved on since the answer was sent",
+        ));
     }
     Ok(())
 }
@@ -294,62 +357,48 @@ impl Relay {
             // A reply whose agent takes messages (Codex's app-server client
             // waits for one): handed on as a message, no key typed.
             (AnswerBody::Text { text }, _) if self.waiters.waits_for_message(&answer.session) => {
-                match still_open(&self.dir, answer)
-                    .and_then(|()| needs_you_core::answer::check(text).map_err(str::to_owned))
-                {
-                    Ok(_) => return self.hand(answer, afar::MESSAGE),
-                    Err(why) => Err(why),
+                match still_open(&self.dir, answer).and_then(|()| {
+                    needs_you_core::answer::check(text).map_err(Failure::refused_words)
+                }) {
+                    Ok(_) => return self.hand(answer, &Awaits::Message),
+                    Err(failure) => Err(failure),
                 }
             }
             // The answer's own words first, then where it would land.
             (AnswerBody::Text { text }, _) => needs_you_core::answer::check(text)
-                .map_err(str::to_owned)
+                .map_err(Failure::refused_words)
                 .and_then(|line| {
                     let pane = may_type(&self.dir, &self.task, answer)?;
-                    terminal::type_line(&pane, &line, || still_open(&self.dir, answer)).map(|()| {
-                        FromRelay::Typed {
+                    let still_wanted = || still_open(&self.dir, answer).map_err(|f| f.reason);
+                    terminal::type_line(&pane, &line, still_wanted)
+                        .map_err(|why| Failure::new(NotDone::TypingStopped, why))
+                        .map(|()| FromRelay::Typed {
                             answer_id: answer_id.clone(),
-                        }
-                    })
+                        })
                 }),
             (_, Some(digest)) => match may_hand(&self.dir, answer, digest) {
-                Err(refusal) => {
-                    return FromRelay::Failed {
-                        answer_id,
-                        reason: refusal.message(),
-                        code: Some(refusal.code().to_owned()),
-                    }
-                }
-                Ok(()) => return self.hand(answer, digest),
+                Err(refusal) => Err(Failure::refused(refusal)),
+                Ok(()) => return self.hand(answer, &Awaits::Request(digest.clone())),
             },
-            (_, None) => Err("the answer names no request to answer".into()),
+            (_, None) => Err(Failure::new(
+                NotDone::NoRequest,
+                "the answer names no request to answer",
+            )),
         };
-        outcome.unwrap_or_else(|reason| FromRelay::Failed {
-            answer_id,
-            reason,
-            code: None,
-        })
+        outcome.unwrap_or_else(|failure| failure.of(answer_id))
     }
 
     /// Hands `answer` to the waiter registered for its session and `digest`:
     /// taken by the agent, or why not.
-    fn hand(&self, answer: &Answer, digest: &str) -> FromRelay {
+    fn hand(&self, answer: &Answer, awaits: &Awaits) -> FromRelay {
         let answer_id = answer.answer_id.clone();
         match self
             .waiters
-            .hand(&answer.session, digest, &answer.answer_id, &answer.body)
+            .hand(&answer.session, awaits, &answer.answer_id, &answer.body)
         {
             Ok(()) => FromRelay::Taken { answer_id },
-            Err(afar::NotHanded::Refused(refusal)) => FromRelay::Failed {
-                answer_id,
-                reason: refusal.message(),
-                code: Some(refusal.code().to_owned()),
-            },
-            Err(afar::NotHanded::Why(reason)) => FromRelay::Failed {
-                answer_id,
-                reason,
-                code: None,
-            },
+            Err(afar::NotHanded::Refused(refusal)) => Failure::refused(refusal).of(answer_id),
+            Err(afar::NotHanded::Failed(code, reason)) => Failure::new(code, reason).of(answer_id),
         }
     }
 
@@ -382,7 +431,9 @@ impl Relay {
         if no_screen() {
             return Err("this agent was started with --no-screen".into());
         }
-        let pane = recorded_pane(&self.dir, &self.task, session)?.pane;
+        let pane = recorded_pane(&self.dir, &self.task, session)
+            .map_err(|f| f.reason)?
+            .pane;
         self.dir
             .open_question(session)
             .map_err(|e| format!("cannot read the state directory: {e}"))?

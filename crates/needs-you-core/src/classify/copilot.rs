@@ -113,8 +113,8 @@ pub(super) fn classify(event: &Value) -> Decision {
 
 #[cfg(test)]
 mod tests {
-    use crate::classify::event::expect;
     use super::*;
+    use crate::classify::event::expect;
     use serde_json::json;
 
     fn opens(event: Value) -> (Kind, String, Vec<String>) {

@@ -180,8 +180,8 @@ fn permission_text(event: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::classify::event::expect;
     use super::*;
+    use crate::classify::event::expect;
     use serde_json::json;
 
     fn opens(event: Value) -> (Kind, String, Vec<String>) {
