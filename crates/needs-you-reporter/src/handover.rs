@@ -124,3 +124,181 @@ pub fn deliver(
     }
     Outcome::Taken
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::{Arc, Mutex};
+    use std::thread::JoinHandle;
+
+    use needs_you_core::afar::{lasting_id, Afar, Takes};
+    use needs_you_core::relay::NotDone;
+    use needs_you_core::request::Request;
+    use serde_json::json;
+
+    use super::*;
+    use crate::afar::{self, Awaits, NotHanded, Waiters};
+
+    const TASK: &str = "task-1";
+
+    /// A CLI's part as a test sees it: what it was handed, and what the
+    /// ledger of lasting rules held at that moment.
+    struct Recording {
+        fits: bool,
+        project: Option<PathBuf>,
+        dir: PathBuf,
+        handed: Arc<Mutex<Vec<(Value, bool)>>>,
+    }
+
+    impl Taker for Recording {
+        fn translate(&self, answer: &AnswerBody, _: &Takeable) -> Option<Value> {
+            self.fits.then(|| json!({"cli's own form": answer}))
+        }
+
+        fn project(&self) -> Option<PathBuf> {
+            self.project.clone()
+        }
+
+        fn hand_over(&mut self, form: Value) -> Result<bool, String> {
+            let recorded = granted::holds_any(&self.dir, TASK);
+            self.handed.lock().unwrap().push((form, recorded));
+            Ok(true)
+        }
+
+        fn closing(&self) -> Closing {
+            Closing::ByItsEvent
+        }
+    }
+
+    /// A Claude Code permission that offers one lasting rule, kept in the
+    /// project's own settings.
+    fn suggestion() -> Value {
+        json!({"type": "addRules", "behavior": "allow", "destination": "localSettings",
+               "rules": [{"toolName": "Bash", "ruleContent": "ls:*"}]})
+    }
+
+    fn takeable() -> Takeable {
+        let mut request = Request::new("Bash", &json!({"command": "ls"}));
+        request.lasting = vec![suggestion()];
+        Takeable {
+            takes: Takes {
+                takes: Afar::Decision,
+                digest: request.digest(),
+            },
+            request,
+            questions: Vec::new(),
+        }
+    }
+
+    fn decision(verdict: Verdict) -> AnswerBody {
+        AnswerBody::Decision {
+            decision: verdict,
+            message: None,
+        }
+    }
+
+    /// A waiter on `state`'s relay socket that takes what it is handed down
+    /// the road through `taker`.
+    fn waiter(state: &Path, taker: Recording) -> JoinHandle<Option<Outcome>> {
+        let state = state.to_owned();
+        std::thread::spawn(move || {
+            let dir = StateDir::open(state.clone()).unwrap();
+            let socket = afar::socket_path(&state, TASK);
+            let t = takeable();
+            let answered = afar::wait(&socket, "s1", &t, None)?;
+            let mut taker = taker;
+            Some(deliver(&dir, TASK, "s1", &t, answered, &mut taker))
+        })
+    }
+
+    struct World {
+        _tmp: tempfile::TempDir,
+        state: PathBuf,
+        waiters: Arc<Waiters>,
+        handed: Arc<Mutex<Vec<(Value, bool)>>>,
+    }
+
+    fn world() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let state = tmp.path().join("state");
+        StateDir::open(state.clone()).unwrap();
+        let waiters = Waiters::listen(&afar::socket_path(&state, TASK)).unwrap();
+        World {
+            state,
+            waiters,
+            handed: Arc::default(),
+            _tmp: tmp,
+        }
+    }
+
+    impl World {
+        fn taker(&self, fits: bool, project: Option<&Path>) -> Recording {
+            Recording {
+                fits,
+                project: project.map(Path::to_owned),
+                dir: self.state.clone(),
+                handed: Arc::clone(&self.handed),
+            }
+        }
+
+        fn hand(&self, answer_id: &str, answer: &AnswerBody) -> Result<(), NotHanded> {
+            let awaits = Awaits::Request(takeable().takes.digest);
+            self.waiters.hand("s1", &awaits, answer_id, answer)
+        }
+    }
+
+    #[test]
+    fn an_answer_reaches_the_agent_in_its_clis_form_and_the_relay_hears_it_was_taken() {
+        let w = world();
+        let waiting = waiter(&w.state, w.taker(true, None));
+        let allow = decision(Verdict::Allow);
+        assert_eq!(w.hand("ans_1", &allow), Ok(()));
+        assert_eq!(waiting.join().unwrap(), Some(Outcome::Taken));
+        let handed = w.handed.lock().unwrap();
+        assert_eq!(handed.len(), 1);
+        assert_eq!(handed[0].0, json!({"cli's own form": allow}));
+    }
+
+    #[test]
+    fn an_answer_the_request_does_not_take_is_handed_nowhere_and_the_relay_hears_not_taken() {
+        let w = world();
+        let waiting = waiter(&w.state, w.taker(false, None));
+        let refused = w.hand("ans_1", &decision(Verdict::Allow));
+        assert!(matches!(
+            refused,
+            Err(NotHanded::Failed(NotDone::NotTaken, _))
+        ));
+        assert_eq!(waiting.join().unwrap(), Some(Outcome::DoesNotFit));
+        assert!(w.handed.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_lasting_rule_is_recorded_before_it_is_handed_over() {
+        let w = world();
+        let project = w.state.parent().unwrap().join("project");
+        let waiting = waiter(&w.state, w.taker(true, Some(&project)));
+        let lasting = decision(Verdict::Lasting(lasting_id(&suggestion())));
+        assert_eq!(w.hand("ans_1", &lasting), Ok(()));
+        assert_eq!(waiting.join().unwrap(), Some(Outcome::Taken));
+        // Recorded when the agent was handed it: it can be taken back.
+        assert!(w.handed.lock().unwrap()[0].1);
+    }
+
+    #[test]
+    fn a_lasting_rule_that_cannot_be_recorded_is_never_handed_over() {
+        let w = world();
+        let waiting = waiter(&w.state, w.taker(true, None));
+        let lasting = decision(Verdict::Lasting(lasting_id(&suggestion())));
+        let refused = w.hand("ans_1", &lasting);
+        assert!(matches!(
+            refused,
+            Err(NotHanded::Failed(NotDone::NotTaken, _))
+        ));
+        assert!(matches!(
+            waiting.join().unwrap(),
+            Some(Outcome::NotRecorded(_))
+        ));
+        assert!(w.handed.lock().unwrap().is_empty());
+        assert!(!granted::holds_any(&w.state, TASK));
+    }
+}
