@@ -57,16 +57,11 @@ use crate::terminal;
 
 /// Set in the app-server's environment: its `PermissionRequest` hooks leave
 /// the person's own approvals to this client, which lists them answerable.
-pub const BRIDGED: &str = "NEEDS_YOU_CODEX_APP";
+pub use crate::clis::{codex_bridged as bridged, CODEX_BRIDGED as BRIDGED};
 
 /// How long to wait for the TUI to connect first: the first client to
 /// initialize names the server's originator for every client.
 const TUI_CONNECTS_WITHIN: Duration = Duration::from_secs(120);
-
-/// Whether this hook runs inside a server that [`follow`] follows.
-pub fn bridged() -> bool {
-    std::env::var_os(BRIDGED).is_some_and(|v| v == "1")
-}
 
 /// Follows the server on `socket` until it goes away; its failures are
 /// logged in `dir`.

@@ -8,8 +8,9 @@ use needs_you_core::api::TaskIdentity;
 use needs_you_core::Cli;
 
 use crate::client::{Client, FailureKind};
-use crate::install::{self, marketplace, Status};
-use crate::send::{self, Target};
+use crate::clis::{self, Finding};
+use crate::install::{self, Status};
+use crate::send::Target;
 use crate::state::{self, StateDir};
 
 /// What the checks found, printed as they go.
@@ -190,7 +191,8 @@ fn lacking_hooks(cli: Cli) -> Vec<String> {
 /// copy the CLI made at install time, which a newer report-prompt does not
 /// change.
 fn lacking_plugin_hooks(cli: Cli) -> Vec<String> {
-    let files = marketplace::installed_hooks_files(cli)
+    let files = clis::of(cli)
+        .installed_plugin_hooks()
         .into_iter()
         .filter_map(|f| match install::read_json(&f) {
             Ok((Some(_), v)) => Some(v),
@@ -227,53 +229,13 @@ fn fail_lacking(r: &mut Checklist, lacking: &[String], whose: &str, older: &str,
     }
 }
 
-/// How `cli` brings its copy of our plugin up to date.
-fn plugin_update(cli: Cli) -> &'static str {
-    match cli {
-        Cli::Codex => "codex plugin marketplace upgrade needs-you (a Git marketplace), then codex plugin add needs-you@needs-you",
-        Cli::Gemini => "gemini extensions update needs-you",
-        _ => "claude plugin marketplace update needs-you, then claude plugin update needs-you@needs-you",
-    }
-}
-
-/// Gemini CLI drops our credential from its hooks' environment under its
-/// variable redaction; the hooks read it from Gemini CLI's own where the
-/// system shows it, and keeping its name in the redaction's list would hand
-/// it to the model's commands as well.
-fn check_gemini_redaction(r: &mut Checklist) {
-    use install::gemini::{credential_redacted, credential_widened, WIDENS};
-    if !install::status(Cli::Gemini).reports() {
-        return;
-    }
-    let path = install::gemini_dir().join("settings.json");
-    let Ok((_, settings)) = install::read_json(&path) else {
-        return;
-    };
-    let (var, readable) = (send::TOKEN_VAR, crate::parent::agent_env_readable());
-    let kept = "security.environmentVariableRedaction.allowed";
-    if credential_widened(&settings) {
-        let what = format!("gemini: {} keeps {var} in {kept}, {WIDENS}", path.display());
-        if readable {
-            r.bad(
-                &what,
-                &format!("take \"{var}\" out of it (or run `report-prompt install --cli gemini`): the hooks read it from Gemini CLI's own environment"),
-            );
-        } else {
-            r.note(&what);
-        }
-    } else if credential_redacted(&settings) {
-        if readable {
-            r.ok(&format!(
-                "gemini: variable redaction is on; the hooks read {var} from Gemini CLI's own environment, and the model's commands do not get it"
-            ));
-        } else {
-            r.bad(
-                &format!(
-                    "gemini: {} turns environmentVariableRedaction on, which drops {var} from its hooks, and this system does not show them Gemini CLI's own environment: nothing reports",
-                    path.display()
-                ),
-                &format!("turn the redaction off, or add \"{var}\" to {kept} there, {WIDENS}"),
-            );
+/// What `cli`'s module finds in its settings beyond our hooks.
+fn check_findings(r: &mut Checklist, cli: Cli) {
+    for finding in clis::of(cli).findings() {
+        match finding {
+            Finding::Ok(what) => r.ok(&what),
+            Finding::Bad(what, fix) => r.bad(&what, &fix),
+            Finding::Note(what) => r.note(&what),
         }
     }
 }
@@ -284,7 +246,11 @@ fn check_hooks(r: &mut Checklist) {
     let mut installed = 0;
     for &cli in Cli::ALL {
         let loads = install::status::loads(cli);
-        match install::status(cli) {
+        let status = install::status(cli);
+        if status.reports() {
+            check_findings(r, cli);
+        }
+        match status {
             Status::Twice { what, fix } => {
                 r.bad(&format!("{what}: every event is reported twice"), &fix)
             }
@@ -296,7 +262,7 @@ fn check_hooks(r: &mut Checklist) {
                     &lacking_plugin_hooks(cli),
                     &format!("{cli}: the needs-you plugin's hooks"),
                     "an older version of the plugin",
-                    plugin_update(cli),
+                    clis::of(cli).plugin().map_or("", |p| p.update),
                 );
             }
             Status::Installed { place } => {
@@ -318,7 +284,6 @@ fn check_hooks(r: &mut Checklist) {
             )),
         }
     }
-    check_gemini_redaction(r);
     if installed == 0 {
         r.bad(
             "no hooks or plugin is installed for any CLI: nothing will ever report",

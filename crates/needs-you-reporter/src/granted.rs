@@ -46,11 +46,8 @@ impl Places {
     pub fn here(cwd: &Path) -> Places {
         Places {
             cwd: cwd.to_owned(),
-            claude_user_settings: crate::install::claude_settings_path(),
-            codex_home: match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-                Some(h) => PathBuf::from(h),
-                None => crate::install::home().join(".codex"),
-            },
+            claude_user_settings: crate::clis::claude_settings_path(),
+            codex_home: crate::clis::codex_home(),
         }
     }
 

@@ -12,6 +12,7 @@ use needs_you_core::classify::{settle, Takeable};
 use needs_you_core::{classify, Cli, Decision, Kind, Report};
 use serde_json::Value;
 
+use crate::clis;
 use crate::parent;
 use crate::questions::{self, state_error};
 use crate::relay;
@@ -76,7 +77,7 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     let session = classified
         .session
         .ok_or_else(|| format!("the {cli} event has no session id"))?;
-    if !reported_here(cli, &event, classified.agent.as_deref())? {
+    if !clis::of(cli).reported_here(&event, classified.agent.as_deref())? {
         return Ok(());
     }
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
@@ -142,28 +143,11 @@ impl Asked<'_> {
     }
 }
 
-/// Whether this event is this hook's to report: a Codex approval that the
-/// app-server client lists is not, and one in Codex's shared background
-/// server must not be (its credential is another terminal's).
-fn reported_here(cli: Cli, event: &Value, agent: Option<&str>) -> Result<bool, String> {
-    if left_to_the_codex_client(cli, event, agent) {
-        return Ok(false);
-    }
-    if cli == Cli::Codex && parent::under_shared_codex_server() {
-        return Err(
-            "Codex ran this hook in its shared background server, whose credential is \
-                    another terminal's: start Codex with `codex --no-daemon`"
-                .into(),
-        );
-    }
-    Ok(true)
-}
-
 /// A dialog announced before it is drawn: remembered for the prompt that
 /// follows; Claude Code's PermissionRequest hook, which runs while its
 /// dialog is on screen, then waits there for an answer from afar.
 fn expect(dir: &StateDir, asked: &Asked, text: String) -> Result<(), String> {
-    let text = crate::plan::with_plan(asked.cli, asked.event, text);
+    let text = clis::of(asked.cli).with_more(asked.event, text);
     dir.record_expect(
         &asked.session,
         &text,
@@ -201,7 +185,7 @@ fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Resul
     // server behind it would only make every closing hook slower.
     let target = send::Target::from_env()?;
     let mut here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
-    here.terminal.messages = kind == Kind::Reply && replied_by_the_codex_client(cli);
+    here.terminal.messages = kind == Kind::Reply && clis::of(cli).replies_as_messages();
     let report = |seq| {
         let mut r = decision.clone().into_report(cli, session.clone(), seq);
         if let Some(Report::Open { terminal, .. }) = &mut r {
@@ -250,24 +234,6 @@ fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Resul
     };
     relay::record_pane(dir.path(), session, &record);
     relay::ensure_relay(dir.path(), &target)
-}
-
-/// Whether this is an approval of the person's own Codex thread in a server
-/// that `needs-you run` follows ([`crate::codex_app`]): that client lists it,
-/// with the request, so that it can be answered from afar; a second report
-/// here would only make it another card. A subagent's is reported here.
-fn left_to_the_codex_client(cli: Cli, event: &Value, agent: Option<&str>) -> bool {
-    cli == Cli::Codex
-        && agent.is_none()
-        && event.get("hook_event_name").and_then(Value::as_str) == Some("PermissionRequest")
-        && crate::codex_app::bridged()
-}
-
-/// Whether a reply here is answered through Codex's app-server: the hook
-/// runs in a server that `needs-you run` follows, whose client sends the
-/// answer to the thread as the person's next message ([`crate::codex_app`]).
-fn replied_by_the_codex_client(cli: Cli) -> bool {
-    cli == Cli::Codex && crate::codex_app::bridged()
 }
 
 /// Most characters of an open's own text when it carries its request: the

@@ -44,6 +44,8 @@
 //!   decisions and choices to `afar`'s waiters.
 //! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
+//! * [`clis`]: what this machine does for each CLI, one module each: its
+//!   settings files, our plugin of it, its installer's and hooks' own rules.
 //! * [`install`]: adding and removing our hooks in each CLI's settings, and
 //!   whether a CLI reports here ([`install::status()`]).
 //! * `doctor`: a check of the whole set-up, for a person.
@@ -56,6 +58,7 @@ mod answered_there;
 mod args;
 mod awaiting;
 pub mod client;
+pub mod clis;
 pub mod codex_app;
 pub mod commands;
 pub mod detach;

@@ -8,7 +8,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use needs_you_core::classify::{plan_text, transcript_plan_file, PLAN_TOOL};
-use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::transcript_tail::{last_found, open_plain};
@@ -18,14 +17,12 @@ const MAX_PLAN_BYTES: u64 = 16 * 1024;
 
 /// `text` with the plan that `event` (a Claude Code `PermissionRequest`
 /// for `ExitPlanMode` whose input has none) leads to, else `text`.
-pub fn with_plan(cli: Cli, event: &Value, text: String) -> String {
+pub fn with_plan(event: &Value, text: String) -> String {
     let has_plan = event
         .pointer("/tool_input/plan")
         .and_then(Value::as_str)
         .is_some_and(|p| !p.trim().is_empty());
-    let is_plan = cli == Cli::ClaudeCode
-        && event.get("tool_name").and_then(Value::as_str) == Some(PLAN_TOOL)
-        && !has_plan;
+    let is_plan = event.get("tool_name").and_then(Value::as_str) == Some(PLAN_TOOL) && !has_plan;
     if !is_plan {
         return text;
     }
@@ -96,19 +93,18 @@ mod tests {
             session(|p| std::fs::write(p, "# Clean up\n\n1. Remove build/\n2. Rebuild\n").unwrap());
         let words = plan_text(None);
         assert_eq!(
-            with_plan(Cli::ClaudeCode, &event, words.clone()),
+            with_plan(&event, words.clone()),
             plan_text(Some("# Clean up\n\n1. Remove build/\n2. Rebuild"))
         );
         // An empty plan in the input is no plan: the file is read.
         let mut empty = event.clone();
         empty["tool_input"]["plan"] = json!(" ");
-        assert_ne!(with_plan(Cli::ClaudeCode, &empty, words.clone()), words);
+        assert_ne!(with_plan(&empty, words.clone()), words);
         // Nothing found, another tool, another CLI: the words as they were.
         std::fs::remove_file(t.path().join("claude/plans/plan-the-cleanup.md")).unwrap();
-        assert_eq!(with_plan(Cli::ClaudeCode, &event, words.clone()), words);
+        assert_eq!(with_plan(&event, words.clone()), words);
         let bash = json!({"tool_name": "Bash", "transcript_path": event["transcript_path"]});
-        assert_eq!(with_plan(Cli::ClaudeCode, &bash, "x".into()), "x");
-        assert_eq!(with_plan(Cli::Codex, &event, "x".into()), "x");
+        assert_eq!(with_plan(&bash, "x".into()), "x");
     }
 
     #[test]
@@ -120,24 +116,24 @@ mod tests {
             // SAFETY: a valid NUL-terminated path.
             assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         });
-        assert_eq!(with_plan(Cli::ClaudeCode, &fifo, words.clone()), words);
+        assert_eq!(with_plan(&fifo, words.clone()), words);
         // A symbolic link to a secret.
         let (t, link) = session(|p| {
             let secret = p.parent().unwrap().join("secret");
             std::fs::write(&secret, "the key").unwrap();
             std::os::unix::fs::symlink(&secret, p).unwrap();
         });
-        assert_eq!(with_plan(Cli::ClaudeCode, &link, words.clone()), words);
+        assert_eq!(with_plan(&link, words.clone()), words);
         // A plans folder that is not this Claude Code folder's.
         let elsewhere = t.path().join("other").join("plans");
         std::fs::create_dir_all(&elsewhere).unwrap();
         std::fs::write(elsewhere.join("p.md"), "a plan elsewhere").unwrap();
         let transcript = PathBuf::from(link["transcript_path"].as_str().unwrap());
         name_in(&transcript, &elsewhere.join("p.md"));
-        assert_eq!(with_plan(Cli::ClaudeCode, &link, words.clone()), words);
+        assert_eq!(with_plan(&link, words.clone()), words);
         // A long plan is cut at a whole character.
         let (_t, long) = session(|p| std::fs::write(p, "é".repeat(9000)).unwrap());
-        let text = with_plan(Cli::ClaudeCode, &long, words.clone());
+        let text = with_plan(&long, words.clone());
         assert!(text.ends_with('é'), "{:?}", &text[text.len() - 8..]);
     }
 }

@@ -51,19 +51,9 @@ pub fn transcript_of(cli: Cli, event: &Value) -> Option<(PathBuf, u64)> {
     }
     let path = match event.get("transcript_path").and_then(Value::as_str) {
         Some(p) => PathBuf::from(p),
-        // Copilot's notification names no transcript: its session's is in
-        // its home.
-        None if cli == Cli::Copilot => {
-            let session = event.get("sessionId")?.as_str()?;
-            if session.is_empty() || session.contains(['/', '.']) {
-                return None;
-            }
-            crate::install::copilot_home()
-                .join("session-state")
-                .join(session)
-                .join("events.jsonl")
-        }
-        None => return None,
+        // A notification that names no transcript (Copilot's): its CLI
+        // knows where its session's is.
+        None => crate::clis::of(cli).transcript_of_session(event)?,
     };
     let len = fs::metadata(&path).ok()?.len();
     Some((path, len))

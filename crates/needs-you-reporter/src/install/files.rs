@@ -13,11 +13,16 @@
 //!   meant for every user of the machine (Codex's managed hooks in `/etc`);
 //! * a backup is readable by its owner alone, and never by more than the
 //!   file it copies.
+//!
+//! Reading a settings file ([`read_json`]) and saying what changed in it
+//! ([`report_changes`]) are here too: every CLI's installer does both.
 
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 /// Who a new file is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +109,40 @@ fn create_with_mode(path: &Path, text: &str, mode: u32) -> std::io::Result<()> {
     file.set_permissions(fs::Permissions::from_mode(mode))?;
     file.write_all(text.as_bytes())?;
     file.sync_all()
+}
+
+pub fn report_changes(path: &Path, changes: &[String], dry_run: bool) {
+    if changes.is_empty() {
+        println!("{}: nothing to change", path.display());
+        return;
+    }
+    let verb = if dry_run { "would change" } else { "changing" };
+    println!("{verb} {}:", path.display());
+    for c in changes {
+        println!("  {c}");
+    }
+}
+
+/// Reads a JSON settings file: missing or empty is `{}`; anything that does not
+/// parse is an error and the file stays as it is.
+pub fn read_json(path: &Path) -> Result<(Option<String>, Value), String> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((None, Value::Object(Default::default())))
+        }
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if text.trim().is_empty() {
+        return Ok((Some(text), Value::Object(Default::default())));
+    }
+    let value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not valid JSON ({e}); it was left untouched",
+            path.display()
+        )
+    })?;
+    Ok((Some(text), value))
 }
 
 #[cfg(test)]

@@ -6,29 +6,31 @@
 //! shows its changes with `--dry-run`, and leaves a file it cannot parse
 //! untouched with a clear error.
 
-mod enabled_list;
+pub(crate) mod enabled_list;
 pub mod files;
-pub mod gemini;
 pub mod hooks_json;
 pub mod marketplace;
 pub mod plugins;
+pub mod reports;
 pub mod status;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use needs_you_core::classify::hooks;
 use needs_you_core::Cli;
-use serde_json::Value;
 
 use crate::args::InstallOptions;
-pub use files::{write_with_backup, NewFile};
-pub use status::{status, Status};
+use crate::clis;
+pub use crate::clis::home;
+pub use files::{read_json, report_changes, write_with_backup, NewFile};
+pub use reports::Status;
+pub use status::status;
 
 pub fn run(opts: &InstallOptions) -> i32 {
     // A CLI with no hook table of ours loads our plugin instead.
     let result = if opts.cli.describe().hooks.is_empty() {
-        plugins::run(opts)
+        own_path().and_then(|exe| clis::of(opts.cli).install_plugin_files(opts, &exe))
     } else {
         settings_file(opts)
     };
@@ -81,61 +83,7 @@ fn fix_state_dir(explicit: Option<PathBuf>) {
 /// The settings files where `cli` reads hooks, the one `install` writes
 /// first; none for a CLI that loads our plugin instead.
 pub fn settings_paths(cli: Cli) -> Vec<PathBuf> {
-    match cli {
-        Cli::ClaudeCode => vec![claude_settings_path()],
-        Cli::Codex => vec![PathBuf::from(CODEX_MANAGED_HOOKS), codex_user_hooks_path()],
-        Cli::Copilot => vec![copilot_hooks_path()],
-        Cli::Gemini => vec![gemini_dir().join("settings.json")],
-        Cli::Opencode | Cli::Hermes => Vec::new(),
-    }
-}
-
-/// Claude Code's user-level settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
-/// `~/.claude/settings.json`.
-pub fn claude_settings_path() -> PathBuf {
-    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("settings.json"),
-        None => home().join(".claude/settings.json"),
-    }
-}
-
-/// Codex's managed hooks: trusted by policy, so no review prompt in Codex.
-pub const CODEX_MANAGED_HOOKS: &str = "/etc/codex/hooks.json";
-
-/// Codex's per-user hooks file: `$CODEX_HOME/hooks.json`, else `~/.codex/hooks.json`.
-pub fn codex_user_hooks_path() -> PathBuf {
-    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-        Some(h) => PathBuf::from(h).join("hooks.json"),
-        None => home().join(".codex").join("hooks.json"),
-    }
-}
-
-/// Our hooks file among Copilot CLI's: `$COPILOT_HOME/hooks/needs-you.json`,
-/// else `~/.copilot/hooks/needs-you.json` (it reads every file of that folder,
-/// in the shape of Claude Code's settings).
-pub fn copilot_hooks_path() -> PathBuf {
-    copilot_home().join("hooks").join("needs-you.json")
-}
-
-/// Copilot CLI's home: `$COPILOT_HOME`, else `~/.copilot`.
-pub fn copilot_home() -> PathBuf {
-    match std::env::var_os("COPILOT_HOME").filter(|v| !v.is_empty()) {
-        Some(h) => PathBuf::from(h),
-        None => home().join(".copilot"),
-    }
-}
-
-/// Gemini CLI's folder: `.gemini` in `$GEMINI_CLI_HOME`, which stands for
-/// the home folder, else in the home folder.
-pub fn gemini_dir() -> PathBuf {
-    match std::env::var_os("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
-        Some(h) => PathBuf::from(h).join(".gemini"),
-        None => home().join(".gemini"),
-    }
-}
-
-pub fn home() -> PathBuf {
-    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
+    clis::of(cli).settings_paths()
 }
 
 /// This binary's absolute path, for the hook commands.
@@ -154,17 +102,17 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
             .next()
             .ok_or_else(|| format!("{} takes no hooks", opts.cli.display_name()))?,
     };
+    let integration = clis::of(opts.cli);
     // The plugin's hooks and these would both run: every event reported twice.
-    if !opts.uninstall && marketplace::plugin_enabled(opts.cli) {
-        return Err(format!(
-            "the needs-you plugin is installed and enabled in {}, and its hooks report already; \
-             nothing was changed (to use these hooks instead: {})",
-            opts.cli.display_name(),
-            match opts.cli {
-                Cli::Codex => "codex plugin remove needs-you@needs-you",
-                _ => "claude plugin uninstall needs-you@needs-you",
-            }
-        ));
+    if let Some(plugin) = integration.plugin().filter(|_| !opts.uninstall) {
+        if integration.plugin_enabled() {
+            return Err(format!(
+                "the needs-you plugin is installed and enabled in {}, and its hooks report already; \
+                 nothing was changed (to use these hooks instead: {})",
+                opts.cli.display_name(),
+                plugin.remove
+            ));
+        }
     }
     let (original, mut value) = read_json(&path)?;
     let mut changes = if opts.uninstall {
@@ -179,59 +127,16 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
         hooks_json::add(&mut value, specs, opts.cli, &own_path()?, dir.as_deref())
             .map_err(|e| format!("{}: {e}", path.display()))?
     };
-    // Where the hooks can read the credential from the agent, the name an
-    // earlier installer kept only widens who else gets it.
-    if opts.cli == Cli::Gemini && (opts.uninstall || crate::parent::agent_env_readable()) {
-        changes.extend(gemini::forget_credential(&mut value));
-    }
+    changes.extend(integration.settings_changes(&mut value, opts.uninstall));
     report_changes(&path, &changes, opts.dry_run);
     if changes.is_empty() || opts.dry_run {
         return Ok(());
     }
     let text = serde_json::to_string_pretty(&value).expect("JSON values serialize") + "\n";
-    // Codex's managed hooks are read by every user's Codex.
-    let new = if path == Path::new(CODEX_MANAGED_HOOKS) {
-        NewFile::Shared
-    } else {
-        NewFile::Private
-    };
+    let new = integration.new_settings_file(&path);
     write_with_backup(&path, original.as_deref(), &text, new)?;
-    if opts.cli == Cli::Codex && !opts.uninstall && path != Path::new(CODEX_MANAGED_HOOKS) {
-        println!("Codex runs hooks outside /etc/codex only after you trust them: open Codex and run /hooks.");
+    if let Some(note) = integration.after_install(&path).filter(|_| !opts.uninstall) {
+        println!("{note}");
     }
     Ok(())
-}
-
-pub fn report_changes(path: &Path, changes: &[String], dry_run: bool) {
-    if changes.is_empty() {
-        println!("{}: nothing to change", path.display());
-        return;
-    }
-    let verb = if dry_run { "would change" } else { "changing" };
-    println!("{verb} {}:", path.display());
-    for c in changes {
-        println!("  {c}");
-    }
-}
-
-/// Reads a JSON settings file: missing or empty is `{}`; anything that does not
-/// parse is an error and the file stays as it is.
-pub fn read_json(path: &Path) -> Result<(Option<String>, Value), String> {
-    let text = match fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok((None, Value::Object(Default::default())))
-        }
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    if text.trim().is_empty() {
-        return Ok((Some(text), Value::Object(Default::default())));
-    }
-    let value = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "{} is not valid JSON ({e}); it was left untouched",
-            path.display()
-        )
-    })?;
-    Ok((Some(text), value))
 }

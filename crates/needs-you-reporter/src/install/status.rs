@@ -5,35 +5,10 @@ use std::path::{Path, PathBuf};
 
 use needs_you_core::Cli;
 
-use super::{hooks_json, marketplace, plugins, read_json, settings_paths};
-
-/// How a CLI reports, as it loads our part.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Status {
-    /// Through the needs-you plugin from its marketplace, or OpenCode's
-    /// package: `name` says which.
-    Plugin { name: String },
-    /// Through our hooks in its settings, or our plugin file: `place`.
-    Installed { place: String },
-    /// Two ways at once, so every event is reported twice: `what`, and the
-    /// command that leaves one.
-    Twice { what: String, fix: String },
-    /// Installed in `place` but not enabled there (Hermes's
-    /// `plugins.enabled`): it reports nothing.
-    Disabled { place: String },
-    /// Not installed; `place` is where it would be.
-    Missing { place: String },
-}
-
-impl Status {
-    /// Whether its events reach the Worker at all.
-    pub fn reports(&self) -> bool {
-        matches!(
-            self,
-            Status::Plugin { .. } | Status::Installed { .. } | Status::Twice { .. }
-        )
-    }
-}
+use super::files::read_json;
+use super::hooks_json;
+pub use super::reports::Status;
+use crate::clis;
 
 /// What of ours a CLI loads when it is not the marketplace's plugin: hooks
 /// in its settings, or a plugin of ours.
@@ -47,7 +22,8 @@ pub fn loads(cli: Cli) -> &'static str {
 
 /// The settings files holding our hooks for `cli`, of those it reads.
 pub fn settings_with_ours(cli: Cli) -> Vec<PathBuf> {
-    settings_paths(cli)
+    clis::of(cli)
+        .settings_paths()
         .into_iter()
         .filter(|p| hooks_in(p, cli))
         .collect()
@@ -61,12 +37,9 @@ fn hooks_in(path: &Path, cli: Cli) -> bool {
 
 /// How `cli` reports here.
 pub fn status(cli: Cli) -> Status {
-    match cli {
-        Cli::Opencode => opencode_status(),
-        Cli::Hermes => hermes_status(),
-        // Every other CLI takes our hooks.
-        _ => hooks_status(cli),
-    }
+    clis::of(cli)
+        .plugin_file_status()
+        .unwrap_or_else(|| hooks_status(cli))
 }
 
 /// Claude Code, Codex, Copilot and Gemini CLI: the marketplace's plugin
@@ -74,7 +47,8 @@ pub fn status(cli: Cli) -> Status {
 /// in their settings; both at once report every event twice.
 fn hooks_status(cli: Cli) -> Status {
     let settings = !settings_with_ours(cli).is_empty();
-    match (marketplace::plugin_enabled(cli), settings) {
+    let integration = clis::of(cli);
+    match (integration.plugin_enabled(), settings) {
         (true, true) => Status::Twice {
             what: format!(
                 "{cli}: both the needs-you plugin and hooks in its settings are installed"
@@ -82,13 +56,7 @@ fn hooks_status(cli: Cli) -> Status {
             fix: format!("report-prompt uninstall --cli {cli} (the plugin stays)"),
         },
         (true, false) => Status::Plugin {
-            name: match cli {
-                Cli::Gemini => format!(
-                    "the needs-you extension ({})",
-                    marketplace::gemini_extension_dir().display()
-                ),
-                _ => format!("the needs-you plugin ({})", marketplace::PLUGIN_ID),
-            },
+            name: integration.plugin_named(),
         },
         (false, true) => Status::Installed {
             place: hooks_place(cli),
@@ -101,40 +69,10 @@ fn hooks_status(cli: Cli) -> Status {
 
 /// Where `cli`'s hooks are installed, as a person reads it.
 fn hooks_place(cli: Cli) -> String {
-    let paths: Vec<String> = settings_paths(cli)
+    let paths: Vec<String> = clis::of(cli)
+        .settings_paths()
         .iter()
         .map(|p| p.display().to_string())
         .collect();
     paths.join(" or ")
-}
-
-/// OpenCode: our package in its configuration, or our plugin file; both at
-/// once report every event twice.
-fn opencode_status() -> Status {
-    let file = plugins::opencode_plugin_path();
-    let place = file.display().to_string();
-    match (plugins::opencode_package_entry(), file.exists()) {
-        (Some(entry), true) => Status::Twice {
-            what: format!(
-                "opencode loads the needs-you package ({entry}) and the plugin file {place}"
-            ),
-            fix: "report-prompt uninstall --cli opencode (the package stays)".into(),
-        },
-        (Some(entry), false) => Status::Plugin {
-            name: format!("the needs-you package ({entry})"),
-        },
-        (None, true) => Status::Installed { place },
-        (None, false) => Status::Missing { place },
-    }
-}
-
-/// Hermes: our plugin in its home, and named in its `plugins.enabled`.
-fn hermes_status() -> Status {
-    let home = plugins::hermes_home();
-    let place = home.display().to_string();
-    match plugins::hermes_enabled(&home) {
-        (true, true) => Status::Installed { place },
-        (true, false) => Status::Disabled { place },
-        _ => Status::Missing { place },
-    }
 }

@@ -1,0 +1,78 @@
+//! Claude Code on this machine: our hooks in its user settings, or our
+//! plugin from this repository's marketplace, and the plan its plan
+//! approval leaves out of the event.
+
+use std::path::PathBuf;
+
+use needs_you_core::Cli;
+use serde_json::Value;
+
+use super::{home, var_dir, Integration, Plugin, PLUGIN_ID};
+use crate::install::files::read_json;
+
+pub struct ClaudeCode;
+
+/// Claude Code's user-level settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`.
+pub fn claude_settings_path() -> PathBuf {
+    match var_dir("CLAUDE_CONFIG_DIR") {
+        Some(dir) => dir.join("settings.json"),
+        None => home().join(".claude/settings.json"),
+    }
+}
+
+const PLUGIN: Plugin = Plugin {
+    folder: "plugins/claude-code",
+    manifest: ".claude-plugin/plugin.json",
+    extension: false,
+    remove: "claude plugin uninstall needs-you@needs-you",
+    update:
+        "claude plugin marketplace update needs-you, then claude plugin update needs-you@needs-you",
+};
+
+impl Integration for ClaudeCode {
+    fn cli(&self) -> Cli {
+        Cli::ClaudeCode
+    }
+
+    fn settings_paths(&self) -> Vec<PathBuf> {
+        vec![claude_settings_path()]
+    }
+
+    fn plugin(&self) -> Option<&'static Plugin> {
+        Some(&PLUGIN)
+    }
+
+    /// Its user settings' `enabledPlugins`, which `claude plugin install`
+    /// and `enable` set.
+    fn plugin_enabled(&self) -> bool {
+        read_json(&claude_settings_path())
+            .ok()
+            .is_some_and(|(_, v)| v["enabledPlugins"][PLUGIN_ID] == Value::Bool(true))
+    }
+
+    /// Claude Code names the folder of each install in
+    /// `plugins/installed_plugins.json` (an update leaves the older
+    /// version's folder beside the new one, so the folders alone do not say
+    /// which is used).
+    fn installed_plugin_hooks(&self) -> Vec<PathBuf> {
+        let settings = claude_settings_path();
+        let Some(config) = settings.parent() else {
+            return Vec::new();
+        };
+        let Ok((_, v)) = read_json(&config.join("plugins").join("installed_plugins.json")) else {
+            return Vec::new();
+        };
+        v["plugins"][PLUGIN_ID]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|install| install["installPath"].as_str())
+            .map(|root| PathBuf::from(root).join("hooks").join("hooks.json"))
+            .collect()
+    }
+
+    fn with_more(&self, event: &Value, text: String) -> String {
+        crate::plan::with_plan(event, text)
+    }
+}
