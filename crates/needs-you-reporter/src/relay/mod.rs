@@ -38,20 +38,20 @@
 //! `NEEDS_YOU_RELAY_IDLE_S` (600 s).
 //! Its failures go to the state directory's log.
 
+mod admit;
+mod panes;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
-
-use needs_you_core::afar::{AnswerBody, Refusal};
+use needs_you_core::afar::AnswerBody;
 use needs_you_core::relay::NotDone;
 use needs_you_core::relay::{
     Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
-use needs_you_core::{Cli, Kind};
-use serde::{Deserialize, Serialize};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
@@ -59,8 +59,12 @@ use crate::afar::{self, Awaits, Waiters};
 use crate::detach;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
-use crate::state::{self, session_key, write_private, StateDir};
-use crate::terminal::{self, Pane};
+use crate::state::{self, StateDir};
+use crate::terminal;
+pub use admit::no_screen;
+use admit::{may_hand, may_type, recorded_pane, still_open, Failure};
+use panes::anything_open;
+pub use panes::{forget_pane, record_pane, task_key, PaneRecord};
 
 /// How long a read waits before the relay looks around (idle, ping).
 const TICK: Duration = Duration::from_secs(20);
@@ -74,38 +78,6 @@ pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
 /// forgotten at once; the waiters' own list of spent answers keeps a
 /// decision from being taken twice beyond them.
 const HANDLED_KEPT: usize = 100;
-
-/// What the hook records for an open question's session: its pane, the
-/// task it reports for (the outbox key of its server and credential), and
-/// the CLI that asked, whose prompt is read before a reply is typed.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct PaneRecord {
-    pub task: String,
-    pub pane: Pane,
-    #[serde(default)]
-    pub cli: Option<Cli>,
-}
-
-/// The key of a server and credential: the outbox's, the relay lock's.
-pub fn task_key(target: &Target) -> String {
-    session_key(&format!("{}\n{}", target.base, target.token))
-}
-
-fn pane_file(dir: &Path, session: &str) -> PathBuf {
-    dir.join(format!("pane-{}", session_key(session)))
-}
-
-/// Records the pane of the session's open question (the hook, at the open).
-pub fn record_pane(dir: &Path, session: &str, record: &PaneRecord) {
-    if let Ok(text) = serde_json::to_string(record) {
-        let _ = write_private(&pane_file(dir, session), text);
-    }
-}
-
-/// Forgets the session's pane (an open outside tmux).
-pub fn forget_pane(dir: &Path, session: &str) {
-    let _ = std::fs::remove_file(pane_file(dir, session));
-}
 
 /// Starts the relay for this server and credential unless one runs.
 pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), String> {
@@ -128,172 +100,6 @@ fn idle_limit() -> Duration {
         .and_then(|v| v.parse().ok())
         .unwrap_or(600);
     Duration::from_secs(s)
-}
-
-/// Whether any session of this task has an open question on this machine.
-fn anything_open(dir: &StateDir, task: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir.path()) else {
-        return false;
-    };
-    entries.flatten().any(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(key) = name.strip_prefix("pane-") else {
-            return false;
-        };
-        let mine = std::fs::read_to_string(e.path())
-            .ok()
-            .and_then(|t| serde_json::from_str::<PaneRecord>(&t).ok())
-            .is_some_and(|r| r.task == task);
-        mine && dir.path().join(format!("open-{key}")).exists()
-    })
-}
-
-/// Why an answer was not typed or handed on: its stable code, and why for
-/// the person.
-#[derive(Debug)]
-struct Failure {
-    code: &'static str,
-    reason: String,
-}
-
-impl Failure {
-    fn new(code: NotDone, reason: impl Into<String>) -> Failure {
-        Failure {
-            code: code.as_str(),
-            reason: reason.into(),
-        }
-    }
-
-    fn refused(refusal: Refusal) -> Failure {
-        Failure {
-            code: refusal.code(),
-            reason: refusal.message(),
-        }
-    }
-
-    /// An answer's own words refused ([`needs_you_core::answer::check`]).
-    fn refused_words(why: &'static str) -> Failure {
-        Failure {
-            code: Refusal::RefusedAnswer(why).code(),
-            reason: why.to_owned(),
-        }
-    }
-
-    fn of(self, answer_id: String) -> FromRelay {
-        FromRelay::Failed {
-            answer_id,
-            reason: self.reason,
-            code: Some(self.code.to_owned()),
-        }
-    }
-}
-
-/// The pane recorded for the session's open question, if the question is
-/// of this task.
-fn recorded_pane(dir: &StateDir, task: &str, session: &str) -> Result<PaneRecord, Failure> {
-    std::fs::read_to_string(pane_file(dir.path(), session))
-        .ok()
-        .and_then(|t| serde_json::from_str::<PaneRecord>(&t).ok())
-        .filter(|r| r.task == task)
-        .ok_or_else(|| {
-            Failure::new(
-                NotDone::NoTerminal,
-                "this machine has no record of that question's terminal",
-            )
-        })
-}
-
-/// How long a reply's prompt may take to come back: the question opens at
-/// the hook of the turn's end, a moment before some CLIs draw their idle
-/// prompt again (Hermes shows its busy one, whose hint says a message then
-/// interrupts, until its turn has wound down).
-const PROMPT_SETTLES: Duration = Duration::from_secs(3);
-/// How often the screen is read again meanwhile.
-const PROMPT_POLL: Duration = Duration::from_millis(100);
-
-/// Why this answer may not be typed, or the pane to type it into: besides
-/// the pane's own checks, the prompt must be empty in its ordinary mode
-/// where the CLI says how its screen shows that, within [`PROMPT_SETTLES`].
-/// Every check is made again at each reading, since time passes between them.
-fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, Failure> {
-    let record = recorded_pane(dir, task, &a.session)?;
-    let prompt = record
-        .cli
-        .map(Cli::describe)
-        .and_then(|d| Some((d.name, d.prompt_ready?)));
-    let since = Instant::now();
-    loop {
-        still_open(dir, a)?;
-        let changed = |why| Failure::new(NotDone::TerminalChanged, why);
-        terminal::check(&record.pane).map_err(changed)?;
-        let Some((name, ready)) = prompt else {
-            return Ok(record.pane);
-        };
-        if ready(&terminal::capture(&record.pane).map_err(changed)?.to_plain()) {
-            return Ok(record.pane);
-        }
-        if since.elapsed() >= PROMPT_SETTLES {
-            return Err(Failure::new(NotDone::PromptNotReady, format!(
-                "{name}'s prompt is not shown empty and at rest at the foot of its screen: a menu or dialog open in its place would take the answer as a choice, a half-typed line would join it, its shell mode would run it as a command, and a turn still winding down would take it as an interruption; answer in the terminal"
-            )));
-        }
-        std::thread::sleep(PROMPT_POLL);
-    }
-}
-
-/// Whether the machine's person ruled screens out (`NEEDS_YOU_NO_SCREEN`,
-/// which `needs-you run --no-screen` also sets in the agent's environment):
-/// the relay then shows no pane, and `run` starts tasks without screens.
-pub fn no_screen() -> bool {
-    std::env::var_os("NEEDS_YOU_NO_SCREEN").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// Why the answer's question is no longer the one its session waits on here.
-fn still_open(dir: &StateDir, a: &Answer) -> Result<(), Failure> {
-    let open = dir
-        .open_question(&a.session)
-        .map_err(|e| {
-            Failure::new(
-                NotDone::StateUnreadable,
-                format!("cannot read the state directory: {e}"),
-            )
-        })?
-        .ok_or_else(|| {
-            Failure::new(
-                NotDone::NoLongerOpen,
-                "the question is no longer open in the agent",
-            )
-        })?;
-    if open.kind != Kind::Reply {
-        return Err(Failure::new(
-            NotDone::NowADialog,
-            "the agent now waits on a dialog: answer it in the terminal",
-        ));
-    }
-    if open.seq > a.session_seq {
-        return Err(Failure::new(
-            NotDone::MovedOn,
-            "the agent has moved on since the answer was sent",
-        ));
-    }
-    Ok(())
-}
-
-/// Whether a decision or choices may be handed on: only while the session's
-/// open question on this machine is the one the answer names, opened by
-/// this machine's own report (its `seq`) for the very request (its digest).
-/// A report made up with the task credential elsewhere, or one this machine
-/// has moved on from, takes nothing.
-fn may_hand(dir: &StateDir, a: &Answer, digest: &str) -> Result<(), Refusal> {
-    let open = dir
-        .open_question(&a.session)
-        .ok()
-        .flatten()
-        .ok_or(Refusal::NotThisRequest)?;
-    if open.seq != a.open_seq || open.digest.as_deref() != Some(digest) {
-        return Err(Refusal::NotThisRequest);
-    }
-    Ok(())
 }
 
 /// The task's relay socket: `GET /v1/relay` with its credential, saying it
