@@ -1,6 +1,6 @@
 //! What needs-you knows of each agent CLI, in one description per CLI,
 //! kept beside its classifier (`classify/claude_code.rs`, `classify/codex.rs`,
-//! `classify/normalized.rs` for the CLIs our plugins serve): its name, the
+//! `classify/plugin_events.rs` for the CLIs our plugins serve): its name, the
 //! programs it runs as, how a run for one prompt looks, the hook events
 //! installed for it, how its events are read, and why a card of its is
 //! answered in the terminal. The installer, doctor, `needs-you run`, the

@@ -5,7 +5,7 @@
 //! and starts one of these beside it, with the same event on its stdin. This
 //! classifies it as the report did (so the request's digest is made in one
 //! place for every CLI), starts the task's relay if none runs, and waits on
-//! the relay's socket ([`afar::wait`]). With an answer, it prints it on
+//! the relay's socket ([`waiters::wait`]). With an answer, it prints it on
 //! stdout as one JSON line (`{"decision": …, "opencode": {"reply": "once"
 //! | "reject" | "always", "message"?}}` or `{"choices": …}`), and
 //! waits for one more line on stdin: `took` once the plugin handed it to
@@ -23,7 +23,7 @@ use needs_you_core::classify::{self, classify, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use crate::afar;
+use crate::waiters;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::relay;
 use crate::send::Target;
@@ -55,8 +55,8 @@ fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
     let dir = StateDir::open(state::resolve(state_dir)).map_err(crate::questions::state_error)?;
     relay::ensure_relay(dir.path(), &target)?;
     let task = relay::task_key(&target);
-    let socket = afar::socket_path(dir.path(), &task);
-    let Some(answered) = afar::wait(&socket, &session, &takeable, None) else {
+    let socket = waiters::socket_path(dir.path(), &task);
+    let Some(answered) = waiters::wait(&socket, &session, &takeable, None) else {
         return Ok(());
     };
     let mut taker = Plugin { stdin };

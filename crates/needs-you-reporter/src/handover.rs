@@ -1,12 +1,12 @@
 //! The one road of an answer from afar on this machine, once a waiter has
-//! it ([`afar::wait`] checked that it is this request's, of its form, a
+//! it ([`waiters::wait`] checked that it is this request's, of its form, a
 //! lasting choice its dialog offers, and never taken before): put into the
 //! CLI's own form, its lasting rule recorded where one is written, handed to
 //! the agent, the relay told that the agent took it, the question closed.
 //!
 //! Every waiter takes this road: Claude Code's waiting hook
 //! (`waiting_hook`), our OpenCode plugin's `__await` (`awaiting`), Codex's
-//! app-server client ([`crate::codex_app`]). What differs between them is
+//! app-server client ([`crate::codex_client`]). What differs between them is
 //! one [`Taker`] each: how its CLI words an answer, where its rules go, and
 //! how it hands one over. Nothing here names a CLI.
 
@@ -17,7 +17,7 @@ use needs_you_core::classify::Takeable;
 use needs_you_core::{Cli, CloseReason};
 use serde_json::Value;
 
-use crate::afar::Answered;
+use crate::waiters::Answered;
 use crate::granted::{self, Places};
 use crate::questions;
 use crate::state::StateDir;
@@ -137,7 +137,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::afar::{self, Awaits, NotHanded, Waiters};
+    use crate::waiters::{self, Awaits, NotHanded, Waiters};
 
     const TASK: &str = "task-1";
 
@@ -203,9 +203,9 @@ mod tests {
         let state = state.to_owned();
         std::thread::spawn(move || {
             let dir = StateDir::open(state.clone()).unwrap();
-            let socket = afar::socket_path(&state, TASK);
+            let socket = waiters::socket_path(&state, TASK);
             let t = takeable();
-            let answered = afar::wait(&socket, "s1", &t, None)?;
+            let answered = waiters::wait(&socket, "s1", &t, None)?;
             let mut taker = taker;
             Some(deliver(&dir, TASK, "s1", &t, answered, &mut taker))
         })
@@ -222,7 +222,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let state = tmp.path().join("state");
         StateDir::open(state.clone()).unwrap();
-        let waiters = Waiters::listen(&afar::socket_path(&state, TASK)).unwrap();
+        let waiters = Waiters::listen(&waiters::socket_path(&state, TASK)).unwrap();
         World {
             state,
             waiters,

@@ -30,18 +30,18 @@
 //! * [`terminal`]: which terminal the agent runs in, and typing into it.
 //! * `plan`: the plan of a Claude Code plan approval, from its transcript.
 //! * `answered_there`: a waiting hook's dialog answered in its terminal, from its transcript.
-//! * `afar`: the private link between the relay and the hooks and plugins
+//! * `waiters`: the private link between the relay and the hooks and plugins
 //!   that wait for a decision from afar.
 //! * `handover`: the one road of an answer from afar once a waiter has it:
 //!   the CLI's own form, its lasting rule recorded, handed to the agent.
 //! * `waiting_hook`: the hook that waits while its dialog is on screen
 //!   (Claude Code's `PermissionRequest`) for that dialog's answer.
 //! * `awaiting`: `__await`, a plugin's wait for its dialog's answer from afar.
-//! * [`codex_app`]: the second client of a Codex task's app-server, which
+//! * [`codex_client`]: the second client of a Codex task's app-server, which
 //!   lists its approvals and answers them from afar through the protocol.
 //! * `record`: the CLIs' payloads kept for fixtures (`NEEDS_YOU_RECORD_DIR`).
 //! * [`relay`]: the detached relay that types answers from afar, and hands
-//!   decisions and choices to `afar`'s waiters.
+//!   decisions and choices to `waiters`' waiters.
 //! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
 //! * [`clis`]: what this machine does for each CLI, one module each: its
@@ -53,13 +53,12 @@
 //! * [`socket`]: a WebSocket to the Worker: the relay's, and `ls --watch`'s.
 //! * [`program`]: finding a program as `exec` would.
 
-mod afar;
 mod answered_there;
 mod args;
 mod awaiting;
 pub mod client;
 pub mod clis;
-pub mod codex_app;
+pub mod codex_client;
 pub mod commands;
 pub mod detach;
 mod doctor;
@@ -82,6 +81,7 @@ pub mod terminal;
 mod transcript_reply;
 mod transcript_tail;
 mod waiting_hook;
+mod waiters;
 mod watch;
 
 /// The variable that names the `report-prompt` our plugins' hooks run

@@ -1,7 +1,7 @@
 //! A waiting hook: the hook that the CLI runs while its permission dialog
 //! is on screen, and whose printed decision the CLI takes as the person's
 //! (Claude Code's `PermissionRequest`, installed as a hook that waits). It
-//! waits there for an answer from afar ([`afar::wait`]) and takes it down
+//! waits there for an answer from afar ([`waiters::wait`]) and takes it down
 //! the one road ([`handover`]); without one (a person answered in the
 //! terminal, as the transcript tells, or Esc ended this hook, or the wait
 //! ran out), nothing: the dialog stays the terminal's.
@@ -14,7 +14,7 @@ use needs_you_core::classify::{claude_code_hook_output, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use crate::afar;
+use crate::waiters;
 use crate::answered_there::AnsweredThere;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::relay;
@@ -31,18 +31,18 @@ pub fn take_from_afar(dir: &StateDir, session: &str, takeable: &Takeable, event:
         return;
     }
     let task = relay::task_key(&target);
-    let socket = afar::socket_path(dir.path(), &task);
+    let socket = waiters::socket_path(dir.path(), &task);
     // Answered in the terminal, the dialog ends with no word to this hook:
     // its transcript says so.
     let mut there = event
         .get("transcript_path")
         .and_then(Value::as_str)
         .and_then(|t| AnsweredThere::follow(t.as_ref(), &takeable.takes.digest));
-    let Some(answered) = afar::wait(
+    let Some(answered) = waiters::wait(
         &socket,
         session,
         takeable,
-        there.as_mut().map(|t| t as &mut dyn afar::DialogEnd),
+        there.as_mut().map(|t| t as &mut dyn waiters::DialogEnd),
     ) else {
         return;
     };

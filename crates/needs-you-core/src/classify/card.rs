@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::event::{dialog, dialog_fits, shown_dialog_questions, with_why_too_large, Decision};
-use super::{claude_code, codex_app, normalized};
+use super::{claude_code, codex_app, plugin_events};
 use crate::afar::DialogQuestion;
 use crate::kinds::{Kind, QuestionOption};
 use crate::report::Report;
@@ -27,7 +27,7 @@ pub struct Card {
 /// by what the report says of itself: the request is what the digest binds.
 fn request_text(tool: &str, input: &Value) -> String {
     match tool {
-        normalized::OPENCODE_PERMISSION => normalized::opencode_request_text(input),
+        plugin_events::OPENCODE_PERMISSION => plugin_events::opencode_request_text(input),
         codex_app::COMMAND_TOOL
         | codex_app::FILE_CHANGE_TOOL
         | codex_app::PERMISSIONS_TOOL

@@ -3,7 +3,7 @@
 //! One module per CLI, each a direct reading of the hook table in
 //! `docs/hooks.md`, so the reporter (and one day the Worker, for raw payloads)
 //! apply the same rules. The input is the JSON that the CLI's hook (Claude
-//! Code, Codex) or our plugin (OpenCode, Hermes, see [`normalized`]) writes on
+//! Code, Codex) or our plugin (OpenCode, Hermes, see [`plugin_events`]) writes on
 //! the reporter's stdin. Beside each classifier stands the list of hook events
 //! that `report-prompt install` adds for that CLI ([`hooks`]), so what is
 //! installed and what it means are read in one file.
@@ -16,7 +16,7 @@ mod copilot;
 mod elicitation;
 pub mod event;
 mod gemini;
-pub mod normalized;
+pub mod plugin_events;
 mod opencode_prompt;
 
 use serde::Serialize;
@@ -126,7 +126,7 @@ pub use claude_code::{
     transcript_tool_events, ToolEvent, PLAN_TOOL,
 };
 pub use codex::HOOKS as CODEX_HOOKS;
-pub use normalized::opencode_reply;
+pub use plugin_events::opencode_reply;
 
 /// The hook events installed for `cli`: none for the CLIs that load plugins.
 pub fn hooks(cli: Cli) -> &'static [HookSpec] {
@@ -143,8 +143,8 @@ impl Cli {
         match self {
             Cli::ClaudeCode => claude_code::DESCRIPTION,
             Cli::Codex => codex::DESCRIPTION,
-            Cli::Opencode => normalized::OPENCODE,
-            Cli::Hermes => normalized::HERMES,
+            Cli::Opencode => plugin_events::OPENCODE,
+            Cli::Hermes => plugin_events::HERMES,
             Cli::Copilot => copilot::DESCRIPTION,
             Cli::Gemini => gemini::DESCRIPTION,
         }

@@ -4,7 +4,7 @@
 // plugins and hands them every bus event. This plugin picks the few events that
 // matter and passes their own fields on as the normalized events that
 // `report-prompt --cli opencode` reads (defined in needs-you-core's
-// classify/normalized.rs). Every rule about what a person reads (the question
+// classify/plugin_events.rs). Every rule about what a person reads (the question
 // test, how a permission is worded, text limits) is report-prompt's:
 //
 //   question.asked                      -> {event: "dialog", questions}

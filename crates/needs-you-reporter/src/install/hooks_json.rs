@@ -18,7 +18,7 @@ pub use needs_you_core::classify::HookSpec;
 
 /// Seconds a CLI gives each hook; ours return in milliseconds.
 /// Seconds a CLI gives a hook that waits for an answer from afar: an hour,
-/// past the wait's own end (`afar::WAIT_FOR`), so that the hook ends on its
+/// past the wait's own end (`waiters::WAIT_FOR`), so that the hook ends on its
 /// own, cleanly, before its CLI would end it.
 pub const WAITING_TIMEOUT_S: u64 = 3600;
 

@@ -55,7 +55,7 @@ use needs_you_core::screen::Screen;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
-use crate::afar::{self, Awaits, Waiters};
+use crate::waiters::{self, Awaits, Waiters};
 use crate::detach;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
@@ -203,8 +203,8 @@ impl Relay {
             .hand(&answer.session, awaits, &answer.answer_id, &answer.body)
         {
             Ok(()) => FromRelay::Taken { answer_id },
-            Err(afar::NotHanded::Refused(refusal)) => Failure::refused(refusal).of(answer_id),
-            Err(afar::NotHanded::Failed(code, reason)) => Failure::new(code, reason).of(answer_id),
+            Err(waiters::NotHanded::Refused(refusal)) => Failure::refused(refusal).of(answer_id),
+            Err(waiters::NotHanded::Failed(code, reason)) => Failure::new(code, reason).of(answer_id),
         }
     }
 
@@ -274,7 +274,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         }
     };
     let task = task_key(&target);
-    let waiters = match Waiters::listen(&afar::socket_path(dir.path(), &task)) {
+    let waiters = match Waiters::listen(&waiters::socket_path(dir.path(), &task)) {
         Ok(w) => w,
         Err(e) => {
             dir.log(&format!("relay: cannot open its socket: {e}"));
@@ -340,7 +340,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
             Served::Dropped => continue,
         }
     };
-    let _ = std::fs::remove_file(afar::socket_path(relay.dir.path(), &relay.task));
+    let _ = std::fs::remove_file(waiters::socket_path(relay.dir.path(), &relay.task));
     code
 }
 

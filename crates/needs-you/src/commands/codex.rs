@@ -1,6 +1,6 @@
 //! `needs-you __codex -- codex ARGS`: Codex's TUI against a private
 //! app-server of its task, followed by a second client that lists its
-//! approvals and answers them from afar ([`needs_you_reporter::codex_app`]).
+//! approvals and answers them from afar ([`needs_you_reporter::codex_client`]).
 //!
 //! `needs-you run -- codex` runs this as its command, in the person's
 //! terminal or in the tmux session it made. In order:
@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use needs_you_reporter::codex_app;
+use needs_you_reporter::codex_client;
 use needs_you_reporter::send::Target;
 use needs_you_reporter::state::{self, StateDir};
 
@@ -58,7 +58,7 @@ pub fn run(command: Vec<OsString>) -> Result<i32> {
         }
     };
     let socket = server.socket.clone();
-    std::thread::spawn(move || codex_app::follow(&socket, dir, target));
+    std::thread::spawn(move || codex_client::follow(&socket, dir, target));
     let mut tui = vec![program, OsString::from("--remote"), server.address()];
     tui.extend_from_slice(args);
     in_terminal(&tui, || server.stop())
@@ -100,7 +100,7 @@ impl Server {
             cmd.env_remove(secret);
         }
         cmd.args([OsStr::new("app-server"), OsStr::new("--listen"), &listen])
-            .env(codex_app::BRIDGED, "1")
+            .env(codex_client::BRIDGED, "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::connection::{
     pipe, poke, Awaited, Call, Client, Handed, OpenReply, RequestId, Resolved,
 };
-use crate::afar;
+use crate::waiters;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::questions;
 use crate::relay;
@@ -86,12 +86,12 @@ impl Client<'_> {
         takeable: Takeable,
         resolved: OwnedFd,
     ) {
-        let socket = afar::socket_path(self.dir.path(), &relay::task_key(&self.target));
+        let socket = waiters::socket_path(self.dir.path(), &relay::task_key(&self.target));
         let session = session.to_owned();
         let (tx, wake) = (self.handed_tx.clone(), std::sync::Arc::clone(&self.wake_tx));
         std::thread::spawn(move || {
             let mut ended = Resolved(resolved);
-            if let Some(answered) = afar::wait(&socket, &session, &takeable, Some(&mut ended)) {
+            if let Some(answered) = waiters::wait(&socket, &session, &takeable, Some(&mut ended)) {
                 if tx
                     .send(Handed {
                         to: Awaited::Request(request_id),
@@ -141,7 +141,7 @@ impl Client<'_> {
             return;
         };
         self.messages.insert(thread.to_owned(), ended_tx);
-        let socket = afar::socket_path(self.dir.path(), &relay::task_key(&self.target));
+        let socket = waiters::socket_path(self.dir.path(), &relay::task_key(&self.target));
         let reply = OpenReply {
             thread: thread.to_owned(),
             seq,
@@ -149,7 +149,7 @@ impl Client<'_> {
         let (tx, wake) = (self.handed_tx.clone(), std::sync::Arc::clone(&self.wake_tx));
         std::thread::spawn(move || {
             let mut ended = Resolved(ended_rx);
-            if let Some(answered) = afar::wait_for_message(&socket, &reply.thread, Some(&mut ended))
+            if let Some(answered) = waiters::wait_for_message(&socket, &reply.thread, Some(&mut ended))
             {
                 let to = Awaited::Message(reply);
                 if tx.send(Handed { to, answered }).is_ok() {
@@ -174,7 +174,7 @@ impl Client<'_> {
     pub(super) fn send_message(
         &mut self,
         reply: OpenReply,
-        answered: afar::Answered,
+        answered: waiters::Answered,
     ) -> Result<(), String> {
         if self.messages.remove(&reply.thread).is_none() {
             return Ok(()); // a turn started there first
@@ -214,7 +214,7 @@ impl Client<'_> {
     pub(super) fn answer_request(
         &mut self,
         request_id: &RequestId,
-        answered: afar::Answered,
+        answered: waiters::Answered,
     ) -> Result<(), String> {
         let Some(p) = self.pending.get(request_id) else {
             return Ok(()); // resolved first: the terminal won

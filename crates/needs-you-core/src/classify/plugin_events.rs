@@ -1,4 +1,4 @@
-//! The normalized event that our OpenCode and Hermes plugins write on the
+//! The events that our OpenCode and Hermes plugins write on the
 //! reporter's stdin.
 //!
 //! Those CLIs load plugins instead of running shell hooks. A plugin only picks

@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 /// What tells a waiter that its dialog ended without an answer from afar:
 /// Claude Code's transcript showing the person answered in the terminal
 /// ([`crate::answered_there`]), or Codex's server saying the request was
-/// resolved ([`crate::codex_app`]). [`wait`] sleeps on its `fd` and asks
+/// resolved ([`crate::codex_client`]). [`wait`] sleeps on its `fd` and asks
 /// `over` when it is readable.
 pub trait DialogEnd {
     fn fd(&self) -> std::os::fd::RawFd;

@@ -13,7 +13,7 @@ use needs_you_core::classify::Takeable;
 use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
-use crate::afar::{self, DialogEnd};
+use crate::waiters::{self, DialogEnd};
 use crate::send::Target;
 use crate::state::StateDir;
 
@@ -48,7 +48,7 @@ pub(super) struct Pending {
 /// An answer a waiter was handed, for the main loop to send.
 pub(super) struct Handed {
     pub(super) to: Awaited,
-    pub(super) answered: afar::Answered,
+    pub(super) answered: waiters::Answered,
 }
 
 /// What a waiter waited for.

@@ -15,7 +15,7 @@
 //!    terminal it shows on; the `PermissionRequest` hook, which runs inside
 //!    the same server, leaves the person's own approvals to this
 //!    ([`BRIDGED`]);
-//! 2. a waiter registers with the task's relay (`afar::wait`), exactly as
+//! 2. a waiter registers with the task's relay (`waiters::wait`), exactly as
 //!    Claude Code's waiting hook does, so the relay's rules (this machine's
 //!    own open, its `seq` and digest; an answer spent once) are the same;
 //! 3. an answer handed over is sent as the protocol's answer only while the
@@ -25,7 +25,7 @@
 //!
 //! A reply (the turn's Stop hook opened it, with `messages` in its terminal)
 //! is answered the same way: at the thread's `turn/completed` a message
-//! waiter registers (`afar::wait_for_message`), and the person's text goes to
+//! waiter registers (`waiters::wait_for_message`), and the person's text goes to
 //! the thread as its next turn (`turn/start`) while the thread is still idle.
 //!
 //! It never types a key, and never answers a request of a thread it did not
