@@ -30,7 +30,7 @@
 //! * [`panic`]: a readable panic message, in front of the SDK's own hook.
 //!
 //! The views the API answers with, and the relay's messages, are
-//! `needs_you_core::api` and `needs_you_core::relay`: the command line reads
+//! `needs_you_core::api` and `needs_you_core::relay_messages`: the command line reads
 //! the same types.
 
 mod alarm;

@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use needs_you_core::api::{NeedsYou, Right};
 use needs_you_core::live::{self, FromPage, ToPage, CLOSE_SIGNED_OUT, LOOKING_FOR_S};
 use needs_you_core::query;
-use needs_you_core::relay::CLOSE_FLOOD;
+use needs_you_core::relay_messages::CLOSE_FLOOD;
 use serde::{Deserialize, Serialize};
 use worker::{
     durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,

@@ -15,7 +15,7 @@
 //! hands it back to the one request that asked. A screen is held in memory
 //! only while it passes; nothing of it is stored or logged.
 //!
-//! The messages are `needs_you_core::relay`'s, the relay's own types. Every
+//! The messages are `needs_you_core::relay_messages`'s, the relay's own types. Every
 //! state change is checked against the socket's own task in D1, so a relay
 //! can only ever touch its own task's answers.
 
@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use futures_channel::oneshot;
 use futures_util::future::{select, Either};
-use needs_you_core::relay::{
+use needs_you_core::relay_messages::{
     Answer, FromRelay, Revocation, ScreenAsk, ScreenReply, ToRelay, CAN_HEADER, CAN_SCREEN,
     CLOSE_FLOOD, CLOSE_REPLACED, CLOSE_REVOKED, MAX_REASON_CHARS,
 };

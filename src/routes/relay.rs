@@ -4,7 +4,7 @@
 
 use worker::{Env, Request};
 
-use needs_you_core::relay::CAN_HEADER;
+use needs_you_core::relay_messages::CAN_HEADER;
 
 use crate::ids::now_ms;
 use crate::json::{websocket_upgrade, ApiResult};

@@ -9,7 +9,7 @@ use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
 use needs_you_core::afar::AnswerBody;
-use needs_you_core::{api, relay};
+use needs_you_core::{api, relay_messages};
 
 use super::{db, n, s, stmt};
 
@@ -180,13 +180,13 @@ struct OnItsWay {
     digest: Option<String>,
 }
 
-impl From<OnItsWay> for relay::Answer {
-    fn from(r: OnItsWay) -> relay::Answer {
+impl From<OnItsWay> for relay_messages::Answer {
+    fn from(r: OnItsWay) -> relay_messages::Answer {
         let body = r
             .body
             .and_then(|b| serde_json::from_str(&b).ok())
             .unwrap_or(AnswerBody::Text { text: r.text });
-        relay::Answer {
+        relay_messages::Answer {
             answer_id: r.answer_id,
             question_id: r.question_id,
             session: r.session,
@@ -204,7 +204,7 @@ pub async fn answers_on_their_way(
     env: &Env,
     task_id: &str,
     now: f64,
-) -> Result<Vec<relay::Answer>> {
+) -> Result<Vec<relay_messages::Answer>> {
     let db = db(env)?;
     let results = db
         .batch(vec![
@@ -217,7 +217,7 @@ pub async fn answers_on_their_way(
     Ok(results[3]
         .results::<OnItsWay>()?
         .into_iter()
-        .map(relay::Answer::from)
+        .map(relay_messages::Answer::from)
         .collect())
 }
 
@@ -236,7 +236,7 @@ pub async fn claim_answer(
     task_id: &str,
     answer_id: &str,
     now: f64,
-) -> Result<Option<relay::Answer>> {
+) -> Result<Option<relay_messages::Answer>> {
     let db = db(env)?;
     let results = db
         .batch(vec![
@@ -248,7 +248,7 @@ pub async fn claim_answer(
         .results::<OnItsWay>()?
         .into_iter()
         .next()
-        .map(relay::Answer::from))
+        .map(relay_messages::Answer::from))
 }
 
 /// Moves the task's answer to `state` from one that may precede it: from

@@ -7,7 +7,7 @@ use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
 use needs_you_core::api::{self, RuleState};
-use needs_you_core::relay::{Revocation, RevokeOutcome};
+use needs_you_core::relay_messages::{Revocation, RevokeOutcome};
 
 use super::{db, n, s, stmt};
 

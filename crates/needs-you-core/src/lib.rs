@@ -23,7 +23,7 @@
 //!   reads: the list, a question, a task, an answer.
 //! * [`live`]: the live list: the messages on the socket a reader of the
 //!   list holds, and what changed between two lists.
-//! * [`relay`]: the messages between the Worker and the relay on the agent's
+//! * [`relay_messages`]: the messages between the Worker and the relay on the agent's
 //!   machine, and the socket's close codes.
 //! * [`screen`]: a terminal's screen for Show terminal: read from tmux,
 //!   bounded, cleaned, drawn.
@@ -44,7 +44,7 @@ pub mod lasting;
 pub mod live;
 pub mod query;
 pub mod question;
-pub mod relay;
+pub mod relay_messages;
 pub mod report;
 pub mod request;
 pub mod screen;

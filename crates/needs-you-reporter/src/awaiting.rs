@@ -23,11 +23,11 @@ use needs_you_core::classify::{self, classify, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use crate::waiters;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::relay;
 use crate::send::Target;
 use crate::state::{self, StateDir};
+use crate::waiters;
 
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) -> i32 {
     if let Err(msg) = wait(cli, state_dir) {

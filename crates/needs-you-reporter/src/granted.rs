@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use needs_you_core::lasting::{self, Scope, Written};
-use needs_you_core::relay::{RevokeOutcome, Revoked};
+use needs_you_core::relay_messages::{RevokeOutcome, Revoked};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

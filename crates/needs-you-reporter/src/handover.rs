@@ -17,10 +17,10 @@ use needs_you_core::classify::Takeable;
 use needs_you_core::{Cli, CloseReason};
 use serde_json::Value;
 
-use crate::waiters::Answered;
 use crate::granted::{self, Places};
 use crate::questions;
 use crate::state::StateDir;
+use crate::waiters::Answered;
 
 /// One CLI's part of the road: the answer in its own words, and handing
 /// those to its agent.
@@ -132,7 +132,7 @@ mod tests {
     use std::thread::JoinHandle;
 
     use needs_you_core::afar::{lasting_id, Afar, Takes};
-    use needs_you_core::relay::NotDone;
+    use needs_you_core::relay_messages::NotDone;
     use needs_you_core::request::Request;
     use serde_json::json;
 

@@ -80,8 +80,8 @@ pub mod state;
 pub mod terminal;
 mod transcript_reply;
 mod transcript_tail;
-mod waiting_hook;
 mod waiters;
+mod waiting_hook;
 mod watch;
 
 /// The variable that names the `report-prompt` our plugins' hooks run

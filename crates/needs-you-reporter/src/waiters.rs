@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{AnswerBody, Refusal, Verdict};
 use needs_you_core::classify::Takeable;
-use needs_you_core::relay::NotDone;
+use needs_you_core::relay_messages::NotDone;
 use serde::{Deserialize, Serialize};
 
 /// What tells a waiter that its dialog ended without an answer from afar:

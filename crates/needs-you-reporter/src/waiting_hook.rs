@@ -14,12 +14,12 @@ use needs_you_core::classify::{claude_code_hook_output, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use crate::waiters;
 use crate::answered_there::AnsweredThere;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::relay;
 use crate::send;
 use crate::state::StateDir;
+use crate::waiters;
 
 /// Waits for the answer to `takeable`, the dialog `event` announced, and
 /// hands it to Claude Code on stdout: the one thing this hook ever prints.

@@ -16,8 +16,8 @@ mod copilot;
 mod elicitation;
 pub mod event;
 mod gemini;
-pub mod plugin_events;
 mod opencode_prompt;
+pub mod plugin_events;
 
 use serde::Serialize;
 use serde_json::Value;

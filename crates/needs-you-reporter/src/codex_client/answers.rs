@@ -14,12 +14,12 @@ use serde_json::{json, Value};
 use super::connection::{
     pipe, poke, Awaited, Call, Client, Handed, OpenReply, RequestId, Resolved,
 };
-use crate::waiters;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::questions;
 use crate::relay;
 use crate::state::Opening;
 use crate::terminal;
+use crate::waiters;
 
 impl Client<'_> {
     /// Opens the question of `asked` for `session`, in the terminal the TUI
@@ -149,7 +149,8 @@ impl Client<'_> {
         let (tx, wake) = (self.handed_tx.clone(), std::sync::Arc::clone(&self.wake_tx));
         std::thread::spawn(move || {
             let mut ended = Resolved(ended_rx);
-            if let Some(answered) = waiters::wait_for_message(&socket, &reply.thread, Some(&mut ended))
+            if let Some(answered) =
+                waiters::wait_for_message(&socket, &reply.thread, Some(&mut ended))
             {
                 let to = Awaited::Message(reply);
                 if tx.send(Handed { to, answered }).is_ok() {

@@ -13,9 +13,9 @@ use needs_you_core::classify::Takeable;
 use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
-use crate::waiters::{self, DialogEnd};
 use crate::send::Target;
 use crate::state::StateDir;
+use crate::waiters::{self, DialogEnd};
 
 /// What a call of ours was for, to read its result.
 pub(super) enum Call {

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::Refusal;
-use needs_you_core::relay::{Answer, FromRelay, NotDone};
+use needs_you_core::relay_messages::{Answer, FromRelay, NotDone};
 use needs_you_core::{Cli, Kind};
 
 use super::panes::{pane_file, PaneRecord};
@@ -171,7 +171,7 @@ pub(super) fn recorded_pane(
 #[cfg(test)]
 mod tests {
     use needs_you_core::afar::{AnswerBody, Verdict};
-    use needs_you_core::relay::Answer;
+    use needs_you_core::relay_messages::Answer;
 
     use super::*;
     use crate::relay::panes::record_pane;

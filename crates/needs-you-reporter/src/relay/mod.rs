@@ -33,7 +33,7 @@
 //! never sends an answer again once its question closed, and the close that
 //! typing or taking an answer causes may well come first. A close that
 //! says the task was revoked, or that a newer relay of the task took over
-//! (`needs_you_core::relay`'s close codes), or a refused credential, ends it;
+//! (`needs_you_core::relay_messages`'s close codes), or a refused credential, ends it;
 //! so does a machine where nothing of its task has been open for
 //! `NEEDS_YOU_RELAY_IDLE_S` (600 s).
 //! Its failures go to the state directory's log.
@@ -47,20 +47,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::AnswerBody;
-use needs_you_core::relay::NotDone;
-use needs_you_core::relay::{
+use needs_you_core::relay_messages::NotDone;
+use needs_you_core::relay_messages::{
     Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
-use crate::waiters::{self, Awaits, Waiters};
 use crate::detach;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
 use crate::state::{self, StateDir};
 use crate::terminal;
+use crate::waiters::{self, Awaits, Waiters};
 pub use admit::no_screen;
 use admit::{may_hand, may_type, recorded_pane, still_open, Failure};
 use panes::anything_open;
@@ -112,8 +112,8 @@ fn connect(target: &Target) -> Opened {
         &[
             ("authorization", &auth),
             (
-                needs_you_core::relay::CAN_HEADER,
-                needs_you_core::relay::CAN_SCREEN,
+                needs_you_core::relay_messages::CAN_HEADER,
+                needs_you_core::relay_messages::CAN_SCREEN,
             ),
         ],
         TICK,
@@ -204,7 +204,9 @@ impl Relay {
         {
             Ok(()) => FromRelay::Taken { answer_id },
             Err(waiters::NotHanded::Refused(refusal)) => Failure::refused(refusal).of(answer_id),
-            Err(waiters::NotHanded::Failed(code, reason)) => Failure::new(code, reason).of(answer_id),
+            Err(waiters::NotHanded::Failed(code, reason)) => {
+                Failure::new(code, reason).of(answer_id)
+            }
         }
     }
 
