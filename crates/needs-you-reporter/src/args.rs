@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::error::Error;
 use needs_you_core::Cli;
 
 pub const HELP: &str = "\
@@ -77,7 +78,7 @@ pub fn is_hook(args: &[String]) -> bool {
     })
 }
 
-pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
+pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, Error> {
     let args: Vec<String> = args.collect();
     let (verb, rest) = match args.first().map(String::as_str) {
         Some(
@@ -89,7 +90,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         // A hook's arguments start with an option; a word is a person's
         // command, mistyped.
         Some(word) if !word.starts_with('-') => {
-            return Err(format!("unknown command {word:?}"));
+            return Err(Error::Usage(format!("unknown command {word:?}")));
         }
         _ => ("hook", &args[..]),
     };
@@ -103,15 +104,14 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         let mut value = |name: &str| {
             it.next()
                 .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
+                .ok_or_else(|| Error::Usage(format!("{name} needs a value")))
         };
         match arg.as_str() {
             "--cli" => {
                 let v = value("--cli")?;
-                cli =
-                    Some(Cli::parse(&v).ok_or_else(|| {
-                        format!("unknown CLI {v:?}; use one of {}", Cli::choices())
-                    })?);
+                cli = Some(Cli::parse(&v).ok_or_else(|| {
+                    Error::Usage(format!("unknown CLI {v:?}; use one of {}", Cli::choices()))
+                })?);
             }
             "--state-dir" => state_dir = Some(PathBuf::from(value("--state-dir")?)),
             "--path" if matches!(verb, "install" | "uninstall") => {
@@ -122,10 +122,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
             "--transcript" if verb == "__watch" => {
                 transcript = Some(PathBuf::from(value("--transcript")?))
             }
-            other => return Err(format!("unexpected argument {other:?}")),
+            other => return Err(Error::Usage(format!("unexpected argument {other:?}"))),
         }
     }
-    let need_cli = || cli.ok_or_else(|| "--cli is required".to_owned());
+    let need_cli = || cli.ok_or_else(|| Error::Usage("--cli is required".to_owned()));
     Ok(match verb {
         "hook" => Command::Hook {
             cli: need_cli()?,
@@ -141,8 +141,9 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         "__watch" => Command::Watch {
             cli: need_cli()?,
             state_dir,
-            session: session.ok_or("--session is required")?,
-            transcript: transcript.ok_or("--transcript is required")?,
+            session: session.ok_or_else(|| Error::Usage("--session is required".into()))?,
+            transcript: transcript
+                .ok_or_else(|| Error::Usage("--transcript is required".into()))?,
         },
         "doctor" => Command::Doctor { state_dir },
         _ => Command::Install(InstallOptions {
@@ -159,7 +160,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
 mod tests {
     use super::*;
 
-    fn p(args: &[&str]) -> Result<Command, String> {
+    fn p(args: &[&str]) -> Result<Command, Error> {
         parse(args.iter().map(|s| s.to_string()))
     }
 
@@ -175,9 +176,21 @@ mod tests {
 
     #[test]
     fn errors_are_sentences() {
-        assert!(p(&["--cli", "kiro"]).err().unwrap().contains("unknown CLI"));
-        assert!(p(&[]).err().unwrap().contains("--cli is required"));
-        assert!(p(&["--cli"]).err().unwrap().contains("needs a value"));
+        assert!(p(&["--cli", "kiro"])
+            .err()
+            .unwrap()
+            .message()
+            .contains("unknown CLI"));
+        assert!(p(&[])
+            .err()
+            .unwrap()
+            .message()
+            .contains("--cli is required"));
+        assert!(p(&["--cli"])
+            .err()
+            .unwrap()
+            .message()
+            .contains("needs a value"));
         assert!(p(&["--cli", "codex", "--dry-run"]).is_err());
     }
 

@@ -23,6 +23,7 @@ use needs_you_core::classify::{self, classify, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
+use crate::error::Error;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::relay;
 use crate::send::Target;
@@ -36,21 +37,21 @@ pub fn run(cli: Cli, state_dir: Option<PathBuf>) -> i32 {
     0
 }
 
-fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
+fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error> {
     let mut stdin = std::io::stdin().lock();
     let mut line = String::new();
     stdin
         .read_line(&mut line)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    let event: Value =
-        serde_json::from_str(&line).map_err(|e| format!("stdin is not a JSON event: {e}"))?;
+        .map_err(|e| Error::Event(format!("cannot read stdin: {e}")))?;
+    let event: Value = serde_json::from_str(&line)
+        .map_err(|e| Error::Event(format!("stdin is not a JSON event: {e}")))?;
     let classified = classify(cli, &event);
     let takeable = classified
         .takeable
-        .ok_or("this event takes no answer from afar")?;
+        .ok_or_else(|| Error::Event("this event takes no answer from afar".into()))?;
     let session = classified
         .session
-        .ok_or_else(|| format!("the {cli} event has no session id"))?;
+        .ok_or_else(|| Error::Event(format!("the {cli} event has no session id")))?;
     let target = Target::from_env()?;
     let dir = StateDir::open(state::resolve(state_dir)).map_err(crate::questions::state_error)?;
     relay::ensure_relay(dir.path(), &target)?;
@@ -62,7 +63,9 @@ fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
     let mut taker = Plugin { stdin };
     match handover::deliver(&dir, &task, &session, &takeable, answered, &mut taker) {
         Outcome::Taken | Outcome::NotTaken => Ok(()),
-        Outcome::DoesNotFit => Err("an answer this permission does not offer".into()),
+        Outcome::DoesNotFit => Err(Error::Agent(
+            "an answer this permission does not offer".into(),
+        )),
         Outcome::NotRecorded(why) | Outcome::NotHanded(why) => Err(why),
     }
 }
@@ -91,11 +94,11 @@ impl Taker for Plugin<'_> {
         std::env::current_dir().ok()
     }
 
-    fn hand_over(&mut self, form: Value) -> Result<bool, String> {
+    fn hand_over(&mut self, form: Value) -> Result<bool, Error> {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{form}")
             .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot hand the answer to the plugin: {e}"))?;
+            .map_err(|e| Error::Event(format!("cannot hand the answer to the plugin: {e}")))?;
         drop(out);
         let mut line = String::new();
         Ok(self.stdin.read_line(&mut line).is_ok() && line.trim() == "took")

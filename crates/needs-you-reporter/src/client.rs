@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::error::Error;
 use needs_you_core::url::check_base_url;
 
 /// A request that gets no answer in this time counts as "out of reach".
@@ -54,9 +55,9 @@ pub struct Reply {
 
 impl Client {
     /// `base` must be https (or http to this machine), like the reporter's.
-    pub fn new(base: &str, token: Option<&str>) -> Result<Client, String> {
+    pub fn new(base: &str, token: Option<&str>) -> Result<Client, Error> {
         Ok(Client {
-            base: check_base_url(base)?,
+            base: check_base_url(base).map_err(Error::Setup)?,
             token: token.map(str::to_owned),
             agent: ureq::Agent::config_builder()
                 .timeout_global(Some(TIMEOUT))

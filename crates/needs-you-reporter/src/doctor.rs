@@ -98,7 +98,7 @@ fn check_server(r: &mut Checklist) {
         Ok(t) => t,
         Err(e) => {
             r.bad(
-                &e,
+                &e.to_string(),
                 "start the agent with `needs-you run -- AGENT`, which sets both; to check them as the \
                  agent will see them: `needs-you run -- report-prompt doctor`",
             );
@@ -114,7 +114,7 @@ fn check_server(r: &mut Checklist) {
     }
     let client = match Client::new(&target.base, Some(&target.token)) {
         Ok(c) => c,
-        Err(e) => return r.bad(&e, "check NEEDS_YOU_URL"),
+        Err(e) => return r.bad(&e.to_string(), "check NEEDS_YOU_URL"),
     };
     match client.get::<serde_json::Value>("/v1/health") {
         Ok(_) => r.ok("the server answers /v1/health"),

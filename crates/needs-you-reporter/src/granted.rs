@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::Error;
 use needs_you_core::lasting::{self, Scope, Written};
 use needs_you_core::relay_messages::{RevokeOutcome, Revoked};
 use serde::{Deserialize, Serialize};
@@ -113,7 +114,7 @@ pub fn record(
     answer_id: &str,
     suggestion: &Value,
     places: &Places,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let Some(written) = lasting::written(suggestion) else {
         return Ok(());
     };
@@ -131,7 +132,7 @@ pub fn record(
         grants.push(grant);
         (true, ())
     })
-    .map_err(|e| format!("could not record the rule granted from afar: {e}"))
+    .map_err(|e| Error::State(format!("could not record the rule granted from afar: {e}")))
 }
 
 /// Whether a rule written for `task` is still recorded: its relay stays to

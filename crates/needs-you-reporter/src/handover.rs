@@ -17,6 +17,7 @@ use needs_you_core::classify::Takeable;
 use needs_you_core::{Cli, CloseReason};
 use serde_json::Value;
 
+use crate::error::Error;
 use crate::granted::{self, Places};
 use crate::questions;
 use crate::state::StateDir;
@@ -36,7 +37,7 @@ pub trait Taker {
     fn project(&self) -> Option<PathBuf>;
 
     /// Hands `form` to the agent: whether it took it.
-    fn hand_over(&mut self, form: Value) -> Result<bool, String>;
+    fn hand_over(&mut self, form: Value) -> Result<bool, Error>;
 
     /// How the question closes once the agent took the answer.
     fn closing(&self) -> Closing;
@@ -61,9 +62,9 @@ pub enum Outcome {
     DoesNotFit,
     /// A lasting choice whose rule cannot be recorded here, so that it
     /// could never be taken back: left to the terminal.
-    NotRecorded(String),
+    NotRecorded(Error),
     /// It could not be handed to the agent: why.
-    NotHanded(String),
+    NotHanded(Error),
     /// Handed, but the agent did not say it took it (a plugin that saw its
     /// dialog answered in the terminal first).
     NotTaken,
@@ -97,7 +98,9 @@ pub fn deliver(
             return Outcome::DoesNotFit;
         };
         let Some(project) = taker.project() else {
-            return Outcome::NotRecorded("the session's project folder is not known".into());
+            return Outcome::NotRecorded(Error::Settings(
+                "the session's project folder is not known".into(),
+            ));
         };
         let places = Places::here(&project);
         let recorded = granted::record(
@@ -159,7 +162,7 @@ mod tests {
             self.project.clone()
         }
 
-        fn hand_over(&mut self, form: Value) -> Result<bool, String> {
+        fn hand_over(&mut self, form: Value) -> Result<bool, Error> {
             let recorded = granted::holds_any(&self.dir, TASK);
             self.handed.lock().unwrap().push((form, recorded));
             Ok(true)

@@ -13,6 +13,7 @@ use needs_you_core::{classify, Cli, Decision, Kind, Report};
 use serde_json::Value;
 
 use crate::clis;
+use crate::error::Error;
 use crate::parent;
 use crate::questions::{self, state_error};
 use crate::relay;
@@ -29,18 +30,19 @@ pub fn drain_stdin() {
     let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
 }
 
-fn read_event() -> Result<Value, String> {
+fn read_event() -> Result<Value, Error> {
     let mut buf = Vec::new();
     std::io::stdin()
         .lock()
         .take(MAX_EVENT_BYTES)
         .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
+        .map_err(|e| Error::Event(format!("cannot read stdin: {e}")))?;
     drain_stdin();
     if buf.iter().all(u8::is_ascii_whitespace) {
-        return Err("no event on stdin".into());
+        return Err(Error::Event("no event on stdin".into()));
     }
-    serde_json::from_slice(&buf).map_err(|e| format!("stdin is not a JSON event: {e}"))
+    serde_json::from_slice(&buf)
+        .map_err(|e| Error::Event(format!("stdin is not a JSON event: {e}")))
 }
 
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
@@ -66,7 +68,7 @@ fn adopt_agent_credential() {
     }
 }
 
-fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), String> {
+fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error> {
     let event = read_event()?;
     crate::record::event(cli, &event);
     let event = crate::transcript_reply::fix(cli, event);
@@ -76,7 +78,7 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Strin
     }
     let session = classified
         .session
-        .ok_or_else(|| format!("the {cli} event has no session id"))?;
+        .ok_or_else(|| Error::Event(format!("the {cli} event has no session id")))?;
     if !clis::of(cli).reported_here(&event, classified.agent.as_deref())? {
         return Ok(());
     }
@@ -132,7 +134,7 @@ impl Asked<'_> {
     /// it takes (the prompt that follows says nothing of it); a plugin's
     /// permission says it itself. Only a permission reads the session: a
     /// reply, which opens at the end of every round that asks, reads nothing.
-    fn settle_permission(&mut self, dir: &StateDir, open: Decision) -> Result<Decision, String> {
+    fn settle_permission(&mut self, dir: &StateDir, open: Decision) -> Result<Decision, Error> {
         let known = dir.session_state(&self.session).map_err(state_error)?;
         self.takeable = self
             .takeable
@@ -146,7 +148,7 @@ impl Asked<'_> {
 /// A dialog announced before it is drawn: remembered for the prompt that
 /// follows; Claude Code's PermissionRequest hook, which runs while its
 /// dialog is on screen, then waits there for an answer from afar.
-fn expect(dir: &StateDir, asked: &Asked, text: String) -> Result<(), String> {
+fn expect(dir: &StateDir, asked: &Asked, text: String) -> Result<(), Error> {
     let text = clis::of(asked.cli).with_more(asked.event, text);
     dir.record_expect(
         &asked.session,
@@ -179,7 +181,7 @@ fn waits(cli: Cli, event: &Value) -> bool {
 /// Opens the question: marked open and its report queued, its transcript
 /// watched where a dialog can end without a hook, and, where an answer can
 /// come from afar, the relay started.
-fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Result<(), String> {
+fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Result<(), Error> {
     let (cli, session, event) = (asked.cli, &asked.session, asked.event);
     // Check the set-up before marking anything open: a marker with no
     // server behind it would only make every closing hook slower.

@@ -15,6 +15,7 @@
 //! below); the rest are `report-prompt`'s own.
 //!
 //! * [`commands`]: `report-prompt`'s entry: its subcommands run.
+//! * [`error`]: what goes wrong, by kind, each with a stable code.
 //! * `args`: its command line, parsed by hand (start-up is the hook's cost).
 //! * `hook`: hook mode: read an event, decide, record, hand off.
 //! * `questions`: a question opened or closed here, and its report queued.
@@ -62,6 +63,7 @@ pub mod codex_client;
 pub mod commands;
 pub mod detach;
 mod doctor;
+pub mod error;
 mod granted;
 mod handover;
 mod hook;

@@ -7,6 +7,7 @@
 use needs_you_core::classify::close_applies;
 use needs_you_core::{Cli, CloseReason, Report};
 
+use crate::error::Error;
 use crate::send::{self, Target};
 use crate::state::{OpenQuestion, Opening, StateDir};
 
@@ -20,7 +21,7 @@ pub fn open(
     session: &str,
     opening: &Opening,
     report: impl FnOnce(u64) -> Report,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     dir.record_opening(session, opening, |seq| {
         send::queue(&report(seq), dir.path(), target)
     })
@@ -39,7 +40,7 @@ pub fn close(
     session: &str,
     reason: CloseReason,
     opened: Option<u64>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     close_by(dir, cli, session, reason, opened, None).map(drop)
 }
 
@@ -52,7 +53,7 @@ pub fn close_if_still_open(
     session: &str,
     reason: CloseReason,
     opened: u64,
-) -> Result<bool, String> {
+) -> Result<bool, Error> {
     close_by(dir, cli, session, reason, Some(opened), None)
 }
 
@@ -66,7 +67,7 @@ pub fn close_by(
     reason: CloseReason,
     opened: Option<u64>,
     agent: Option<&str>,
-) -> Result<bool, String> {
+) -> Result<bool, Error> {
     let applies = |q: &OpenQuestion| close_applies(reason, agent, q.agent.as_deref());
     let queued = dir
         .record_close_if(session, opened, applies, |seq| {
@@ -87,6 +88,6 @@ pub fn close_by(
 }
 
 /// A state directory failure, for the hook's one line.
-pub fn state_error(e: std::io::Error) -> String {
-    format!("state directory: {e}")
+pub fn state_error(e: std::io::Error) -> Error {
+    Error::State(format!("state directory: {e}"))
 }

@@ -12,6 +12,7 @@ use needs_you_core::url::check_base_url;
 use needs_you_core::Report;
 
 use crate::detach;
+use crate::error::Error;
 use crate::outbox::{Outbox, Queued};
 use crate::state::{self, now_micros, StateDir};
 
@@ -37,53 +38,54 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn from_env() -> Result<Target, String> {
+    pub fn from_env() -> Result<Target, Error> {
         let url = std::env::var("NEEDS_YOU_URL").unwrap_or_default();
         let token = std::env::var(TOKEN_VAR).unwrap_or_default();
         // Both come from `needs-you run`, which starts the agent with them.
         if url.is_empty() {
-            return Err(
+            return Err(Error::Setup(
                 "NEEDS_YOU_URL is not set: start the agent with `needs-you run -- AGENT`".into(),
-            );
+            ));
         }
         if token.is_empty() {
-            return Err(
+            return Err(Error::Setup(
                 "NEEDS_YOU_TOKEN is not set: start the agent with `needs-you run -- AGENT`".into(),
-            );
+            ));
         }
         Ok(Target {
-            base: check_base_url(&url).map_err(|e| format!("NEEDS_YOU_URL: {e}"))?,
+            base: check_base_url(&url).map_err(|e| Error::Setup(format!("NEEDS_YOU_URL: {e}")))?,
             token,
         })
     }
 }
 
 /// Adds the report to the outbox of its server and credential.
-pub fn queue(report: &Report, state_dir: &Path, target: &Target) -> Result<(), String> {
-    let body = serde_json::to_vec(report).map_err(|e| format!("cannot encode the report: {e}"))?;
+pub fn queue(report: &Report, state_dir: &Path, target: &Target) -> Result<(), Error> {
+    let body = serde_json::to_vec(report)
+        .map_err(|e| Error::State(format!("cannot encode the report: {e}")))?;
     Outbox::new(state_dir, &target.base, &target.token)
         .add(report.seq(), report.session(), &body)
-        .map_err(|e| format!("cannot queue the report: {e}"))
+        .map_err(|e| Error::State(format!("cannot queue the report: {e}")))
 }
 
 /// Starts a sender for the outbox unless one is already draining it, handing
 /// it the outbox's lock as its stdin. Returns without waiting for anything:
 /// the sender has no stdout or stderr of ours either, since a CLI waits for
 /// its hook's pipes to close.
-pub fn ensure_sender(state_dir: &Path, target: &Target) -> Result<(), String> {
+pub fn ensure_sender(state_dir: &Path, target: &Target) -> Result<(), Error> {
     let outbox = Outbox::new(state_dir, &target.base, &target.token);
     let lock = match outbox.try_lock() {
         Ok(Some(lock)) => lock,
         // A sender is draining this outbox: it sends this report too.
         Ok(None) => return Ok(()),
-        Err(e) => return Err(format!("cannot lock the outbox: {e}")),
+        Err(e) => return Err(Error::Helper(format!("cannot lock the outbox: {e}"))),
     };
     let args = [
         OsStr::new("__send"),
         OsStr::new("--state-dir"),
         state_dir.as_os_str(),
     ];
-    detach::spawn(args, lock).map_err(|e| format!("cannot start the sender: {e}"))
+    detach::spawn(args, lock).map_err(|e| Error::Helper(format!("cannot start the sender: {e}")))
 }
 
 /// `report-prompt __send`: the detached sender. Its stdin is the outbox's
@@ -96,7 +98,7 @@ pub fn run_sender(state_dir: Option<PathBuf>) -> i32 {
     let target = match Target::from_env() {
         Ok(t) => t,
         Err(e) => {
-            dir.log(&e);
+            dir.log(&e.to_string());
             return 0;
         }
     };
@@ -220,12 +222,12 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-pub fn post_report(agent: &ureq::Agent, target: &Target, body: &[u8]) -> Result<u16, String> {
+pub fn post_report(agent: &ureq::Agent, target: &Target, body: &[u8]) -> Result<u16, Error> {
     let resp = agent
         .post(format!("{}/v1/reports", target.base))
         .header("authorization", format!("Bearer {}", target.token))
         .header("content-type", "application/json")
         .send(body)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::Server(e.to_string()))?;
     Ok(resp.status().as_u16())
 }

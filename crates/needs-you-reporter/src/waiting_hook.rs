@@ -15,6 +15,7 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::answered_there::AnsweredThere;
+use crate::error::Error;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::relay;
 use crate::send;
@@ -82,12 +83,12 @@ impl Taker for ClaudeCodeHook<'_> {
             })
     }
 
-    fn hand_over(&mut self, form: Value) -> Result<bool, String> {
+    fn hand_over(&mut self, form: Value) -> Result<bool, Error> {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{form}")
             .and_then(|()| out.flush())
             .map(|()| true)
-            .map_err(|e| format!("cannot print the hook's decision: {e}"))
+            .map_err(|e| Error::Agent(format!("cannot print the hook's decision: {e}")))
     }
 
     fn closing(&self) -> Closing {

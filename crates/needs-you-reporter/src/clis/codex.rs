@@ -9,6 +9,7 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use super::{home, var_dir, Integration, Plugin, PLUGIN_ID};
+use crate::error::Error;
 use crate::install::files::NewFile;
 
 pub struct Codex;
@@ -96,16 +97,16 @@ impl Integration for Codex {
     /// A Codex approval that the app-server client lists is not this
     /// hook's; and one in Codex's shared background server must not be
     /// reported (its credential is another terminal's).
-    fn reported_here(&self, event: &Value, agent: Option<&str>) -> Result<bool, String> {
+    fn reported_here(&self, event: &Value, agent: Option<&str>) -> Result<bool, Error> {
         if left_to_the_client(event, agent) {
             return Ok(false);
         }
         if crate::parent::under_shared_codex_server() {
-            return Err(
+            return Err(Error::Setup(
                 "Codex ran this hook in its shared background server, whose credential is \
                  another terminal's: start Codex with `codex --no-daemon`"
                     .into(),
-            );
+            ));
         }
         Ok(true)
     }

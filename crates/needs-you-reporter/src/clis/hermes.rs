@@ -9,6 +9,7 @@ use needs_you_core::Cli;
 
 use super::{home, var_dir, Integration};
 use crate::args::InstallOptions;
+use crate::error::Error;
 use crate::install::enabled_list;
 use crate::install::files::{report_changes, write_with_backup, NewFile};
 use crate::install::plugins::{
@@ -52,7 +53,7 @@ impl Integration for Hermes {
     }
 
     /// `--path` names the Hermes home folder for this CLI.
-    fn install_plugin_files(&self, opts: &InstallOptions, exe: &str) -> Result<(), String> {
+    fn install_plugin_files(&self, opts: &InstallOptions, exe: &str) -> Result<(), Error> {
         let hermes_home = opts.path.clone().unwrap_or_else(hermes_home);
         let dir = hermes_home.join("plugins").join(NAME);
         let module = with_reporter(HERMES_MODULE, exe, |p| {
@@ -94,11 +95,16 @@ impl Integration for Hermes {
 
 /// Adds our plugin's name to (or, uninstalling, takes it out of)
 /// `plugins.enabled` in `config`; what changed, for the person.
-fn enable(config: &Path, opts: &InstallOptions) -> Result<Vec<String>, String> {
+fn enable(config: &Path, opts: &InstallOptions) -> Result<Vec<String>, Error> {
     let current = match fs::read_to_string(config) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("cannot read {}: {e}", config.display())),
+        Err(e) => {
+            return Err(Error::Settings(format!(
+                "cannot read {}: {e}",
+                config.display()
+            )))
+        }
     };
     let text = current.clone().unwrap_or_default();
     let updated = if opts.uninstall {
@@ -106,7 +112,12 @@ fn enable(config: &Path, opts: &InstallOptions) -> Result<Vec<String>, String> {
     } else {
         enabled_list::add(&text, NAME)
     }
-    .map_err(|e| format!("{}: {e}; nothing was changed there", config.display()))?;
+    .map_err(|e| {
+        Error::Settings(format!(
+            "{}: {e}; nothing was changed there",
+            config.display()
+        ))
+    })?;
     let Some(updated) = updated else {
         return Ok(Vec::new());
     };

@@ -20,6 +20,7 @@ use crate::args::InstallOptions;
 use crate::install::files::NewFile;
 use crate::install::reports::Status;
 
+use crate::error::Error;
 pub use claude_code::claude_settings_path;
 pub use codex::CODEX_MANAGED_HOOKS;
 pub use codex::{bridged as codex_bridged, codex_home, BRIDGED as CODEX_BRIDGED};
@@ -81,17 +82,17 @@ pub trait Integration: Sync {
     }
 
     /// Writes, or removes, the plugin file of ours it loads.
-    fn install_plugin_files(&self, _opts: &InstallOptions, _exe: &str) -> Result<(), String> {
-        Err(format!(
+    fn install_plugin_files(&self, _opts: &InstallOptions, _exe: &str) -> Result<(), Error> {
+        Err(Error::Settings(format!(
             "{} takes our hooks, not a plugin file",
             self.cli().display_name()
-        ))
+        )))
     }
 
     /// Whether this event is this hook's to report: one that another of
     /// our parts lists (Codex's app-server client) is not. An error says
     /// why no hook of this process may report at all.
-    fn reported_here(&self, _event: &Value, _agent: Option<&str>) -> Result<bool, String> {
+    fn reported_here(&self, _event: &Value, _agent: Option<&str>) -> Result<bool, Error> {
         Ok(true)
     }
 

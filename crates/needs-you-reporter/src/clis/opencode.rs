@@ -7,6 +7,7 @@ use needs_you_core::Cli;
 
 use super::{home, var_dir, Integration};
 use crate::args::InstallOptions;
+use crate::error::Error;
 use crate::install::files::report_changes;
 use crate::install::plugins::{apply_files, with_reporter, Planned, OPENCODE_PLUGIN};
 use crate::install::reports::Status;
@@ -73,12 +74,12 @@ impl Integration for Opencode {
         })
     }
 
-    fn install_plugin_files(&self, opts: &InstallOptions, exe: &str) -> Result<(), String> {
+    fn install_plugin_files(&self, opts: &InstallOptions, exe: &str) -> Result<(), Error> {
         if let (false, Some(entry)) = (opts.uninstall, package_entry()) {
-            return Err(format!(
+            return Err(Error::Settings(format!(
                 "OpenCode loads the needs-you package already ({entry:?} in opencode.json), which \
                  reports every event; a plugin file beside it would report each twice. Nothing was changed"
-            ));
+            )));
         }
         let path = opts.path.clone().unwrap_or_else(opencode_plugin_path);
         let content = with_reporter(OPENCODE_PLUGIN, exe, |p| {

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use super::connection::{
     pipe, poke, Awaited, Call, Client, Handed, OpenReply, RequestId, Resolved,
 };
+use crate::error::Error;
 use crate::handover::{self, Closing, Outcome, Taker};
 use crate::questions;
 use crate::relay;
@@ -29,7 +30,7 @@ impl Client<'_> {
         session: &str,
         cwd: Option<&str>,
         asked: codex_app::Asked,
-    ) -> Result<Option<(u64, Takeable)>, String> {
+    ) -> Result<Option<(u64, Takeable)>, Error> {
         let takeable = asked.takeable();
         let text = asked.text();
         let here = terminal::here(cwd, self.dir.path());
@@ -107,8 +108,8 @@ impl Client<'_> {
 
     /// A new waiter for the still pending `request_id`, whose last one was
     /// handed an answer that was not sent.
-    pub(super) fn wait_again(&mut self, request_id: &RequestId) -> Result<(), String> {
-        let (rx, tx) = pipe().map_err(|e| e.to_string())?;
+    pub(super) fn wait_again(&mut self, request_id: &RequestId) -> Result<(), Error> {
+        let (rx, tx) = pipe().map_err(|e| Error::Codex(e.to_string()))?;
         let Some(p) = self.pending.get_mut(request_id) else {
             return Ok(());
         };
@@ -118,7 +119,7 @@ impl Client<'_> {
         Ok(())
     }
 
-    pub(super) fn on_handed(&mut self, h: Handed) -> Result<(), String> {
+    pub(super) fn on_handed(&mut self, h: Handed) -> Result<(), Error> {
         match h.to {
             Awaited::Request(id) => self.answer_request(&id, h.answered),
             Awaited::Message(reply) => self.send_message(reply, h.answered),
@@ -176,7 +177,7 @@ impl Client<'_> {
         &mut self,
         reply: OpenReply,
         answered: waiters::Answered,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         if self.messages.remove(&reply.thread).is_none() {
             return Ok(()); // a turn started there first
         }
@@ -216,7 +217,7 @@ impl Client<'_> {
         &mut self,
         request_id: &RequestId,
         answered: waiters::Answered,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let Some(p) = self.pending.get(request_id) else {
             return Ok(()); // resolved first: the terminal won
         };
@@ -269,7 +270,7 @@ impl Taker for Answering<'_, '_> {
         Some(PathBuf::from("."))
     }
 
-    fn hand_over(&mut self, result: Value) -> Result<bool, String> {
+    fn hand_over(&mut self, result: Value) -> Result<bool, Error> {
         self.client
             .send(&json!({"id": self.id, "result": result}))
             .map(|()| true)

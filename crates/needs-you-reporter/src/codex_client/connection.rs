@@ -13,6 +13,7 @@ use needs_you_core::classify::Takeable;
 use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
+use crate::error::Error;
 use crate::send::Target;
 use crate::state::StateDir;
 use crate::waiters::{self, DialogEnd};
@@ -118,7 +119,7 @@ pub(super) fn str_field<'a>(v: &'a Value, field: &str) -> Option<&'a str> {
 }
 
 impl Client<'_> {
-    pub(super) fn send(&mut self, msg: &Value) -> Result<(), String> {
+    pub(super) fn send(&mut self, msg: &Value) -> Result<(), Error> {
         // The socket is non-blocking: a frame that did not go at once goes
         // with the next flush, and these are small.
         match self.ws.send(Message::text(msg.to_string())) {
@@ -126,25 +127,25 @@ impl Client<'_> {
             Err(tungstenite::Error::Io(e)) if e.kind() == ErrorKind::WouldBlock => {
                 self.flush_blocking()
             }
-            Err(e) => Err(format!("cannot write to the app-server: {e}")),
+            Err(e) => Err(Error::Codex(format!("cannot write to the app-server: {e}"))),
         }
     }
 
-    pub(super) fn flush_blocking(&mut self) -> Result<(), String> {
+    pub(super) fn flush_blocking(&mut self) -> Result<(), Error> {
         let _ = self.ws.get_ref().set_nonblocking(false);
         let flushed = self.ws.flush();
         let _ = self.ws.get_ref().set_nonblocking(true);
-        flushed.map_err(|e| format!("cannot write to the app-server: {e}"))
+        flushed.map_err(|e| Error::Codex(format!("cannot write to the app-server: {e}")))
     }
 
-    pub(super) fn call(&mut self, method: &str, params: Value, call: Call) -> Result<(), String> {
+    pub(super) fn call(&mut self, method: &str, params: Value, call: Call) -> Result<(), Error> {
         self.next_id += 1;
         let id = format!("needs-you-{}", self.next_id);
         self.calls.insert(RequestId::Text(id.clone()), call);
         self.send(&json!({"id": id, "method": method, "params": params}))
     }
 
-    pub(super) fn notify(&mut self, method: &str) -> Result<(), String> {
+    pub(super) fn notify(&mut self, method: &str) -> Result<(), Error> {
         self.send(&json!({ "method": method }))
     }
 }

@@ -55,6 +55,7 @@ use connection::{drain, pipe, Call, Client};
 /// Set in the app-server's environment: its `PermissionRequest` hooks leave
 /// the person's own approvals to this client, which lists them answerable.
 pub use crate::clis::{codex_bridged as bridged, CODEX_BRIDGED as BRIDGED};
+use crate::error::Error;
 
 /// How long to wait for the TUI to connect first: the first client to
 /// initialize names the server's originator for every client.
@@ -68,17 +69,19 @@ pub fn follow(socket: &Path, dir: StateDir, target: Target) {
     }
 }
 
-fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), String> {
+fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), Error> {
     let real = private_socket(socket)?;
     wait_for_first_client(&real)?;
     // The place checked, not the link, which could be pointed elsewhere since.
-    let stream = UnixStream::connect(&real).map_err(|e| format!("cannot connect: {e}"))?;
+    let stream =
+        UnixStream::connect(&real).map_err(|e| Error::Codex(format!("cannot connect: {e}")))?;
     let (ws, _) = tungstenite::client("ws://localhost/", stream)
-        .map_err(|e| format!("no WebSocket to the app-server: {e}"))?;
+        .map_err(|e| Error::Codex(format!("no WebSocket to the app-server: {e}")))?;
     ws.get_ref()
         .set_nonblocking(true)
-        .map_err(|e| e.to_string())?;
-    let (wake_rx, wake_tx) = pipe().map_err(|e| format!("cannot make a pipe: {e}"))?;
+        .map_err(|e| Error::Codex(e.to_string()))?;
+    let (wake_rx, wake_tx) =
+        pipe().map_err(|e| Error::Codex(format!("cannot make a pipe: {e}")))?;
     let (handed_tx, handed) = mpsc::channel();
     let mut client = Client {
         ws,
@@ -115,7 +118,11 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), S
                 Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
                     return Ok(())
                 }
-                Err(e) => return Err(format!("the app-server connection failed: {e}")),
+                Err(e) => {
+                    return Err(Error::Codex(format!(
+                        "the app-server connection failed: {e}"
+                    )))
+                }
             }
         }
         while let Ok(h) = handed.try_recv() {
@@ -137,7 +144,7 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), S
         // SAFETY: `fds` is a live array of its length.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
         if n < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
-            return Err("poll failed".into());
+            return Err(Error::Codex("poll failed".into()));
         }
         if fds[1].revents != 0 {
             drain(wake_rx.as_raw_fd());
@@ -148,27 +155,29 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), S
 /// The socket's real place, checked to be the person's alone: Codex makes
 /// the path it was given a link into a folder of its own
 /// (`/tmp/codex-daemon-<uid>/…`), which must be ours and closed to others.
-fn private_socket(socket: &Path) -> Result<PathBuf, String> {
+fn private_socket(socket: &Path) -> Result<PathBuf, Error> {
     let real = std::fs::canonicalize(socket)
-        .map_err(|e| format!("cannot find the socket {}: {e}", socket.display()))?;
+        .map_err(|e| Error::Codex(format!("cannot find the socket {}: {e}", socket.display())))?;
     let uid = crate::state::uid();
-    let folder = real.parent().ok_or("the socket has no folder")?;
+    let folder = real
+        .parent()
+        .ok_or_else(|| Error::Codex("the socket has no folder".into()))?;
     let (f, s) = (
-        std::fs::metadata(folder).map_err(|e| e.to_string())?,
-        std::fs::symlink_metadata(&real).map_err(|e| e.to_string())?,
+        std::fs::metadata(folder).map_err(|e| Error::Codex(e.to_string()))?,
+        std::fs::symlink_metadata(&real).map_err(|e| Error::Codex(e.to_string()))?,
     );
     if f.uid() != uid || f.mode() & 0o077 != 0 || s.uid() != uid {
-        return Err(format!(
+        return Err(Error::Codex(format!(
             "the app-server's socket {} is not private to this user: not connecting",
             real.display()
-        ));
+        )));
     }
     Ok(real)
 }
 
 /// Waits until a client (the TUI) is connected to the socket at `real`, as
 /// `/proc/net/unix` lists the server's accepted connections.
-fn wait_for_first_client(real: &Path) -> Result<(), String> {
+fn wait_for_first_client(real: &Path) -> Result<(), Error> {
     let path = real.to_string_lossy().into_owned();
     let started = Instant::now();
     loop {
@@ -184,7 +193,9 @@ fn wait_for_first_client(real: &Path) -> Result<(), String> {
             return Ok(());
         }
         if started.elapsed() > TUI_CONNECTS_WITHIN {
-            return Err("the TUI never connected to its app-server".into());
+            return Err(Error::Codex(
+                "the TUI never connected to its app-server".into(),
+            ));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -211,7 +222,10 @@ mod tests {
         assert_eq!(private_socket(&link).unwrap(), real.canonicalize().unwrap());
         std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
         let refused = private_socket(&link).unwrap_err();
-        assert!(refused.contains("not private to this user"), "{refused}");
+        assert!(
+            refused.message().contains("not private to this user"),
+            "{refused}"
+        );
         assert!(private_socket(&tmp.path().join("none.sock")).is_err());
     }
 }

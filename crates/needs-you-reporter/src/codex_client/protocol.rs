@@ -10,9 +10,10 @@ use needs_you_core::Cli;
 use serde_json::{json, Value};
 
 use super::connection::{pipe, poke, str_field, Call, Client, Pending, RequestId, Thread};
+use crate::error::Error;
 
 impl Client<'_> {
-    pub(super) fn on_message(&mut self, msg: &Value) -> Result<(), String> {
+    pub(super) fn on_message(&mut self, msg: &Value) -> Result<(), Error> {
         let method = msg.get("method").and_then(Value::as_str);
         let params = msg.get("params").unwrap_or(&Value::Null);
         match (method, msg.get("id")) {
@@ -24,7 +25,7 @@ impl Client<'_> {
         }
     }
 
-    pub(super) fn on_result(&mut self, id: &Value, msg: &Value) -> Result<(), String> {
+    pub(super) fn on_result(&mut self, id: &Value, msg: &Value) -> Result<(), Error> {
         match RequestId::of(id).and_then(|id| self.calls.remove(&id)) {
             Some(Call::Loaded) => {
                 let ids: Vec<String> = msg
@@ -64,7 +65,7 @@ impl Client<'_> {
         Ok(())
     }
 
-    pub(super) fn resume(&mut self, thread: &str) -> Result<(), String> {
+    pub(super) fn resume(&mut self, thread: &str) -> Result<(), Error> {
         if !self.subscribed.insert(thread.to_owned()) {
             return Ok(());
         }
@@ -113,7 +114,7 @@ impl Client<'_> {
         }
     }
 
-    pub(super) fn on_notification(&mut self, method: &str, params: &Value) -> Result<(), String> {
+    pub(super) fn on_notification(&mut self, method: &str, params: &Value) -> Result<(), Error> {
         match method {
             "thread/started" => {
                 if let Some(t) = params.get("thread") {
@@ -179,7 +180,7 @@ impl Client<'_> {
         method: &str,
         id: &Value,
         params: &Value,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let name = format!("app_{}", method.replace('/', "_"));
         crate::record::named(
             Cli::Codex,
@@ -209,7 +210,7 @@ impl Client<'_> {
         let cwd = self.threads.get(&thread).and_then(|t| t.cwd.clone());
         match self.open(&thread, cwd.as_deref(), asked) {
             Ok(Some((seq, takeable))) => {
-                let (resolved_rx, resolved_tx) = pipe().map_err(|e| e.to_string())?;
+                let (resolved_rx, resolved_tx) = pipe().map_err(|e| Error::Codex(e.to_string()))?;
                 self.wait_for_answer(&thread, request_id.clone(), takeable.clone(), resolved_rx);
                 self.pending.insert(
                     request_id,

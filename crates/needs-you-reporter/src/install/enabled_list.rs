@@ -3,9 +3,11 @@
 //! and drop their comments. It handles the shapes Hermes itself writes (a block
 //! list, or a flow list such as `[]`) and creates what is missing.
 
+use crate::error::Error;
+
 /// Returns the new text, or `None` when `name` is already enabled; an error
 /// for shapes it will not rewrite (a multi-line flow list, an inline map).
-pub fn add(text: &str, name: &str) -> Result<Option<String>, String> {
+pub fn add(text: &str, name: &str) -> Result<Option<String>, Error> {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let Some(plugins) = top_level_key(&lines, "plugins") else {
         let mut out = text.to_owned();
@@ -18,7 +20,7 @@ pub fn add(text: &str, name: &str) -> Result<Option<String>, String> {
     match value_after_colon(&lines[plugins]) {
         "" => {}
         v if is_empty_value(v) => lines[plugins] = "plugins:".to_owned(),
-        _ => return Err(by_hand("plugins")),
+        _ => return Err(Error::Settings(by_hand("plugins"))),
     }
     let end = block_end(&lines, plugins);
     let child_indent = lines[plugins + 1..end]
@@ -46,7 +48,7 @@ pub fn add(text: &str, name: &str) -> Result<Option<String>, String> {
     if is_empty_value(&rest) {
         lines[enabled] = format!("{}enabled:", " ".repeat(child_indent));
     } else if !rest.is_empty() {
-        return Err(by_hand("plugins.enabled"));
+        return Err(Error::Settings(by_hand("plugins.enabled")));
     }
     let items_end = block_end(&lines, enabled);
     let items: Vec<usize> = (enabled + 1..items_end)
@@ -64,7 +66,7 @@ pub fn add(text: &str, name: &str) -> Result<Option<String>, String> {
 }
 
 /// Returns the text without `name` in `plugins.enabled`, or `None` if it was not there.
-pub fn remove(text: &str, name: &str) -> Result<Option<String>, String> {
+pub fn remove(text: &str, name: &str) -> Result<Option<String>, Error> {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let Some(plugins) = top_level_key(&lines, "plugins") else {
         return Ok(None);
@@ -198,12 +200,12 @@ fn list_item(line: &str) -> Option<&str> {
     )
 }
 
-fn flow_items(rest: &str) -> Result<Vec<String>, String> {
+fn flow_items(rest: &str) -> Result<Vec<String>, Error> {
     let Some(inner) = rest
         .strip_prefix('[')
         .and_then(|r| r.split(']').next().filter(|_| r.contains(']')))
     else {
-        return Err(by_hand("plugins.enabled"));
+        return Err(Error::Settings(by_hand("plugins.enabled")));
     };
     Ok(inner
         .split(',')

@@ -22,6 +22,7 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::error::Error;
 use serde_json::Value;
 
 /// Who a new file is for.
@@ -54,7 +55,7 @@ pub fn write_with_backup(
     original: Option<&str>,
     text: &str,
     new: NewFile,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let linked = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let target = if linked {
         fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
@@ -64,19 +65,20 @@ pub fn write_with_backup(
     let path = target.as_path();
     let fail = |what: &str, e: std::io::Error| format!("cannot {what} {}: {e}", path.display());
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| fail("create the folder of", e))?;
+        fs::create_dir_all(parent).map_err(|e| Error::Settings(fail("create the folder of", e)))?;
     }
     let existing = mode_of(path);
     if let Some(original) = original {
         let backup = backup_path(path);
         let mode = existing.unwrap_or(OWNER_ONLY) & OWNER_ONLY;
-        create_with_mode(&backup, original, mode).map_err(|e| fail("back up", e))?;
+        create_with_mode(&backup, original, mode)
+            .map_err(|e| Error::Settings(fail("back up", e)))?;
         println!("backup: {}", backup.display());
     }
     let tmp = path.with_extension("needs-you.tmp");
     create_with_mode(&tmp, text, existing.unwrap_or_else(|| new.mode()))
-        .map_err(|e| fail("write", e))?;
-    fs::rename(&tmp, path).map_err(|e| fail("replace", e))
+        .map_err(|e| Error::Settings(fail("write", e)))?;
+    fs::rename(&tmp, path).map_err(|e| Error::Settings(fail("replace", e)))
 }
 
 pub fn backup_path(path: &Path) -> PathBuf {
@@ -125,22 +127,29 @@ pub fn report_changes(path: &Path, changes: &[String], dry_run: bool) {
 
 /// Reads a JSON settings file: missing or empty is `{}`; anything that does not
 /// parse is an error and the file stays as it is.
-pub fn read_json(path: &Path) -> Result<(Option<String>, Value), String> {
+pub fn read_json(path: &Path) -> Result<(Option<String>, Value), Error> {
     let text = match fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok((None, Value::Object(Default::default())))
         }
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => {
+            return Err(Error::Settings(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )))
+        }
     };
     if text.trim().is_empty() {
         return Ok((Some(text), Value::Object(Default::default())));
     }
     let value = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "{} is not valid JSON ({e}); it was left untouched",
-            path.display()
-        )
+        Error::Settings({
+            format!(
+                "{} is not valid JSON ({e}); it was left untouched",
+                path.display()
+            )
+        })
     })?;
     Ok((Some(text), value))
 }

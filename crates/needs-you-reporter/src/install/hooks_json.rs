@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 use needs_you_core::Cli;
 
+use crate::error::Error;
 pub use needs_you_core::classify::HookSpec;
 
 /// Seconds a CLI gives each hook; ours return in milliseconds.
@@ -166,12 +167,16 @@ fn object_at<'a>(
     parent: &'a mut Map<String, Value>,
     key: &str,
     what: &str,
-) -> Result<&'a mut Map<String, Value>, String> {
+) -> Result<&'a mut Map<String, Value>, Error> {
     parent
         .entry(key)
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
-        .ok_or_else(|| format!("{what} is not a JSON object; fix it by hand, nothing was changed"))
+        .ok_or_else(|| {
+            Error::Settings(format!(
+                "{what} is not a JSON object; fix it by hand, nothing was changed"
+            ))
+        })
 }
 
 /// Adds the hooks in `specs`; returns one line per change (empty: nothing to do).
@@ -181,7 +186,7 @@ pub fn add(
     cli: Cli,
     exe: &str,
     state_dir: Option<&str>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Error> {
     add_for(root, specs, cli, Runs::Binary(exe), state_dir)
 }
 
@@ -192,10 +197,10 @@ pub fn add_for(
     cli: Cli,
     runs: Runs,
     state_dir: Option<&str>,
-) -> Result<Vec<String>, String> {
-    let root = root
-        .as_object_mut()
-        .ok_or("the settings file is not a JSON object; nothing was changed")?;
+) -> Result<Vec<String>, Error> {
+    let root = root.as_object_mut().ok_or_else(|| {
+        Error::Settings("the settings file is not a JSON object; nothing was changed".into())
+    })?;
     let hooks = object_at(root, "hooks", "`hooks`")?;
     let mut changes = Vec::new();
     for spec in specs {
@@ -214,7 +219,12 @@ pub fn add_for(
             .entry(spec.event)
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
-            .ok_or_else(|| format!("`hooks.{}` is not a list; nothing was changed", spec.event))?;
+            .ok_or_else(|| {
+                Error::Settings(format!(
+                    "`hooks.{}` is not a list; nothing was changed",
+                    spec.event
+                ))
+            })?;
         let mut found = false;
         for group in groups.iter_mut().filter(|g| matcher_of(g) == spec.matcher) {
             let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {

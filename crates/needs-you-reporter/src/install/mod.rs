@@ -23,6 +23,7 @@ use needs_you_core::Cli;
 use crate::args::InstallOptions;
 use crate::clis;
 pub use crate::clis::home;
+use crate::error::Error;
 pub use files::{read_json, report_changes, write_with_backup, NewFile};
 pub use reports::Status;
 pub use status::status;
@@ -87,31 +88,31 @@ pub fn settings_paths(cli: Cli) -> Vec<PathBuf> {
 }
 
 /// This binary's absolute path, for the hook commands.
-pub(crate) fn own_path() -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find my own path: {e}"))?;
+pub(crate) fn own_path() -> Result<String, Error> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Settings(format!("cannot find my own path: {e}")))?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe.to_string_lossy().into_owned())
 }
 
-fn settings_file(opts: &InstallOptions) -> Result<(), String> {
+fn settings_file(opts: &InstallOptions) -> Result<(), Error> {
     let specs = hooks(opts.cli);
     let path = match &opts.path {
         Some(p) => p.clone(),
-        None => settings_paths(opts.cli)
-            .into_iter()
-            .next()
-            .ok_or_else(|| format!("{} takes no hooks", opts.cli.display_name()))?,
+        None => settings_paths(opts.cli).into_iter().next().ok_or_else(|| {
+            Error::Settings(format!("{} takes no hooks", opts.cli.display_name()))
+        })?,
     };
     let integration = clis::of(opts.cli);
     // The plugin's hooks and these would both run: every event reported twice.
     if let Some(plugin) = integration.plugin().filter(|_| !opts.uninstall) {
         if integration.plugin_enabled() {
-            return Err(format!(
+            return Err(Error::Settings(format!(
                 "the needs-you plugin is installed and enabled in {}, and its hooks report already; \
                  nothing was changed (to use these hooks instead: {})",
                 opts.cli.display_name(),
                 plugin.remove
-            ));
+            )));
         }
     }
     let (original, mut value) = read_json(&path)?;
@@ -125,7 +126,7 @@ fn settings_file(opts: &InstallOptions) -> Result<(), String> {
             .as_ref()
             .map(|d| d.to_string_lossy().into_owned());
         hooks_json::add(&mut value, specs, opts.cli, &own_path()?, dir.as_deref())
-            .map_err(|e| format!("{}: {e}", path.display()))?
+            .map_err(|e| Error::Settings(format!("{}: {e}", path.display())))?
     };
     changes.extend(integration.settings_changes(&mut value, opts.uninstall));
     report_changes(&path, &changes, opts.dry_run);

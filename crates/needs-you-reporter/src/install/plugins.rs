@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use super::files::{write_with_backup, NewFile};
 use crate::args::InstallOptions;
+use crate::error::Error;
 
 /// Each embedded file: its path in `plugins/` (here and in the repository), and its text.
 const EMBEDDED: [(&str, &str); 3] = [
@@ -42,7 +43,7 @@ pub(crate) struct Planned {
 }
 
 /// Writes (or, for uninstall, removes) `files`; returns the change lines.
-pub(crate) fn apply_files(files: &[Planned], opts: &InstallOptions) -> Result<Vec<String>, String> {
+pub(crate) fn apply_files(files: &[Planned], opts: &InstallOptions) -> Result<Vec<String>, Error> {
     let mut changes = Vec::new();
     for f in files {
         let current = fs::read_to_string(&f.path).ok();
@@ -50,8 +51,9 @@ pub(crate) fn apply_files(files: &[Planned], opts: &InstallOptions) -> Result<Ve
             if current.is_some() {
                 changes.push(format!("remove {}", f.path.display()));
                 if !opts.dry_run {
-                    fs::remove_file(&f.path)
-                        .map_err(|e| format!("cannot remove {}: {e}", f.path.display()))?;
+                    fs::remove_file(&f.path).map_err(|e| {
+                        Error::Settings(format!("cannot remove {}: {e}", f.path.display()))
+                    })?;
                 }
             }
             continue;

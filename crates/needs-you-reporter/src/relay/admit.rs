@@ -12,6 +12,7 @@ use needs_you_core::relay_messages::{Answer, FromRelay, NotDone};
 use needs_you_core::{Cli, Kind};
 
 use super::panes::{pane_file, PaneRecord};
+use crate::error::Error;
 use crate::state::StateDir;
 use crate::terminal::{self, Pane};
 
@@ -77,7 +78,7 @@ pub(super) fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, F
     let since = Instant::now();
     loop {
         still_open(dir, a)?;
-        let changed = |why| Failure::new(NotDone::TerminalChanged, why);
+        let changed = |why: Error| Failure::new(NotDone::TerminalChanged, why.to_string());
         terminal::check(&record.pane).map_err(changed)?;
         let Some((name, ready)) = prompt else {
             return Ok(record.pane);

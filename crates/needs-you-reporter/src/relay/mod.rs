@@ -56,6 +56,7 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
 use crate::detach;
+use crate::error::Error;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
 use crate::state::{self, StateDir};
@@ -80,18 +81,18 @@ pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
 const HANDLED_KEPT: usize = 100;
 
 /// Starts the relay for this server and credential unless one runs.
-pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), String> {
+pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), Error> {
     let lock = match detach::try_lock(&dir.join(format!("relay-{}.lock", task_key(target)))) {
         Ok(Some(lock)) => lock,
         Ok(None) => return Ok(()),
-        Err(e) => return Err(format!("cannot lock the relay: {e}")),
+        Err(e) => return Err(Error::Helper(format!("cannot lock the relay: {e}"))),
     };
     let args = [
         std::ffi::OsStr::new("__relay"),
         std::ffi::OsStr::new("--state-dir"),
         dir.as_os_str(),
     ];
-    detach::spawn(args, lock).map_err(|e| format!("cannot start the relay: {e}"))
+    detach::spawn(args, lock).map_err(|e| Error::Helper(format!("cannot start the relay: {e}")))
 }
 
 fn idle_limit() -> Duration {
@@ -175,9 +176,10 @@ impl Relay {
                 .map_err(Failure::refused_words)
                 .and_then(|line| {
                     let pane = may_type(&self.dir, &self.task, answer)?;
-                    let still_wanted = || still_open(&self.dir, answer).map_err(|f| f.reason);
+                    let still_wanted =
+                        || still_open(&self.dir, answer).map_err(|f| Error::Terminal(f.reason));
                     terminal::type_line(&pane, &line, still_wanted)
-                        .map_err(|why| Failure::new(NotDone::TypingStopped, why))
+                        .map_err(|why| Failure::new(NotDone::TypingStopped, why.to_string()))
                         .map(|()| FromRelay::Typed {
                             answer_id: answer_id.clone(),
                         })
@@ -229,23 +231,25 @@ impl Relay {
             }
             Err(why) => ScreenReply {
                 request_id,
-                refused: Some(why),
+                refused: Some(why.to_string()),
                 ..ScreenReply::default()
             },
         }
     }
 
-    fn read_screen(&mut self, session: &str) -> Result<Screen, String> {
+    fn read_screen(&mut self, session: &str) -> Result<Screen, Error> {
         if no_screen() {
-            return Err("this agent was started with --no-screen".into());
+            return Err(Error::Terminal(
+                "this agent was started with --no-screen".into(),
+            ));
         }
         let pane = recorded_pane(&self.dir, &self.task, session)
-            .map_err(|f| f.reason)?
+            .map_err(|f| Error::Terminal(f.reason))?
             .pane;
         self.dir
             .open_question(session)
-            .map_err(|e| format!("cannot read the state directory: {e}"))?
-            .ok_or("the question is no longer open in the agent")?;
+            .map_err(|e| Error::Terminal(format!("cannot read the state directory: {e}")))?
+            .ok_or_else(|| Error::Terminal("the question is no longer open in the agent".into()))?;
         if let Some((at, screen)) = self.screens.get(session) {
             if at.elapsed() < SCREEN_EVERY {
                 return Ok(screen.clone());

@@ -15,6 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
 use crate::procfs;
 
 /// Programs that read a typed line as a command to run.
@@ -32,13 +33,16 @@ pub struct Agent {
 
 /// Why a line typed into the terminal of `root` (the pane's first process)
 /// would not reach `agent` now, if it would not.
-pub fn check(agent: &Agent, root: u32) -> Result<(), String> {
+pub fn check(agent: &Agent, root: u32) -> Result<(), Error> {
     let a = procfs::stat(agent.pid)
         .filter(|s| s.started == agent.started)
-        .ok_or("the agent has exited")?;
-    let terminal = procfs::stat(root).ok_or("the pane's first process is gone")?;
+        .ok_or_else(|| Error::Terminal("the agent has exited".into()))?;
+    let terminal = procfs::stat(root)
+        .ok_or_else(|| Error::Terminal("the pane's first process is gone".into()))?;
     if a.tty == 0 || a.tty != terminal.tty {
-        return Err("the agent no longer runs on the pane's terminal".into());
+        return Err(Error::Terminal(
+            "the agent no longer runs on the pane's terminal".into(),
+        ));
     }
     let foreground = terminal.tpgid;
     let mut pid = agent.pid;
@@ -51,12 +55,13 @@ pub fn check(agent: &Agent, root: u32) -> Result<(), String> {
             break;
         }
         pid = s.ppid;
-        s = procfs::stat(pid).ok_or("the agent's process tree changed")?;
+        s = procfs::stat(pid)
+            .ok_or_else(|| Error::Terminal("the agent's process tree changed".into()))?;
     }
-    Err(
+    Err(Error::Terminal(
         "the agent is not in the terminal's foreground (suspended, or another program has it)"
             .into(),
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -76,7 +81,7 @@ mod tests {
         child.wait().unwrap();
         let gone = Agent { pid, started };
         assert_eq!(
-            check(&gone, std::process::id()).unwrap_err(),
+            check(&gone, std::process::id()).unwrap_err().message(),
             "the agent has exited"
         );
     }
@@ -93,7 +98,7 @@ mod tests {
             started: s.started,
         };
         assert_eq!(
-            check(&agent, pid).unwrap_err(),
+            check(&agent, pid).unwrap_err().message(),
             "the agent no longer runs on the pane's terminal"
         );
         let _ = child.kill();

@@ -10,6 +10,7 @@
 pub mod foreground;
 pub mod tmux;
 
+use crate::error::Error;
 use needs_you_core::{Terminal, TerminalKind};
 use serde::{Deserialize, Serialize};
 
@@ -70,14 +71,14 @@ pub fn here(cwd: Option<&str>, state_dir: &std::path::Path) -> Here {
 }
 
 /// Why an answer may not be typed into the pane now, if it may not.
-pub fn check(pane: &Pane) -> Result<(), String> {
+pub fn check(pane: &Pane) -> Result<(), Error> {
     match pane {
         Pane::Tmux(p) => tmux::check(p),
     }
 }
 
 /// The pane's screen now, if it still runs the agent (Show terminal).
-pub fn capture(pane: &Pane) -> Result<needs_you_core::screen::Screen, String> {
+pub fn capture(pane: &Pane) -> Result<needs_you_core::screen::Screen, Error> {
     match pane {
         Pane::Tmux(p) => tmux::capture(p),
     }
@@ -90,15 +91,15 @@ pub fn capture(pane: &Pane) -> Result<needs_you_core::screen::Screen, String> {
 pub fn type_line(
     pane: &Pane,
     line: &str,
-    still_wanted: impl Fn() -> Result<(), String>,
-) -> Result<(), String> {
+    still_wanted: impl Fn() -> Result<(), Error>,
+) -> Result<(), Error> {
     match pane {
         Pane::Tmux(p) => {
             tmux::send_text(p, line)?;
             std::thread::sleep(ENTER_AFTER);
             still_wanted()
                 .and_then(|()| tmux::check(p))
-                .map_err(|e| format!("{e} (the text was typed; Enter was not)"))?;
+                .map_err(|e| Error::Terminal(format!("{e} (the text was typed; Enter was not)")))?;
             tmux::send_enter(p)
         }
     }

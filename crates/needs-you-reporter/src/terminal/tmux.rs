@@ -13,6 +13,7 @@ use needs_you_core::screen::Screen;
 use serde::{Deserialize, Serialize};
 
 use super::foreground::{self, Agent, SHELLS};
+use crate::error::Error;
 use crate::procfs;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -164,26 +165,28 @@ fn read_within(mut cmd: Command, limit: std::time::Duration) -> Option<(bool, Ve
 /// choose mode, which would take the keys as commands), does not copy keys to
 /// other panes (`synchronize-panes`), and its keystrokes reach the agent
 /// ([`foreground::check`]), not a shell.
-pub fn check(p: &TmuxPane) -> Result<(), String> {
+pub fn check(p: &TmuxPane) -> Result<(), Error> {
     let out = Command::new("tmux")
         .args(["-S", &p.socket, "display-message", "-p", "-t", &p.pane_id])
         .arg("#{pane_pid} #{pane_in_mode} #{synchronize-panes} #{pane_current_command}")
         .output()
-        .map_err(|e| format!("cannot run tmux: {e}"))?;
+        .map_err(|e| Error::Terminal(format!("cannot run tmux: {e}")))?;
     if !out.status.success() {
-        return Err("the agent's tmux pane is gone".into());
+        return Err(Error::Terminal("the agent's tmux pane is gone".into()));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let mut fields = text.trim().splitn(4, ' ');
     let mut next = || fields.next().unwrap_or("");
     let (pid, in_mode, synchronized, command) = (next(), next(), next(), next());
     if in_mode != "0" {
-        return Err("the pane is in tmux's copy mode: keys would be taken as its commands".into());
+        return Err(Error::Terminal(
+            "the pane is in tmux's copy mode: keys would be taken as its commands".into(),
+        ));
     }
     if synchronized != "0" {
-        return Err(
+        return Err(Error::Terminal(
             "the pane's window has synchronize-panes on: keys would go to every pane".into(),
-        );
+        ));
     }
     still_the_agent(p, pid, command)
 }
@@ -191,36 +194,39 @@ pub fn check(p: &TmuxPane) -> Result<(), String> {
 /// Whether the pane still runs the process recorded at the open (`pid`, as
 /// tmux says now, and its start time), with the agent, not a shell, in front
 /// (`command`, tmux's `pane_current_command`).
-fn still_the_agent(p: &TmuxPane, pid: &str, command: &str) -> Result<(), String> {
+fn still_the_agent(p: &TmuxPane, pid: &str, command: &str) -> Result<(), Error> {
     let same = pid.parse::<u32>().ok() == Some(p.pane_pid)
         && procfs::stat(p.pane_pid).map(|s| s.started) == Some(p.pane_started);
     if !same {
-        return Err("the tmux pane now runs another program than the agent".into());
+        return Err(Error::Terminal(
+            "the tmux pane now runs another program than the agent".into(),
+        ));
     }
     if SHELLS.contains(&command) {
-        return Err(format!(
+        return Err(Error::Terminal(format!(
             "the pane is at a shell prompt ({command}): the agent has exited, and a typed answer would run as a command"
-        ));
+        )));
     }
     match &p.agent {
         Some(agent) => foreground::check(agent, p.pane_pid),
-        None => Err(
+        None => Err(Error::Terminal(
             "the pane was recorded by an older report-prompt, which did not note the agent's process: answer in the terminal".into(),
-        ),
+        )),
     }
 }
 
 /// The pane's screen as tmux shows it, read only while the pane still runs
 /// the agent (`still_the_agent`). The pane's state and its text come from
 /// one tmux command, so that what is checked is what is read.
-pub fn capture(p: &TmuxPane) -> Result<Screen, String> {
+pub fn capture(p: &TmuxPane) -> Result<Screen, Error> {
     let mut cmd = Command::new("tmux");
     cmd.args(["-S", &p.socket, "display-message", "-p", "-t", &p.pane_id])
         .arg("#{pane_pid} #{pane_width} #{pane_height} #{cursor_y} #{cursor_flag} #{pane_current_command}")
         .args([";", "capture-pane", "-p", "-e", "-t", &p.pane_id]);
-    let (ok, out) = read_within(cmd, CAPTURE_WITHIN).ok_or("tmux did not show the pane in time")?;
+    let (ok, out) = read_within(cmd, CAPTURE_WITHIN)
+        .ok_or_else(|| Error::Terminal("tmux did not show the pane in time".into()))?;
     if !ok {
-        return Err("the agent's tmux pane is gone".into());
+        return Err(Error::Terminal("the agent's tmux pane is gone".into()));
     }
     let text = String::from_utf8_lossy(&out);
     let (state, capture) = text.split_once('\n').unwrap_or((&text, ""));
@@ -240,21 +246,21 @@ pub fn capture(p: &TmuxPane) -> Result<Screen, String> {
     ))
 }
 
-fn send_keys(p: &TmuxPane, keys: &[&str]) -> Result<(), String> {
+fn send_keys(p: &TmuxPane, keys: &[&str]) -> Result<(), Error> {
     let status = Command::new("tmux")
         .args(["-S", &p.socket, "send-keys", "-t", &p.pane_id])
         .args(keys)
         .status()
-        .map_err(|e| format!("cannot run tmux: {e}"))?;
+        .map_err(|e| Error::Terminal(format!("cannot run tmux: {e}")))?;
     if status.success() {
         Ok(())
     } else {
-        Err("tmux could not type into the pane".into())
+        Err(Error::Terminal("tmux could not type into the pane".into()))
     }
 }
 
 /// Types `line` literally (`-l`, after `--` so a leading `-` is text).
-pub fn send_text(p: &TmuxPane, line: &str) -> Result<(), String> {
+pub fn send_text(p: &TmuxPane, line: &str) -> Result<(), Error> {
     send_keys(p, &["-l", "--", &literal_argument(line)])
 }
 
@@ -267,7 +273,7 @@ fn literal_argument(line: &str) -> String {
     }
 }
 
-pub fn send_enter(p: &TmuxPane) -> Result<(), String> {
+pub fn send_enter(p: &TmuxPane) -> Result<(), Error> {
     send_keys(p, &["Enter"])
 }
 

@@ -27,7 +27,7 @@ fn credential(token: &str, prefix: &str) -> Result<String> {
 }
 
 fn client_for(url: &str) -> Result<Client> {
-    Client::new(url, None).map_err(|e| Fail::new(exit::USAGE, e))
+    Client::new(url, None).map_err(|e| Fail::new(exit::USAGE, e.to_string()))
 }
 
 /// Whether the server still takes `login`: `Some(false)` when it refuses it
@@ -107,7 +107,7 @@ pub fn setup(url: &str) -> Result<i32> {
 pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
     let anon = client_for(url)?;
     let admin_client =
-        Client::new(anon.base(), Some(admin)).map_err(|e| Fail::new(exit::USAGE, e))?;
+        Client::new(anon.base(), Some(admin)).map_err(|e| Fail::new(exit::USAGE, e.to_string()))?;
     let name = std::env::var("USER")
         .ok()
         .filter(|u| !u.is_empty())
@@ -233,8 +233,8 @@ pub fn logout() -> Result<i32> {
         return Ok(exit::OK);
     };
     if let Some(id) = &login.device_id {
-        let client =
-            Client::new(&login.url, Some(&login.token)).map_err(|e| Fail::new(exit::LOGIN, e))?;
+        let client = Client::new(&login.url, Some(&login.token))
+            .map_err(|e| Fail::new(exit::LOGIN, e.to_string()))?;
         match client.delete::<Value>(&format!("/v1/devices/{}", path_part(id)?)) {
             // Revoked already: forgetting it is all that is left.
             Ok(_) => {}

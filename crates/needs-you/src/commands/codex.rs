@@ -42,12 +42,14 @@ const ENDS_WITHIN: Duration = Duration::from_secs(3);
 pub fn run(command: Vec<OsString>) -> Result<i32> {
     let program = command[0].clone();
     let args = &command[1..];
-    let started = Target::from_env().and_then(|target| {
-        let dir =
-            StateDir::open(state::resolve(None)).map_err(|e| format!("state directory: {e}"))?;
-        let server = Server::start(&program, &dir)?;
-        Ok((server, dir, target))
-    });
+    let started = Target::from_env()
+        .map_err(|e| e.to_string())
+        .and_then(|target| {
+            let dir = StateDir::open(state::resolve(None))
+                .map_err(|e| format!("state directory: {e}"))?;
+            let server = Server::start(&program, &dir)?;
+            Ok((server, dir, target))
+        });
     let (server, dir, target) = match started {
         Ok(s) => s,
         Err(why) => {

@@ -29,8 +29,8 @@ pub fn logged_in() -> Result<(Login, Client)> {
                 "not logged in: run `needs-you login URL` (or `needs-you setup URL` after deploying)",
             )
         })?;
-    let client =
-        Client::new(&login.url, Some(&login.token)).map_err(|e| Fail::new(exit::LOGIN, e))?;
+    let client = Client::new(&login.url, Some(&login.token))
+        .map_err(|e| Fail::new(exit::LOGIN, e.to_string()))?;
     Ok((login, client))
 }
 

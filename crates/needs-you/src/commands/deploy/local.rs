@@ -110,7 +110,7 @@ pub fn serve(work: &Work, wrangler: &Wrangler, port: u16) -> Result<i32> {
 
 /// Waits until the Worker answers its health check.
 fn started(child: &mut Child, url: &str) -> Result<()> {
-    let client = Client::new(url, None).map_err(|e| Fail::new(exit::USAGE, e))?;
+    let client = Client::new(url, None).map_err(|e| Fail::new(exit::USAGE, e.to_string()))?;
     let since = Instant::now();
     loop {
         if STOP.load(Ordering::SeqCst) {
