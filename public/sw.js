@@ -19,7 +19,7 @@
 
 const SHELL = "needs-you-shell-v5";
 const SHELL_FILES = [
-  "/", "/app.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/screen.js", "/version.js", "/style.css",
+  "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/screen.js", "/version.js", "/style.css",
   "/manifest.webmanifest", "/icons/icon-192.png",
 ];
 
