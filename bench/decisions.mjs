@@ -21,13 +21,16 @@ const arg = (name, dflt) => {
 const N = Number(arg("--n", 30));
 const WINDOW_S = Number(arg("--window-s", 10));
 const CLIS = arg("--cli", "claude,codex").split(",");
-const REPORTER = join(ROOT, "target", "release", "report-prompt");
-const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
+// --against DIR: another build's binaries (another checkout's
+// target/release), measured right after this one's for each CLI, side by
+// side in one run.
+const AGAINST = arg("--against", "");
+const BUILDS = [["this", join(ROOT, "target", "release")], ...(AGAINST ? [["against", AGAINST]] : [])];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 
 /** The waiting hook's processes: the shell Claude Code starts, and report-prompt. */
-function hookPids() {
+function hookPids(REPORTER) {
   const hook = spawnSync("pgrep", ["-f", `^${REPORTER} --cli claude-code`], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean);
   const parents = hook.map((p) => readFileSync(`/proc/${p}/status`, "utf8").match(/PPid:\s+(\d+)/)[1]);
   return [...hook, ...parents.filter((p) => /sh$/.test(readFileSync(`/proc/${p}/comm`, "utf8").trim()))];
@@ -97,7 +100,8 @@ async function decide(live, model, term, { step, ran, waiting }) {
 const allow = (live, q) => call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { decision: "allow", digest: q.digest } });
 const summary = (ran) => ({ p50: pct(ran, 50), p95: pct(ran, 95), max: Math.max(...ran), min: Math.min(...ran) });
 
-async function claude() {
+async function claude(bin) {
+  const REPORTER = join(bin, "report-prompt");
   const live = await startLive("bench-decisions", { NOTIFY_DELAY_MS: "600000" });
   const task = await newTask(live.w, live.owner.token, { name: "bench" });
   const model = await startAnthropicMock();
@@ -107,7 +111,7 @@ async function claude() {
     const { ran, cost } = await decide(live, model, term, {
       step: (i) => ({ tool: "Bash", input: { command: `touch ${join(live.cwd, `decided-${i}`)}`, description: `Decision ${i}` } }),
       ran: (i) => existsSync(join(live.cwd, `decided-${i}`)),
-      waiting: () => costOf(hookPids()),
+      waiting: () => costOf(hookPids(REPORTER)),
     });
     return { post_to_tool_ran_ms: ran, waiting_hook: cost };
   } finally {
@@ -118,7 +122,8 @@ async function claude() {
 }
 
 /** Codex under `needs-you run`: the same, each approval a folder removed. */
-async function codex() {
+async function codex(bin) {
+  const [REPORTER, NEEDS_YOU] = [join(bin, "report-prompt"), join(bin, "needs-you")];
   const live = await startLive("bench-decisions-codex", { NOTIFY_DELAY_MS: "600000" });
   const model = await startResponsesMock();
   const codexHome = join(live.home, ".codex");
@@ -158,6 +163,10 @@ async function codex() {
 }
 
 const out = { decisions: N };
-if (CLIS.includes("claude")) out.claude_code = await claude();
-if (CLIS.includes("codex")) out.codex = await codex();
+const key = (cli, build) => (build === "this" ? cli : `${cli}_${build}`);
+for (const [cli, run] of [["claude_code", claude], ["codex", codex]]) {
+  if (!CLIS.includes(cli === "claude_code" ? "claude" : cli)) continue;
+  for (const [build, bin] of BUILDS) out[key(cli, build)] = await run(bin);
+}
+if (AGAINST) out.against = AGAINST;
 console.log(JSON.stringify(out, null, 2));

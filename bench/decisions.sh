@@ -5,6 +5,8 @@
 # waiting PermissionRequest hook costs while its dialog is on screen.
 #
 #   bash bench/decisions.sh        # writes bench/results/decisions.json
+#   AGAINST=/other/checkout/target/release bash bench/decisions.sh
+#                                  # and that build's binaries, side by side
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$NEEDS_YOU_ROOT"
@@ -13,4 +15,4 @@ bash scripts/setup-live.sh
 bash scripts/build.sh > /dev/null
 cargo build --quiet --release -p needs-you
 mkdir -p bench/results
-node bench/decisions.mjs --n "${N:-30}" --window-s "${WINDOW_S:-10}" | tee bench/results/decisions.json
+node bench/decisions.mjs --n "${N:-30}" --window-s "${WINDOW_S:-10}" ${AGAINST:+--against "$AGAINST"} | tee bench/results/decisions.json

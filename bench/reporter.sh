@@ -9,6 +9,8 @@
 # through a shell too.
 #
 #   bash bench/reporter.sh            # writes bench/results/reporter.{md,json}
+#   AGAINST=/other/report-prompt bash bench/reporter.sh
+#                                     # and that build on the same paths, side by side
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine > /dev/null || { apt-get install -y hyperfine > /dev/null 2>&1 || { apt-get update > /dev/null && apt-get install -y hyperfine > /dev/null; }; }
@@ -36,6 +38,17 @@ export NEEDS_YOU_TOKEN=nyt_bench
 # The guard exactly as `report-prompt install` writes it (the state directory
 # found from the environment), with that environment pointing at a scratch folder.
 export NEEDS_YOU_STATE_DIR=$WORK/idle
+# Another build of report-prompt, on the hook's own paths, in the same run.
+AGAINST_RUNS=()
+if [ -n "${AGAINST:-}" ]; then
+  GUARD_AGAINST="if [ -e \"\${NEEDS_YOU_STATE_DIR:-\${XDG_RUNTIME_DIR:-\$HOME/.cache}/needs-you}/open\" ]; then exec '$AGAINST' --cli claude-code; else cat >/dev/null; fi"
+  AGAINST_RUNS=(
+    -n "against: closing event, guard, nothing open" "{ $GUARD_AGAINST; } < $WORK/post.json"
+    -n "against: Stop without a question" "NEEDS_YOU_URL=$UP $AGAINST --cli claude-code --state-dir $WORK/idle-against < $WORK/stop.json"
+    -n "against: question, send detached" "NEEDS_YOU_URL=$UP $AGAINST --cli claude-code --state-dir $WORK/up-against < $WORK/ask.json"
+    -n "against: question, server unreachable" "NEEDS_YOU_URL=$DOWN $AGAINST --cli claude-code --state-dir $WORK/down-against < $WORK/ask.json"
+  )
+fi
 GUARD="if [ -e \"\${NEEDS_YOU_STATE_DIR:-\${XDG_RUNTIME_DIR:-\$HOME/.cache}/needs-you}/open\" ]; then exec '$BIN' --cli claude-code; else cat >/dev/null; fi"
 hyperfine --warmup 20 --runs "${RUNS:-300}" --export-markdown bench/results/reporter.md --export-json bench/results/reporter.json \
   -n "closing event, guard, nothing open" "{ $GUARD; } < $WORK/post.json" \
@@ -44,4 +57,5 @@ hyperfine --warmup 20 --runs "${RUNS:-300}" --export-markdown bench/results/repo
   -n "Stop without a question, npm's launcher" "NEEDS_YOU_URL=$UP $NPM_LAUNCHER --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
   -n "question, send detached" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/up < $WORK/ask.json" \
   -n "question, server unreachable" "NEEDS_YOU_URL=$DOWN $BIN --cli claude-code --state-dir $WORK/down < $WORK/ask.json" \
+  "${AGAINST_RUNS[@]}" \
   -n "node -e ''" "node -e ''"

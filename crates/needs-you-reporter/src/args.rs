@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use crate::error::Error;
 use needs_you_core::Cli;
 
-pub const HELP: &str = "\
+/// The help, with `{clis}` where the CLIs' names go ([`help`]).
+const HELP: &str = "\
 report-prompt: tells needs-you when a coding agent waits for you.
 
 USAGE (from a CLI's hooks; reads one event on stdin, prints nothing):
-  report-prompt --cli claude-code|codex|opencode|hermes|copilot|gemini [--state-dir DIR]
+  report-prompt --cli {clis} [--state-dir DIR]
 
 FOR PEOPLE:
   report-prompt classify --cli CLI      show the decision for the event on stdin; sends nothing
@@ -29,6 +30,12 @@ ENVIRONMENT:
   NEEDS_YOU_SEND_FOR_S  how long a report is retried while the server is down (default 60)
   NEEDS_YOU_RECORD_DIR  keep the last payload of each hook event there (<cli>.<event>.json), to see what a CLI sends
 ";
+
+/// `report-prompt --help`: every CLI's name from the one list of them.
+pub fn help() -> String {
+    let names: Vec<&str> = Cli::ALL.iter().map(|c| c.as_str()).collect();
+    HELP.replace("{clis}", &names.join("|"))
+}
 
 pub enum Command {
     Hook {

@@ -57,7 +57,7 @@ fn run() -> i32 {
         Command::Doctor { state_dir } => doctor::run(state_dir),
         Command::Install(opts) => install::run(&opts),
         Command::Help => {
-            print!("{}", args::HELP);
+            print!("{}", args::help());
             0
         }
         Command::Version => {

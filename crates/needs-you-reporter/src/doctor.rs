@@ -287,7 +287,13 @@ fn check_hooks(r: &mut Checklist) {
     if installed == 0 {
         r.bad(
             "no hooks or plugin is installed for any CLI: nothing will ever report",
-            "report-prompt install --cli claude-code (or codex, opencode, hermes, copilot, gemini)",
+            &format!("report-prompt install --cli {}", other_clis()),
         );
     }
+}
+
+/// "claude-code (or codex, opencode, …)": every CLI, from the one list.
+fn other_clis() -> String {
+    let names: Vec<&str> = Cli::ALL.iter().map(|c| c.as_str()).collect();
+    format!("{} (or {})", names[0], names[1..].join(", "))
 }
