@@ -38,24 +38,26 @@ export NEEDS_YOU_TOKEN=nyt_bench
 # The guard exactly as `report-prompt install` writes it (the state directory
 # found from the environment), with that environment pointing at a scratch folder.
 export NEEDS_YOU_STATE_DIR=$WORK/idle
-# Another build of report-prompt, on the hook's own paths, in the same run.
-AGAINST_RUNS=()
-if [ -n "${AGAINST:-}" ]; then
-  GUARD_AGAINST="if [ -e \"\${NEEDS_YOU_STATE_DIR:-\${XDG_RUNTIME_DIR:-\$HOME/.cache}/needs-you}/open\" ]; then exec '$AGAINST' --cli claude-code; else cat >/dev/null; fi"
-  AGAINST_RUNS=(
-    -n "against: closing event, guard, nothing open" "{ $GUARD_AGAINST; } < $WORK/post.json"
-    -n "against: Stop without a question" "NEEDS_YOU_URL=$UP $AGAINST --cli claude-code --state-dir $WORK/idle-against < $WORK/stop.json"
-    -n "against: question, send detached" "NEEDS_YOU_URL=$UP $AGAINST --cli claude-code --state-dir $WORK/up-against < $WORK/ask.json"
-    -n "against: question, server unreachable" "NEEDS_YOU_URL=$DOWN $AGAINST --cli claude-code --state-dir $WORK/down-against < $WORK/ask.json"
-  )
-fi
-GUARD="if [ -e \"\${NEEDS_YOU_STATE_DIR:-\${XDG_RUNTIME_DIR:-\$HOME/.cache}/needs-you}/open\" ]; then exec '$BIN' --cli claude-code; else cat >/dev/null; fi"
+guard() { echo "if [ -e \"\${NEEDS_YOU_STATE_DIR:-\${XDG_RUNTIME_DIR:-\$HOME/.cache}/needs-you}/open\" ]; then exec '$1' --cli claude-code; else cat >/dev/null; fi"; }
+# Each path of the hook for this build and, with AGAINST, that build right
+# after it: adjacent, so that what the machine does meanwhile weighs on both.
+# In a path's command, @BIN@ is the build's report-prompt, @WHO@ names its
+# own state folders.
+RUNS_OF=()
+path() { # NAME COMMAND
+  local cmd=${2//@BIN@/$BIN}
+  RUNS_OF+=(-n "$1" "${cmd//@WHO@/this}")
+  if [ -n "${AGAINST:-}" ]; then
+    cmd=${2//@BIN@/$AGAINST}
+    RUNS_OF+=(-n "against: $1" "${cmd//@WHO@/against}")
+  fi
+}
+path "closing event, guard, nothing open" "{ $(guard @BIN@); } < $WORK/post.json"
+path "Stop without a question" "NEEDS_YOU_URL=$UP @BIN@ --cli claude-code --state-dir $WORK/idle < $WORK/stop.json"
+path "question, send detached" "NEEDS_YOU_URL=$UP @BIN@ --cli claude-code --state-dir $WORK/up-@WHO@ < $WORK/ask.json"
+path "question, server unreachable" "NEEDS_YOU_URL=$DOWN @BIN@ --cli claude-code --state-dir $WORK/down-@WHO@ < $WORK/ask.json"
 hyperfine --warmup 20 --runs "${RUNS:-300}" --export-markdown bench/results/reporter.md --export-json bench/results/reporter.json \
-  -n "closing event, guard, nothing open" "{ $GUARD; } < $WORK/post.json" \
-  -n "Stop without a question" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
+  "${RUNS_OF[@]}" \
   -n "Stop without a question, npm's static binary" "NEEDS_YOU_URL=$UP $NPM_NATIVE --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
   -n "Stop without a question, npm's launcher" "NEEDS_YOU_URL=$UP $NPM_LAUNCHER --cli claude-code --state-dir $WORK/idle < $WORK/stop.json" \
-  -n "question, send detached" "NEEDS_YOU_URL=$UP $BIN --cli claude-code --state-dir $WORK/up < $WORK/ask.json" \
-  -n "question, server unreachable" "NEEDS_YOU_URL=$DOWN $BIN --cli claude-code --state-dir $WORK/down < $WORK/ask.json" \
-  "${AGAINST_RUNS[@]}" \
   -n "node -e ''" "node -e ''"
