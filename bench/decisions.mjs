@@ -26,6 +26,8 @@ const CLIS = arg("--cli", "claude,codex").split(",");
 // side in one run.
 const AGAINST = arg("--against", "");
 const BUILDS = [["this", join(ROOT, "target", "release")], ...(AGAINST ? [["against", AGAINST]] : [])];
+// --first against: that build first, to see what the order itself weighs.
+if (arg("--first", "this") === "against") BUILDS.reverse();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 
