@@ -98,7 +98,7 @@ impl Taker for Plugin<'_> {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{form}")
             .and_then(|()| out.flush())
-            .map_err(|e| Error::Event(format!("cannot hand the answer to the plugin: {e}")))?;
+            .map_err(|e| Error::Agent(format!("cannot hand the answer to the plugin: {e}")))?;
         drop(out);
         let mut line = String::new();
         Ok(self.stdin.read_line(&mut line).is_ok() && line.trim() == "took")

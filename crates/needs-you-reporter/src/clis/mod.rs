@@ -22,9 +22,7 @@ use crate::install::reports::Status;
 
 use crate::error::Error;
 pub use claude_code::claude_settings_path;
-pub use codex::CODEX_MANAGED_HOOKS;
 pub use codex::{bridged as codex_bridged, codex_home, BRIDGED as CODEX_BRIDGED};
-pub use copilot::copilot_home;
 
 /// One CLI's part on this machine. Every method has the answer of a CLI
 /// with nothing particular to say, so a CLI's module writes only its own.

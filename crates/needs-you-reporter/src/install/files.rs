@@ -144,12 +144,10 @@ pub fn read_json(path: &Path) -> Result<(Option<String>, Value), Error> {
         return Ok((Some(text), Value::Object(Default::default())));
     }
     let value = serde_json::from_str(&text).map_err(|e| {
-        Error::Settings({
-            format!(
-                "{} is not valid JSON ({e}); it was left untouched",
-                path.display()
-            )
-        })
+        Error::Settings(format!(
+            "{} is not valid JSON ({e}); it was left untouched",
+            path.display()
+        ))
     })?;
     Ok((Some(text), value))
 }

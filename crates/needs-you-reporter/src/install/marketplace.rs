@@ -14,9 +14,9 @@
 //!
 //! A hook installed twice reports every event twice, so the installer
 //! refuses to add settings hooks beside an enabled plugin, and `doctor`
-//! says which of the two is active ([`plugin_enabled`]), and whether the
-//! CLI's copy of the plugin lacks hooks (each CLI's module in `clis` says
-//! where that copy is).
+//! says which of the two is active, and whether the CLI's copy of the
+//! plugin lacks hooks (each CLI's module in `clis` says whether its plugin
+//! is enabled, and where that copy is).
 
 use needs_you_core::classify::hooks;
 use needs_you_core::Cli;
@@ -24,8 +24,6 @@ use serde_json::{json, Value};
 
 use super::hooks_json::{self, Runs, LAUNCHER};
 use crate::clis;
-
-pub use crate::clis::PLUGIN_ID;
 
 /// The launcher: `sh` runs it, so it needs no executable bit after a copy.
 const LAUNCHER_TEXT: &str = r#"# needs-you's hook launcher, made by report-prompt's installer (install/marketplace.rs).
@@ -89,11 +87,6 @@ pub fn files() -> Vec<(String, String)> {
 
 fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).expect("JSON values serialize") + "\n"
-}
-
-/// Whether `cli`'s plugin is enabled (false for the CLIs without one).
-pub fn plugin_enabled(cli: Cli) -> bool {
-    clis::of(cli).plugin_enabled()
 }
 
 #[cfg(test)]

@@ -18,7 +18,6 @@ use std::fs;
 use std::path::PathBuf;
 
 use needs_you_core::classify::hooks;
-use needs_you_core::Cli;
 
 use crate::args::InstallOptions;
 use crate::clis;
@@ -81,12 +80,6 @@ fn fix_state_dir(explicit: Option<PathBuf>) {
     );
 }
 
-/// The settings files where `cli` reads hooks, the one `install` writes
-/// first; none for a CLI that loads our plugin instead.
-pub fn settings_paths(cli: Cli) -> Vec<PathBuf> {
-    clis::of(cli).settings_paths()
-}
-
 /// This binary's absolute path, for the hook commands.
 pub(crate) fn own_path() -> Result<String, Error> {
     let exe = std::env::current_exe()
@@ -99,9 +92,13 @@ fn settings_file(opts: &InstallOptions) -> Result<(), Error> {
     let specs = hooks(opts.cli);
     let path = match &opts.path {
         Some(p) => p.clone(),
-        None => settings_paths(opts.cli).into_iter().next().ok_or_else(|| {
-            Error::Settings(format!("{} takes no hooks", opts.cli.display_name()))
-        })?,
+        None => clis::of(opts.cli)
+            .settings_paths()
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                Error::Settings(format!("{} takes no hooks", opts.cli.display_name()))
+            })?,
     };
     let integration = clis::of(opts.cli);
     // The plugin's hooks and these would both run: every event reported twice.

@@ -248,7 +248,7 @@ impl Relay {
             .pane;
         self.dir
             .open_question(session)
-            .map_err(|e| Error::Terminal(format!("cannot read the state directory: {e}")))?
+            .map_err(|e| Error::State(format!("cannot read the state directory: {e}")))?
             .ok_or_else(|| Error::Terminal("the question is no longer open in the agent".into()))?;
         if let Some((at, screen)) = self.screens.get(session) {
             if at.elapsed() < SCREEN_EVERY {
