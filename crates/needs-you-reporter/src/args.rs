@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::error::Error;
 use needs_you_core::Cli;
+
+use crate::error::Error;
 
 /// The help, with `{clis}` where the CLIs' names go ([`help`]).
 const HELP: &str = "\

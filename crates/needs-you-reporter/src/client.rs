@@ -10,8 +10,9 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::Error;
 use needs_you_core::url::check_base_url;
+
+use crate::error::Error;
 
 /// A request that gets no answer in this time counts as "out of reach".
 const TIMEOUT: Duration = Duration::from_secs(15);

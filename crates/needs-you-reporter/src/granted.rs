@@ -12,11 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
 use needs_you_core::lasting::{self, Scope, Written};
 use needs_you_core::relay_messages::{RevokeOutcome, Revoked};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::error::Error;
 
 const FILE: &str = "granted-rules";
 /// Most rules remembered; past it, the oldest are forgotten (and can then

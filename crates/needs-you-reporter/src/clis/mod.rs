@@ -17,10 +17,10 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::args::InstallOptions;
+use crate::error::Error;
 use crate::install::files::NewFile;
 use crate::install::reports::Status;
 
-use crate::error::Error;
 pub use claude_code::claude_settings_path;
 pub use codex::{bridged as codex_bridged, codex_home, BRIDGED as CODEX_BRIDGED};
 

@@ -48,6 +48,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tungstenite::Message;
 
+use crate::error::Error;
 use crate::send::Target;
 use crate::state::StateDir;
 use connection::{drain, pipe, Call, Client};
@@ -55,7 +56,6 @@ use connection::{drain, pipe, Call, Client};
 /// Set in the app-server's environment: its `PermissionRequest` hooks leave
 /// the person's own approvals to this client, which lists them answerable.
 pub use crate::clis::{codex_bridged as bridged, CODEX_BRIDGED as BRIDGED};
-use crate::error::Error;
 
 /// How long to wait for the TUI to connect first: the first client to
 /// initialize names the server's originator for every client.

@@ -22,8 +22,9 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
 use serde_json::Value;
+
+use crate::error::Error;
 
 /// Who a new file is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,8 +14,9 @@ use serde_json::{json, Map, Value};
 
 use needs_you_core::Cli;
 
-use crate::error::Error;
 pub use needs_you_core::classify::HookSpec;
+
+use crate::error::Error;
 
 /// Seconds a CLI gives each hook; ours return in milliseconds.
 /// Seconds a CLI gives a hook that waits for an answer from afar: an hour,

@@ -47,9 +47,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::AnswerBody;
-use needs_you_core::relay_messages::NotDone;
 use needs_you_core::relay_messages::{
-    Answer, FromRelay, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
+    Answer, FromRelay, NotDone, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
 use tungstenite::protocol::frame::coding::CloseCode;

@@ -10,9 +10,10 @@
 pub mod foreground;
 pub mod tmux;
 
-use crate::error::Error;
 use needs_you_core::{Terminal, TerminalKind};
 use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
 
 /// A pane that answers can be typed into, as recorded at the open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
