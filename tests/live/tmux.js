@@ -18,7 +18,7 @@ export function tmux(socket) {
       for (;;) {
         const s = t.screen();
         if (re.test(s)) return s;
-        if (Date.now() > end) throw new Error(`the screen never showed ${re}:\n${s}`);
+        if (Date.now() > end) throw new Error(`the screen never showed ${re}; its last lines:\n${lastLines(s, 20)}`);
         await sleep(150);
       }
     },
@@ -38,4 +38,10 @@ export function tmux(socket) {
     },
   };
   return t;
+}
+
+// The end of a screen is where an agent's latest output is; a failure's
+// report is cut short, so it leads with that and not with the banner.
+function lastLines(screen, n) {
+  return screen.trimEnd().split("\n").filter((l) => l.trim() !== "").slice(-n).join("\n");
 }
