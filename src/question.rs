@@ -79,6 +79,7 @@ impl Question {
                 why_not: None,
                 questions: vec![],
                 digest: None,
+                open_seq: 0,
                 screen: false,
                 decisions: vec![],
             },
@@ -128,6 +129,7 @@ struct Row {
     takes: Option<String>,
     #[serde(deserialize_with = "column")]
     digest: Option<String>,
+    open_seq: u64,
     #[serde(deserialize_with = "column")]
     questions: Option<String>,
     #[serde(deserialize_with = "column")]
@@ -189,6 +191,7 @@ impl From<Row> for Question {
             why_not: None,
             questions: json_text(row.questions).unwrap_or_default(),
             digest: row.digest,
+            open_seq: row.open_seq,
             screen,
             decisions,
         };
@@ -231,7 +234,7 @@ mod tests {
                "options": "[{\"label\":\"yes\"},{\"label\":\"no\",\"description\":\"stop\"}]",
                "opened_at": 1000, "notified_at": null, "quieted_by": null, "closed_at": null,
                "close_reason": null, "terminal": null, "answerable": 0, "takes": null,
-               "digest": null, "questions": null, "decisions": null, "owner_id": "own_1",
+               "digest": null, "open_seq": 4, "questions": null, "decisions": null, "owner_id": "own_1",
                "task_expires_at": 5000, "task_revoked_at": null, "task_muted_until": null,
                "task_screen": 1})
     }
@@ -240,7 +243,13 @@ mod tests {
     fn a_row_without_a_column_is_refused_not_defaulted() {
         let q: Question = serde_json::from_value(row()).unwrap();
         assert_eq!(q.owner_id, "own_1");
-        for column in ["owner_id", "task_muted_until", "task_revoked_at", "digest"] {
+        for column in [
+            "owner_id",
+            "task_muted_until",
+            "task_revoked_at",
+            "digest",
+            "open_seq",
+        ] {
             let mut r = row();
             r.as_object_mut().unwrap().remove(column);
             let err = serde_json::from_value::<Question>(r).unwrap_err();

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use needs_you_core::afar::{self, AnswerBody};
 use needs_you_core::api::{self, Right};
+use needs_you_core::signed::Envelope;
 
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, ApiError, ApiResult};
@@ -35,6 +36,21 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
                 "`digest` must be a string",
             ))
         }
+    };
+    // Kept and passed on as it came: only the agent's machine can check it.
+    let signed = match fields.get("signed") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value::<Envelope>(v.clone())
+                .ok()
+                .filter(Envelope::well_formed)
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_request",
+                        "`signed` is {\"statement\", \"signature\", \"key\"}, each base64url, 8 KiB in all at most",
+                    )
+                })?,
+        ),
     };
     let body = serde_json::from_value::<AnswerBody>(Value::Object(fields)).map_err(|_| {
         ApiError::bad_request(
@@ -74,6 +90,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             device_id: person.device_id.as_deref(),
             body: &body,
             digest: digest.as_deref(),
+            signed: signed.as_ref(),
         },
         now,
     )

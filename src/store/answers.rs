@@ -9,6 +9,7 @@ use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
 use needs_you_core::afar::AnswerBody;
+use needs_you_core::signed::Envelope;
 use needs_you_core::{api, relay_messages};
 
 use super::{db, n, s, stmt};
@@ -36,10 +37,11 @@ WHERE question_id = ?1 AND owner_id = ?2 AND state = 'queued' AND sent_at IS NUL
 /// is now (its `open_seq`). Binds ?1 the question id, ?2 the
 /// owner id, ?3 now, ?4 the answer id, ?5 what a person reads of it, ?6 its
 /// form, ?7 its body (JSON), ?8 the device that sent it (or null), ?9 the
-/// digest it answers (or null, for a text).
+/// digest it answers (or null, for a text), ?10 its signed statement (JSON,
+/// or null).
 const QUEUE: &str = "
-INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, device_id, digest, open_seq)
-SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3, ?6, ?7, ?8, ?9, q.open_seq
+INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, device_id, digest, open_seq, signed)
+SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3, ?6, ?7, ?8, ?9, q.open_seq, ?10
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND (?9 IS NULL OR q.digest = ?9)
   AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?3)
@@ -54,6 +56,7 @@ pub struct NewAnswer<'a> {
     pub device_id: Option<&'a str>,
     pub body: &'a AnswerBody,
     pub digest: Option<&'a str>,
+    pub signed: Option<&'a Envelope>,
 }
 
 /// What queueing an answer did.
@@ -70,6 +73,9 @@ pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queu
     let db = db(env)?;
     let body =
         serde_json::to_string(a.body).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let signed = a
+        .signed
+        .map(|e| serde_json::to_string(e).unwrap_or_default());
     let args = [
         s(a.question_id),
         s(a.owner_id),
@@ -80,6 +86,7 @@ pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queu
         s(&body),
         a.device_id.map_or(JsValue::NULL, s),
         a.digest.map_or(JsValue::NULL, s),
+        signed.as_deref().map_or(JsValue::NULL, s),
     ];
     let results = db
         .batch(vec![
@@ -151,7 +158,7 @@ WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)
 const ON_THEIR_WAY: &str = "
 SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text, a.body, a.digest
+       a.text, a.body, a.digest, a.signed
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL
 ORDER BY a.created_at";
@@ -178,6 +185,7 @@ struct OnItsWay {
     text: String,
     body: Option<String>,
     digest: Option<String>,
+    signed: Option<String>,
 }
 
 impl From<OnItsWay> for relay_messages::Answer {
@@ -194,6 +202,7 @@ impl From<OnItsWay> for relay_messages::Answer {
             session_seq: r.session_seq,
             body,
             digest: r.digest,
+            signed: r.signed.and_then(|e| serde_json::from_str(&e).ok()),
         }
     }
 }
@@ -225,7 +234,7 @@ pub async fn answers_on_their_way(
 const ONE_ON_ITS_WAY: &str = "
 SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text, a.body, a.digest
+       a.text, a.body, a.digest, a.signed
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL";
 

@@ -293,6 +293,18 @@ pub enum Refusal {
     /// A lasting choice the question (or, on the agent's machine, the
     /// dialog there) does not offer.
     NotOffered,
+    /// On the agent's machine: no statement signed by a device of the
+    /// owner came with it (an older page or command line signs none).
+    Unsigned,
+    /// On the agent's machine: its signature does not hold, or its
+    /// statement cannot be read or is not of this owner.
+    BadSignature,
+    /// On the agent's machine: signed by a key that is not the owner's the
+    /// machine was logged in under.
+    UnknownDevice,
+    /// On the agent's machine: its statement is past its expiry, or claims
+    /// a life no statement has.
+    Expired,
 }
 
 impl Refusal {
@@ -307,6 +319,9 @@ impl Refusal {
             Refusal::NotThisRequest => "not_this_request",
             Refusal::Spent => "spent",
             Refusal::NotOffered => "not_offered",
+            Refusal::Unsigned | Refusal::BadSignature => "bad_signature",
+            Refusal::UnknownDevice => "unknown_device",
+            Refusal::Expired => "expired",
         }
     }
 
@@ -339,6 +354,18 @@ impl Refusal {
             Refusal::Spent => "this answer was handed to the agent once already".into(),
             Refusal::NotOffered => {
                 "this permission does not offer that choice: allow once, deny, or one of its own lasting choices".into()
+            }
+            Refusal::Unsigned => {
+                "the answer is not signed by a device of the owner, and the agent's machine takes no other: upgrade the page (reload it) or the command line that sent it".into()
+            }
+            Refusal::BadSignature => {
+                "the answer's signature does not hold: it was changed on its way, or made up".into()
+            }
+            Refusal::UnknownDevice => {
+                "the answer is signed by a key the agent's machine does not know as its owner's".into()
+            }
+            Refusal::Expired => {
+                "the answer is too old (or its device's clock is far off): answer again".into()
             }
         }
     }

@@ -57,6 +57,11 @@ pub struct Question {
     /// sends back so that it lands on this very request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The `seq` of the agent's machine's report that opened it as it is
+    /// now: a signed answer names it, and the machine takes the answer only
+    /// for its own open of that `seq` ([`crate::signed`]).
+    #[serde(default)]
+    pub open_seq: u64,
     /// Whether its pane can be shown (Show terminal): it is in tmux, its task
     /// was not started without it, and, in the list, the reader may see
     /// terminals.
@@ -597,7 +602,7 @@ mod tests {
             "session": "s", "cli": "codex", "kind": "reply", "text": "Go on?", "options": [],
             "opened_at": 1, "notified_at": null, "closed_at": null, "close_reason": null,
             "terminal": {"kind": "tmux", "host": "box", "cwd": "/w", "target": "a:0.0"},
-            "answerable": true, "answer_from_afar": "text", "screen": true,
+            "answerable": true, "answer_from_afar": "text", "open_seq": 9, "screen": true,
             "who": "Codex asked in a reply",
             "answer": {"answer_id": "ans_1", "state": "typed", "reason": null, "text": "yes",
                        "updated_at": 2, "form": "text", "by": "Ana's phone"}});

@@ -27,6 +27,8 @@
 //!   machine, and the socket's close codes.
 //! * [`screen`]: a terminal's screen for Show terminal: read from tmux,
 //!   bounded, cleaned, drawn.
+//! * [`signed`]: the statement a device signs for each answer, and the
+//!   envelope it travels in, checked on the agent's machine.
 //! * [`url`]: which server addresses a client may talk to.
 //! * [`query`]: a URL's query, written and read by hand.
 //! * `wire`: the macro that makes an enum travel as a fixed set of strings.
@@ -48,6 +50,7 @@ pub mod relay_messages;
 pub mod report;
 pub mod request;
 pub mod screen;
+pub mod signed;
 pub mod text;
 pub mod url;
 

@@ -7,7 +7,7 @@
 //! ```text
 //! relay  -> Worker   {"type": "hello"}                      on every connect
 //! Worker -> relay    {"type": "answer", answer_id, question_id, session, open_seq, session_seq,
-//!                     text | decision (+ message) | choices, digest?}
+//!                     text | decision (+ message) | choices, digest?, signed?}
 //! relay  -> Worker   {"type": "received", answer_id}
 //! relay  -> Worker   {"type": "typed", answer_id}           a text, typed
 //! relay  -> Worker   {"type": "taken", answer_id}           a decision or choices, taken by the agent
@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::afar::AnswerBody;
 use crate::screen::Screen;
+use crate::signed::Envelope;
 
 /// The close code of a relay whose task was revoked: stop, do not reconnect.
 pub const CLOSE_REVOKED: u16 = 4001;
@@ -82,6 +83,11 @@ pub struct Answer {
     /// which the hook that takes them checks against its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The answering device's signed statement, passed on as it came: a
+    /// machine logged in under an owner acts on that, never on the fields
+    /// above ([`crate::signed`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed: Option<Envelope>,
 }
 
 /// A reader asks to see the pane of a session's open question.
@@ -294,6 +300,7 @@ mod tests {
             session_seq: 1_764_460_800_123_000,
             body: AnswerBody::Text { text: "yes".into() },
             digest: None,
+            signed: None,
         });
         let v: serde_json::Value = serde_json::from_str(&a.to_frame()).unwrap();
         assert_eq!(

@@ -43,6 +43,8 @@
 //! * `record`: the CLIs' payloads kept for fixtures (`NEEDS_YOU_RECORD_DIR`).
 //! * [`relay`]: the detached relay that types answers from afar, and hands
 //!   decisions and choices to `waiters`' waiters.
+//! * [`trust`]: whether an answer is the owner's, signed for this machine's
+//!   own open question: checked by the relay before anything else.
 //! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
 //! * [`clis`]: what this machine does for each CLI, one module each: its
@@ -82,6 +84,7 @@ pub mod state;
 pub mod terminal;
 mod transcript_reply;
 mod transcript_tail;
+pub mod trust;
 mod waiters;
 mod waiting_hook;
 mod watch;

@@ -96,7 +96,7 @@ const SPENT_KEPT: usize = 1000;
 /// Records `answer_id` as spent in `file`, unless it is there already (or
 /// is no id at all, or the file cannot be kept): false then, and the answer
 /// is not taken.
-fn spend(file: &Path, answer_id: &str) -> bool {
+pub(crate) fn spend(file: &Path, answer_id: &str) -> bool {
     use std::io::{Read, Seek};
     use std::os::unix::fs::OpenOptionsExt;
     if answer_id.is_empty() || answer_id.contains(char::is_whitespace) {

@@ -20,6 +20,11 @@ pub struct Login {
     /// The device id, for a device credential (so `logout` can revoke it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_id: Option<String>,
+    /// The fingerprint of the owner's key, pinned here: the agents this
+    /// machine runs take only answers that key signed. `setup` pins its own
+    /// key, `login --owner` the one `pair` printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl Login {

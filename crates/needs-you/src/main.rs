@@ -35,7 +35,12 @@ fn main() {
 fn dispatch(command: Command) -> Result<i32> {
     match command {
         Command::Setup { url } => account::setup(&url),
-        Command::Login { target, allow } => account::login(&target, &allow),
+        Command::Login {
+            target,
+            allow,
+            code,
+            owner,
+        } => account::login(&target, &allow, code.as_deref(), owner.as_deref()),
         Command::Logout => account::logout(),
         Command::RotateToken => account::rotate_token(),
         Command::Pair { rights, json } => account::pair(rights, json),

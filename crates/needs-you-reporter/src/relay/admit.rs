@@ -206,6 +206,7 @@ mod tests {
             session_seq,
             body,
             digest: None,
+            signed: None,
         }
     }
 

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use needs_you_core::afar::AnswerBody;
+use needs_you_core::afar::{AnswerBody, Refusal};
 use needs_you_core::relay_messages::{
     Answer, FromRelay, NotDone, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
@@ -60,6 +60,7 @@ use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
 use crate::state::{self, StateDir};
 use crate::terminal;
+use crate::trust;
 use crate::waiters::{self, Awaits, Waiters};
 pub use admit::no_screen;
 use admit::{may_hand, may_type, recorded_pane, still_open, Failure};
@@ -78,6 +79,9 @@ pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
 /// forgotten at once; the waiters' own list of spent answers keeps a
 /// decision from being taken twice beyond them.
 const HANDLED_KEPT: usize = 100;
+/// The ids of the signed statements this machine has acted on, so that none
+/// is taken twice, whatever answer id the server gives it again.
+const SPENT_STATEMENTS: &str = "spent-statements";
 
 /// Starts the relay for this server and credential unless one runs.
 pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), Error> {
@@ -128,6 +132,9 @@ fn say(ws: &mut Socket, msg: &FromRelay) -> bool {
 struct Relay {
     dir: StateDir,
     task: String,
+    /// The owner whose signed answers alone this machine takes
+    /// ([`trust::pinned_owner`]); none on a machine logged in under no owner key.
+    owner: Option<String>,
     /// The hooks and plugins waiting for a decision or choices.
     waiters: Arc<Waiters>,
     /// Every answer handled, and what was said of it: one sent again after
@@ -156,8 +163,38 @@ impl Relay {
         self.last_open.elapsed() < self.idle
     }
 
+    /// The answer to act on, when this machine takes answers only from its
+    /// owner: the signed statement's, checked ([`trust`]) against this
+    /// machine's own open question, its id spent here once and for all.
+    /// Every answer passes here before anything is typed or handed on.
+    fn trusted(&self, answer: &Answer) -> Result<Answer, Failure> {
+        let Some(owner) = &self.owner else {
+            return Ok(answer.clone());
+        };
+        let now_ms = (state::now_micros() / 1000) as i64;
+        let statement =
+            trust::verify(owner, answer.signed.as_ref(), now_ms).map_err(Failure::refused)?;
+        let open = self.dir.open_question(&statement.session).map_err(|e| {
+            Failure::new(
+                NotDone::StateUnreadable,
+                format!("cannot read the state directory: {e}"),
+            )
+        })?;
+        let id = statement.id.clone();
+        let bound = trust::bind(statement, answer, open.as_ref()).map_err(Failure::refused)?;
+        if !waiters::spend(&self.dir.path().join(SPENT_STATEMENTS), &id) {
+            return Err(Failure::refused(Refusal::Spent));
+        }
+        Ok(bound)
+    }
+
     /// What becomes of one answer: typed, taken by the agent, or why not.
     fn handle(&self, answer: &Answer) -> FromRelay {
+        let answer = match self.trusted(answer) {
+            Ok(a) => a,
+            Err(failure) => return failure.of(answer.answer_id.clone()),
+        };
+        let answer = &answer;
         let answer_id = answer.answer_id.clone();
         let outcome = match (&answer.body, &answer.digest) {
             // A reply whose agent takes messages (Codex's app-server client
@@ -289,6 +326,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let mut relay = Relay {
         dir,
         task,
+        owner: trust::pinned_owner(),
         waiters,
         handled: HashMap::new(),
         to_say_again: Vec::new(),

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use super::{logged_in, now_ms, owner, path_part, print_json};
 use crate::fail::{exit, Fail, Result};
 use crate::login::{self, Login};
+use crate::owner_key::OwnerKey;
 use crate::term;
 
 /// A credential that the server sent (`token`), if it starts with `prefix`:
@@ -122,10 +123,12 @@ pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
             }
         })?;
     let token = credential(&owner.token, "nyo_")?;
+    let key = owner_signing_key()?;
     let path = login::save(&Login {
         url: anon.base().to_owned(),
         token,
         device_id: None,
+        owner: Some(key.fingerprint()),
     })
     .map_err(|e| Fail::new(exit::REFUSED, e))?;
     println!(
@@ -133,7 +136,22 @@ pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
         anon.base(),
         path.display()
     );
+    println!(
+        "Your owner key signs every answer you give; its fingerprint, which your machines pin: {}",
+        key.fingerprint()
+    );
     Ok(())
+}
+
+/// The owner's signing key: the one kept here already (the machines logged
+/// in before pinned it), else a new one, saved.
+fn owner_signing_key() -> Result<OwnerKey> {
+    if let Some(key) = OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))? {
+        return Ok(key);
+    }
+    let key = OwnerKey::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
+    key.save_new().map_err(|e| Fail::new(exit::REFUSED, e))?;
+    Ok(key)
 }
 
 /// Splits a pairing link `https://host/pair#CODE` into the server and the code.
@@ -153,11 +171,22 @@ fn split_link(target: &str) -> (String, Option<String>) {
 /// device credential. It may always start and stop tasks (what `run` needs);
 /// anything more only if asked for here: agents run on this machine, and
 /// any of them can read the login file.
-pub fn login(target: &str, allow: &Rights) -> Result<i32> {
+pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&str>) -> Result<i32> {
+    let owner = owner
+        .map(|o| {
+            let o = o.trim();
+            is_fingerprint(o).then(|| o.to_owned()).ok_or_else(|| {
+                Fail::new(
+                    exit::USAGE,
+                    "--owner takes the fingerprint `needs-you pair` printed (43 characters of A-Z, a-z, 0-9, - and _)",
+                )
+            })
+        })
+        .transpose()?;
     refuse_second_login()?;
-    let (url, code) = split_link(target);
+    let (url, linked) = split_link(target);
     let client = client_for(&url)?;
-    let code = match code {
+    let code = match code.map(str::to_owned).or(linked) {
         Some(c) => c,
         None => {
             term::ask("Pairing code (from the page or `needs-you pair`): ", false).map_err(|e| {
@@ -188,6 +217,7 @@ pub fn login(target: &str, allow: &Rights) -> Result<i32> {
         url: client.base().to_owned(),
         token: credential(&device.token, "nyd_")?,
         device_id: Some(device.device_id),
+        owner: owner.clone(),
     })
     .map_err(|e| Fail::new(exit::REFUSED, e))?;
     println!(
@@ -196,6 +226,14 @@ pub fn login(target: &str, allow: &Rights) -> Result<i32> {
         path.display()
     );
     println!("{}", what_it_may(&device.rights));
+    match &owner {
+        Some(fp) => println!(
+            "The agents you run here take only answers signed by the owner key {fp}: whoever holds the server cannot answer for you."
+        ),
+        None => println!(
+            "No owner key pinned (--owner): the agents you run here take answers the server hands them unsigned, so whoever holds the server could answer for you. Log in with the line `needs-you pair` prints to pin it."
+        ),
+    }
     println!("Next: `needs-you run -- claude`.");
     Ok(exit::OK)
 }
@@ -280,14 +318,17 @@ pub fn rotate_token() -> Result<i32> {
 /// `pair [--rights R]`: a one-time code for another device, as a QR code and
 /// as text; it grants `rights`, by default all this login may do.
 pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     let body = match &rights {
         Some(r) => json!({ "rights": r }),
         None => json!({}),
     };
     let p: Pairing = client.post("/v1/pairings", &body)?;
+    let line = login_line(client.base(), &p.code, login.owner.as_deref());
     if json_out {
-        print_json(&p);
+        let mut v = serde_json::to_value(&p).unwrap_or_default();
+        v["login"] = json!(line);
+        print_json(&v);
         return Ok(exit::OK);
     }
     let minutes = ((p.expires_at as f64 - now_ms()) / 60_000.0).round();
@@ -297,9 +338,8 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     );
     println!("\nScan it with the phone's camera, or open: {}", p.url);
     println!(
-        "Code: {} (works once, for {minutes:.0} minutes; on another computer: needs-you login {})",
-        p.code,
-        client.base()
+        "Code: {} (works once, for {minutes:.0} minutes). On a machine where agents run, paste:\n  {line}",
+        p.code
     );
     let granted = p.rights.to_list();
     println!(
@@ -311,6 +351,23 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
         }
     );
     Ok(exit::OK)
+}
+
+/// The line that logs a machine in with `code`, pinning `owner` (when this
+/// login knows the owner's key): what `pair` prints for an agent's machine.
+fn login_line(url: &str, code: &str, owner: Option<&str>) -> String {
+    let mut line = format!("needs-you login {url} --code {code}");
+    if let Some(fp) = owner {
+        line.push_str(&format!(" --owner {fp}"));
+    }
+    line
+}
+
+/// Whether `s` could be a key's fingerprint: base64url of 32 bytes.
+fn is_fingerprint(s: &str) -> bool {
+    s.len() == 43
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// `devices [--json]`: the live devices (a device sees itself only).

@@ -5,14 +5,16 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
-use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Queued, Task, Tasks};
+use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Question, Queued, Task, Tasks};
 use needs_you_core::screen::Screen;
+use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
 use serde_json::{json, Value};
 
 use super::{logged_in, now_ms, path_part, print_json};
 use crate::display;
 use crate::fail::{exit, Fail, Result};
+use crate::owner_key::{self, OwnerKey};
 use crate::term;
 
 /// How long `answer` follows its answer before it says where it is.
@@ -293,23 +295,63 @@ impl Reply {
     }
 }
 
+/// What the owner signs for `body`, an answer to `q` as the list shows it
+/// now: bound to the machine's open of it (`session`, `open_seq`) and, for a
+/// decision or choices, to its request's digest; a denial's message as the
+/// one line the Worker would keep.
+fn statement(owner: &str, q: &Question, body: &AnswerBody) -> Result<Statement> {
+    let answer = match body {
+        AnswerBody::Decision { decision, message } => AnswerBody::Decision {
+            decision: decision.clone(),
+            message: message
+                .as_deref()
+                .map(needs_you_core::text::line)
+                .filter(|m| !m.is_empty()),
+        },
+        other => other.clone(),
+    };
+    Ok(Statement {
+        v: signed::VERSION,
+        owner: owner.to_owned(),
+        id: owner_key::statement_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+        question_id: q.question_id.clone(),
+        session: q.session.clone(),
+        open_seq: q.open_seq,
+        digest: (body.form() != Afar::Text)
+            .then(|| q.digest.clone())
+            .flatten(),
+        answer,
+        expires_at: now_ms() as i64 + signed::LIFETIME_MS,
+    })
+}
+
 /// `answer QUESTION (TEXT | --allow | --deny [MESSAGE] | --choose LABEL…)`:
 /// queued like the page's, bound to the request the list shows now (its
 /// digest), then followed until it is typed or taken by the agent, or
 /// refused (`FOLLOW_FOR` at most: the agent's machine may be asleep).
 pub fn answer(question: &str, reply: Reply) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     let id = path_part(question)?;
     let body = reply.body();
     let mut request = serde_json::to_value(&body).unwrap_or_default();
-    if body.form() != Afar::Text {
+    let key = match login.is_owner() {
+        true => OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))?,
+        false => None,
+    };
+    if body.form() != Afar::Text || key.is_some() {
         let list: NeedsYou = client.get("/v1/needs-you")?;
         let shown = list
             .questions
             .iter()
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
-        request["digest"] = json!(shown.question.digest);
+        if body.form() != Afar::Text {
+            request["digest"] = json!(shown.question.digest);
+        }
+        if let Some(key) = &key {
+            request["signed"] =
+                json!(key.sign(&statement(&key.fingerprint(), &shown.question, &body)?));
+        }
     }
     let queued: Queued = client
         .post(&format!("/v1/questions/{id}/answers"), &request)

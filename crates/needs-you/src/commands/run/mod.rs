@@ -133,7 +133,7 @@ pub fn default_name(program: &OsStr, cwd: &Path) -> String {
 }
 
 pub fn run(mut opts: RunOptions) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     opts.no_screen |= needs_you_reporter::relay::no_screen();
     let program = opts.command[0].clone();
     if find_program(&program).is_none() {
@@ -201,6 +201,10 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
                 ("NEEDS_YOU_URL", client.base().to_owned()),
                 ("NEEDS_YOU_TOKEN", t.credential.clone()),
             ];
+            // The relay takes only answers the pinned owner key signed.
+            if let Some(owner) = &login.owner {
+                env.push((needs_you_reporter::trust::OWNER_VAR, owner.clone()));
+            }
             // The agent's machine refuses screens too, whatever the server asks.
             if opts.no_screen {
                 env.push(("NEEDS_YOU_NO_SCREEN", "1".to_owned()));

@@ -1,0 +1,309 @@
+//! Whether an answer from afar was made by the owner, for this machine's
+//! own open question: the check of a signed answer
+//! ([`needs_you_core::signed`]) against the owner key this machine was
+//! logged in under. The relay makes it for every answer before anything
+//! else (`relay::Relay::handle`), so that neither the server nor anything
+//! that speaks on the relay's socket can have this machine type a word or
+//! take a decision the owner did not sign.
+//!
+//! The machine knows its owner by the fingerprint of the owner's public key
+//! (`NEEDS_YOU_OWNER`, which `needs-you run` sets from the login; `needs-you
+//! login --owner` pinned it from the line `needs-you pair` printed, so the
+//! server never chose it). What it checks, in order, each with its
+//! [`Refusal`]: a statement came (`Unsigned`); the signer's key is the
+//! pinned one (`UnknownDevice`); the signature holds over the statement's
+//! bytes, which read as a statement of this owner (`BadSignature`); it is
+//! fresh (`Expired`); it names this machine's own open question of the
+//! session, by `seq` and digest, in the answer's form (`NotThisRequest`);
+//! its id was never taken before (`Spent`, kept by the caller).
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
+use needs_you_core::afar::{AnswerBody, Refusal};
+use needs_you_core::relay_messages::Answer;
+use needs_you_core::signed::{Envelope, Statement, VERSION};
+use needs_you_core::Kind;
+use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::{Signature, VerifyingKey};
+use sha2::{Digest as _, Sha256};
+
+use crate::state::OpenQuestion;
+
+/// The environment variable that names the owner key's fingerprint.
+pub const OWNER_VAR: &str = "NEEDS_YOU_OWNER";
+
+/// The fingerprint of a public key (SEC1 bytes): the SHA-256 of those
+/// bytes, base64url. What a person pastes to pin the owner on a machine.
+pub fn fingerprint(key_sec1: &[u8]) -> String {
+    B64.encode(Sha256::digest(key_sec1))
+}
+
+/// The owner this machine takes answers from, if it was logged in under one.
+pub fn pinned_owner() -> Option<String> {
+    std::env::var(OWNER_VAR)
+        .ok()
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+/// The statement of `envelope`, if it is the pinned `owner`'s, signed by its
+/// key, and fresh at `now` (ms).
+pub fn verify(owner: &str, envelope: Option<&Envelope>, now: i64) -> Result<Statement, Refusal> {
+    let envelope = envelope.ok_or(Refusal::Unsigned)?;
+    let key_bytes = B64
+        .decode(&envelope.key)
+        .map_err(|_| Refusal::BadSignature)?;
+    if fingerprint(&key_bytes) != owner {
+        return Err(Refusal::UnknownDevice);
+    }
+    let key = VerifyingKey::from_sec1_bytes(&key_bytes).map_err(|_| Refusal::BadSignature)?;
+    let bytes = B64
+        .decode(&envelope.statement)
+        .map_err(|_| Refusal::BadSignature)?;
+    let signature = B64
+        .decode(&envelope.signature)
+        .ok()
+        .and_then(|s| Signature::from_slice(&s).ok())
+        .ok_or(Refusal::BadSignature)?;
+    key.verify(&bytes, &signature)
+        .map_err(|_| Refusal::BadSignature)?;
+    let statement: Statement = serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)?;
+    if statement.v != VERSION || statement.owner != owner {
+        return Err(Refusal::BadSignature);
+    }
+    if !statement.fresh(now) {
+        return Err(Refusal::Expired);
+    }
+    Ok(statement)
+}
+
+/// The answer to act on: the statement's, if it names `frame`'s question
+/// and this machine's `open` question of the session (its own `seq`, its
+/// request's digest), in a form that question takes. The server's copy of
+/// the answer is never used; only its id and `session_seq` (which can only
+/// narrow what is typed) come from the frame.
+pub fn bind(
+    statement: Statement,
+    frame: &Answer,
+    open: Option<&OpenQuestion>,
+) -> Result<Answer, Refusal> {
+    let open = open.ok_or(Refusal::NotThisRequest)?;
+    let form_fits = match &statement.answer {
+        AnswerBody::Text { .. } => open.kind == Kind::Reply && statement.digest.is_none(),
+        _ => open.kind != Kind::Reply && statement.digest.is_some(),
+    };
+    if statement.question_id != frame.question_id
+        || statement.session != frame.session
+        || statement.open_seq != open.seq
+        || statement.digest != open.digest
+        || !form_fits
+    {
+        return Err(Refusal::NotThisRequest);
+    }
+    Ok(Answer {
+        answer_id: frame.answer_id.clone(),
+        question_id: statement.question_id,
+        session: statement.session,
+        open_seq: statement.open_seq,
+        session_seq: frame.session_seq,
+        body: statement.answer,
+        digest: statement.digest,
+        signed: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use needs_you_core::afar::Verdict;
+    use needs_you_core::signed::LIFETIME_MS;
+    use p256::ecdsa::signature::Signer as _;
+    use p256::ecdsa::SigningKey;
+
+    use super::*;
+
+    const NOW: i64 = 1_800_000_000_000;
+
+    fn key(seed: u8) -> SigningKey {
+        SigningKey::from_slice(&[seed; 32]).unwrap()
+    }
+
+    fn public(k: &SigningKey) -> Vec<u8> {
+        k.verifying_key()
+            .to_encoded_point(false)
+            .as_bytes()
+            .to_vec()
+    }
+
+    fn allow() -> AnswerBody {
+        AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: None,
+        }
+    }
+
+    fn statement(owner: &str, answer: AnswerBody, digest: Option<&str>) -> Statement {
+        Statement {
+            v: VERSION,
+            owner: owner.into(),
+            id: "aW-random-id".into(),
+            question_id: "q_1".into(),
+            session: "s1".into(),
+            open_seq: 7,
+            digest: digest.map(str::to_owned),
+            answer,
+            expires_at: NOW + LIFETIME_MS,
+        }
+    }
+
+    fn seal(k: &SigningKey, s: &Statement) -> Envelope {
+        let bytes = serde_json::to_vec(s).unwrap();
+        let sig: Signature = k.sign(&bytes);
+        Envelope {
+            statement: B64.encode(&bytes),
+            signature: B64.encode(sig.to_bytes()),
+            key: B64.encode(public(k)),
+        }
+    }
+
+    fn frame(body: AnswerBody) -> Answer {
+        Answer {
+            answer_id: "ans_1".into(),
+            question_id: "q_1".into(),
+            session: "s1".into(),
+            open_seq: 7,
+            session_seq: 7,
+            body,
+            digest: Some("d1".into()),
+            signed: None,
+        }
+    }
+
+    fn open(kind: Kind, seq: u64, digest: Option<&str>) -> OpenQuestion {
+        OpenQuestion {
+            kind,
+            seq,
+            transcript_at: None,
+            agent: None,
+            transcript: None,
+            digest: digest.map(str::to_owned),
+        }
+    }
+
+    fn code<T: std::fmt::Debug>(r: Result<T, Refusal>) -> &'static str {
+        r.expect_err("refused").code()
+    }
+
+    #[test]
+    fn the_owners_signed_statement_is_taken_and_anything_else_is_refused_with_its_code() {
+        let owner = key(1);
+        let fp = fingerprint(&public(&owner));
+        let good = statement(&fp, allow(), Some("d1"));
+        assert_eq!(
+            verify(&fp, Some(&seal(&owner, &good)), NOW),
+            Ok(good.clone())
+        );
+
+        assert_eq!(code(verify(&fp, None, NOW)), "bad_signature");
+        assert_eq!(verify(&fp, None, NOW), Err(Refusal::Unsigned));
+        // Another key, even over the owner's fingerprint in the statement.
+        let other = key(2);
+        assert_eq!(
+            code(verify(&fp, Some(&seal(&other, &good)), NOW)),
+            "unknown_device"
+        );
+        // The owner's key, the signature of another statement.
+        let mut swapped = seal(&owner, &good);
+        let deny = statement(
+            &fp,
+            AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message: None,
+            },
+            Some("d1"),
+        );
+        swapped.statement = seal(&owner, &deny).statement;
+        assert_eq!(code(verify(&fp, Some(&swapped), NOW)), "bad_signature");
+        // A garbled signature, or none.
+        let mut garbled = seal(&owner, &good);
+        garbled.signature = B64.encode([7u8; 64]);
+        assert_eq!(code(verify(&fp, Some(&garbled), NOW)), "bad_signature");
+        let mut none = seal(&owner, &good);
+        none.signature = String::new();
+        assert_eq!(code(verify(&fp, Some(&none), NOW)), "bad_signature");
+        // Signed by the owner's key, under another owner's name.
+        let elsewhere = statement("someone-else", allow(), Some("d1"));
+        assert_eq!(
+            code(verify(&fp, Some(&seal(&owner, &elsewhere)), NOW)),
+            "bad_signature"
+        );
+        // Stale, or claiming too long a life.
+        assert_eq!(
+            code(verify(
+                &fp,
+                Some(&seal(&owner, &good)),
+                NOW + LIFETIME_MS + 1
+            )),
+            "expired"
+        );
+        let mut eternal = good.clone();
+        eternal.expires_at = NOW + 24 * 3600 * 1000;
+        assert_eq!(
+            code(verify(&fp, Some(&seal(&owner, &eternal)), NOW)),
+            "expired"
+        );
+    }
+
+    #[test]
+    fn a_statement_binds_to_this_machines_own_open_of_that_request_and_its_answer_is_the_one_acted_on(
+    ) {
+        let s = statement("fp", allow(), Some("d1"));
+        // The server's copy says deny; the signed allow is what goes on.
+        let deny = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: None,
+        };
+        let bound = bind(
+            s.clone(),
+            &frame(deny.clone()),
+            Some(&open(Kind::Permission, 7, Some("d1"))),
+        )
+        .unwrap();
+        assert_eq!((bound.body, bound.open_seq), (allow(), 7));
+
+        let on = |open_q: Option<OpenQuestion>, s: Statement| {
+            bind(s, &frame(deny.clone()), open_q.as_ref())
+        };
+        assert_eq!(code(on(None, s.clone())), "not_this_request");
+        // An identical request opened again: another seq.
+        assert_eq!(
+            code(on(Some(open(Kind::Permission, 8, Some("d1"))), s.clone())),
+            "not_this_request"
+        );
+        assert_eq!(
+            code(on(Some(open(Kind::Permission, 7, Some("d2"))), s.clone())),
+            "not_this_request"
+        );
+        let mut other_question = s.clone();
+        other_question.question_id = "q_2".into();
+        assert_eq!(
+            code(on(
+                Some(open(Kind::Permission, 7, Some("d1"))),
+                other_question
+            )),
+            "not_this_request"
+        );
+        // A text is for a reply only, a decision never for one.
+        let text = statement("fp", AnswerBody::Text { text: "yes".into() }, None);
+        assert_eq!(
+            code(on(Some(open(Kind::Permission, 7, None)), text.clone())),
+            "not_this_request"
+        );
+        assert!(on(Some(open(Kind::Reply, 7, None)), text).is_ok());
+        let mut undigested = s;
+        undigested.digest = None;
+        assert_eq!(
+            code(on(Some(open(Kind::Reply, 7, None)), undigested)),
+            "not_this_request"
+        );
+    }
+}

@@ -1,0 +1,160 @@
+//! The owner's signing key: ECDSA P-256, made by `setup` on the owner's
+//! machine and kept beside the login (`owner-key.json`, the file 0600 and
+//! refused if others can read it). Never sent: the server sees only the
+//! public half, inside the answers it signs. An agent's machine pins its
+//! fingerprint at `login --owner` and takes only answers it signed
+//! (`needs_you_reporter::trust`).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
+use needs_you_core::signed::{Envelope, Statement};
+use needs_you_reporter::state::write_private;
+use needs_you_reporter::trust::fingerprint;
+use p256::ecdsa::signature::Signer as _;
+use p256::ecdsa::{Signature, SigningKey};
+use serde::{Deserialize, Serialize};
+
+use crate::login;
+
+/// The key as its file keeps it.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    /// The private scalar, 32 bytes, base64url.
+    secret: String,
+}
+
+pub struct OwnerKey {
+    key: SigningKey,
+}
+
+pub fn path() -> PathBuf {
+    login::dir().join("owner-key.json")
+}
+
+impl OwnerKey {
+    /// A new key, from the system's random source.
+    pub fn generate() -> Result<OwnerKey, String> {
+        loop {
+            let mut bytes = [0u8; 32];
+            getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes: {e}"))?;
+            // A scalar of zero or past the curve's order is refused: draw again.
+            if let Ok(key) = SigningKey::from_slice(&bytes) {
+                return Ok(OwnerKey { key });
+            }
+        }
+    }
+
+    /// The public half, SEC1 uncompressed.
+    pub fn public(&self) -> Vec<u8> {
+        self.key
+            .verifying_key()
+            .to_encoded_point(false)
+            .as_bytes()
+            .to_vec()
+    }
+
+    /// What a machine pins: [`fingerprint`] of the public half.
+    pub fn fingerprint(&self) -> String {
+        fingerprint(&self.public())
+    }
+
+    /// `statement` signed: the envelope an answer carries.
+    pub fn sign(&self, statement: &Statement) -> Envelope {
+        let bytes = serde_json::to_vec(statement).unwrap_or_default();
+        let signature: Signature = self.key.sign(&bytes);
+        Envelope {
+            statement: B64.encode(&bytes),
+            signature: B64.encode(signature.to_bytes()),
+            key: B64.encode(self.public()),
+        }
+    }
+
+    /// Written to [`path`], which must not exist: a second key would leave
+    /// every machine pinned to the first unable to take an answer.
+    pub fn save_new(&self) -> Result<PathBuf, String> {
+        let path = path();
+        if path.exists() {
+            return Err(format!(
+                "{} exists already: the machines you logged in trust that key",
+                path.display()
+            ));
+        }
+        let stored = Stored {
+            secret: B64.encode(self.key.to_bytes()),
+        };
+        let text = serde_json::to_string_pretty(&stored).unwrap_or_default();
+        write_private(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(path)
+    }
+
+    /// The stored key: `Ok(None)` when there is none.
+    pub fn load() -> Result<Option<OwnerKey>, String> {
+        let path = path();
+        let meta = match fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        if meta.permissions().mode() & 0o077 != 0 {
+            return Err(format!(
+                "{} can be read by others; run `chmod 600 {}`: whoever read it can answer for you",
+                path.display(),
+                path.display()
+            ));
+        }
+        let unreadable = || format!("{} is not a needs-you owner key", path.display());
+        let text = fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let stored: Stored = serde_json::from_str(&text).map_err(|_| unreadable())?;
+        let bytes = B64.decode(stored.secret).map_err(|_| unreadable())?;
+        let key = SigningKey::from_slice(&bytes).map_err(|_| unreadable())?;
+        Ok(Some(OwnerKey { key }))
+    }
+}
+
+/// A statement's id: 16 random bytes, base64url.
+pub fn statement_id() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes: {e}"))?;
+    Ok(B64.encode(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use needs_you_core::afar::{AnswerBody, Verdict};
+    use needs_you_core::signed::VERSION;
+
+    use super::*;
+
+    #[test]
+    fn what_the_owner_key_signs_the_agents_machine_takes_under_its_fingerprint() {
+        let key = OwnerKey::generate().unwrap();
+        let fp = key.fingerprint();
+        let statement = Statement {
+            v: VERSION,
+            owner: fp.clone(),
+            id: statement_id().unwrap(),
+            question_id: "q_1".into(),
+            session: "s".into(),
+            open_seq: 1,
+            digest: Some("d".into()),
+            answer: AnswerBody::Decision {
+                decision: Verdict::Allow,
+                message: None,
+            },
+            expires_at: 2_000,
+        };
+        let envelope = key.sign(&statement);
+        assert!(envelope.well_formed());
+        assert_eq!(
+            needs_you_reporter::trust::verify(&fp, Some(&envelope), 1_000),
+            Ok(statement)
+        );
+        let other = OwnerKey::generate().unwrap();
+        assert_ne!(other.fingerprint(), fp);
+    }
+}
