@@ -387,14 +387,30 @@ test("dismiss closes a question as not needed; a bad or unknown id says so", asy
   assert.equal((await cli(owner, ["dismiss", "../owners"])).code, 2);
 });
 
-test("pair prints a QR code and the link; --json gives the pairing", async () => {
+test("pair prints a QR code, the link and the machine's line that pins the owner's key; --json gives them on its first line; login --owner pins it", async () => {
   const owner = await ownerMachine();
   const r = (await cli(owner, ["pair"]));
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /[█▀▄]/);
   assert.match(r.stdout, new RegExp(`open: ${w.url.replace(/[.]/g, "\\.")}/pair#[0-9A-Z]{4}-[0-9A-Z]{4}`));
-  const j = JSON.parse((await cli(owner, ["pair", "--json"])).stdout);
+  assert.match(r.stdout, new RegExp(`paste:\\n  needs-you login ${w.url.replace(/[.]/g, "\\.")} --code [0-9A-Z]{4}-[0-9A-Z]{4} --owner ${owner.login.owner}\\n`));
+  const out = (await cli(owner, ["pair", "--json"])).stdout;
+  const j = JSON.parse(out.split("\n")[0]);
   assert.match(j.code, /^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+  assert.equal(j.login, `needs-you login ${w.url} --code ${j.code} --owner ${owner.login.owner}`);
+  assert.match(owner.login.owner, /^[A-Za-z0-9_-]{43}$/);
+  // The owner's key beside the login, its own alone.
+  assert.equal(statSync(join(owner.home, ".config", "needs-you", "owner-key.json")).mode & 0o777, 0o600);
+  // The machine that pastes the line pins the owner; a made-up pin is refused before anything is asked.
+  const m = machine();
+  const bad = await cli(m, ["login", w.url, "--code", j.code, "--owner", "not-a-fingerprint"]);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.ok(oneLine(bad.stderr), bad.stderr);
+  const [, ...args] = j.login.split(" ");
+  const joined = await cli(m, args);
+  assert.equal(joined.code, 0, joined.stderr);
+  const pinned = JSON.parse(readFileSync(join(m.home, ".config", "needs-you", "login.json"), "utf8"));
+  assert.equal(pinned.owner, owner.login.owner);
 });
 
 test("channels and test-push: the owner sets ntfy, a test reaches the sink; a device may not", async () => {

@@ -49,10 +49,11 @@ export function claudeEnv(live, model, task, reporter, extra = {}, { plugin = fa
   };
 }
 
-/** Starts Claude Code with `vars` in a tmux of its own; resolves at its prompt. */
-export async function startClaude(socket, cwd, vars) {
+/** Starts Claude Code with `vars` in a tmux of its own (by `command`, which
+ *  may start it through `needs-you run`); resolves at its prompt. */
+export async function startClaude(socket, cwd, vars, command = CLAUDE) {
   // A pane gets the tmux server's environment: set ours in the pane's command.
-  const term = inTmux(socket, cwd, vars, `${CLAUDE}`);
+  const term = inTmux(socket, cwd, vars, command);
   try {
     await term.waitFor(/❯/, 60_000);
   } catch (e) {

@@ -71,13 +71,19 @@ pub fn load() -> Result<Option<Login>, String> {
     })
 }
 
-pub fn save(login: &Login) -> Result<PathBuf, String> {
+/// The config folder, made (0700) if it is not there.
+pub fn make_dir() -> Result<PathBuf, String> {
     let dir = dir();
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(&dir)
         .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+pub fn save(login: &Login) -> Result<PathBuf, String> {
+    make_dir()?;
     let path = path();
     let text = serde_json::to_string_pretty(login).unwrap_or_default();
     write_private(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -83,6 +83,7 @@ impl OwnerKey {
                 path.display()
             ));
         }
+        login::make_dir()?;
         let stored = Stored {
             secret: B64.encode(self.key.to_bytes()),
         };

@@ -107,6 +107,8 @@ pub fn setup(url: &str) -> Result<i32> {
 /// and `deploy` share). The caller checked there is no other login.
 pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
     let anon = client_for(url)?;
+    // Made first: an owner the server made is no use without it.
+    let key = owner_signing_key()?;
     let admin_client =
         Client::new(anon.base(), Some(admin)).map_err(|e| Fail::new(exit::USAGE, e.to_string()))?;
     let name = std::env::var("USER")
@@ -123,7 +125,6 @@ pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
             }
         })?;
     let token = credential(&owner.token, "nyo_")?;
-    let key = owner_signing_key()?;
     let path = login::save(&Login {
         url: anon.base().to_owned(),
         token,
@@ -326,9 +327,10 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     let p: Pairing = client.post("/v1/pairings", &body)?;
     let line = login_line(client.base(), &p.code, login.owner.as_deref());
     if json_out {
+        // One line: a script reads the first line, and gets it all.
         let mut v = serde_json::to_value(&p).unwrap_or_default();
         v["login"] = json!(line);
-        print_json(&v);
+        println!("{v}");
         return Ok(exit::OK);
     }
     let minutes = ((p.expires_at as f64 - now_ms()) / 60_000.0).round();

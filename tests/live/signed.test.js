@@ -1,0 +1,200 @@
+// A server that cannot act: the real Claude Code, started by `needs-you run`
+// on a machine logged in with the line `needs-you pair` printed (which pins
+// the owner's key), against the Worker in Miniflare. The server is played as
+// an attacker would: an allow with the owner's bearer token alone, one
+// signed by another key, one whose signature is garbled, one signed for
+// another question, a row written straight into D1, and the exact replay of
+// a signed allow on an identical second request. The real waiting hook takes
+// none of them and the command never runs; `needs-you answer --allow` with
+// the owner's login, and an allow signed by Node's own WebCrypto with the
+// owner's key (an independent implementation of the signature), are taken.
+//
+//   node --test tests/live/signed.test.js   (after: bash scripts/setup-live.sh)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createECDH, webcrypto } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ADMIN, call, ROOT, sleep, waitFor } from "../worker/helpers.js";
+import { startAnthropicMock } from "./mock-anthropic.js";
+import { CLAUDE, has } from "./clis.js";
+import { needsYou, startLive } from "./harness.js";
+import { claudeEnv, startClaude } from "./claude.js";
+
+const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
+const REPORTER = join(ROOT, "target", "release", "report-prompt");
+const skip = !has(CLAUDE) && `Claude Code is not installed (bash scripts/setup-live.sh)`;
+
+let live, w, model, term, owner, machine, ownerToken, fingerprint, listUntil;
+
+/** Runs needs-you with `home`'s config to the end (never spawnSync: the
+ *  Worker answers from this process). */
+function needsYouIn(configHome, args) {
+  return new Promise((resolve) => {
+    const child = spawn(NEEDS_YOU, args, { env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: join(configHome, ".config") } });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
+
+/** A P-256 key for WebCrypto from its private scalar (base64url), with its
+ *  public half as SEC1 bytes. */
+async function importKey(secret) {
+  const ecdh = createECDH("prime256v1");
+  ecdh.setPrivateKey(Buffer.from(secret, "base64url"));
+  const pub = ecdh.getPublicKey();
+  const jwk = { kty: "EC", crv: "P-256", d: secret, x: b64url(pub.subarray(1, 33)), y: b64url(pub.subarray(33)) };
+  const key = await webcrypto.subtle.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+  return { key, pub };
+}
+
+/** `statement` signed with `signer` by WebCrypto: the envelope an answer carries. */
+async function seal(signer, statement) {
+  const bytes = Buffer.from(JSON.stringify(statement));
+  const sig = await webcrypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, signer.key, bytes);
+  return { statement: b64url(bytes), signature: b64url(sig), key: b64url(signer.pub) };
+}
+
+/** What the owner would sign to allow `q` as the list shows it. */
+function allowing(q, fields = {}) {
+  return { v: 1, owner: fingerprint, id: b64url(webcrypto.getRandomValues(new Uint8Array(16))), question_id: q.question_id,
+    session: q.session, open_seq: q.open_seq, digest: q.digest, answer: { decision: "allow" },
+    expires_at: Date.now() + 5 * 60_000, ...fields };
+}
+
+const post = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: ownerToken, body });
+const row = (id) => w.db.prepare("SELECT state, reason_code, signed FROM answers WHERE id = ?").bind(id).first();
+
+/** Waits until answer `id` has failed; its reason code. */
+async function refusedWith(id) {
+  const failed = await waitFor(async () => {
+    const r = await row(id);
+    return r?.state === "failed" && r;
+  }, 10_000);
+  assert.ok(failed, `never failed: ${JSON.stringify(await row(id))}`);
+  return failed.reason_code;
+}
+
+before(async () => {
+  if (skip) return;
+  live = await startLive("signed", {});
+  ({ w } = live);
+  // The owner's own machine: `setup` makes the owner and its key.
+  owner = join(live.home, "owner");
+  mkdirSync(owner);
+  const setup = await new Promise((resolve) => {
+    const child = spawn(NEEDS_YOU, ["setup", w.url], { env: { PATH: process.env.PATH, HOME: owner, USER: "ana",
+      XDG_CONFIG_HOME: join(owner, ".config"), NEEDS_YOU_ADMIN_TOKEN: ADMIN } });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => resolve({ code, err }));
+  });
+  assert.equal(setup.code, 0, setup.err);
+  const login = JSON.parse(readFileSync(join(owner, ".config", "needs-you", "login.json"), "utf8"));
+  ownerToken = login.token;
+  fingerprint = login.owner;
+  ({ listUntil } = needsYou(w, ownerToken));
+  // The agent's machine logs in with the line `pair --json` prints first.
+  const paired = await needsYouIn(owner, ["pair", "--json"]);
+  assert.equal(paired.code, 0, paired.stderr);
+  const line = JSON.parse(paired.stdout.split("\n")[0]);
+  assert.ok(line.url && line.login.includes(`--owner ${fingerprint}`), paired.stdout);
+  machine = join(live.home, "machine");
+  mkdirSync(machine);
+  const [, ...args] = line.login.split(" ");
+  const joined = await needsYouIn(machine, args);
+  assert.equal(joined.code, 0, joined.stderr);
+  assert.match(joined.stdout, /take only answers signed by the owner key/);
+  model = await startAnthropicMock();
+  const vars = claudeEnv(live, model, { credential: "" }, REPORTER, { XDG_CONFIG_HOME: join(machine, ".config") });
+  delete vars.NEEDS_YOU_TOKEN;
+  delete vars.NEEDS_YOU_URL;
+  term = await startClaude(`needs-you-live-signed-${process.pid}`, live.cwd, vars, `${NEEDS_YOU} run -- ${CLAUDE}`);
+});
+
+after(async () => {
+  term?.stop();
+  await model?.stop();
+  await live?.stop();
+});
+
+async function permission(file) {
+  model.next({ tool: "Bash", input: { command: `touch ${file}`, description: "Make the file" } });
+  model.next({ text: "Made the file." });
+  await term.type("make the file");
+  await term.waitFor(/Do you want to proceed/);
+  const [q] = await listUntil((l) => l.length === 1 && l[0].answer_from_afar === "decision");
+  assert.ok(q.open_seq > 0, JSON.stringify(q));
+  return q;
+}
+
+test("a server that holds the owner's token, the database or the relay's socket cannot allow a command; the owner's signed allow runs it", { skip }, async () => {
+  const file = join(live.cwd, "made");
+  const q = await permission(file);
+  const stranger = await importKey(b64url(webcrypto.getRandomValues(new Uint8Array(32))));
+
+  // The bearer token alone: no statement.
+  const bare = await post(q, { decision: "allow", digest: q.digest });
+  assert.equal(bare.status, 201, bare.text);
+  assert.equal(await refusedWith(bare.body.answer_id), "bad_signature");
+  // A key the machine does not know, signing the owner's very statement.
+  const other = await post(q, { decision: "allow", digest: q.digest, signed: await seal(stranger, allowing(q)) });
+  assert.equal(await refusedWith(other.body.answer_id), "unknown_device");
+  // The owner's public key named, the signature made up.
+  const ownerKey = JSON.parse(readFileSync(join(owner, ".config", "needs-you", "owner-key.json"), "utf8"));
+  const signer = await importKey(ownerKey.secret);
+  const garbled = await seal(signer, allowing(q));
+  garbled.signature = b64url(Buffer.from(garbled.signature, "base64url").map((b, i) => (i === 5 ? b ^ 1 : b)));
+  const g = await post(q, { decision: "allow", digest: q.digest, signed: garbled });
+  assert.equal(await refusedWith(g.body.answer_id), "bad_signature");
+  // Signed by the owner, for an earlier open of the session.
+  const stale = await post(q, { decision: "allow", digest: q.digest, signed: await seal(signer, allowing(q, { open_seq: q.open_seq - 1 })) });
+  assert.equal(await refusedWith(stale.body.answer_id), "not_this_request");
+  // An answer row written straight into D1, and handed to the relay.
+  const now = Date.now();
+  await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, digest, open_seq)
+    VALUES ('ans_written', ?, ?, (SELECT owner_id FROM questions WHERE id = ?), 'allow', 'queued', ?, ?, 'decision', '{"decision":"allow"}', ?, ?)`)
+    .bind(q.question_id, q.task_id, q.question_id, now, now, q.digest, q.open_seq).run();
+  const relay = await w.mf.getDurableObjectNamespace("RELAY");
+  await relay.get(relay.idFromName(q.task_id)).fetch("https://relay/", { method: "POST", body: JSON.stringify({ deliver: { task_id: q.task_id, answer_id: "ans_written" } }) });
+  assert.equal(await refusedWith("ans_written"), "bad_signature");
+
+  await sleep(500);
+  assert.equal(existsSync(file), false, "nothing the server made up ran the command");
+  assert.match(term.screen(), /Do you want to proceed/, "the dialog still waits");
+
+  // The owner's command line signs, and the machine takes it.
+  const answered = await needsYouIn(owner, ["answer", q.question_id, "--allow"]);
+  assert.equal(answered.code, 0, answered.stderr);
+  assert.match(answered.stdout, /The agent took it/);
+  assert.ok(await waitFor(() => existsSync(file), 10_000), "the command ran");
+  await term.waitFor(/Made the file/);
+  await listUntil((l) => l.length === 0);
+});
+
+test("the exact replay of a signed allow on an identical second request is refused; an allow signed by WebCrypto with the owner's key is taken", { skip }, async () => {
+  const first = await w.db.prepare("SELECT signed FROM answers WHERE state = 'taken' ORDER BY created_at DESC").first();
+  assert.ok(first?.signed, "the taken allow kept its envelope");
+  const file = join(live.cwd, "made");
+  rmSync(file);
+  const q = await permission(file);
+  const replay = await post(q, { decision: "allow", digest: q.digest, signed: JSON.parse(first.signed) });
+  assert.equal(replay.status, 201, replay.text);
+  assert.equal(await refusedWith(replay.body.answer_id), "not_this_request");
+  await sleep(500);
+  assert.equal(existsSync(file), false, "the replay ran nothing");
+
+  const ownerKey = JSON.parse(readFileSync(join(owner, ".config", "needs-you", "owner-key.json"), "utf8"));
+  const signed = await seal(await importKey(ownerKey.secret), allowing(q));
+  const ok = await post(q, { decision: "allow", digest: q.digest, signed });
+  assert.equal(ok.status, 201, ok.text);
+  assert.ok(await waitFor(() => existsSync(file), 10_000), `the command ran: ${JSON.stringify(await row(ok.body.answer_id))}`);
+  assert.ok(await waitFor(async () => (await row(ok.body.answer_id)).state === "taken", 5000));
+  await term.waitFor(/Made the file/);
+  await listUntil((l) => l.length === 0);
+});
