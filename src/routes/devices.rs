@@ -72,6 +72,7 @@ pub async fn create(mut req: Request, env: &Env) -> ApiResult {
                         code,
                         expires_at: expires_at as i64,
                         rights,
+                        pairing_id: id.clone(),
                     },
                 );
             }
@@ -120,13 +121,23 @@ pub async fn check(mut req: Request, env: &Env) -> ApiResult {
     }
 }
 
-/// `POST /v1/devices {code, name, rights?}`: the device's credential, shown
-/// once, with what it may do: the code's rights, narrowed to those asked for.
+/// `POST /v1/devices {code, name, rights?, key?, proof?}`: the device's
+/// credential, shown once, with what it may do: the code's rights, narrowed
+/// to those asked for. A device that signs its answers sends its public key
+/// and the proof of it, kept for its pairer to check ([`super::keys`]).
 pub async fn redeem(mut req: Request, env: &Env) -> ApiResult {
     let body = read_object(&mut req).await?;
     let name = name_field(&body, "name", MAX_NAME_CHARS)?;
     let asked = rights_field(&body)?.unwrap_or_else(Rights::all);
     let (pairing_id, secret) = code_field(&body)?;
+    let key = super::keys::b64url_field(&body, "key", super::keys::MAX_KEY_CHARS)?;
+    let proof = super::keys::b64url_field(&body, "proof", super::keys::MAX_KEY_CHARS)?;
+    if key.is_some() != proof.is_some() {
+        return Err(ApiError::bad_request(
+            "invalid_request",
+            "a device's `key` comes with its `proof`",
+        ));
+    }
     let (device_id, token) = (new_id("dev_"), new_token(DEVICE_PREFIX));
     let redeemed = store::redeem_pairing(
         env,
@@ -138,6 +149,8 @@ pub async fn redeem(mut req: Request, env: &Env) -> ApiResult {
             name: &name,
             token_hash: &sha256_hex(token.as_bytes()),
             asked: &asked,
+            key: key.as_deref(),
+            proof: proof.as_deref(),
         },
         now_ms(),
     )

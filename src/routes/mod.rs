@@ -4,6 +4,7 @@
 mod answers;
 mod channels;
 mod devices;
+mod keys;
 mod live;
 mod needs_you;
 mod owners;
@@ -118,6 +119,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             Get => live::connect(req, env).await),
         ["v1", "pairings"] => methods!(method, p; Post => devices::create(req, env).await),
         ["v1", "pairings", "check"] => methods!(method, p; Post => devices::check(req, env).await),
+        ["v1", "pairings", id] => {
+            methods!(method, p; Get => keys::pairing_state(req, env, id).await)
+        }
         ["v1", "devices"] => methods!(method, p;
             Post => devices::redeem(req, env).await,
             Get => devices::list(req, env).await),
@@ -128,6 +132,12 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             Put => push::subscribe(req, env).await,
             Delete => push::unsubscribe(req, env).await),
         ["v1", "devices", id] => methods!(method, p; Delete => devices::revoke(req, env, id).await),
+        ["v1", "devices", id, "certificate"] => {
+            methods!(method, p; Put => keys::certify(req, env, id).await)
+        }
+        ["v1", "owners", "me", "device-list"] => methods!(method, p;
+            Get => keys::device_list(req, env).await,
+            Put => keys::set_device_list(req, env).await),
         ["v1", "push", "key"] => methods!(method, p; Get => push::key(env)),
         ["v1", "channels"] => methods!(method, p; Get => channels::list(req, env).await),
         // `test` is no channel kind: POST tests them all, PUT and DELETE say so.

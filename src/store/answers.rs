@@ -158,7 +158,8 @@ WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)
 const ON_THEIR_WAY: &str = "
 SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text, a.body, a.digest, a.signed
+       a.text, a.body, a.digest, a.signed,
+       (SELECT o.device_list FROM owners o WHERE o.id = a.owner_id) AS devices
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL
 ORDER BY a.created_at";
@@ -186,6 +187,7 @@ struct OnItsWay {
     body: Option<String>,
     digest: Option<String>,
     signed: Option<String>,
+    devices: Option<String>,
 }
 
 impl From<OnItsWay> for relay_messages::Answer {
@@ -203,6 +205,7 @@ impl From<OnItsWay> for relay_messages::Answer {
             body,
             digest: r.digest,
             signed: r.signed.and_then(|e| serde_json::from_str(&e).ok()),
+            devices: r.devices.and_then(|e| serde_json::from_str(&e).ok()),
         }
     }
 }
@@ -234,7 +237,8 @@ pub async fn answers_on_their_way(
 const ONE_ON_ITS_WAY: &str = "
 SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
        coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text, a.body, a.digest, a.signed
+       a.text, a.body, a.digest, a.signed,
+       (SELECT o.device_list FROM owners o WHERE o.id = a.owner_id) AS devices
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL";
 

@@ -121,10 +121,11 @@ const USE_CODE: &str = concat!(
 /// The device, for the code this request used, with the code's rights
 /// narrowed to those asked for, and its maker. Binds ?1 the pairing id, ?4
 /// this request's id, ?7 the device id, ?8 its name, ?9 its token's hash,
-/// ?3 now, ?10 the rights asked for (bits).
+/// ?3 now, ?10 the rights asked for (bits), ?11 its signing key and ?12 the
+/// proof of it (or nulls).
 const CREATE_DEVICE: &str = "
-INSERT INTO devices (id, owner_id, name, token_hash, created_at, rights, paired_by)
-SELECT ?7, owner_id, ?8, ?9, ?3, rights & ?10, made_by FROM pairings WHERE id = ?1 AND used_by = ?4
+INSERT INTO devices (id, owner_id, name, token_hash, created_at, rights, paired_by, pairing_id, public_key, key_proof)
+SELECT ?7, owner_id, ?8, ?9, ?3, rights & ?10, made_by, id, ?11, ?12 FROM pairings WHERE id = ?1 AND used_by = ?4
 RETURNING id, rights";
 
 pub struct Redeem<'a> {
@@ -136,6 +137,9 @@ pub struct Redeem<'a> {
     pub token_hash: &'a str,
     /// What the new device asks to be able to do; it gets what the code grants of it.
     pub asked: &'a Rights,
+    /// Its signing key and the proof of it made with the link's secret.
+    pub key: Option<&'a str>,
+    pub proof: Option<&'a str>,
 }
 
 /// What redeeming a code did.
@@ -203,6 +207,8 @@ pub async fn redeem_pairing(env: &Env, r: &Redeem<'_>, now: f64) -> Result<Redee
         s(r.name),
         s(r.token_hash),
         n(f64::from(r.asked.bits())),
+        r.key.map_or(wasm_bindgen::JsValue::NULL, s),
+        r.proof.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     let results = db
         .batch(vec![
@@ -248,7 +254,8 @@ pub async fn device_by_token_hash(env: &Env, hash: &str) -> Result<Option<Device
 /// The owner's live devices, newest first; with ?2, only that one. Binds ?1
 /// the owner id, ?2 a device id or null.
 const LIST_DEVICES: &str = "
-SELECT id AS device_id, name, created_at, push IS NOT NULL AS push, rights, paired_by FROM devices
+SELECT id AS device_id, name, created_at, push IS NOT NULL AS push, rights, paired_by,
+       public_key, certificate FROM devices
 WHERE owner_id = ?1 AND revoked_at IS NULL AND (?2 IS NULL OR id = ?2)
 ORDER BY created_at DESC";
 
@@ -266,6 +273,8 @@ pub async fn list_devices(
         push: bool,
         rights: u32,
         paired_by: Option<String>,
+        public_key: Option<String>,
+        certificate: Option<String>,
     }
     let db = db(env)?;
     let only = only.map_or(wasm_bindgen::JsValue::NULL, s);
@@ -282,8 +291,104 @@ pub async fn list_devices(
             push: r.push,
             rights: Rights::from_bits(r.rights),
             paired_by: r.paired_by,
+            key: r.public_key,
+            certificate: r.certificate.and_then(|c| serde_json::from_str(&c).ok()),
         })
         .collect())
+}
+
+/// The owner's pairing ?2 and the live device its code made since it was
+/// made (an id is drawn again once its code is spent). Binds ?1 the owner id.
+const PAIRING_STATE: &str = "
+SELECT p.id AS pairing_id, p.expires_at, d.id AS device_id, d.name, d.rights, d.public_key, d.key_proof
+FROM pairings p LEFT JOIN devices d
+  ON d.pairing_id = p.id AND d.owner_id = p.owner_id AND d.created_at >= p.created_at AND d.revoked_at IS NULL
+WHERE p.id = ?2 AND p.owner_id = ?1";
+
+/// Whether the owner's pairing was used, and by which device.
+pub async fn pairing_state(
+    env: &Env,
+    owner_id: &str,
+    pairing_id: &str,
+) -> Result<Option<api::PairingState>> {
+    #[derive(Deserialize)]
+    struct Row {
+        pairing_id: String,
+        expires_at: i64,
+        device_id: Option<String>,
+        name: Option<String>,
+        rights: Option<u32>,
+        public_key: Option<String>,
+        key_proof: Option<String>,
+    }
+    let db = db(env)?;
+    let row: Option<Row> = stmt(&db, PAIRING_STATE, &[s(owner_id), s(pairing_id)])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| api::PairingState {
+        pairing_id: r.pairing_id,
+        expires_at: r.expires_at,
+        device: r.device_id.map(|device_id| api::PairedDevice {
+            device_id,
+            name: r.name.unwrap_or_default(),
+            rights: Rights::from_bits(r.rights.unwrap_or(0)),
+            key: r.public_key,
+            proof: r.key_proof,
+        }),
+    }))
+}
+
+/// Keeps the certificate (JSON) of the owner's live device ?2, which must
+/// have a key. Binds ?1 the owner id, ?3 the certificate.
+const SET_CERTIFICATE: &str = "
+UPDATE devices SET certificate = ?3
+WHERE id = ?2 AND owner_id = ?1 AND revoked_at IS NULL AND public_key IS NOT NULL";
+
+/// Whether the device was there to take it.
+pub async fn set_certificate(
+    env: &Env,
+    owner_id: &str,
+    device_id: &str,
+    certificate: &str,
+) -> Result<bool> {
+    let db = db(env)?;
+    let r = stmt(
+        &db,
+        SET_CERTIFICATE,
+        &[s(owner_id), s(device_id), s(certificate)],
+    )?
+    .run()
+    .await?;
+    Ok(changes(&r)? > 0)
+}
+
+/// The owner's newest device list, as its envelope's JSON.
+pub async fn device_list(env: &Env, owner_id: &str) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        device_list: Option<String>,
+    }
+    let db = db(env)?;
+    let row: Option<Row> = stmt(
+        &db,
+        "SELECT device_list FROM owners WHERE id = ?1",
+        &[s(owner_id)],
+    )?
+    .first(None)
+    .await?;
+    Ok(row.and_then(|r| r.device_list))
+}
+
+pub async fn set_device_list(env: &Env, owner_id: &str, list: &str) -> Result<()> {
+    let db = db(env)?;
+    stmt(
+        &db,
+        "UPDATE owners SET device_list = ?2 WHERE id = ?1",
+        &[s(owner_id), s(list)],
+    )?
+    .run()
+    .await?;
+    Ok(())
 }
 
 /// The device ?1 of owner ?2 and every device paired from it, at any depth:

@@ -302,6 +302,9 @@ pub enum Refusal {
     /// On the agent's machine: signed by a key that is not the owner's the
     /// machine was logged in under.
     UnknownDevice,
+    /// On the agent's machine: signed by a device that the owner's newest
+    /// device list this machine has seen leaves out.
+    RevokedDevice,
     /// On the agent's machine: its statement is past its expiry, or claims
     /// a life no statement has.
     Expired,
@@ -321,6 +324,7 @@ impl Refusal {
             Refusal::NotOffered => "not_offered",
             Refusal::Unsigned | Refusal::BadSignature => "bad_signature",
             Refusal::UnknownDevice => "unknown_device",
+            Refusal::RevokedDevice => "revoked_device",
             Refusal::Expired => "expired",
         }
     }
@@ -362,10 +366,13 @@ impl Refusal {
                 "the answer's signature does not hold: it was changed on its way, or made up".into()
             }
             Refusal::UnknownDevice => {
-                "the answer is signed by a key the agent's machine does not know as its owner's".into()
+                "the answer is signed by a key the agent's machine does not know as its owner's, nor as a device its owner paired to answer".into()
+            }
+            Refusal::RevokedDevice => {
+                "the device that signed the answer was revoked by its owner".into()
             }
             Refusal::Expired => {
-                "the answer is too old (or its device's clock is far off): answer again".into()
+                "the answer, or its device's certificate, is out of date (or the device's clock is far off): answer again, or pair the device again".into()
             }
         }
     }

@@ -530,6 +530,30 @@ pub struct Pairing {
     pub url: String,
     pub expires_at: i64,
     pub rights: Rights,
+    /// The code's first half: `GET /v1/pairings/{id}` says whether a device
+    /// used it, and with what key.
+    #[serde(default)]
+    pub pairing_id: String,
+}
+
+/// `GET /v1/pairings/{id}`: whether the code was used, and by which device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairingState {
+    pub pairing_id: String,
+    pub expires_at: i64,
+    pub device: Option<PairedDevice>,
+}
+
+/// The device a pairing code made, with the key it says is its own and the
+/// proof of that key (`crate::signed`), as it sent them: the pairer checks
+/// the proof with the secret only it and the device know.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairedDevice {
+    pub device_id: String,
+    pub name: String,
+    pub rights: Rights,
+    pub key: Option<String>,
+    pub proof: Option<String>,
 }
 
 /// `POST /v1/pairings/check`: whose a code is and what it grants, before it
@@ -561,6 +585,12 @@ pub struct Device {
     pub rights: Rights,
     /// The device whose code paired it, or null for the owner's.
     pub paired_by: Option<String>,
+    /// Its signing key, as it sent it at pairing (`crate::signed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The certificate the owner's key signed for it, once its pairer sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<crate::signed::Envelope>,
 }
 
 /// `GET /v1/devices`.

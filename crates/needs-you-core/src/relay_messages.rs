@@ -7,7 +7,7 @@
 //! ```text
 //! relay  -> Worker   {"type": "hello"}                      on every connect
 //! Worker -> relay    {"type": "answer", answer_id, question_id, session, open_seq, session_seq,
-//!                     text | decision (+ message) | choices, digest?, signed?}
+//!                     text | decision (+ message) | choices, digest?, signed?, devices?}
 //! relay  -> Worker   {"type": "received", answer_id}
 //! relay  -> Worker   {"type": "typed", answer_id}           a text, typed
 //! relay  -> Worker   {"type": "taken", answer_id}           a decision or choices, taken by the agent
@@ -87,7 +87,11 @@ pub struct Answer {
     /// machine logged in under an owner acts on that, never on the fields
     /// above ([`crate::signed`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signed: Option<Envelope>,
+    pub signed: Option<Box<Envelope>>,
+    /// The owner's newest device list the Worker holds, signed by the
+    /// owner's key: the machine keeps the newest it has seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<Box<Envelope>>,
 }
 
 /// A reader asks to see the pane of a session's open question.
@@ -301,6 +305,7 @@ mod tests {
             body: AnswerBody::Text { text: "yes".into() },
             digest: None,
             signed: None,
+            devices: None,
         });
         let v: serde_json::Value = serde_json::from_str(&a.to_frame()).unwrap();
         assert_eq!(

@@ -19,12 +19,25 @@
 //!             "answer": {text | decision (+ message) | choices}, "expires_at": <ms>}
 //! ```
 //!
+//! A device other than the owner's command line signs with a key of its own
+//! and carries its certificate, which the owner's key signed when it paired
+//! the device, in the envelope (`"certificate"`, an envelope of a
+//! [`Certificate`]). The owner's newest [`DeviceList`], also signed by the
+//! owner's key, names the devices whose certificates still count: a machine
+//! keeps the newest it has seen, and a device missing from it is revoked.
+//!
+//! A device proves its key to the one who pairs it with the pairing's
+//! secret, which only the pairing link carries (in its fragment, never sent
+//! to a server): the HMAC-SHA256, under that secret, of [`PROOF_LABEL`]
+//! followed by the key as base64url ([`proof_message`]).
+//!
 //! Nothing here does cryptography: the reporter checks, the command line
 //! signs (`needs_you_reporter::trust`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::afar::AnswerBody;
+use crate::api::Rights;
 
 /// The statement's version: a machine refuses one it does not know.
 pub const VERSION: u32 = 1;
@@ -37,8 +50,45 @@ pub const LIFETIME_MS: i64 = 10 * 60 * 1000;
 /// claims to live longer than [`LIFETIME_MS`] from now, beyond this, is refused.
 pub const CLOCK_SKEW_MS: i64 = 5 * 60 * 1000;
 
-/// The longest envelope the Worker keeps and a machine reads.
+/// The longest envelope the Worker keeps and a machine reads, its
+/// certificate included.
 pub const MAX_ENVELOPE_BYTES: usize = 8 * 1024;
+
+/// How long a device's certificate counts: the owner's command line makes a
+/// new one when it pairs the device again.
+pub const CERTIFICATE_LIFETIME_MS: i64 = 30 * 24 * 3600 * 1000;
+
+/// What a pairing's proof of a device's key begins with.
+pub const PROOF_LABEL: &str = "needs-you pairing v1\n";
+
+/// The bytes whose HMAC under the pairing's secret proves `key` (base64url).
+pub fn proof_message(key: &str) -> Vec<u8> {
+    [PROOF_LABEL.as_bytes(), key.as_bytes()].concat()
+}
+
+/// What the owner's key says of a device it paired.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Certificate {
+    pub v: u32,
+    /// The owner's fingerprint.
+    pub owner: String,
+    pub device_id: String,
+    /// The device's public key, SEC1 uncompressed, base64url.
+    pub key: String,
+    /// What it may do; a machine takes answers only from one with `answer`.
+    pub rights: Rights,
+    pub expires_at: i64,
+}
+
+/// The devices whose certificates count, as the owner's key last said:
+/// `version` grows with every list, and a machine keeps the newest it saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceList {
+    pub v: u32,
+    pub owner: String,
+    pub version: u64,
+    pub devices: Vec<String>,
+}
 
 /// What the answering device says, and signs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +120,10 @@ pub struct Envelope {
     pub statement: String,
     pub signature: String,
     pub key: String,
+    /// The signer's [`Certificate`], signed by the owner's key; none when the
+    /// owner's key signs itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<Box<Envelope>>,
 }
 
 impl Envelope {
@@ -82,10 +136,18 @@ impl Envelope {
                 && s.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         };
-        self.statement.len() + self.signature.len() + self.key.len() <= MAX_ENVELOPE_BYTES
-            && b64url(&self.statement)
-            && b64url(&self.signature)
-            && b64url(&self.key)
+        let parts = |e: &Envelope| b64url(&e.statement) && b64url(&e.signature) && b64url(&e.key);
+        let size = |e: &Envelope| e.statement.len() + e.signature.len() + e.key.len();
+        match &self.certificate {
+            None => parts(self) && size(self) <= MAX_ENVELOPE_BYTES,
+            // A certificate is signed by the owner's key, and carries none.
+            Some(c) => {
+                c.certificate.is_none()
+                    && parts(self)
+                    && parts(c)
+                    && size(self) + size(c) <= MAX_ENVELOPE_BYTES
+            }
+        }
     }
 }
 
@@ -143,10 +205,20 @@ mod tests {
             statement: s.into(),
             signature: "c2ln".into(),
             key: "a2V5".into(),
+            certificate: None,
         };
         assert!(e("eyJ2IjoxfQ").well_formed());
         assert!(!e("eyJ2IjoxfQ==").well_formed());
         assert!(!e("").well_formed());
         assert!(!e(&"a".repeat(MAX_ENVELOPE_BYTES)).well_formed());
+        let certified = |c: Envelope| Envelope {
+            certificate: Some(Box::new(c)),
+            ..e("eyJ2IjoxfQ")
+        };
+        assert!(certified(e("Y2VydA")).well_formed());
+        assert!(!certified(e("Y2VydA==")).well_formed());
+        assert!(!certified(certified(e("Y2VydA"))).well_formed());
+        assert!(certified(e(&"a".repeat(MAX_ENVELOPE_BYTES - 40))).well_formed());
+        assert!(!certified(e(&"a".repeat(MAX_ENVELOPE_BYTES - 10))).well_formed());
     }
 }

@@ -1,15 +1,21 @@
 //! What the relay's check of a signed answer costs (`trust::verify`, then
-//! `trust::bind`), in microseconds: `bash bench/trust.sh`. Runs `ROUNDS`
-//! rounds of `PER_ROUND` checks and prints each round's mean, then the
-//! median and the spread of the rounds, as JSON on the last line.
+//! `trust::bind`), in microseconds: `bash bench/trust.sh`. Two signers side
+//! by side, round after round: the owner's key, and a device whose
+//! certificate the owner's key signed (two signatures to check, and the
+//! device list). Runs `ROUNDS` rounds of `PER_ROUND` checks of each and
+//! prints the median and the spread of the rounds' means, as JSON on the
+//! last line.
 
 use std::time::Instant;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 use needs_you_core::afar::{AnswerBody, Verdict};
+use needs_you_core::api::Rights;
 use needs_you_core::relay_messages::Answer;
-use needs_you_core::signed::{Envelope, Statement, LIFETIME_MS, VERSION};
+use needs_you_core::signed::{
+    Certificate, DeviceList, Envelope, Statement, CERTIFICATE_LIFETIME_MS, LIFETIME_MS, VERSION,
+};
 use needs_you_core::Kind;
 use needs_you_reporter::state::OpenQuestion;
 use needs_you_reporter::trust;
@@ -49,6 +55,44 @@ fn main() {
         statement: B64.encode(&bytes),
         signature: B64.encode(signature.to_bytes()),
         key: B64.encode(&public),
+        certificate: None,
+    };
+    let phone = SigningKey::from_slice(&[9u8; 32]).expect("a scalar");
+    let phone_public = phone
+        .verifying_key()
+        .to_encoded_point(false)
+        .as_bytes()
+        .to_vec();
+    let seal = |k: &SigningKey, public: &[u8], bytes: &[u8]| {
+        let signature: Signature = k.sign(bytes);
+        Envelope {
+            statement: B64.encode(bytes),
+            signature: B64.encode(signature.to_bytes()),
+            key: B64.encode(public),
+            certificate: None,
+        }
+    };
+    let certificate = Certificate {
+        v: VERSION,
+        owner: owner.clone(),
+        device_id: "dev_phone".into(),
+        key: B64.encode(&phone_public),
+        rights: Rights::from_list("answer"),
+        expires_at: now + CERTIFICATE_LIFETIME_MS,
+    };
+    let by_phone = Envelope {
+        certificate: Some(Box::new(seal(
+            &key,
+            &public,
+            &serde_json::to_vec(&certificate).expect("json"),
+        ))),
+        ..seal(&phone, &phone_public, &bytes)
+    };
+    let list = DeviceList {
+        v: VERSION,
+        owner: owner.clone(),
+        version: 1,
+        devices: vec!["dev_phone".into()],
     };
     let frame = Answer {
         answer_id: "ans_bench".into(),
@@ -58,7 +102,8 @@ fn main() {
         session_seq: 42,
         body: statement.answer.clone(),
         digest: Some(digest.clone()),
-        signed: Some(envelope.clone()),
+        signed: Some(Box::new(envelope.clone())),
+        devices: None,
     };
     let open = OpenQuestion {
         kind: Kind::Permission,
@@ -68,22 +113,32 @@ fn main() {
         transcript: None,
         digest: Some(digest),
     };
-    let mut means = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
+    let mut owner_means = Vec::with_capacity(ROUNDS);
+    let mut device_means = Vec::with_capacity(ROUNDS);
+    let time = |signed: &Envelope| {
         let start = Instant::now();
         for _ in 0..PER_ROUND {
-            let s = trust::verify(&owner, Some(&envelope), now).expect("verified");
+            let s = trust::verify(&owner, Some(signed), Some(&list), now).expect("verified");
             trust::bind(s, &frame, Some(&open)).expect("bound");
         }
-        let us = start.elapsed().as_secs_f64() * 1e6 / PER_ROUND as f64;
-        println!("round: {us:.1} us a check");
-        means.push(us);
+        start.elapsed().as_secs_f64() * 1e6 / PER_ROUND as f64
+    };
+    for _ in 0..ROUNDS {
+        owner_means.push(time(&envelope));
+        device_means.push(time(&by_phone));
     }
-    means.sort_by(|a, b| a.total_cmp(b));
+    let spread = |mut m: Vec<f64>| {
+        m.sort_by(|a, b| a.total_cmp(b));
+        format!(
+            "{{\"median_us\": {:.1}, \"min_us\": {:.1}, \"max_us\": {:.1}}}",
+            m[ROUNDS / 2],
+            m[0],
+            m[ROUNDS - 1]
+        )
+    };
     println!(
-        "{{\"median_us\": {:.1}, \"min_us\": {:.1}, \"max_us\": {:.1}, \"rounds\": {ROUNDS}, \"per_round\": {PER_ROUND}}}",
-        means[ROUNDS / 2],
-        means[0],
-        means[ROUNDS - 1]
+        "{{\"owner_key\": {}, \"device_with_certificate\": {}, \"rounds\": {ROUNDS}, \"per_round\": {PER_ROUND}}}",
+        spread(owner_means),
+        spread(device_means)
     );
 }

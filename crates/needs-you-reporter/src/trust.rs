@@ -10,21 +10,26 @@
 //! (`NEEDS_YOU_OWNER`, which `needs-you run` sets from the login; `needs-you
 //! login --owner` pinned it from the line `needs-you pair` printed, so the
 //! server never chose it). What it checks, in order, each with its
-//! [`Refusal`]: a statement came (`Unsigned`); the signer's key is the
-//! pinned one (`UnknownDevice`); the signature holds over the statement's
-//! bytes, which read as a statement of this owner (`BadSignature`); it is
-//! fresh (`Expired`); it names this machine's own open question of the
-//! session, by `seq` and digest, in the answer's form (`NotThisRequest`);
-//! its id was never taken before (`Spent`, kept by the caller).
+//! [`Refusal`]: a statement came (`Unsigned`); its signer is the pinned key,
+//! or a device whose certificate that key signed (`UnknownDevice`), still
+//! in date (`Expired`), with the right to answer (`UnknownDevice`), and
+//! named in the owner's newest device list this machine has seen
+//! (`RevokedDevice`); the signature holds over the statement's bytes, which
+//! read as a statement of this owner (`BadSignature`); it is fresh
+//! (`Expired`); it names this machine's own open question of the session,
+//! by `seq` and digest, in the answer's form (`NotThisRequest`); its id was
+//! never taken before (`Spent`, kept by the caller).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 use needs_you_core::afar::{AnswerBody, Refusal};
+use needs_you_core::api::Right;
 use needs_you_core::relay_messages::Answer;
-use needs_you_core::signed::{Envelope, Statement, VERSION};
+use needs_you_core::signed::{Certificate, DeviceList, Envelope, Statement, VERSION};
 use needs_you_core::Kind;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
+use serde::de::DeserializeOwned;
 use sha2::{Digest as _, Sha256};
 
 use crate::state::OpenQuestion;
@@ -46,16 +51,12 @@ pub fn pinned_owner() -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-/// The statement of `envelope`, if it is the pinned `owner`'s, signed by its
-/// key, and fresh at `now` (ms).
-pub fn verify(owner: &str, envelope: Option<&Envelope>, now: i64) -> Result<Statement, Refusal> {
-    let envelope = envelope.ok_or(Refusal::Unsigned)?;
+/// The bytes `envelope` signs, if its signature by its own key holds; that
+/// key's SEC1 bytes beside them.
+fn signed_bytes(envelope: &Envelope) -> Result<(Vec<u8>, Vec<u8>), Refusal> {
     let key_bytes = B64
         .decode(&envelope.key)
         .map_err(|_| Refusal::BadSignature)?;
-    if fingerprint(&key_bytes) != owner {
-        return Err(Refusal::UnknownDevice);
-    }
     let key = VerifyingKey::from_sec1_bytes(&key_bytes).map_err(|_| Refusal::BadSignature)?;
     let bytes = B64
         .decode(&envelope.statement)
@@ -67,6 +68,87 @@ pub fn verify(owner: &str, envelope: Option<&Envelope>, now: i64) -> Result<Stat
         .ok_or(Refusal::BadSignature)?;
     key.verify(&bytes, &signature)
         .map_err(|_| Refusal::BadSignature)?;
+    Ok((bytes, key_bytes))
+}
+
+/// What `envelope` says, if the `owner`'s own key signed it.
+pub fn owner_signed<T: DeserializeOwned>(owner: &str, envelope: &Envelope) -> Result<T, Refusal> {
+    let key = B64
+        .decode(&envelope.key)
+        .map_err(|_| Refusal::BadSignature)?;
+    if fingerprint(&key) != owner {
+        return Err(Refusal::UnknownDevice);
+    }
+    let (bytes, _) = signed_bytes(envelope)?;
+    serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)
+}
+
+/// The newer of the device list this machine `kept` and the one the server
+/// `offered`, if that one is the owner's own and newer: a list the owner's
+/// key did not sign is ignored, as is an older one (a server may hold back
+/// the newest, never undo it here).
+pub fn newest_list(
+    owner: &str,
+    kept: Option<DeviceList>,
+    offered: Option<&Envelope>,
+) -> Option<DeviceList> {
+    let offered = offered
+        .and_then(|e| owner_signed::<DeviceList>(owner, e).ok())
+        .filter(|l| l.v == VERSION && l.owner == owner);
+    match (kept, offered) {
+        (Some(k), Some(o)) if o.version > k.version => Some(o),
+        (Some(k), _) => Some(k),
+        (None, o) => o,
+    }
+}
+
+/// Whether `envelope`'s signer may answer for `owner`: the owner's own key,
+/// or a device whose certificate that key signed, in date at `now`, with
+/// the right to answer, and named in the newest `devices` list.
+fn may_answer(
+    owner: &str,
+    envelope: &Envelope,
+    devices: Option<&DeviceList>,
+    now: i64,
+) -> Result<(), Refusal> {
+    let key = B64
+        .decode(&envelope.key)
+        .map_err(|_| Refusal::BadSignature)?;
+    if fingerprint(&key) == owner {
+        return Ok(());
+    }
+    let certificate = envelope
+        .certificate
+        .as_deref()
+        .ok_or(Refusal::UnknownDevice)?;
+    let cert: Certificate = owner_signed(owner, certificate)?;
+    if cert.v != VERSION || cert.owner != owner || cert.key != envelope.key {
+        return Err(Refusal::UnknownDevice);
+    }
+    if now > cert.expires_at {
+        return Err(Refusal::Expired);
+    }
+    if !cert.rights.has(Right::Answer) {
+        return Err(Refusal::UnknownDevice);
+    }
+    match devices {
+        Some(list) if list.devices.contains(&cert.device_id) => Ok(()),
+        _ => Err(Refusal::RevokedDevice),
+    }
+}
+
+/// The statement of `envelope`, if its signer may answer for the pinned
+/// `owner` (the owner's key, or a device of the newest `devices` list), its
+/// signature holds, and it is fresh at `now` (ms).
+pub fn verify(
+    owner: &str,
+    envelope: Option<&Envelope>,
+    devices: Option<&DeviceList>,
+    now: i64,
+) -> Result<Statement, Refusal> {
+    let envelope = envelope.ok_or(Refusal::Unsigned)?;
+    may_answer(owner, envelope, devices, now)?;
+    let (bytes, _) = signed_bytes(envelope)?;
     let statement: Statement = serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)?;
     if statement.v != VERSION || statement.owner != owner {
         return Err(Refusal::BadSignature);
@@ -109,6 +191,7 @@ pub fn bind(
         body: statement.answer,
         digest: statement.digest,
         signed: None,
+        devices: None,
     })
 }
 
@@ -162,6 +245,7 @@ mod tests {
             statement: B64.encode(&bytes),
             signature: B64.encode(sig.to_bytes()),
             key: B64.encode(public(k)),
+            certificate: None,
         }
     }
 
@@ -175,6 +259,7 @@ mod tests {
             body,
             digest: Some("d1".into()),
             signed: None,
+            devices: None,
         }
     }
 
@@ -199,16 +284,16 @@ mod tests {
         let fp = fingerprint(&public(&owner));
         let good = statement(&fp, allow(), Some("d1"));
         assert_eq!(
-            verify(&fp, Some(&seal(&owner, &good)), NOW),
+            verify(&fp, Some(&seal(&owner, &good)), None, NOW),
             Ok(good.clone())
         );
 
-        assert_eq!(code(verify(&fp, None, NOW)), "bad_signature");
-        assert_eq!(verify(&fp, None, NOW), Err(Refusal::Unsigned));
+        assert_eq!(code(verify(&fp, None, None, NOW)), "bad_signature");
+        assert_eq!(verify(&fp, None, None, NOW), Err(Refusal::Unsigned));
         // Another key, even over the owner's fingerprint in the statement.
         let other = key(2);
         assert_eq!(
-            code(verify(&fp, Some(&seal(&other, &good)), NOW)),
+            code(verify(&fp, Some(&seal(&other, &good)), None, NOW)),
             "unknown_device"
         );
         // The owner's key, the signature of another statement.
@@ -222,18 +307,24 @@ mod tests {
             Some("d1"),
         );
         swapped.statement = seal(&owner, &deny).statement;
-        assert_eq!(code(verify(&fp, Some(&swapped), NOW)), "bad_signature");
+        assert_eq!(
+            code(verify(&fp, Some(&swapped), None, NOW)),
+            "bad_signature"
+        );
         // A garbled signature, or none.
         let mut garbled = seal(&owner, &good);
         garbled.signature = B64.encode([7u8; 64]);
-        assert_eq!(code(verify(&fp, Some(&garbled), NOW)), "bad_signature");
+        assert_eq!(
+            code(verify(&fp, Some(&garbled), None, NOW)),
+            "bad_signature"
+        );
         let mut none = seal(&owner, &good);
         none.signature = String::new();
-        assert_eq!(code(verify(&fp, Some(&none), NOW)), "bad_signature");
+        assert_eq!(code(verify(&fp, Some(&none), None, NOW)), "bad_signature");
         // Signed by the owner's key, under another owner's name.
         let elsewhere = statement("someone-else", allow(), Some("d1"));
         assert_eq!(
-            code(verify(&fp, Some(&seal(&owner, &elsewhere)), NOW)),
+            code(verify(&fp, Some(&seal(&owner, &elsewhere)), None, NOW)),
             "bad_signature"
         );
         // Stale, or claiming too long a life.
@@ -241,6 +332,7 @@ mod tests {
             code(verify(
                 &fp,
                 Some(&seal(&owner, &good)),
+                None,
                 NOW + LIFETIME_MS + 1
             )),
             "expired"
@@ -248,7 +340,7 @@ mod tests {
         let mut eternal = good.clone();
         eternal.expires_at = NOW + 24 * 3600 * 1000;
         assert_eq!(
-            code(verify(&fp, Some(&seal(&owner, &eternal)), NOW)),
+            code(verify(&fp, Some(&seal(&owner, &eternal)), None, NOW)),
             "expired"
         );
     }
@@ -305,5 +397,135 @@ mod tests {
             code(on(Some(open(Kind::Reply, 7, None)), undigested)),
             "not_this_request"
         );
+    }
+
+    fn signed_by<T: serde::Serialize>(k: &SigningKey, what: &T) -> Envelope {
+        let bytes = serde_json::to_vec(what).unwrap();
+        let sig: Signature = k.sign(&bytes);
+        Envelope {
+            statement: B64.encode(&bytes),
+            signature: B64.encode(sig.to_bytes()),
+            key: B64.encode(public(k)),
+            certificate: None,
+        }
+    }
+
+    fn certificate(
+        owner: &SigningKey,
+        device: &SigningKey,
+        rights: &str,
+        expires_at: i64,
+    ) -> Envelope {
+        let cert = Certificate {
+            v: VERSION,
+            owner: fingerprint(&public(owner)),
+            device_id: "dev_phone".into(),
+            key: B64.encode(public(device)),
+            rights: needs_you_core::api::Rights::from_list(rights),
+            expires_at,
+        };
+        signed_by(owner, &cert)
+    }
+
+    fn list(owner: &SigningKey, version: u64, devices: &[&str]) -> Envelope {
+        let l = DeviceList {
+            v: VERSION,
+            owner: fingerprint(&public(owner)),
+            version,
+            devices: devices.iter().map(|d| d.to_string()).collect(),
+        };
+        signed_by(owner, &l)
+    }
+
+    #[test]
+    fn a_device_answers_with_the_owners_certificate_while_the_newest_list_names_it() {
+        let owner = key(1);
+        let phone = key(3);
+        let fp = fingerprint(&public(&owner));
+        let good = statement(&fp, allow(), Some("d1"));
+        let by_phone = |cert: Envelope| Envelope {
+            certificate: Some(Box::new(cert)),
+            ..seal(&phone, &good)
+        };
+        let listed = newest_list(&fp, None, Some(&list(&owner, 1, &["dev_phone"])));
+        let later = NOW + LIFETIME_MS;
+        let cert = certificate(&owner, &phone, "answer", later);
+        assert_eq!(
+            verify(&fp, Some(&by_phone(cert.clone())), listed.as_ref(), NOW),
+            Ok(good.clone())
+        );
+
+        // No certificate, or one another key signed, or one for another key.
+        assert_eq!(
+            code(verify(
+                &fp,
+                Some(&seal(&phone, &good)),
+                listed.as_ref(),
+                NOW
+            )),
+            "unknown_device"
+        );
+        let self_made = certificate(&phone, &phone, "answer", later);
+        assert_eq!(
+            code(verify(
+                &fp,
+                Some(&by_phone(self_made)),
+                listed.as_ref(),
+                NOW
+            )),
+            "unknown_device"
+        );
+        let someone_elses = certificate(&owner, &key(4), "answer", later);
+        assert_eq!(
+            code(verify(
+                &fp,
+                Some(&by_phone(someone_elses)),
+                listed.as_ref(),
+                NOW
+            )),
+            "unknown_device"
+        );
+        // Without the right to answer, or out of date.
+        let reader = certificate(&owner, &phone, "screen", later);
+        assert_eq!(
+            code(verify(&fp, Some(&by_phone(reader)), listed.as_ref(), NOW)),
+            "unknown_device"
+        );
+        let old = certificate(&owner, &phone, "answer", NOW - 1);
+        assert_eq!(
+            code(verify(&fp, Some(&by_phone(old)), listed.as_ref(), NOW)),
+            "expired"
+        );
+        // A certificate whose signature was changed.
+        let mut forged = cert.clone();
+        forged.signature = seal(&owner, &good).signature;
+        assert_eq!(
+            code(verify(&fp, Some(&by_phone(forged)), listed.as_ref(), NOW)),
+            "bad_signature"
+        );
+        // No list seen, or the newest leaves it out: revoked.
+        assert_eq!(
+            code(verify(&fp, Some(&by_phone(cert.clone())), None, NOW)),
+            "revoked_device"
+        );
+        let revoked = newest_list(&fp, listed.clone(), Some(&list(&owner, 2, &[])));
+        assert_eq!(
+            code(verify(
+                &fp,
+                Some(&by_phone(cert.clone())),
+                revoked.as_ref(),
+                NOW
+            )),
+            "revoked_device"
+        );
+        // A server cannot undo the revocation with the older list, nor make one.
+        let kept = newest_list(&fp, revoked.clone(), Some(&list(&owner, 1, &["dev_phone"])));
+        assert_eq!(kept, revoked);
+        let made_up = newest_list(
+            &fp,
+            revoked.clone(),
+            Some(&list(&key(5), 9, &["dev_phone"])),
+        );
+        assert_eq!(made_up, revoked);
     }
 }

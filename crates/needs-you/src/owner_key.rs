@@ -64,12 +64,19 @@ impl OwnerKey {
 
     /// `statement` signed: the envelope an answer carries.
     pub fn sign(&self, statement: &Statement) -> Envelope {
-        let bytes = serde_json::to_vec(statement).unwrap_or_default();
+        self.sign_json(statement)
+    }
+
+    /// `what`, as JSON, signed: an answer's statement, a device's
+    /// certificate, the owner's device list.
+    pub fn sign_json(&self, what: &impl Serialize) -> Envelope {
+        let bytes = serde_json::to_vec(what).unwrap_or_default();
         let signature: Signature = self.key.sign(&bytes);
         Envelope {
             statement: B64.encode(&bytes),
             signature: B64.encode(signature.to_bytes()),
             key: B64.encode(self.public()),
+            certificate: None,
         }
     }
 
@@ -152,7 +159,7 @@ mod tests {
         let envelope = key.sign(&statement);
         assert!(envelope.well_formed());
         assert_eq!(
-            needs_you_reporter::trust::verify(&fp, Some(&envelope), 1_000),
+            needs_you_reporter::trust::verify(&fp, Some(&envelope), None, 1_000),
             Ok(statement)
         );
         let other = OwnerKey::generate().unwrap();

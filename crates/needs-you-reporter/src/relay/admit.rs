@@ -207,6 +207,7 @@ mod tests {
             body,
             digest: None,
             signed: None,
+            devices: None,
         }
     }
 

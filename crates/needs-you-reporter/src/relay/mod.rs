@@ -51,6 +51,7 @@ use needs_you_core::relay_messages::{
     Answer, FromRelay, NotDone, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
+use needs_you_core::signed::{DeviceList, Envelope};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
@@ -82,6 +83,8 @@ const HANDLED_KEPT: usize = 100;
 /// The ids of the signed statements this machine has acted on, so that none
 /// is taken twice, whatever answer id the server gives it again.
 const SPENT_STATEMENTS: &str = "spent-statements";
+/// The owner's newest device list this machine has seen, as its envelope.
+const DEVICE_LIST: &str = "device-list.json";
 
 /// Starts the relay for this server and credential unless one runs.
 pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), Error> {
@@ -135,6 +138,9 @@ struct Relay {
     /// The owner whose signed answers alone this machine takes
     /// ([`trust::pinned_owner`]); none on a machine logged in under no owner key.
     owner: Option<String>,
+    /// The owner's newest device list this machine has seen, and the
+    /// envelope it came in, kept in the state directory ([`DEVICE_LIST`]).
+    devices: Option<(DeviceList, Envelope)>,
     /// The hooks and plugins waiting for a decision or choices.
     waiters: Arc<Waiters>,
     /// Every answer handled, and what was said of it: one sent again after
@@ -167,13 +173,15 @@ impl Relay {
     /// owner: the signed statement's, checked ([`trust`]) against this
     /// machine's own open question, its id spent here once and for all.
     /// Every answer passes here before anything is typed or handed on.
-    fn trusted(&self, answer: &Answer) -> Result<Answer, Failure> {
-        let Some(owner) = &self.owner else {
+    fn trusted(&mut self, answer: &Answer) -> Result<Answer, Failure> {
+        let Some(owner) = self.owner.clone() else {
             return Ok(answer.clone());
         };
+        self.keep_newest_list(&owner, answer.devices.as_deref());
         let now_ms = (state::now_micros() / 1000) as i64;
-        let statement =
-            trust::verify(owner, answer.signed.as_ref(), now_ms).map_err(Failure::refused)?;
+        let devices = self.devices.as_ref().map(|(list, _)| list);
+        let statement = trust::verify(&owner, answer.signed.as_deref(), devices, now_ms)
+            .map_err(Failure::refused)?;
         let open = self.dir.open_question(&statement.session).map_err(|e| {
             Failure::new(
                 NotDone::StateUnreadable,
@@ -188,8 +196,38 @@ impl Relay {
         Ok(bound)
     }
 
+    /// Takes `offered` as the owner's device list if it is the owner's and
+    /// newer than the one kept (read from the state directory the first
+    /// time), and keeps it there: a list once seen is never undone by an
+    /// older one, whatever the server sends later.
+    fn keep_newest_list(&mut self, owner: &str, offered: Option<&Envelope>) {
+        let path = self.dir.path().join(DEVICE_LIST);
+        if self.devices.is_none() {
+            let stored: Option<Envelope> = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+            self.devices =
+                stored.and_then(|e| Some((trust::newest_list(owner, None, Some(&e))?, e)));
+        }
+        let kept = self.devices.as_ref().map(|(l, _)| l.clone());
+        let kept_version = kept.as_ref().map(|l| l.version);
+        let (Some(newest), Some(envelope)) = (trust::newest_list(owner, kept, offered), offered)
+        else {
+            return;
+        };
+        if Some(newest.version) == kept_version {
+            return;
+        }
+        let text = serde_json::to_string(envelope).unwrap_or_default();
+        if let Err(e) = state::write_private(&path, text) {
+            self.dir
+                .log(&format!("relay: cannot keep the owner's device list: {e}"));
+        }
+        self.devices = Some((newest, envelope.clone()));
+    }
+
     /// What becomes of one answer: typed, taken by the agent, or why not.
-    fn handle(&self, answer: &Answer) -> FromRelay {
+    fn handle(&mut self, answer: &Answer) -> FromRelay {
         let answer = match self.trusted(answer) {
             Ok(a) => a,
             Err(failure) => return failure.of(answer.answer_id.clone()),
@@ -326,6 +364,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let mut relay = Relay {
         dir,
         task,
+        devices: None,
         owner: trust::pinned_owner(),
         waiters,
         handled: HashMap::new(),

@@ -8,7 +8,7 @@ use needs_you_core::api::{
 use needs_you_reporter::client::{Client, FailureKind};
 use serde_json::{json, Value};
 
-use super::{logged_in, now_ms, owner, path_part, print_json};
+use super::{logged_in, now_ms, owner, path_part, print_json, trusting};
 use crate::fail::{exit, Fail, Result};
 use crate::login::{self, Login};
 use crate::owner_key::OwnerKey;
@@ -155,16 +155,35 @@ fn owner_signing_key() -> Result<OwnerKey> {
     Ok(key)
 }
 
-/// Splits a pairing link `https://host/pair#CODE` into the server and the code.
-fn split_link(target: &str) -> (String, Option<String>) {
+/// A pairing link, `https://host/pair#CODE` or, from the owner's `pair`,
+/// `#CODE.SECRET.FINGERPRINT`: the server, the code, and the owner's
+/// fingerprint when it carries one.
+struct Link {
+    server: String,
+    code: Option<String>,
+    owner: Option<String>,
+}
+
+fn split_link(target: &str) -> Link {
     let server = |url: &str| {
         url.trim_end_matches('/')
             .trim_end_matches("/pair")
             .to_owned()
     };
     match target.split_once('#') {
-        Some((url, code)) if !code.is_empty() => (server(url), Some(code.to_owned())),
-        _ => (server(target), None),
+        Some((url, fragment)) if !fragment.is_empty() => {
+            let mut parts = fragment.split('.');
+            Link {
+                server: server(url),
+                code: parts.next().map(str::to_owned),
+                owner: parts.nth(1).map(str::to_owned),
+            }
+        }
+        _ => Link {
+            server: server(target),
+            code: None,
+            owner: None,
+        },
     }
 }
 
@@ -185,9 +204,11 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         })
         .transpose()?;
     refuse_second_login()?;
-    let (url, linked) = split_link(target);
+    let link = split_link(target);
+    let url = link.server;
+    let owner = owner.or(link.owner.filter(|o| is_fingerprint(o)));
     let client = client_for(&url)?;
-    let code = match code.map(str::to_owned).or(linked) {
+    let code = match code.map(str::to_owned).or(link.code) {
         Some(c) => c,
         None => {
             term::ask("Pairing code (from the page or `needs-you pair`): ", false).map_err(|e| {
@@ -316,42 +337,90 @@ pub fn rotate_token() -> Result<i32> {
     Ok(exit::OK)
 }
 
-/// `pair [--rights R]`: a one-time code for another device, as a QR code and
-/// as text; it grants `rights`, by default all this login may do.
+/// `pair [--rights R]`: a one-time code for another device, as a QR code,
+/// a link and a line to paste on a machine; it grants `rights`, by default
+/// all this login may do. The owner's login then waits until the code is
+/// used, and vouches for the device's key with the owner key
+/// ([`trusting`]): the link carries, after `#`, a secret that proves the
+/// key the device made, and the fingerprint that pins the owner's key.
 pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     let (login, client) = logged_in()?;
+    let key = match login.is_owner() {
+        true => OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))?,
+        false => None,
+    };
     let body = match &rights {
         Some(r) => json!({ "rights": r }),
         None => json!({}),
     };
-    let p: Pairing = client.post("/v1/pairings", &body)?;
+    let mut p: Pairing = client.post("/v1/pairings", &body)?;
+    let secret = match &key {
+        Some(k) => {
+            let secret = trusting::new_secret()?;
+            p.url = format!("{}.{secret}.{}", p.url, k.fingerprint());
+            Some(secret)
+        }
+        None => None,
+    };
     let line = login_line(client.base(), &p.code, login.owner.as_deref());
     if json_out {
         // One line: a script reads the first line, and gets it all.
         let mut v = serde_json::to_value(&p).unwrap_or_default();
         v["login"] = json!(line);
         println!("{v}");
-        return Ok(exit::OK);
+    } else {
+        let minutes = ((p.expires_at as f64 - now_ms()) / 60_000.0).round();
+        print!(
+            "{}",
+            term::qr(&p.url).map_err(|e| Fail::new(exit::REFUSED, e))?
+        );
+        println!("\nScan it with the phone's camera, or open: {}", p.url);
+        println!(
+            "Code: {} (works once, for {minutes:.0} minutes). On a machine where agents run, paste:\n  {line}",
+            p.code
+        );
+        let granted = p.rights.to_list();
+        println!(
+            "The device it pairs may read the list{}.",
+            if granted.is_empty() {
+                String::new()
+            } else {
+                format!(" and: {}", granted.replace(',', ", "))
+            }
+        );
     }
-    let minutes = ((p.expires_at as f64 - now_ms()) / 60_000.0).round();
-    print!(
-        "{}",
-        term::qr(&p.url).map_err(|e| Fail::new(exit::REFUSED, e))?
-    );
-    println!("\nScan it with the phone's camera, or open: {}", p.url);
-    println!(
-        "Code: {} (works once, for {minutes:.0} minutes). On a machine where agents run, paste:\n  {line}",
-        p.code
-    );
-    let granted = p.rights.to_list();
-    println!(
-        "The device it pairs may read the list{}.",
-        if granted.is_empty() {
-            String::new()
+    let (Some(key), Some(secret)) = (key, secret) else {
+        return Ok(exit::OK);
+    };
+    if !json_out {
+        println!("Waiting for the device…");
+    }
+    let said = |v: Value, words: String| {
+        if json_out {
+            println!("{v}");
         } else {
-            format!(" and: {}", granted.replace(',', ", "))
+            println!("{words}");
         }
-    );
+    };
+    match trusting::wait_and_certify(&client, &key, &p.pairing_id, &secret, p.expires_at)? {
+        trusting::Paired::Certified(d) => said(
+            json!({"paired": d.device_id, "name": d.name, "certified": true}),
+            format!(
+                "Paired {:?}. Your key vouched for its own, so your machines take the answers it signs.",
+                d.name
+            ),
+        ),
+        trusting::Paired::Keyless(d) => said(
+            json!({"paired": d.device_id, "name": d.name, "certified": false}),
+            format!(
+                "Paired {:?}. It holds no key of its own, so it answers nothing on a machine that pinned yours.",
+                d.name
+            ),
+        ),
+        trusting::Paired::Expired => {
+            return Err(Fail::new(exit::REFUSED, "the code expired unused"))
+        }
+    }
     Ok(exit::OK)
 }
 
@@ -386,8 +455,19 @@ pub fn devices(json_out: bool) -> Result<i32> {
 
 /// `devices revoke ID`: says what went with it.
 pub fn revoke_device(device: &str) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     let r: Revoked = client.delete(&format!("/v1/devices/{}", path_part(device)?))?;
+    // The owner's key says so too, to every machine that pinned it: the
+    // server could not keep a revoked device answering there.
+    let key = match login.is_owner() {
+        true => OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))?,
+        false => None,
+    };
+    if let Some(key) = &key {
+        trusting::change_list(&client, key, |devices| {
+            devices.retain(|d| !r.devices.contains(d))
+        })?;
+    }
     let others = r.devices.len().saturating_sub(1);
     println!(
         "Revoked {}{}{}.",
@@ -409,18 +489,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_pairing_link_gives_the_server_and_the_code() {
+    fn a_pairing_link_gives_the_server_the_code_and_the_owners_fingerprint() {
+        let parts = |l: Link| (l.server, l.code, l.owner);
         assert_eq!(
-            split_link("https://x.example/pair#K7Q2-M9XD"),
-            ("https://x.example".into(), Some("K7Q2-M9XD".into()))
+            parts(split_link("https://x.example/pair#K7Q2-M9XD")),
+            ("https://x.example".into(), Some("K7Q2-M9XD".into()), None)
         );
         assert_eq!(
-            split_link("https://x.example/"),
-            ("https://x.example".into(), None)
+            parts(split_link("https://x.example/pair#K7Q2-M9XD.c2VjcmV0.ZnA")),
+            (
+                "https://x.example".into(),
+                Some("K7Q2-M9XD".into()),
+                Some("ZnA".into())
+            )
         );
         assert_eq!(
-            split_link("http://127.0.0.1:8787"),
-            ("http://127.0.0.1:8787".into(), None)
+            parts(split_link("https://x.example/")),
+            ("https://x.example".into(), None, None)
+        );
+        assert_eq!(
+            parts(split_link("http://127.0.0.1:8787")),
+            ("http://127.0.0.1:8787".into(), None, None)
         );
     }
 }

@@ -8,6 +8,7 @@ pub mod deploy;
 pub mod questions;
 pub mod rules;
 pub mod run;
+pub mod trusting;
 pub mod version;
 pub mod watch;
 

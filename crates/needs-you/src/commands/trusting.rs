@@ -1,0 +1,174 @@
+//! The owner's key vouching for devices, through a server it does not trust:
+//! after `pair`, the new device's key checked against the proof only the
+//! pairing link's secret can make, then its certificate signed; and the
+//! owner's device list, signed anew whenever a device joins or goes
+//! (`needs_you_core::signed`).
+
+use std::time::{Duration, Instant};
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
+use hmac::{Hmac, Mac};
+use needs_you_core::api::{PairedDevice, PairingState, Right};
+use needs_you_core::signed::{
+    proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS, VERSION,
+};
+use needs_you_reporter::client::Client;
+use needs_you_reporter::trust::owner_signed;
+use serde_json::{json, Value};
+use sha2::Sha256;
+
+use super::{now_ms, path_part};
+use crate::fail::{exit, Fail, Result};
+use crate::owner_key::OwnerKey;
+
+/// How often `pair` asks whether its code was used.
+const ASK_EVERY: Duration = Duration::from_millis(500);
+
+/// What became of a pairing `pair` waited on.
+pub enum Paired {
+    /// A device that signs: its key proved, certified, listed.
+    Certified(PairedDevice),
+    /// A device with no key (a command line logged in on an agent's
+    /// machine): it may do what its rights say, and answers nothing signed.
+    Keyless(PairedDevice),
+    /// Nobody used the code in time.
+    Expired,
+}
+
+/// A new pairing secret: 16 random bytes, base64url. The link carries it
+/// after `#`, which no browser sends to a server.
+pub fn new_secret() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Fail::new(exit::REFUSED, format!("no random bytes: {e}")))?;
+    Ok(B64.encode(bytes))
+}
+
+/// Whether `proof` is the HMAC of `key` under `secret` (both base64url).
+fn proves(secret: &str, key: &str, proof: &str) -> bool {
+    let (Ok(secret), Ok(proof)) = (B64.decode(secret), B64.decode(proof)) else {
+        return false;
+    };
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&secret) else {
+        return false;
+    };
+    mac.update(&proof_message(key));
+    mac.verify_slice(&proof).is_ok()
+}
+
+/// Waits until pairing `pairing_id` is used (or `expires_at`, ms, passes);
+/// a device that sent a key is certified by `key` once its proof under
+/// `secret` holds, and added to the owner's device list. A proof that does
+/// not hold means the key was changed on its way: that device is revoked,
+/// and the failure says so.
+pub fn wait_and_certify(
+    client: &Client,
+    key: &OwnerKey,
+    pairing_id: &str,
+    secret: &str,
+    expires_at: i64,
+) -> Result<Paired> {
+    let path = format!("/v1/pairings/{}", path_part(pairing_id)?);
+    let deadline = Instant::now()
+        + Duration::from_millis((expires_at as f64 - now_ms()).max(0.0) as u64 + 1000);
+    let device = loop {
+        let state: PairingState = client.get(&path)?;
+        if let Some(d) = state.device {
+            break d;
+        }
+        if Instant::now() >= deadline {
+            return Ok(Paired::Expired);
+        }
+        std::thread::sleep(ASK_EVERY);
+    };
+    let (Some(device_key), Some(proof)) = (&device.key, &device.proof) else {
+        return Ok(Paired::Keyless(device));
+    };
+    if !proves(secret, device_key, proof) {
+        let _ = client.delete::<Value>(&format!("/v1/devices/{}", path_part(&device.device_id)?));
+        return Err(Fail::new(
+            exit::REFUSED,
+            format!(
+                "the key the server gave for {:?} is not the one the device made: someone between them changed it. That device is revoked; pair again, and tell whoever runs the server",
+                device.name
+            ),
+        ));
+    }
+    let certificate = Certificate {
+        v: VERSION,
+        owner: key.fingerprint(),
+        device_id: device.device_id.clone(),
+        key: device_key.clone(),
+        rights: device.rights.clone(),
+        expires_at: now_ms() as i64 + CERTIFICATE_LIFETIME_MS,
+    };
+    let envelope = key.sign_json(&certificate);
+    let _: Value = client.put(
+        &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
+        &json!({ "certificate": envelope }),
+    )?;
+    change_list(client, key, |devices| {
+        if device.rights.has(Right::Answer) && !devices.contains(&device.device_id) {
+            devices.push(device.device_id.clone());
+        }
+    })?;
+    Ok(Paired::Certified(device))
+}
+
+/// Signs and publishes the owner's device list as `change` makes it from
+/// the newest one the owner's key signed (a list the server holds that the
+/// key did not sign is not built on), with a version above it.
+pub fn change_list(
+    client: &Client,
+    key: &OwnerKey,
+    change: impl FnOnce(&mut Vec<String>),
+) -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct Held {
+        list: Option<Envelope>,
+    }
+    let owner = key.fingerprint();
+    let held: Held = client.get("/v1/owners/me/device-list")?;
+    let current = held
+        .list
+        .and_then(|e| owner_signed::<DeviceList>(&owner, &e).ok())
+        .filter(|l| l.owner == owner);
+    let mut devices = current
+        .as_ref()
+        .map(|l| l.devices.clone())
+        .unwrap_or_default();
+    change(&mut devices);
+    let version = (now_ms() as u64).max(current.map_or(0, |l| l.version + 1));
+    let list = DeviceList {
+        v: VERSION,
+        owner,
+        version,
+        devices,
+    };
+    let _: Value = client.put(
+        "/v1/owners/me/device-list",
+        &json!({ "list": key.sign_json(&list) }),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use hmac::{Hmac, Mac};
+
+    use super::*;
+
+    #[test]
+    fn only_the_links_secret_proves_a_key() {
+        let secret = B64.encode([1u8; 16]);
+        let key = "BPhone-key";
+        let mut mac = Hmac::<Sha256>::new_from_slice(&[1u8; 16]).unwrap();
+        mac.update(&proof_message(key));
+        let proof = B64.encode(mac.finalize().into_bytes());
+        assert!(proves(&secret, key, &proof));
+        assert!(!proves(&secret, "BServer-key", &proof));
+        assert!(!proves(&B64.encode([2u8; 16]), key, &proof));
+        assert!(!proves(&secret, key, "not-base64!"));
+    }
+}

@@ -1,0 +1,99 @@
+//! What the Worker carries for signed answers and cannot check: a device's
+//! key, the certificate its pairer signs for it, and the owner's device list
+//! (`needs_you_core::signed`). Only the owner's token writes a certificate
+//! or a list; the agent's machine checks their signatures against the
+//! owner's key it pinned, so a Worker that lied here would be caught there.
+//!
+//! - `GET /v1/pairings/{id}` (owner): whether the code was used, and the
+//!   new device's key and proof, for the pairer to check.
+//! - `PUT /v1/devices/{id}/certificate` (owner) `{certificate}`: kept on the
+//!   device, which reads it back in `GET /v1/devices`.
+//! - `GET`, `PUT /v1/owners/me/device-list` (owner) `{list}`: the newest,
+//!   handed to every relay with the answers.
+
+use serde_json::{json, Value};
+use worker::{Env, Request};
+
+use needs_you_core::signed::Envelope;
+
+use crate::json::{ok, read_object, ApiError, ApiResult};
+use crate::{auth, store};
+
+/// The longest key or proof a device may send: a P-256 key is 87 characters
+/// of base64url, an HMAC-SHA256 43.
+pub const MAX_KEY_CHARS: usize = 128;
+
+/// A base64url text of at most `max` characters in `field`, if there is one.
+pub fn b64url_field(
+    body: &serde_json::Map<String, Value>,
+    field: &str,
+    max: usize,
+) -> Result<Option<String>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(v))
+            if !v.is_empty()
+                && v.len() <= max
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+        {
+            Ok(Some(v.clone()))
+        }
+        Some(_) => Err(ApiError::bad_request(
+            "invalid_request",
+            format!("`{field}` must be base64url, {max} characters at most"),
+        )),
+    }
+}
+
+/// An envelope in `field`, whole and within its size.
+fn envelope_field(
+    body: &serde_json::Map<String, Value>,
+    field: &str,
+) -> Result<Envelope, ApiError> {
+    body.get(field)
+        .and_then(|v| serde_json::from_value::<Envelope>(v.clone()).ok())
+        .filter(|e| e.certificate.is_none() && e.well_formed())
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_request",
+                format!("`{field}` is {{\"statement\", \"signature\", \"key\"}}, each base64url"),
+            )
+        })
+}
+
+pub async fn pairing_state(req: Request, env: &Env, pairing_id: &str) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let state = store::pairing_state(env, &owner.id, pairing_id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    ok(200, &state)
+}
+
+pub async fn certify(mut req: Request, env: &Env, device_id: &str) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let body = read_object(&mut req).await?;
+    let certificate = envelope_field(&body, "certificate")?;
+    let text = serde_json::to_string(&certificate).unwrap_or_default();
+    if !store::set_certificate(env, &owner.id, device_id, &text).await? {
+        return Err(ApiError::not_found());
+    }
+    ok(200, &json!({"device_id": device_id, "certified": true}))
+}
+
+pub async fn device_list(req: Request, env: &Env) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let list: Option<Envelope> = store::device_list(env, &owner.id)
+        .await?
+        .and_then(|l| serde_json::from_str(&l).ok());
+    ok(200, &json!({ "list": list }))
+}
+
+pub async fn set_device_list(mut req: Request, env: &Env) -> ApiResult {
+    let owner = auth::owner(&req, env).await?;
+    let body = read_object(&mut req).await?;
+    let list = envelope_field(&body, "list")?;
+    let text = serde_json::to_string(&list).unwrap_or_default();
+    store::set_device_list(env, &owner.id, &text).await?;
+    ok(200, &json!({ "list": list }))
+}
