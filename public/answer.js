@@ -4,6 +4,7 @@
 // page with textContent, never as HTML.
 
 import { call } from "./api.js";
+import { signAnswer } from "./keys.js";
 import { ago } from "./words.js";
 
 /** What the page does around an answer: say why one failed, and fetch the
@@ -264,12 +265,16 @@ async function takeBack(q, a, button) {
   page.refresh();
 }
 
-/** Posts an answer; true once the Worker queued it. */
+/** Posts an answer, signed by this browser's key when it holds a certified
+ *  one (keys.js); true once the Worker queued it. */
 async function send(q, body, button) {
   button.disabled = true;
   let sent = false;
   try {
-    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/answers`, { body });
+    const answer = { ...body };
+    delete answer.digest;
+    const signed = await signAnswer(q, answer);
+    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/answers`, { body: signed ? { ...body, signed } : body });
     sent = true;
   } catch (e) {
     page.status(`Could not send the answer: ${e.message}`);

@@ -3,6 +3,8 @@
 // own message. A 401 means this device was revoked (or never paired): the
 // caller signs out.
 
+import { forgetKey } from "./keys.js";
+
 const KEY = "needs-you.device";
 
 /** The stored device: {device_id, name, token}, or null. */
@@ -17,6 +19,7 @@ export function device() {
 export function forget() {
   localStorage.removeItem(KEY);
   handOver(null);
+  forgetKey().catch(() => {});
 }
 
 /** Gives the service worker this device (or null), so that a notification's
@@ -61,9 +64,10 @@ export async function checkCode(code) {
   return (await call("POST", "/v1/pairings/check", { body: { code } })).body;
 }
 
-/** Turns a pairing code into this browser's device credential. */
-export async function pair(code, name) {
-  const { body } = await call("POST", "/v1/devices", { body: { code, name } });
+/** Turns a pairing code into this browser's device credential; `keyed`,
+ *  {key, proof}, sends this browser's signing key with it (keys.js). */
+export async function pair(code, name, keyed = null) {
+  const { body } = await call("POST", "/v1/devices", { body: { code, name, ...(keyed || {}) } });
   localStorage.setItem(KEY, JSON.stringify(body));
   return body;
 }

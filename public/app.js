@@ -5,6 +5,7 @@
 
 import { answerArea, answersOn } from "./answer.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
+import { kept, newKey, takeCertificate } from "./keys.js";
 import { liveList } from "./live.js";
 import { VERSION } from "./version.js";
 import { ago, deviceName, mayDo } from "./words.js";
@@ -33,31 +34,64 @@ function showSignedOut(message) {
   status(message);
 }
 
-async function redeem(code) {
+/** Pairs with `link` ({code, secret?, owner?}). A link from the owner's
+ *  `needs-you pair` carries a secret and the owner's fingerprint: this
+ *  browser then makes its signing key, proves it with the secret, and waits
+ *  for the owner's key to vouch for it. */
+async function redeem(link) {
   $("pair-error").hidden = true;
   try {
-    await pair(code.trim(), deviceName());
+    const keyed = link.secret && link.owner ? await newKey(link.secret, link.owner) : null;
+    await pair(link.code.trim(), deviceName(), keyed);
     status("");
     showSignedIn();
+    if (keyed) awaitCertificate();
   } catch (e) {
     $("pair-error").textContent = e.message;
     $("pair-error").hidden = false;
   }
 }
 
+/** How long the page asks for its certificate: the pairing code's life. */
+const CERTIFICATE_WAIT_MS = 10 * 60 * 1000;
+
+/** Waits for the certificate the pairer sends, and keeps it if the owner's
+ *  key signed it for this browser's key; says which. */
+async function awaitCertificate() {
+  status("Waiting for your computer to vouch for this browser's key…");
+  const until = Date.now() + CERTIFICATE_WAIT_MS;
+  while (Date.now() < until) {
+    let cert = null;
+    try {
+      cert = (await call("GET", "/v1/devices")).body.devices[0]?.certificate;
+    } catch {
+      // Out of reach for a moment, or signed out: asked again, or it ends below.
+    }
+    if (!device()) return;
+    if (cert) {
+      status(await takeCertificate(cert)
+        ? "Paired: your machines take the answers this browser signs."
+        : "The certificate the server gave is not one your key made for this browser: your machines will refuse its answers. Pair it again, and tell whoever runs the server.");
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  status("No certificate came: your machines will refuse this browser's answers. Pair it again with `needs-you pair`.");
+}
+
 $("pair-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  redeem($("code").value);
+  redeem({ code: $("code").value });
 });
 
 /** A pairing link someone may have sent: say whose it is and what it gives
  *  before this browser is tied to that account. A code typed by hand is the
  *  person's own doing, and pairs at once. */
-async function askFirst(code) {
+async function askFirst(link) {
   $("pair-error").hidden = true;
   let found;
   try {
-    found = await checkCode(code);
+    found = await checkCode(link.code);
   } catch (e) {
     $("pair-error").textContent = e.message;
     $("pair-error").hidden = false;
@@ -68,7 +102,7 @@ async function askFirst(code) {
   $("pair-ask").hidden = false;
   $("pair-ask-yes").onclick = () => {
     $("pair-ask").hidden = true;
-    redeem(code);
+    redeem(link);
   };
   $("pair-ask-no").onclick = () => {
     $("pair-ask").hidden = true;
@@ -425,33 +459,40 @@ $("sign-out").addEventListener("click", async () => {
 // ---- start -----------------------------------------------------------------
 
 if ("serviceWorker" in navigator) {
-  navigator.serviceWorker.register("/sw.js").catch(() => {});
+  navigator.serviceWorker.register("/sw.js", { type: "module" }).catch(() => {});
 }
 
-/** The code a pairing link carries after its `#`. A mangled one (a lone `%`)
- *  is taken as it is, to be refused like any wrong code. */
-function linkCode() {
-  if (location.pathname !== "/pair") return "";
-  const raw = location.hash.slice(1);
+/** What a pairing link carries after its `#`: its code, and from the
+ *  owner's `needs-you pair` also a secret and the owner's fingerprint
+ *  (`CODE.SECRET.FINGERPRINT`). A mangled one (a lone `%`) is taken as it
+ *  is, to be refused like any wrong code. */
+function linkParts() {
+  if (location.pathname !== "/pair") return null;
+  let raw = location.hash.slice(1);
   try {
-    return decodeURIComponent(raw);
+    raw = decodeURIComponent(raw);
   } catch {
-    return raw;
+    // kept as it is
   }
+  if (!raw) return null;
+  const [code, secret, owner] = raw.split(".");
+  return { code, secret, owner };
 }
 
-const code = linkCode();
-if (code) {
+const link = linkParts();
+if (link) {
   // The code came in the link's fragment, which no server saw; drop it from
   // the address bar and the history once read.
   history.replaceState(null, "", "/");
   if (device()) showSignedIn();
   else {
     showSignedOut("");
-    askFirst(code);
+    askFirst(link);
   }
 } else if (device()) {
   showSignedIn();
+  // A pairing that the page was closed in the middle of: its certificate may have come since.
+  kept().then((me) => me && !me.certificate && awaitCertificate()).catch(() => {});
 } else {
   showSignedOut("");
 }

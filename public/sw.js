@@ -16,10 +16,14 @@
 //
 // The open text is gone either way: nobody is asked to answer a question
 // that was already answered.
+//
+// It is a module (the page registers it so), to sign a Deny with keys.js.
 
-const SHELL = "needs-you-shell-v5";
+import { signAnswer } from "./keys.js";
+
+const SHELL = "needs-you-shell-v6";
 const SHELL_FILES = [
-  "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/screen.js", "/version.js", "/style.css",
+  "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/keys.js", "/screen.js", "/version.js", "/style.css",
   "/manifest.webmanifest", "/icons/icon-192.png",
 ];
 
@@ -107,7 +111,8 @@ self.addEventListener("push", (event) => {
 });
 
 function data(m) {
-  return { url: m.url || "/", question_id: m.question_id, event: m.event, takes: m.takes, digest: m.digest };
+  return { url: m.url || "/", question_id: m.question_id, event: m.event, takes: m.takes, digest: m.digest,
+    session: m.session, open_seq: m.open_seq };
 }
 
 /** A permission that takes a decision from afar gets two actions: Deny acts
@@ -192,10 +197,12 @@ async function deny(n) {
     body = "This browser is signed out: open the page and pair it again.";
   } else {
     try {
+      // Signed here like the page's answers, for the very open it was pushed for.
+      const signed = await signAnswer(d, { decision: "deny" });
       const resp = await fetch(`/v1/questions/${encodeURIComponent(d.question_id)}/answers`, {
         method: "POST",
         headers: { authorization: `Bearer ${me.token}`, "content-type": "application/json" },
-        body: JSON.stringify({ decision: "deny", digest: d.digest }),
+        body: JSON.stringify({ decision: "deny", digest: d.digest, ...(signed ? { signed } : {}) }),
       });
       if (!resp.ok) {
         const why = await resp.json().catch(() => null);
@@ -249,3 +256,7 @@ function openPage(url) {
     return self.clients.openWindow(url);
   });
 }
+
+// A module's functions are not on the worker's global scope: what DevTools,
+// and the tests that drive this worker through Chromium, call by name.
+self.needsYou = { whenSettled, clicked, kept };

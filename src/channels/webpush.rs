@@ -264,13 +264,18 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
     };
     // What an open question takes from afar, and the digest an answer to it
     // carries back: the service worker offers a notification's actions
-    // (Deny, Allow…) by these.
+    // (Deny, Allow…) by these, and signs its Deny for the machine's own
+    // open (`session`, `open_seq`).
     let (takes, digest) = match event {
         Event::Open => (
             q.answer_from_afar.map(|a| a.as_str()),
             q.digest.as_deref().filter(|_| q.answer_from_afar.is_some()),
         ),
         Event::Close => (None, None),
+    };
+    let (session, open_seq) = match digest {
+        Some(_) => (Some(q.session.as_str()), Some(q.open_seq)),
+        None => (None, None),
     };
     json!({
         "event": event.as_str(),
@@ -282,6 +287,8 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         "reason": q.close_reason.map(|r| r.as_str()),
         "takes": takes,
         "digest": digest,
+        "session": session,
+        "open_seq": open_seq,
         "quiet": q.quiet && event == Event::Open,
     })
 }

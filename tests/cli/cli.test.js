@@ -387,15 +387,19 @@ test("dismiss closes a question as not needed; a bad or unknown id says so", asy
   assert.equal((await cli(owner, ["dismiss", "../owners"])).code, 2);
 });
 
-test("pair prints a QR code, the link and the machine's line that pins the owner's key; --json gives them on its first line; login --owner pins it", async () => {
+test("pair prints a QR code, the link and the machine's line that pins the owner's key, then waits for the device; --json gives them on its first line; login --owner pins it", async () => {
   const owner = await ownerMachine();
+  // Nobody uses this code: pair waits out its life (2 s here), and says so.
   const r = (await cli(owner, ["pair"]));
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stderr, "needs-you: the code expired unused\n");
   assert.match(r.stdout, /[█▀▄]/);
-  assert.match(r.stdout, new RegExp(`open: ${w.url.replace(/[.]/g, "\\.")}/pair#[0-9A-Z]{4}-[0-9A-Z]{4}`));
+  assert.match(r.stdout, new RegExp(`open: ${w.url.replace(/[.]/g, "\\.")}/pair#[0-9A-Z]{4}-[0-9A-Z]{4}\\.[A-Za-z0-9_-]{22}\\.${owner.login.owner}\\n`));
   assert.match(r.stdout, new RegExp(`paste:\\n  needs-you login ${w.url.replace(/[.]/g, "\\.")} --code [0-9A-Z]{4}-[0-9A-Z]{4} --owner ${owner.login.owner}\\n`));
-  const out = (await cli(owner, ["pair", "--json"])).stdout;
-  const j = JSON.parse(out.split("\n")[0]);
+  assert.match(r.stdout, /Waiting for the device…\n$/);
+  const pairing = start(owner, ["pair", "--json"]);
+  const first = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(String(d))));
+  const j = JSON.parse(first.split("\n")[0]);
   assert.match(j.code, /^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
   assert.equal(j.login, `needs-you login ${w.url} --code ${j.code} --owner ${owner.login.owner}`);
   assert.match(owner.login.owner, /^[A-Za-z0-9_-]{43}$/);
@@ -411,6 +415,10 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.equal(joined.code, 0, joined.stderr);
   const pinned = JSON.parse(readFileSync(join(m.home, ".config", "needs-you", "login.json"), "utf8"));
   assert.equal(pinned.owner, owner.login.owner);
+  // The pairer saw the machine log in, with no key of its own to vouch for.
+  const done = await pairing.ended;
+  assert.equal(done.code, 0, done.stderr);
+  assert.deepEqual(JSON.parse(done.stdout.split("\n")[1]), { paired: pinned.device_id, name: `needs-you on ${readFileSync("/proc/sys/kernel/hostname", "utf8").trim()}`, certified: false });
 });
 
 test("channels and test-push: the owner sets ntfy, a test reaches the sink; a device may not", async () => {

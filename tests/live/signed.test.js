@@ -3,11 +3,13 @@
 // the owner's key), against the Worker in Miniflare. The server is played as
 // an attacker would: an allow with the owner's bearer token alone, one
 // signed by another key, one whose signature is garbled, one signed for
-// another question, a row written straight into D1, and the exact replay of
-// a signed allow on an identical second request. The real waiting hook takes
-// none of them and the command never runs; `needs-you answer --allow` with
-// the owner's login, and an allow signed by Node's own WebCrypto with the
-// owner's key (an independent implementation of the signature), are taken.
+// another question, a row written straight into D1, the exact replay of a
+// signed allow on an identical second request, and a phone's signed allow
+// after the owner revoked it. The real waiting hook takes none of them and
+// the command never runs. Taken: `needs-you answer --allow` with the owner's
+// login, an allow signed by Node's own WebCrypto with the owner's key (an
+// independent implementation of the signature), and the page in Chromium,
+// paired through the link `needs-you pair` shows, allowing from its card.
 //
 //   node --test tests/live/signed.test.js   (after: bash scripts/setup-live.sh)
 import { test, before, after } from "node:test";
@@ -21,24 +23,35 @@ import { startAnthropicMock } from "./mock-anthropic.js";
 import { CLAUDE, has } from "./clis.js";
 import { needsYou, startLive } from "./harness.js";
 import { claudeEnv, startClaude } from "./claude.js";
+import { launch, newPage } from "../page/browser.js";
 
 const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
 const skip = !has(CLAUDE) && `Claude Code is not installed (bash scripts/setup-live.sh)`;
 
-let live, w, model, term, owner, machine, ownerToken, fingerprint, listUntil;
+let live, w, model, term, owner, machine, ownerToken, fingerprint, listUntil, browser;
 
-/** Runs needs-you with `home`'s config to the end (never spawnSync: the
- *  Worker answers from this process). */
-function needsYouIn(configHome, args) {
-  return new Promise((resolve) => {
-    const child = spawn(NEEDS_YOU, args, { env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: join(configHome, ".config") } });
-    let stdout = "", stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+/** Starts needs-you with `home`'s config: `first` resolves to its first
+ *  line of output, `ended` to {code, stdout, stderr}. Never spawnSync: the
+ *  Worker answers from this process. */
+function startIn(configHome, args) {
+  const child = spawn(NEEDS_YOU, args, { env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: join(configHome, ".config") } });
+  let stdout = "", stderr = "";
+  let line;
+  const first = new Promise((resolve) => (line = resolve));
+  child.stdout.on("data", (d) => {
+    stdout += d;
+    if (stdout.includes("\n")) line(stdout.split("\n")[0]);
   });
+  child.stderr.on("data", (d) => (stderr += d));
+  const ended = new Promise((resolve) => child.on("exit", (code) => {
+    line(stdout.split("\n")[0]);
+    resolve({ code, stdout, stderr });
+  }));
+  return { first, ended };
 }
+
+const needsYouIn = (configHome, args) => startIn(configHome, args).ended;
 
 const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
 
@@ -99,17 +112,20 @@ before(async () => {
   ownerToken = login.token;
   fingerprint = login.owner;
   ({ listUntil } = needsYou(w, ownerToken));
-  // The agent's machine logs in with the line `pair --json` prints first.
-  const paired = await needsYouIn(owner, ["pair", "--json"]);
-  assert.equal(paired.code, 0, paired.stderr);
-  const line = JSON.parse(paired.stdout.split("\n")[0]);
-  assert.ok(line.url && line.login.includes(`--owner ${fingerprint}`), paired.stdout);
+  // The agent's machine logs in with the line `pair --json` prints first;
+  // `pair` waits for it, and says it holds no key.
+  const pairing = startIn(owner, ["pair", "--json"]);
+  const line = JSON.parse(await pairing.first);
+  assert.ok(line.url && line.login.includes(`--owner ${fingerprint}`), JSON.stringify(line));
   machine = join(live.home, "machine");
   mkdirSync(machine);
   const [, ...args] = line.login.split(" ");
   const joined = await needsYouIn(machine, args);
   assert.equal(joined.code, 0, joined.stderr);
   assert.match(joined.stdout, /take only answers signed by the owner key/);
+  const paired = await pairing.ended;
+  assert.equal(paired.code, 0, paired.stderr);
+  assert.equal(JSON.parse(paired.stdout.split("\n")[1]).certified, false, paired.stdout);
   model = await startAnthropicMock();
   const vars = claudeEnv(live, model, { credential: "" }, REPORTER, { XDG_CONFIG_HOME: join(machine, ".config") });
   delete vars.NEEDS_YOU_TOKEN;
@@ -118,6 +134,7 @@ before(async () => {
 });
 
 after(async () => {
+  await browser?.close();
   term?.stop();
   await model?.stop();
   await live?.stop();
@@ -155,6 +172,21 @@ test("a server that holds the owner's token, the database or the relay's socket 
   // Signed by the owner, for an earlier open of the session.
   const stale = await post(q, { decision: "allow", digest: q.digest, signed: await seal(signer, allowing(q, { open_seq: q.open_seq - 1 })) });
   assert.equal(await refusedWith(stale.body.answer_id), "not_this_request");
+  // A device paired through the API with the owner's token, holding its own
+  // key and a certificate it made itself, which the server keeps for it.
+  const code = (await call(w, "POST", "/v1/pairings", { token: ownerToken, body: { rights: ["answer"] } })).body;
+  const made = await importKey(b64url(webcrypto.getRandomValues(new Uint8Array(32))));
+  const dev = await call(w, "POST", "/v1/devices", { body: { code: code.code, name: "not a phone",
+    key: b64url(made.pub), proof: b64url(webcrypto.getRandomValues(new Uint8Array(32))) } });
+  assert.equal(dev.status, 201, dev.text);
+  const cert = await seal(made, { v: 1, owner: fingerprint, device_id: dev.body.device_id, key: b64url(made.pub),
+    rights: ["answer"], expires_at: Date.now() + 86_400_000 });
+  assert.equal((await call(w, "PUT", `/v1/devices/${dev.body.device_id}/certificate`, { token: ownerToken, body: { certificate: cert } })).status, 200);
+  const byDevice = { ...(await seal(made, allowing(q))), certificate: cert };
+  const devAllow = await call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: dev.body.token,
+    body: { decision: "allow", digest: q.digest, signed: byDevice } });
+  assert.equal(devAllow.status, 201, devAllow.text);
+  assert.equal(await refusedWith(devAllow.body.answer_id), "unknown_device");
   // An answer row written straight into D1, and handed to the relay.
   const now = Date.now();
   await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, digest, open_seq)
@@ -195,6 +227,54 @@ test("the exact replay of a signed allow on an identical second request is refus
   assert.equal(ok.status, 201, ok.text);
   assert.ok(await waitFor(() => existsSync(file), 10_000), `the command ran: ${JSON.stringify(await row(ok.body.answer_id))}`);
   assert.ok(await waitFor(async () => (await row(ok.body.answer_id)).state === "taken", 5000));
+  await term.waitFor(/Made the file/);
+  await listUntil((l) => l.length === 0);
+});
+
+test("the page, paired through the link `needs-you pair` shows, allows from its card and the command runs; once the owner revokes it, its signed allow is refused", { skip }, async () => {
+  browser = await launch();
+  const { page } = await newPage(browser);
+  const pairing = startIn(owner, ["pair", "--json", "--rights", "answer"]);
+  const { url } = JSON.parse(await pairing.first);
+  assert.match(url, new RegExp(`/pair#[0-9A-Z]{4}-[0-9A-Z]{4}\\.[A-Za-z0-9_-]{22}\\.${fingerprint}$`));
+  await page.goto(url);
+  await page.locator("#pair-ask-yes").click();
+  const paired = await pairing.ended;
+  assert.equal(paired.code, 0, paired.stderr);
+  const phone = JSON.parse(paired.stdout.split("\n")[1]);
+  assert.equal(phone.certified, true, paired.stdout);
+  await page.locator("#status", { hasText: "your machines take the answers this browser signs" }).waitFor();
+
+  const file = join(live.cwd, "made");
+  rmSync(file, { force: true });
+  const q = await permission(file);
+  const card = page.locator(`#question-${q.question_id}`);
+  await card.locator(".allow").click();
+  await card.locator(".confirm-yes").click();
+  assert.ok(await waitFor(() => existsSync(file), 10_000), "the command ran");
+  const taken = await w.db.prepare("SELECT state, signed FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  assert.equal(taken.state, "taken");
+  assert.ok(JSON.parse(taken.signed).certificate, "signed by the phone's own key, with its certificate");
+  await term.waitFor(/Made the file/);
+  await listUntil((l) => l.length === 0);
+
+  // The phone signs an allow of the next request; then the owner revokes it.
+  // A server that kept the phone's allow hands it on anyway: refused.
+  rmSync(file);
+  const next = await permission(file);
+  await card.waitFor({ state: "detached" });
+  const signed = await page.evaluate(async (q) => (await import("/keys.js")).signAnswer(q, { decision: "allow" }), next);
+  assert.ok(signed?.certificate);
+  const revoked = await needsYouIn(owner, ["devices", "revoke", phone.paired]);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  const r = await post(next, { decision: "allow", digest: next.digest, signed });
+  assert.equal(r.status, 201, r.text);
+  assert.equal(await refusedWith(r.body.answer_id), "revoked_device");
+  await sleep(500);
+  assert.equal(existsSync(file), false, "the revoked phone's allow ran nothing");
+  const ok = await needsYouIn(owner, ["answer", next.question_id, "--allow"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.ok(await waitFor(() => existsSync(file), 10_000));
   await term.waitFor(/Made the file/);
   await listUntil((l) => l.length === 0);
 });

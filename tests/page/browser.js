@@ -48,7 +48,7 @@ export async function deliverPush(cdp, origin, registrationId, message) {
 export async function notifications(page) {
   const context = page.context();
   const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
-  return sw.evaluate(() => new Promise((resolve) => whenSettled((shown) => {
+  return sw.evaluate(() => new Promise((resolve) => self.needsYou.whenSettled((shown) => {
     resolve(shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag })));
   })));
 }

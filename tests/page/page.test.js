@@ -571,9 +571,9 @@ test("a permission's notification offers Deny, which denies from the service wor
     reason: null, takes: "decision", digest: q.digest });
   const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
   /** Clicks `action` of the notification tagged `tag`, as the browser does. */
-  const click = (tag, action) => sw.evaluate(([tag, action]) => new Promise((resolve) => whenSettled(async (shown) => {
+  const click = (tag, action) => sw.evaluate(([tag, action]) => new Promise((resolve) => self.needsYou.whenSettled(async (shown) => {
     const n = shown.find((x) => x.tag === tag);
-    resolve(n ? clicked(n, action).then(() => true) : false);
+    resolve(n ? self.needsYou.clicked(n, action).then(() => true) : false);
   })), [tag, action]);
 
   const one = await ask("deny");
@@ -613,7 +613,7 @@ test("a permission's notification offers Deny, which denies from the service wor
   // Signed out: the service worker forgets the device, and a Deny says so.
   await page.click("#sign-out");
   await page.locator("#signed-out").waitFor();
-  await waitFor(async () => (await sw.evaluate(() => kept())) === null, 5000);
+  await waitFor(async () => (await sw.evaluate(() => self.needsYou.kept())) === null, 5000);
   await context.close();
 });
 

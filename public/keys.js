@@ -1,0 +1,117 @@
+// This browser's signing key, made here with WebCrypto and never readable by
+// script (not extractable), and the certificate the owner's key signed for
+// it: the agent's machines take an answer only when its statement is signed
+// by a key they can trace to the owner (docs/security.md, "A server that
+// cannot act"). The page signs every answer, the service worker a
+// notification's Deny; both read the key from IndexedDB.
+//
+// The statement's shape, the proof's label and the certificate's fields are
+// needs_you_core::signed's; the agent's machine reads them as written.
+
+const DB = "needs-you-keys";
+const STORE = "keys";
+const PROOF_LABEL = "needs-you pairing v1\n";
+const LIFETIME_MS = 10 * 60 * 1000;
+const ECDSA = { name: "ECDSA", namedCurve: "P-256" };
+const SIGN = { name: "ECDSA", hash: "SHA-256" };
+
+const enc = new TextEncoder();
+
+export function b64url(bytes) {
+  let s = "";
+  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+  return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function unb64url(text) {
+  const s = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+function db() {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore(STORE);
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+}
+
+async function put(value) {
+  const d = await db();
+  await new Promise((resolve, reject) => {
+    const tx = d.transaction(STORE, "readwrite");
+    if (value) tx.objectStore(STORE).put(value, "me");
+    else tx.objectStore(STORE).delete("me");
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+  d.close();
+}
+
+/** This browser's key: {privateKey, key (base64url), owner?, certificate?}, or null. */
+export async function kept() {
+  const d = await db();
+  const me = await new Promise((resolve, reject) => {
+    const get = d.transaction(STORE).objectStore(STORE).get("me");
+    get.onsuccess = () => resolve(get.result || null);
+    get.onerror = () => reject(get.error);
+  });
+  d.close();
+  return me;
+}
+
+export function forgetKey() {
+  return put(null);
+}
+
+/** A new key for this browser, kept; its public half (base64url) and the
+ *  proof of it under the pairing link's `secret`, for the pairer to check. */
+export async function newKey(secret, owner) {
+  const pair = await crypto.subtle.generateKey(ECDSA, false, ["sign"]);
+  const key = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
+  await put({ privateKey: pair.privateKey, key, owner });
+  const mac = await crypto.subtle.importKey("raw", unb64url(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const proof = b64url(await crypto.subtle.sign("HMAC", mac, enc.encode(PROOF_LABEL + key)));
+  return { key, proof };
+}
+
+async function fingerprint(keyB64) {
+  return b64url(await crypto.subtle.digest("SHA-256", unb64url(keyB64)));
+}
+
+/** Takes `certificate` (an envelope) if the owner this browser was paired
+ *  to signed it, for this very key; false when it is not (someone between
+ *  the pairer and this browser changed it), and nothing is kept. */
+export async function takeCertificate(certificate) {
+  const me = await kept();
+  if (!me?.owner) return false;
+  try {
+    if ((await fingerprint(certificate.key)) !== me.owner) return false;
+    const ownerKey = await crypto.subtle.importKey("raw", unb64url(certificate.key), ECDSA, false, ["verify"]);
+    const bytes = unb64url(certificate.statement);
+    if (!(await crypto.subtle.verify(SIGN, ownerKey, unb64url(certificate.signature), bytes))) return false;
+    const cert = JSON.parse(new TextDecoder().decode(bytes));
+    if (cert.key !== me.key || cert.owner !== me.owner) return false;
+  } catch {
+    return false;
+  }
+  await put({ ...me, certificate });
+  return true;
+}
+
+/** The envelope that signs `answer` (the answer's own fields: `text`,
+ *  `decision` with its `message`, or `choices`) for question `q` as this
+ *  page shows it; null when this browser holds no certified key. */
+export async function signAnswer(q, answer) {
+  const me = await kept().catch(() => null);
+  if (!me?.certificate) return null;
+  const statement = {
+    v: 1, owner: me.owner, id: b64url(crypto.getRandomValues(new Uint8Array(16))),
+    question_id: q.question_id, session: q.session, open_seq: q.open_seq,
+    digest: "text" in answer ? null : q.digest, answer, expires_at: Date.now() + LIFETIME_MS,
+  };
+  const bytes = enc.encode(JSON.stringify(statement));
+  const signature = await crypto.subtle.sign(SIGN, me.privateKey, bytes);
+  return { statement: b64url(bytes), signature: b64url(signature), key: me.key, certificate: me.certificate };
+}
