@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, smuggleAnswer, waitFor, sleep } from "../worker/helpers.js";
 import { REPORTER, startWorld } from "./world.js";
@@ -70,7 +70,7 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
   const { dir, q } = await agentInTmux(o);
   const text = "\u001b[2J\u001b]0;owned\u0007ok\u0003 then\nrm -rf ~\r\n\u007fdone";
   const posted = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text });
-  assert.equal(posted.status, 201);
+  assert.equal(posted.status, 201, JSON.stringify(posted.body));
   assert.equal(posted.body.text, "[2J]0;ownedok then rm -rf ~  done");
   assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 15000));
   assert.deepEqual(keys(dir).map((b) => b.data), ["[2J]0;ownedok then rm -rf ~  done", "\r"]);
@@ -87,7 +87,9 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
     method: "POST", headers: { authorization: `Bearer ${big.token}` }, body: JSON.stringify({ text: "x".repeat(100_000) }),
   });
   assert.equal(huge.status, 413, "100 KB is refused before it is read");
-  const long = await api("POST", `/v1/questions/${b.q.question_id}/answers`, big.token, { text: "y".repeat(20_000) });
+  // Signed as `needs-you answer` signs it: the line that would be typed.
+  const long = await api("POST", `/v1/questions/${b.q.question_id}/answers`, big.token,
+    { text: "y".repeat(20_000), signed: await big.key.sign(b.q, { text: "y".repeat(2000) }) });
   assert.equal(long.status, 201);
   assert.equal(long.body.text.length, 2000, "cut to 2,000 characters");
   assert.ok(await waitFor(() => existsSync(join(b.dir, "answered")), 15000));
@@ -95,10 +97,11 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
 });
 
 /**
- * An answer put in D1 as if the API had taken it, and pushed to the task's
- * relay: what a relay is handed when something before it failed to refuse.
+ * An answer put in D1 as if the API had taken it, signed by the owner's key,
+ * and pushed to the task's relay: what a relay is handed when something
+ * before it (the owner's own device among them) failed to refuse.
  */
-const smuggle = (o, q, text) => smuggleAnswer(w, o.owner_id, q, text);
+const smuggle = async (o, q, text) => smuggleAnswer(w, o.owner_id, q, text, await o.key.sign(q, { text }));
 
 test("an answer the agent would run as a command is refused at the API, and by the relay if it got one", async () => {
   const o = await owner();
@@ -302,10 +305,15 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     text: "Elsewhere?", terminal: { kind: "terminal", host: "laptop", cwd: "/src/web" } });
   const browser = await launch();
   try {
-    const pairing = (await api("POST", "/v1/pairings", o.token)).body;
+    // Paired as a person pairs a phone: the owner's `needs-you pair`, whose
+    // link lets the page prove its key, and which vouches for it.
+    const pairing = ownerCli(o)("pair", "--json");
+    const url = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
     const { page } = await newPage(browser, { viewport: { width: 360, height: 740 } });
-    await page.goto(pairing.url);
+    await page.goto(url);
     await page.click("#pair-ask-yes"); // "Pair this browser with …?"
+    assert.equal((await pairing.ended).code, 0);
+    await page.locator("#status", { hasText: "your machines take the answers this browser signs" }).waitFor();
     const card = page.locator(`#question-${q.question_id}`);
     await card.waitFor();
     assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));
@@ -326,20 +334,29 @@ test("the page: a reply in tmux is answered from its card and the state follows;
   }
 });
 
+/**
+ * The owner's own machine: a config folder holding `o`'s login and owner key,
+ * and a function that starts `needs-you` there: {child, ended ({code, out, err})}.
+ */
+function ownerCli(o) {
+  const home = mkdtempSync(join(scratch, "home-"));
+  mkdirSync(join(home, "needs-you"), { mode: 0o700 });
+  writeFileSync(join(home, "needs-you", "login.json"), JSON.stringify({ url: w.url, token: o.token, owner: o.key.fingerprint }), { mode: 0o600 });
+  writeFileSync(join(home, "needs-you", "owner-key.json"), JSON.stringify({ secret: o.key.secret }), { mode: 0o600 });
+  return (...args) => {
+    const child = spawn(join(ROOT, "target", "release", "needs-you"), args, { env: { PATH: process.env.PATH, XDG_CONFIG_HOME: home } });
+    let out = "", err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    return { child, ended: new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err }))) };
+  };
+}
+
 test("needs-you answer types from another terminal, and says why when it cannot", async () => {
   const o = await owner();
   const { dir, q } = await agentInTmux(o);
-  const home = mkdtempSync(join(scratch, "home-"));
-  const { mkdirSync } = await import("node:fs");
-  mkdirSync(join(home, "needs-you"), { mode: 0o700 });
-  writeFileSync(join(home, "needs-you", "login.json"), JSON.stringify({ url: w.url, token: o.token }), { mode: 0o600 });
-  const cli = (...args) => new Promise((resolve) => {
-    const c = spawn(join(ROOT, "target", "release", "needs-you"), args, { env: { PATH: process.env.PATH, XDG_CONFIG_HOME: home } });
-    let out = "", err = "";
-    c.stdout.on("data", (d) => (out += d));
-    c.stderr.on("data", (d) => (err += d));
-    c.on("exit", (code) => resolve({ code, out, err }));
-  });
+  const run = ownerCli(o);
+  const cli = (...args) => run(...args).ended;
   const r = await cli("answer", q.question_id, "yes,", "from", "the", "CLI", "--quietly");
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, "Sent; waiting for the agent's machine…\nTyped into the agent's terminal.\n");

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, startWorker, waitFor } from "../worker/helpers.js";
 import { endProcessesWithin } from "../support/leftovers.js";
+import { ownerKey } from "../support/signing.js";
 
 export const REPORTER = join(ROOT, "target", "release", "report-prompt");
 
@@ -22,17 +23,32 @@ export async function startWorld(name, { taskName }) {
   const servers = [];
   let n = 0;
 
+  /** Each owner's key, by the owner's token. */
+  const keys = new Map();
+
+  /** Calls the API. An answer posted with an owner's token is signed by
+   *  that owner's key for the question as the owner's list shows it, as
+   *  `needs-you answer` signs it (a question no longer listed: unsigned). */
   async function api(method, path, token, body) {
+    const answering = method === "POST" && /^\/v1\/questions\/([^/]+)\/answers$/.exec(path);
+    if (answering && keys.has(token) && body && typeof body === "object" && !("signed" in body)) {
+      const list = (await api("GET", "/v1/needs-you", token)).body?.questions ?? [];
+      const q = list.find((x) => x.question_id === decodeURIComponent(answering[1]));
+      if (q) body = await keys.get(token).body(q, body);
+    }
     const headers = token ? { authorization: `Bearer ${token}` } : {};
     const r = await fetch(w.url + path, { method, headers, body: body && JSON.stringify(body) });
     return { status: r.status, body: await r.json().catch(() => null) };
   }
 
-  /** A new owner with one task (`taskFields` added to its creation). */
+  /** A new owner with one task (`taskFields` added to its creation), and
+   *  its key (`key`), whose fingerprint its agents' machine pins. */
   async function owner(taskFields = {}) {
     const o = (await api("POST", "/v1/owners", ADMIN, { name: "Ana" })).body;
     const task = (await api("POST", "/v1/tasks", o.token, { name: taskName, ...taskFields })).body;
-    return { ...o, task };
+    const key = await ownerKey();
+    keys.set(o.token, key);
+    return { ...o, task, key };
   }
 
   /**
@@ -55,6 +71,7 @@ export async function startWorld(name, { taskName }) {
         TERM: "xterm-256color",
         NEEDS_YOU_URL: w.url,
         NEEDS_YOU_TOKEN: o.task.credential,
+        NEEDS_YOU_OWNER: o.key.fingerprint,
         NEEDS_YOU_STATE_DIR: join(scratch, "state"),
         REPORTER,
         AGENT_SESSION: reported,

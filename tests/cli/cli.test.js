@@ -585,6 +585,12 @@ test("run warns once when an agent CLI's hooks are not installed, naming the com
   const lines = r.stderr.trim().split("\n");
   assert.deepEqual(lines.filter((l) => /not installed/.test(l)),
     ["needs-you: Claude Code's hooks are not installed, so it will not report; run `report-prompt install --cli claude-code`"]);
+  assert.equal(lines.filter((l) => /pinned no owner key/.test(l)).length, 0, "the owner's own machine pins its key");
+  // A machine logged in from a bare pairing link pinned nothing: run says what that costs.
+  const bare = await deviceMachine(m);
+  const b = await cli(bare, ["run", "--", "claude"], { PATH: `${bin}:${process.env.PATH}` });
+  assert.equal(b.code, 0, b.stderr);
+  assert.ok(b.stderr.includes("needs-you: this machine pinned no owner key, so its agents take no answer from afar; log in again with the line `needs-you pair` prints\n"), b.stderr);
 });
 
 test("ls --watch draws the list again when it changes, on the live list's socket: nothing while nothing changes", async () => {

@@ -171,7 +171,7 @@ test("a reply answered from afar while Claude Code's /model menu is open is refu
   await sleep(500);
   term.key("Enter");
   await term.waitFor(/Select model/);
-  const r = await call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: { text: "go ahead" } });
+  const r = await live.answer(q, { text: "go ahead" });
   assert.equal(r.status, 201, r.text);
   let row;
   assert.ok(await waitFor(async () => {
@@ -200,7 +200,7 @@ async function takes(form) {
   return q;
 }
 
-const answerFor = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body });
+const answerFor = (q, body) => live.answer(q, body);
 const answerRow = (q) => w.db.prepare("SELECT state, reason, form FROM answers WHERE question_id = ?").bind(q.question_id).first();
 /** The text of the tool result the agent sent the model last. */
 function lastToolResult() {

@@ -65,7 +65,7 @@ function stopSharedServer() {
 async function terminal(task, flags = "--no-daemon") {
   const vars = {
     HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, `state-${task.task_id}`),
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, `state-${task.task_id}`),
     NEEDS_YOU_RECORD_DIR: recorded(home),
   };
   const t = await startCodex(`needs-you-live-codex-${process.pid}-${terms.length}`, cwd, vars, flags);
@@ -173,7 +173,7 @@ async function runVars() {
     runConfig = join(home, "run-config");
     const pairing = (await call(w, "POST", "/v1/pairings", { token: owner.token, body: { rights: ["tasks"] } })).body;
     const link = new URL(pairing.url);
-    execFileSync(NEEDS_YOU, ["login", `${w.url}${link.pathname}${link.hash}`], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: runConfig } });
+    execFileSync(NEEDS_YOU, ["login", `${w.url}${link.pathname}${link.hash}`, "--owner", live.key.fingerprint], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: runConfig } });
   }
   return { HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
     XDG_CONFIG_HOME: runConfig, NEEDS_YOU_STATE_DIR: join(home, "state-run"), NEEDS_YOU_RECORD_DIR: recorded(home) };
@@ -206,7 +206,7 @@ function runTest(name, body, vars) {
   });
 }
 
-const answerFor = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body });
+const answerFor = (q, body) => live.answer(q, body);
 const answerRow = (q) => w.db.prepare("SELECT state, reason, reason_code FROM answers WHERE question_id = ?").bind(q.question_id).first();
 // Codex's shared server for this CODEX_HOME, and its pid-update-loop.
 const daemons = () => spawnSync("pgrep", ["-f", `${codexHome}/packages/app-server-daemon`], { encoding: "utf8" }).stdout.trim();
@@ -462,7 +462,7 @@ test("a run for one prompt (`codex exec`) whose reply ends with a question repor
   await terminal(task);
   const env = {
     HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", PATH: process.env.PATH,
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state-exec"),
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state-exec"),
   };
   const run = await oneShotIsSilent(live, {
     command: CODEX, args: ["exec", "--skip-git-repo-check", "update the code"], env,
@@ -538,7 +538,7 @@ runTest("`needs-you run -- codex` outside tmux: a reply answered from afar reach
   assert.deepEqual([q.answerable, q.terminal.kind, q.screen], [true, "terminal", false], JSON.stringify(q));
   // Handed to the relay behind the API's back: refused there, it reaches nobody.
   const file = join(cwd, "owned-by-a-message");
-  const id = await smuggleAnswer(w, owner.owner_id, q, `!touch ${file}`);
+  const id = await smuggleAnswer(w, owner.owner_id, q, `!touch ${file}`, await live.key.sign(q, { text: `!touch ${file}` }));
   let row;
   assert.ok(await waitFor(async () => {
     row = await w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();

@@ -41,7 +41,7 @@ before(async () => {
   assert.ok(existsSync(join(copilotHome, "hooks", "needs-you.json")), "installed where Copilot reads hooks");
   vars = {
     ...copilotEnv(),
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
     NEEDS_YOU_RECORD_DIR: recorded(home),
   };
   term = inTmux(`needs-you-live-copilot-${process.pid}`, cwd, vars, COPILOT);
@@ -132,7 +132,7 @@ test("the model's question is listed with its choices, and closes when answered 
 test("a run for one prompt (`copilot -p`) reports nothing and prints nothing of ours", { skip }, async () => {
   const run = await oneShotIsSilent(live, {
     command: COPILOT, args: ["-p", "update the code"], env: {
-      ...copilotEnv(), NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state-one-shot"),
+      ...copilotEnv(), NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state-one-shot"),
     },
     // A reply alone fires only hooks that wait for an open question (there
     // is none), and `-p` offers no `ask_user` and shows no dialog: a command

@@ -58,7 +58,7 @@ before(async () => {
   assert.equal(installed.security.environmentVariableRedaction.allowed, undefined);
   term = inTmux(`needs-you-live-gemini-${process.pid}`, cwd, {
     ...geminiEnv(),
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
     NEEDS_YOU_RECORD_DIR: recorded(home),
   }, GEMINI);
   await term.waitFor(/Type your message/, 60_000);
@@ -167,7 +167,7 @@ test("an answer Gemini CLI would run as a shell command is refused and never typ
 test("a run for one prompt (`gemini -p`) reports nothing and prints nothing of ours", { skip }, async () => {
   await oneShotIsSilent(live, {
     command: GEMINI, args: ["-p", "update the code"], env: {
-      ...geminiEnv(), NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state-one-shot"),
+      ...geminiEnv(), NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state-one-shot"),
     },
     say: (text) => model.next({ text }),
   });
@@ -203,7 +203,7 @@ test("through our extension (`gemini extensions install`), under variable redact
   assert.ok(!trusted.some((t) => folder.startsWith(t)), `${folder} is not trusted: ${trusted}`);
   const ext = inTmux(`needs-you-live-gemini-ext-${process.pid}`, folder, {
     ...geminiEnv(at),
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(at, "state"),
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(at, "state"),
     NEEDS_YOU_REPORTER: REPORTER,
   }, GEMINI);
   try {

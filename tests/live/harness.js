@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, newOwner, sleep, smuggleAnswer, startWorker, waitFor } from "../worker/helpers.js";
 import { tmux } from "./tmux.js";
+import { ownerKey } from "../support/signing.js";
 
 /**
  * The Worker in Miniflare (with `vars`) and one owner, the owner's list
@@ -18,11 +19,16 @@ import { tmux } from "./tmux.js";
 export async function startLive(name, vars) {
   const w = await startWorker(vars);
   const owner = await newOwner(w);
+  // The owner's key: its fingerprint goes into every agent's environment,
+  // and every answer the tests post is signed with it (support/signing.js).
+  const key = await ownerKey();
   const home = mkdtempSync(join(tmpdir(), `needs-you-live-${name}-`));
   const cwd = join(home, "work");
   mkdirSync(cwd);
   return {
-    w, owner, home, cwd, ...needsYou(w, owner.token),
+    w, owner, key, home, cwd, ...needsYou(w, owner.token),
+    /** Posts `body` as the owner's answer to `q`, signed by the owner's key. */
+    answer: async (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: await key.body(q, body) }),
     async stop() {
       await w.stop();
       if (process.env.NEEDS_YOU_LIVE_KEEP) console.log(`# kept ${home}`);
@@ -89,7 +95,7 @@ export async function answerFromAfar(live, term, model, answer = "yes, update th
   assert.match(q.terminal.target, /^agent:0\.0$/);
   model.next({ text: "Docs updated as you asked." });
   const posted = Date.now();
-  const r = await call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { text: answer } });
+  const r = await live.answer(q, { text: answer });
   assert.equal(r.status, 201, r.text);
   await live.listUntil((l) => l.length === 0, 20_000);
   const ms = Date.now() - posted;
@@ -113,9 +119,10 @@ export async function commandNeverTyped(live, term, model) {
   await term.type("prepare the release");
   const [q] = await live.listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);
   const file = join(live.cwd, "owned-by-an-answer");
-  const r = await call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { text: `!touch ${file}` } });
+  const r = await live.answer(q, { text: `!touch ${file}` });
   assert.deepEqual([r.status, r.body.error], [400, "refused_answer"], r.text);
-  const id = await smuggleAnswer(live.w, live.owner.owner_id, q, `!touch ${file}`);
+  // Signed by the owner: the relay's own check of the words refuses it all the same.
+  const id = await smuggleAnswer(live.w, live.owner.owner_id, q, `!touch ${file}`, await live.key.sign(q, { text: `!touch ${file}` }));
   let row;
   assert.ok(await waitFor(async () => {
     row = await live.w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();
@@ -148,7 +155,7 @@ export async function busyPromptNeverTyped(live, term, model, { on, shown, off }
   term.key(on);
   await term.waitFor(shown);
   const file = join(live.cwd, "deployed-by-an-answer");
-  const r = await call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { text: `touch ${file}` } });
+  const r = await live.answer(q, { text: `touch ${file}` });
   assert.equal(r.status, 201, r.text);
   let row;
   assert.ok(await waitFor(async () => {

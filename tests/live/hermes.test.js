@@ -32,7 +32,7 @@ before(async () => {
   execFileSync(REPORTER, ["install", "--cli", "hermes"], { env: { ...process.env, HOME: home, HERMES_HOME: hermesHome } });
   vars = {
     HOME: home, HERMES_HOME: hermesHome, TERM: "xterm-256color", PATH: process.env.PATH,
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
   };
   term = inTmux(`needs-you-live-hermes-${process.pid}`, cwd, vars, `${HERMES} --cli`);
   await term.waitFor(PROMPT, 60_000);

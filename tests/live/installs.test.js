@@ -181,7 +181,7 @@ test("Codex: `codex plugin add needs-you@needs-you` from this repository's marke
     const env = {
       HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color",
       PATH: `${join(REPORTER, "..")}:${process.env.PATH}`,
-      NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+      NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
     };
     execFileSync(CODEX, ["plugin", "marketplace", "add", ROOT], { env, stdio: "pipe" });
     execFileSync(CODEX, ["plugin", "add", "needs-you@needs-you"], { env, stdio: "pipe" });
@@ -223,7 +223,7 @@ test("OpenCode: the npm package plugins/opencode, added by `opencode plugin PATH
     const task = await newTask(live.w, live.owner.token, { name: "opencode by package" });
     const vars = {
       HOME: home, XDG_CONFIG_HOME: config, TERM: "xterm-256color", PATH: `${join(REPORTER, "..")}:${process.env.PATH}`,
-      NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+      NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
     };
     const pkg = join(ROOT, "plugins", "opencode");
     const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
@@ -284,7 +284,7 @@ async function hermesClarify(vars, cwd, name, install, uninstall) {
 function hermesVars(home, task, extra = {}) {
   return {
     HOME: home, HERMES_HOME: join(home, ".hermes"), TERM: "xterm-256color", PATH: `${join(REPORTER, "..")}:${process.env.PATH}`,
-    NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"), ...extra,
+    NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"), ...extra,
   };
 }
 

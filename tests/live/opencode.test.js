@@ -32,7 +32,7 @@ before(async () => {
   execFileSync(REPORTER, ["install", "--cli", "opencode"], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config } });
   vars = {
     HOME: home, XDG_CONFIG_HOME: config, TERM: "xterm-256color", PATH: process.env.PATH,
-    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
   };
   term = inTmux(`needs-you-live-opencode-${process.pid}`, cwd, vars, `${OPENCODE}`);
   await term.waitFor(/Ask anything/, 60_000);
@@ -127,7 +127,7 @@ async function takes(form) {
   assert.match(q.digest, /^[0-9a-f]{64}$/);
   return q;
 }
-const answerFor = (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body });
+const answerFor = (q, body) => live.answer(q, body);
 const answerState = async (q) => (await w.db.prepare("SELECT state FROM answers WHERE question_id = ?").bind(q.question_id).first())?.state;
 /** The text of the tool results OpenCode sent the model last. */
 const lastToolResult = () => JSON.stringify((model.requests.at(-1)?.messages ?? []).filter((m) => m.role === "tool"));

@@ -15,7 +15,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createECDH, webcrypto } from "node:crypto";
+import { webcrypto } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ADMIN, call, ROOT, sleep, waitFor } from "../worker/helpers.js";
@@ -24,6 +24,7 @@ import { CLAUDE, has } from "./clis.js";
 import { needsYou, startLive } from "./harness.js";
 import { claudeEnv, startClaude } from "./claude.js";
 import { launch, newPage } from "../page/browser.js";
+import { b64url, importKey, seal } from "../support/signing.js";
 
 const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
@@ -52,26 +53,6 @@ function startIn(configHome, args) {
 }
 
 const needsYouIn = (configHome, args) => startIn(configHome, args).ended;
-
-const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
-
-/** A P-256 key for WebCrypto from its private scalar (base64url), with its
- *  public half as SEC1 bytes. */
-async function importKey(secret) {
-  const ecdh = createECDH("prime256v1");
-  ecdh.setPrivateKey(Buffer.from(secret, "base64url"));
-  const pub = ecdh.getPublicKey();
-  const jwk = { kty: "EC", crv: "P-256", d: secret, x: b64url(pub.subarray(1, 33)), y: b64url(pub.subarray(33)) };
-  const key = await webcrypto.subtle.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
-  return { key, pub };
-}
-
-/** `statement` signed with `signer` by WebCrypto: the envelope an answer carries. */
-async function seal(signer, statement) {
-  const bytes = Buffer.from(JSON.stringify(statement));
-  const sig = await webcrypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, signer.key, bytes);
-  return { statement: b64url(bytes), signature: b64url(sig), key: b64url(signer.pub) };
-}
 
 /** What the owner would sign to allow `q` as the list shows it. */
 function allowing(q, fields = {}) {
@@ -128,8 +109,10 @@ before(async () => {
   assert.equal(JSON.parse(paired.stdout.split("\n")[1]).certified, false, paired.stdout);
   model = await startAnthropicMock();
   const vars = claudeEnv(live, model, { credential: "" }, REPORTER, { XDG_CONFIG_HOME: join(machine, ".config") });
+  // `needs-you run` gives the agent these, from the machine's login.
   delete vars.NEEDS_YOU_TOKEN;
   delete vars.NEEDS_YOU_URL;
+  delete vars.NEEDS_YOU_OWNER;
   term = await startClaude(`needs-you-live-signed-${process.pid}`, live.cwd, vars, `${NEEDS_YOU} run -- ${CLAUDE}`);
 });
 

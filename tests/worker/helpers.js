@@ -202,11 +202,11 @@ export async function waitFor(check, ms, step = 50) {
  * task's relay object deliver it: what a relay would be handed if the API's
  * checks were ever bypassed. Returns the answer's id.
  */
-export async function smuggleAnswer(w, ownerId, q, text) {
+export async function smuggleAnswer(w, ownerId, q, text, signed = null) {
   const id = `ans_smuggled${Math.random().toString(16).slice(2)}`;
   const now = Date.now();
-  await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)`).bind(id, q.question_id, q.task_id, ownerId, text, now, now).run();
+  await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, signed)
+    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`).bind(id, q.question_id, q.task_id, ownerId, text, now, now, signed && JSON.stringify(signed)).run();
   const relay = await w.mf.getDurableObjectNamespace("RELAY");
   const stub = relay.get(relay.idFromName(q.task_id));
   await stub.fetch("https://relay/", { method: "POST", body: JSON.stringify({ deliver: { task_id: q.task_id, answer_id: id } }) });

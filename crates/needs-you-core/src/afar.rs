@@ -296,6 +296,9 @@ pub enum Refusal {
     /// On the agent's machine: no statement signed by a device of the
     /// owner came with it (an older page or command line signs none).
     Unsigned,
+    /// On the agent's machine: it was logged in without the owner key's
+    /// fingerprint, so nothing from afar can be checked there.
+    NotPinned,
     /// On the agent's machine: its signature does not hold, or its
     /// statement cannot be read or is not of this owner.
     BadSignature,
@@ -323,6 +326,7 @@ impl Refusal {
             Refusal::Spent => "spent",
             Refusal::NotOffered => "not_offered",
             Refusal::Unsigned | Refusal::BadSignature => "bad_signature",
+            Refusal::NotPinned => "not_pinned",
             Refusal::UnknownDevice => "unknown_device",
             Refusal::RevokedDevice => "revoked_device",
             Refusal::Expired => "expired",
@@ -361,6 +365,9 @@ impl Refusal {
             }
             Refusal::Unsigned => {
                 "the answer is not signed by a device of the owner, and the agent's machine takes no other: upgrade the page (reload it) or the command line that sent it".into()
+            }
+            Refusal::NotPinned => {
+                "the agent's machine was logged in without your owner key's fingerprint, so it takes no answer from afar: log in there again with the line `needs-you pair` prints".into()
             }
             Refusal::BadSignature => {
                 "the answer's signature does not hold: it was changed on its way, or made up".into()

@@ -136,7 +136,8 @@ struct Relay {
     dir: StateDir,
     task: String,
     /// The owner whose signed answers alone this machine takes
-    /// ([`trust::pinned_owner`]); none on a machine logged in under no owner key.
+    /// ([`trust::pinned_owner`]); on a machine logged in under no owner
+    /// key, none, and it takes no answer at all.
     owner: Option<String>,
     /// The owner's newest device list this machine has seen, and the
     /// envelope it came in, kept in the state directory ([`DEVICE_LIST`]).
@@ -169,14 +170,16 @@ impl Relay {
         self.last_open.elapsed() < self.idle
     }
 
-    /// The answer to act on, when this machine takes answers only from its
-    /// owner: the signed statement's, checked ([`trust`]) against this
-    /// machine's own open question, its id spent here once and for all.
-    /// Every answer passes here before anything is typed or handed on.
+    /// The answer to act on: the signed statement's, checked ([`trust`])
+    /// against the owner this machine pinned and its own open question, its
+    /// id spent here once and for all. Every answer passes here before
+    /// anything is typed or handed on; a machine that pinned no owner takes
+    /// none.
     fn trusted(&mut self, answer: &Answer) -> Result<Answer, Failure> {
-        let Some(owner) = self.owner.clone() else {
-            return Ok(answer.clone());
-        };
+        let owner = self
+            .owner
+            .clone()
+            .ok_or(Failure::refused(Refusal::NotPinned))?;
         self.keep_newest_list(&owner, answer.devices.as_deref());
         let now_ms = (state::now_micros() / 1000) as i64;
         let devices = self.devices.as_ref().map(|(list, _)| list);

@@ -253,7 +253,7 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
             "The agents you run here take only answers signed by the owner key {fp}: whoever holds the server cannot answer for you."
         ),
         None => println!(
-            "No owner key pinned (--owner): the agents you run here take answers the server hands them unsigned, so whoever holds the server could answer for you. Log in with the line `needs-you pair` prints to pin it."
+            "No owner key pinned (--owner): the agents you run here take no answer from afar, since none could be checked. Log in with the line `needs-you pair` prints to pin it."
         ),
     }
     println!("Next: `needs-you run -- claude`.");

@@ -297,10 +297,14 @@ impl Reply {
 
 /// What the owner signs for `body`, an answer to `q` as the list shows it
 /// now: bound to the machine's open of it (`session`, `open_seq`) and, for a
-/// decision or choices, to its request's digest; a denial's message as the
-/// one line the Worker would keep.
+/// decision or choices, to its request's digest; a text as the line that
+/// would be typed, and a denial's message as the one line the Worker would
+/// keep.
 fn statement(owner: &str, q: &Question, body: &AnswerBody) -> Result<Statement> {
     let answer = match body {
+        AnswerBody::Text { text } => AnswerBody::Text {
+            text: needs_you_core::answer::check(text).unwrap_or_else(|_| text.clone()),
+        },
         AnswerBody::Decision { decision, message } => AnswerBody::Decision {
             decision: decision.clone(),
             message: message

@@ -159,6 +159,11 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
     if new_session && find_program(OsStr::new("tmux")).is_none() {
         return Err(Fail::new(exit::NOT_FOUND, "--tmux: tmux is not installed"));
     }
+    if login.owner.is_none() {
+        eprintln!(
+            "needs-you: this machine pinned no owner key, so its agents take no answer from afar; log in again with the line `needs-you pair` prints"
+        );
+    }
     if !opts.tmux && !in_tmux {
         eprintln!(
             "needs-you: not in tmux, so answers from the page cannot be typed into this terminal (`needs-you run --tmux` starts one)"

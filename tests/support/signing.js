@@ -1,0 +1,52 @@
+// The owner's key as the tests hold it: made and used with Node's own
+// WebCrypto (another implementation of ECDSA P-256 than the Rust that
+// checks it on the agent's machine), to sign answers the way the page and
+// `needs-you answer` do (needs_you_core::signed). An agent's environment
+// gets `NEEDS_YOU_OWNER: key.fingerprint`; its relay takes only what
+// `key.body` or `key.sign` signed.
+import { createECDH, webcrypto } from "node:crypto";
+
+const { subtle } = webcrypto;
+export const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
+
+/** A P-256 key from its private scalar (base64url): {key, pub (SEC1)}. */
+export async function importKey(secret) {
+  const ecdh = createECDH("prime256v1");
+  ecdh.setPrivateKey(Buffer.from(secret, "base64url"));
+  const pub = ecdh.getPublicKey();
+  const jwk = { kty: "EC", crv: "P-256", d: secret, x: b64url(pub.subarray(1, 33)), y: b64url(pub.subarray(33)) };
+  const key = await subtle.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+  return { key, pub };
+}
+
+/** `what` (JSON) signed by `signer`: an envelope. */
+export async function seal(signer, what) {
+  const bytes = Buffer.from(JSON.stringify(what));
+  const sig = await subtle.sign({ name: "ECDSA", hash: "SHA-256" }, signer.key, bytes);
+  return { statement: b64url(bytes), signature: b64url(sig), key: b64url(signer.pub) };
+}
+
+/**
+ * An owner key: `secret` given (an owner-key.json's), or a new one.
+ * `statement(q, answer, fields)` is what the owner signs to answer `q` (as
+ * the list shows it) with `answer` (its own fields, no digest); `sign` signs
+ * it; `body(q, body)` is an answer's POST body with its `signed` added.
+ */
+export async function ownerKey(secret = b64url(webcrypto.getRandomValues(new Uint8Array(32)))) {
+  const signer = await importKey(secret);
+  const fingerprint = b64url(await subtle.digest("SHA-256", signer.pub));
+  const statement = (q, answer, fields = {}) => ({
+    v: 1, owner: fingerprint, id: b64url(webcrypto.getRandomValues(new Uint8Array(16))),
+    question_id: q.question_id, session: q.session, open_seq: q.open_seq,
+    digest: "text" in answer ? null : q.digest, answer, expires_at: Date.now() + 5 * 60_000, ...fields,
+  });
+  const sign = (q, answer, fields) => seal(signer, statement(q, answer, fields));
+  return {
+    secret, fingerprint, signer, statement, sign,
+    async body(q, body) {
+      const answer = { ...body };
+      delete answer.digest;
+      return { ...body, signed: await sign(q, answer) };
+    },
+  };
+}
