@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../tests/worker/helpers.js";
+import { ownerKey } from "../tests/support/signing.js";
 
 const [url, owner, task, work] = process.argv.slice(2);
 const arg = (name, dflt) => {
@@ -12,6 +13,8 @@ const arg = (name, dflt) => {
 const N = Number(arg("--n", 30));
 const IDLE_S = Number(arg("--idle-s", 60));
 const wranglerLog = arg("--wrangler-log", null);
+// The owner's key, which the agent's machine pins and every answer is signed with.
+const key = await ownerKey();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 async function api(method, path, token, body) {
@@ -23,7 +26,7 @@ const dir = join(work, "agent");
 const stateDir = join(work, "state");
 mkdirSync(dir, { recursive: true });
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, TERM: "xterm-256color", NEEDS_YOU_URL: url,
-  NEEDS_YOU_TOKEN: task, NEEDS_YOU_STATE_DIR: stateDir, REPORTER: process.env.REPORTER, AGENT_SESSION: "bench",
+  NEEDS_YOU_TOKEN: task, NEEDS_YOU_OWNER: key.fingerprint, NEEDS_YOU_STATE_DIR: stateDir, REPORTER: process.env.REPORTER, AGENT_SESSION: "bench",
   AGENT_ROUNDS: String(N + 1) };
 execFileSync("tmux", ["-S", sock, "new-session", "-d", "-s", "bench", "-x", "200", "-y", "50",
   `python3 ${join(ROOT, "tests", "answers", "agent.py")} ${dir}`], { env });
@@ -47,7 +50,7 @@ for (let i = 0; i < N; i++) {
   const before = keys().length;
   const text = `answer ${i}`;
   const t0 = Date.now();
-  await api("POST", `/v1/questions/${q.question_id}/answers`, owner, { text });
+  await api("POST", `/v1/questions/${q.question_id}/answers`, owner, await key.body(q, { text }));
   let ks;
   while ((ks = keys()).length < before + 2) await sleep(10);
   const [typed, enter] = ks.slice(before, before + 2);

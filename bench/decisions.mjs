@@ -99,7 +99,8 @@ async function decide(live, model, term, { step, ran, waiting }) {
   return { ran: summary(times), cost };
 }
 
-const allow = (live, q) => call(live.w, "POST", `/v1/questions/${q.question_id}/answers`, { token: live.owner.token, body: { decision: "allow", digest: q.digest } });
+/** An allow signed by the owner's key (tests/support/signing.js), as the page's is by its own. */
+const allow = (live, q) => live.answer(q, { decision: "allow", digest: q.digest });
 const summary = (ran) => ({ p50: pct(ran, 50), p95: pct(ran, 95), max: Math.max(...ran), min: Math.min(...ran) });
 
 async function claude(bin) {
@@ -135,7 +136,14 @@ async function codex(bin) {
   const config = join(live.home, "config");
   const pairing = (await call(live.w, "POST", "/v1/pairings", { token: live.owner.token, body: { rights: ["tasks"] } })).body;
   const link = new URL(pairing.url);
-  execFileSync(NEEDS_YOU, ["login", `${live.w.url}${link.pathname}${link.hash}`], { env: { ...process.env, HOME: live.home, XDG_CONFIG_HOME: config } });
+  const login = (...more) => execFileSync(NEEDS_YOU, ["login", `${live.w.url}${link.pathname}${link.hash}`, ...more],
+    { env: { ...process.env, HOME: live.home, XDG_CONFIG_HOME: config }, stdio: "pipe" });
+  // A build from before signed answers (AGAINST) knows no --owner, and takes answers unsigned.
+  try {
+    login("--owner", live.key.fingerprint);
+  } catch {
+    login();
+  }
   const vars = { HOME: live.home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
     XDG_CONFIG_HOME: config, NEEDS_YOU_STATE_DIR: join(live.home, "state") };
   const term = await startCodex(`needs-you-bench-codex-${process.pid}`, live.cwd, vars, "", { wrap: `${NEEDS_YOU} run -- ` });

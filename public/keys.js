@@ -8,8 +8,8 @@
 // The statement's shape, the proof's label and the certificate's fields are
 // needs_you_core::signed's; the agent's machine reads them as written.
 
-const DB = "needs-you-keys";
-const STORE = "keys";
+import { keptIn } from "./kept.js";
+
 const PROOF_LABEL = "needs-you pairing v1\n";
 const LIFETIME_MS = 10 * 60 * 1000;
 const ECDSA = { name: "ECDSA", namedCurve: "P-256" };
@@ -28,41 +28,15 @@ function unb64url(text) {
   return Uint8Array.from(s, (c) => c.charCodeAt(0));
 }
 
-function db() {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(DB, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore(STORE);
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
-  });
-}
-
-async function put(value) {
-  const d = await db();
-  await new Promise((resolve, reject) => {
-    const tx = d.transaction(STORE, "readwrite");
-    if (value) tx.objectStore(STORE).put(value, "me");
-    else tx.objectStore(STORE).delete("me");
-    tx.oncomplete = resolve;
-    tx.onerror = () => reject(tx.error);
-  });
-  d.close();
-}
+const store = keptIn("needs-you-keys");
 
 /** This browser's key: {privateKey, key (base64url), owner?, certificate?}, or null. */
-export async function kept() {
-  const d = await db();
-  const me = await new Promise((resolve, reject) => {
-    const get = d.transaction(STORE).objectStore(STORE).get("me");
-    get.onsuccess = () => resolve(get.result || null);
-    get.onerror = () => reject(get.error);
-  });
-  d.close();
-  return me;
+export function kept() {
+  return store.read();
 }
 
 export function forgetKey() {
-  return put(null);
+  return store.write(null);
 }
 
 /** A new key for this browser, kept; its public half (base64url) and the
@@ -70,7 +44,7 @@ export function forgetKey() {
 export async function newKey(secret, owner) {
   const pair = await crypto.subtle.generateKey(ECDSA, false, ["sign"]);
   const key = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
-  await put({ privateKey: pair.privateKey, key, owner });
+  await store.write({ privateKey: pair.privateKey, key, owner });
   const mac = await crypto.subtle.importKey("raw", unb64url(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const proof = b64url(await crypto.subtle.sign("HMAC", mac, enc.encode(PROOF_LABEL + key)));
   return { key, proof };
@@ -96,7 +70,7 @@ export async function takeCertificate(certificate) {
   } catch {
     return false;
   }
-  await put({ ...me, certificate });
+  await store.write({ ...me, certificate });
   return true;
 }
 

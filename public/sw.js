@@ -19,11 +19,12 @@
 //
 // It is a module (the page registers it so), to sign a Deny with keys.js.
 
+import { keptIn } from "./kept.js";
 import { signAnswer } from "./keys.js";
 
 const SHELL = "needs-you-shell-v6";
 const SHELL_FILES = [
-  "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/keys.js", "/screen.js", "/version.js", "/style.css",
+  "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/keys.js", "/kept.js", "/screen.js", "/version.js", "/style.css",
   "/manifest.webmanifest", "/icons/icon-192.png",
 ];
 
@@ -148,40 +149,11 @@ async function pushedClose(m) {
 // The page hands its device over (and null once signed out); the service
 // worker keeps it in IndexedDB, which it can read when the page is closed.
 
-const DB = "needs-you";
-const STORE = "device";
-
-function db() {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(DB, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore(STORE);
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
-  });
-}
-
-async function keep(device) {
-  const d = await db();
-  await new Promise((resolve, reject) => {
-    const tx = d.transaction(STORE, "readwrite");
-    if (device) tx.objectStore(STORE).put(device, "me");
-    else tx.objectStore(STORE).delete("me");
-    tx.oncomplete = resolve;
-    tx.onerror = () => reject(tx.error);
-  });
-  d.close();
-}
-
-async function kept() {
-  const d = await db();
-  const device = await new Promise((resolve, reject) => {
-    const get = d.transaction(STORE).objectStore(STORE).get("me");
-    get.onsuccess = () => resolve(get.result || null);
-    get.onerror = () => reject(get.error);
-  });
-  d.close();
-  return device;
-}
+// Its own database: an older worker's ("needs-you", store "device") is left
+// as it was, and the page hands the device over again when it next opens.
+const device = keptIn("needs-you-device");
+const keep = (d) => device.write(d);
+const kept = () => device.read();
 
 /** Denies the question of a notification's Deny, with the digest its push
  *  carried: a deny lands only on the very request the person was shown.

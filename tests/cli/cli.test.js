@@ -231,8 +231,33 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const login = await cli(trusted, ["login", p.body.url, "--allow", "answer"]);
   assert.equal(login.code, 0, login.stderr);
   assert.match(login.stdout, /may read the list, start and stop tasks, answer or approve/);
-  const answered = await cli(trusted, ["answer", q.question_id, "yes"]);
-  assert.ok(!/may not answer/.test(answered.stderr), answered.stderr);
+  // Logged in from a bare link, it holds no key the owner's vouched for:
+  // it says so, and sends nothing every machine would refuse.
+  const unvouched = await cli(trusted, ["answer", q.question_id, "yes"]);
+  assert.equal(unvouched.code, 1, unvouched.stderr);
+  assert.match(unvouched.stderr, /^needs-you: this command line holds no key your owner key vouched for/);
+  assert.ok(oneLine(unvouched.stderr));
+  // Logged in from the owner's `pair` link, it makes a key of its own
+  // (0600), `pair` vouches for it, and its answer carries its certificate.
+  const laptop = machine();
+  const pairing = start(owner, ["pair", "--json", "--rights", "answer,tasks"]);
+  const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  const joined = await cli(laptop, ["login", link, "--allow", "answer"]);
+  assert.equal(joined.code, 0, joined.stderr);
+  assert.match(joined.stdout, /take only answers signed by the owner key/);
+  const done = await pairing.ended;
+  assert.equal(JSON.parse(done.stdout.split("\n")[1]).certified, true, done.stdout);
+  assert.equal(statSync(join(laptop.home, ".config", "needs-you", "device-key.json")).mode & 0o777, 0o600);
+  const answered = await cli(laptop, ["answer", q.question_id, "yes"]);
+  assert.equal(answered.code, 0, answered.stderr);
+  const row = await w.db.prepare("SELECT signed FROM answers WHERE question_id = ? ORDER BY created_at DESC").bind(q.question_id).first();
+  const signed = JSON.parse(row.signed);
+  const said = JSON.parse(Buffer.from(signed.statement, "base64url"));
+  assert.deepEqual([said.question_id, said.answer, said.owner], [q.question_id, { text: "yes" }, owner.login.owner]);
+  assert.equal(JSON.parse(Buffer.from(signed.certificate.statement, "base64url")).key, signed.key, "its certificate names its key");
+  // Logging out takes its key with it.
+  assert.equal((await cli(laptop, ["logout"])).code, 0);
+  assert.equal(existsSync(join(laptop.home, ".config", "needs-you", "device-key.json")), false);
 
   const list = await cli(owner, ["devices"], { COLUMNS: "200" });
   assert.equal(list.code, 0, list.stderr);

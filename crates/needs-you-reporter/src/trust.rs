@@ -239,14 +239,7 @@ mod tests {
     }
 
     fn seal(k: &SigningKey, s: &Statement) -> Envelope {
-        let bytes = serde_json::to_vec(s).unwrap();
-        let sig: Signature = k.sign(&bytes);
-        Envelope {
-            statement: B64.encode(&bytes),
-            signature: B64.encode(sig.to_bytes()),
-            key: B64.encode(public(k)),
-            certificate: None,
-        }
+        signed_by(k, s)
     }
 
     fn frame(body: AnswerBody) -> Answer {

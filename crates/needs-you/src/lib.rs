@@ -16,7 +16,7 @@
 //!   Cloudflare, or served here), [`commands::version`] (`--version`, with
 //!   the Worker's).
 //! * [`login`]: the login file.
-//! * [`owner_key`]: the owner's signing key, which signs every answer.
+//! * [`keys`]: the owner's and a device's signing keys, which sign every answer.
 //! * [`display`]: lists for a person, cut to the terminal (pure).
 //! * [`term`]: asking on the terminal, its width, QR codes.
 //! * [`fail`]: exit codes, and the one line a failure prints.
@@ -28,6 +28,6 @@ pub mod cli;
 pub mod commands;
 pub mod display;
 pub mod fail;
+pub mod keys;
 pub mod login;
-pub mod owner_key;
 pub mod term;

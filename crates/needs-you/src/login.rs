@@ -5,7 +5,7 @@
 
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -46,23 +46,32 @@ pub fn path() -> PathBuf {
     dir().join("login.json")
 }
 
-/// The stored login: `Ok(None)` when there is none.
-pub fn load() -> Result<Option<Login>, String> {
-    let path = path();
-    let meta = match fs::metadata(&path) {
+/// A private file's text: `Ok(None)` when there is none; refused, saying
+/// `why` it matters, when others can read it.
+pub fn read_private(path: &Path, why: &str) -> Result<Option<String>, String> {
+    let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
     if meta.permissions().mode() & 0o077 != 0 {
         return Err(format!(
-            "{} can be read by others; run `chmod 600 {}` (and consider `needs-you logout`)",
+            "{} can be read by others; run `chmod 600 {}` ({why})",
             path.display(),
             path.display()
         ));
     }
-    let text =
-        fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    fs::read_to_string(path)
+        .map(Some)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// The stored login: `Ok(None)` when there is none.
+pub fn load() -> Result<Option<Login>, String> {
+    let path = path();
+    let Some(text) = read_private(&path, "and consider `needs-you logout`")? else {
+        return Ok(None);
+    };
     serde_json::from_str(&text).map(Some).map_err(|e| {
         format!(
             "{} is not a needs-you login ({e}); log in again",

@@ -10,9 +10,11 @@ use serde_json::{json, Value};
 
 use super::{logged_in, now_ms, owner, path_part, print_json, trusting};
 use crate::fail::{exit, Fail, Result};
+use crate::keys::{self, Key, Whose};
 use crate::login::{self, Login};
-use crate::owner_key::OwnerKey;
 use crate::term;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
 
 /// A credential that the server sent (`token`), if it starts with `prefix`:
 /// nothing else is ever saved as a login.
@@ -146,12 +148,13 @@ pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
 
 /// The owner's signing key: the one kept here already (the machines logged
 /// in before pinned it), else a new one, saved.
-fn owner_signing_key() -> Result<OwnerKey> {
-    if let Some(key) = OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))? {
+fn owner_signing_key() -> Result<Key> {
+    if let Some(key) = Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))? {
         return Ok(key);
     }
-    let key = OwnerKey::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
-    key.save_new().map_err(|e| Fail::new(exit::REFUSED, e))?;
+    let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
+    key.save_new(Whose::Owner)
+        .map_err(|e| Fail::new(exit::REFUSED, e))?;
     Ok(key)
 }
 
@@ -161,6 +164,7 @@ fn owner_signing_key() -> Result<OwnerKey> {
 struct Link {
     server: String,
     code: Option<String>,
+    secret: Option<String>,
     owner: Option<String>,
 }
 
@@ -172,16 +176,18 @@ fn split_link(target: &str) -> Link {
     };
     match target.split_once('#') {
         Some((url, fragment)) if !fragment.is_empty() => {
-            let mut parts = fragment.split('.');
+            let mut parts = fragment.split('.').map(str::to_owned);
             Link {
                 server: server(url),
-                code: parts.next().map(str::to_owned),
-                owner: parts.nth(1).map(str::to_owned),
+                code: parts.next(),
+                secret: parts.next(),
+                owner: parts.next(),
             }
         }
         _ => Link {
             server: server(target),
             code: None,
+            secret: None,
             owner: None,
         },
     }
@@ -231,10 +237,31 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
             .chain(allow.iter())
             .collect::<Vec<_>>(),
     );
-    let device: NewDevice = client.post(
-        "/v1/devices",
-        &json!({"code": code, "name": name, "rights": asked}),
-    )?;
+    // A link from the owner's `pair` carries a secret: this command line then
+    // makes a key of its own and proves it, for the pairer to vouch for.
+    let keyed = match (&link.secret, &owner) {
+        (Some(secret), Some(_)) => {
+            let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
+            let public = B64.encode(key.public());
+            let proof = trusting::prove(secret, &public).ok_or_else(|| {
+                Fail::new(exit::USAGE, "the pairing link's secret is not base64url")
+            })?;
+            Some((key, public, proof))
+        }
+        _ => None,
+    };
+    let mut body = json!({"code": code, "name": name, "rights": asked});
+    if let Some((_, public, proof)) = &keyed {
+        body["key"] = json!(public);
+        body["proof"] = json!(proof);
+    }
+    let device: NewDevice = client.post("/v1/devices", &body)?;
+    // A key left by an earlier login is not the one just vouched for.
+    let _ = std::fs::remove_file(keys::path(Whose::Device));
+    if let Some((key, _, _)) = &keyed {
+        key.save_new(Whose::Device)
+            .map_err(|e| Fail::new(exit::REFUSED, e))?;
+    }
     let path = login::save(&Login {
         url: client.base().to_owned(),
         token: credential(&device.token, "nyd_")?,
@@ -304,6 +331,7 @@ pub fn logout() -> Result<i32> {
     }
     let accepted = login.is_owner().then(|| still_accepted(&login)).flatten();
     login::forget().map_err(|e| Fail::new(exit::REFUSED, e))?;
+    let _ = std::fs::remove_file(keys::path(Whose::Device));
     if login.is_owner() && accepted == Some(false) {
         println!("Forgot the owner token on this machine; the server no longer accepted it.");
     } else if login.is_owner() {
@@ -346,7 +374,7 @@ pub fn rotate_token() -> Result<i32> {
 pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     let (login, client) = logged_in()?;
     let key = match login.is_owner() {
-        true => OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))?,
+        true => Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))?,
         false => None,
     };
     let body = match &rights {
@@ -460,7 +488,7 @@ pub fn revoke_device(device: &str) -> Result<i32> {
     // The owner's key says so too, to every machine that pinned it: the
     // server could not keep a revoked device answering there.
     let key = match login.is_owner() {
-        true => OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))?,
+        true => Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))?,
         false => None,
     };
     if let Some(key) = &key {
@@ -491,6 +519,10 @@ mod tests {
     #[test]
     fn a_pairing_link_gives_the_server_the_code_and_the_owners_fingerprint() {
         let parts = |l: Link| (l.server, l.code, l.owner);
+        assert_eq!(
+            split_link("https://x.example/pair#K7Q2-M9XD.c2VjcmV0.ZnA").secret,
+            Some("c2VjcmV0".into())
+        );
         assert_eq!(
             parts(split_link("https://x.example/pair#K7Q2-M9XD")),
             ("https://x.example".into(), Some("K7Q2-M9XD".into()), None)

@@ -5,16 +5,19 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
-use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Question, Queued, Task, Tasks};
+use needs_you_core::api::{
+    AnswerState, AnswerStatus, NeedsYou, Question, Queued, Right, Task, Tasks,
+};
 use needs_you_core::screen::Screen;
-use needs_you_core::signed::{self, Statement};
+use needs_you_core::signed::{self, Envelope, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
 use serde_json::{json, Value};
 
-use super::{logged_in, now_ms, path_part, print_json};
+use super::{logged_in, now_ms, path_part, print_json, trusting};
 use crate::display;
 use crate::fail::{exit, Fail, Result};
-use crate::owner_key::{self, OwnerKey};
+use crate::keys::{self, Key, Whose};
+use crate::login::Login;
 use crate::term;
 
 /// How long `answer` follows its answer before it says where it is.
@@ -317,7 +320,7 @@ fn statement(owner: &str, q: &Question, body: &AnswerBody) -> Result<Statement> 
     Ok(Statement {
         v: signed::VERSION,
         owner: owner.to_owned(),
-        id: owner_key::statement_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+        id: keys::statement_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
         question_id: q.question_id.clone(),
         session: q.session.clone(),
         open_seq: q.open_seq,
@@ -329,6 +332,31 @@ fn statement(owner: &str, q: &Question, body: &AnswerBody) -> Result<Statement> 
     })
 }
 
+/// The key this login signs its answers with, and, for a device's, the
+/// certificate the owner's key signed for it. A device that may answer but
+/// holds no vouched-for key is told how to get one: its answers would be
+/// refused on every machine. One that may not answer signs nothing, and the
+/// server says so.
+fn signer(login: &Login, client: &Client) -> Result<Option<(Key, Option<Envelope>)>> {
+    let load = |whose| Key::load(whose).map_err(|e| Fail::new(exit::LOGIN, e));
+    if login.is_owner() {
+        return Ok(load(Whose::Owner)?.map(|k| (k, None)));
+    }
+    let Some(me) = trusting::this_device(client)?.filter(|d| d.rights.has(Right::Answer)) else {
+        return Ok(None);
+    };
+    let unvouched = || {
+        Fail::new(
+            exit::REFUSED,
+            "this command line holds no key your owner key vouched for, so every machine would refuse its answers: log in with the link `needs-you pair` shows on your own machine",
+        )
+    };
+    let key = load(Whose::Device)?.ok_or_else(unvouched)?;
+    let owner = login.owner.as_deref().ok_or_else(unvouched)?;
+    let certificate = trusting::own_certificate(&me, owner, &key).ok_or_else(unvouched)?;
+    Ok(Some((key, Some(certificate))))
+}
+
 /// `answer QUESTION (TEXT | --allow | --deny [MESSAGE] | --choose LABEL…)`:
 /// queued like the page's, bound to the request the list shows now (its
 /// digest), then followed until it is typed or taken by the agent, or
@@ -338,10 +366,7 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
     let id = path_part(question)?;
     let body = reply.body();
     let mut request = serde_json::to_value(&body).unwrap_or_default();
-    let key = match login.is_owner() {
-        true => OwnerKey::load().map_err(|e| Fail::new(exit::LOGIN, e))?,
-        false => None,
-    };
+    let key = signer(&login, &client)?;
     if body.form() != Afar::Text || key.is_some() {
         let list: NeedsYou = client.get("/v1/needs-you")?;
         let shown = list
@@ -352,9 +377,12 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
         if body.form() != Afar::Text {
             request["digest"] = json!(shown.question.digest);
         }
-        if let Some(key) = &key {
-            request["signed"] =
-                json!(key.sign(&statement(&key.fingerprint(), &shown.question, &body)?));
+        if let Some((key, certificate)) = &key {
+            // The owner's own key names itself; a device's, the owner it was paired to.
+            let owner = login.owner.clone().unwrap_or_else(|| key.fingerprint());
+            let mut signed = key.sign(&statement(&owner, &shown.question, &body)?);
+            signed.certificate = certificate.clone().map(Box::new);
+            request["signed"] = json!(signed);
         }
     }
     let queued: Queued = client

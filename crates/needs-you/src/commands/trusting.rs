@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
-use needs_you_core::api::{PairedDevice, PairingState, Right};
+use needs_you_core::api::{Device, Devices, PairedDevice, PairingState, Right};
 use needs_you_core::signed::{
     proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS, VERSION,
 };
@@ -20,7 +20,7 @@ use sha2::Sha256;
 
 use super::{now_ms, path_part};
 use crate::fail::{exit, Fail, Result};
-use crate::owner_key::OwnerKey;
+use crate::keys::Key;
 
 /// How often `pair` asks whether its code was used.
 const ASK_EVERY: Duration = Duration::from_millis(500);
@@ -45,6 +45,32 @@ pub fn new_secret() -> Result<String> {
     Ok(B64.encode(bytes))
 }
 
+/// The proof of `key` (base64url) under the pairing link's `secret`: what a
+/// device sends with its key when it pairs.
+pub fn prove(secret: &str, key: &str) -> Option<String> {
+    let secret = B64.decode(secret).ok()?;
+    let mut mac = Hmac::<Sha256>::new_from_slice(&secret).ok()?;
+    mac.update(&proof_message(key));
+    Some(B64.encode(mac.finalize().into_bytes()))
+}
+
+/// This device, as `GET /v1/devices` shows it to itself.
+pub fn this_device(client: &Client) -> Result<Option<Device>> {
+    let me: Devices = client.get("/v1/devices")?;
+    Ok(me.devices.into_iter().next())
+}
+
+/// `device`'s certificate, if the owner's key `owner` signed it for this
+/// very `key`: what its signed answers carry. `None` when there is none, or
+/// someone between changed it.
+pub fn own_certificate(device: &Device, owner: &str, key: &Key) -> Option<Envelope> {
+    let mine = B64.encode(key.public());
+    device.certificate.clone().filter(|c| {
+        owner_signed::<Certificate>(owner, c)
+            .is_ok_and(|cert| cert.owner == owner && cert.key == mine)
+    })
+}
+
 /// Whether `proof` is the HMAC of `key` under `secret` (both base64url).
 fn proves(secret: &str, key: &str, proof: &str) -> bool {
     let (Ok(secret), Ok(proof)) = (B64.decode(secret), B64.decode(proof)) else {
@@ -64,7 +90,7 @@ fn proves(secret: &str, key: &str, proof: &str) -> bool {
 /// and the failure says so.
 pub fn wait_and_certify(
     client: &Client,
-    key: &OwnerKey,
+    key: &Key,
     pairing_id: &str,
     secret: &str,
     expires_at: i64,
@@ -121,7 +147,7 @@ pub fn wait_and_certify(
 /// key did not sign is not built on), with a version above it.
 pub fn change_list(
     client: &Client,
-    key: &OwnerKey,
+    key: &Key,
     change: impl FnOnce(&mut Vec<String>),
 ) -> Result<()> {
     #[derive(serde::Deserialize)]
@@ -166,6 +192,7 @@ mod tests {
         let mut mac = Hmac::<Sha256>::new_from_slice(&[1u8; 16]).unwrap();
         mac.update(&proof_message(key));
         let proof = B64.encode(mac.finalize().into_bytes());
+        assert_eq!(prove(&secret, key), Some(proof.clone()));
         assert!(proves(&secret, key, &proof));
         assert!(!proves(&secret, "BServer-key", &proof));
         assert!(!proves(&B64.encode([2u8; 16]), key, &proof));

@@ -1,12 +1,16 @@
-//! The owner's signing key: ECDSA P-256, made by `setup` on the owner's
-//! machine and kept beside the login (`owner-key.json`, the file 0600 and
-//! refused if others can read it). Never sent: the server sees only the
-//! public half, inside the answers it signs. An agent's machine pins its
-//! fingerprint at `login --owner` and takes only answers it signed
-//! (`needs_you_reporter::trust`).
+//! This machine's signing keys, ECDSA P-256, kept beside the login (the
+//! files 0600, refused if others can read them), never sent: the server sees
+//! only their public halves.
+//!
+//! * The owner's (`owner-key.json`), made by `setup` on the owner's machine:
+//!   it signs the owner's answers, the certificates of the devices `pair`
+//!   pairs, and the owner's device list. An agent's machine pins its
+//!   fingerprint at `login --owner` and takes only answers that chain up to
+//!   it (`needs_you_reporter::trust`).
+//! * A device's (`device-key.json`), made by `login` from a pairing link of
+//!   the owner's `pair`, which vouches for it: it signs that command line's
+//!   answers, with the certificate beside.
 
-use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -27,23 +31,33 @@ struct Stored {
     secret: String,
 }
 
-pub struct OwnerKey {
+pub struct Key {
     key: SigningKey,
 }
 
-pub fn path() -> PathBuf {
-    login::dir().join("owner-key.json")
+/// Whose key a file keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whose {
+    Owner,
+    Device,
 }
 
-impl OwnerKey {
+pub fn path(whose: Whose) -> PathBuf {
+    login::dir().join(match whose {
+        Whose::Owner => "owner-key.json",
+        Whose::Device => "device-key.json",
+    })
+}
+
+impl Key {
     /// A new key, from the system's random source.
-    pub fn generate() -> Result<OwnerKey, String> {
+    pub fn generate() -> Result<Key, String> {
         loop {
             let mut bytes = [0u8; 32];
             getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes: {e}"))?;
             // A scalar of zero or past the curve's order is refused: draw again.
             if let Ok(key) = SigningKey::from_slice(&bytes) {
-                return Ok(OwnerKey { key });
+                return Ok(Key { key });
             }
         }
     }
@@ -80,13 +94,14 @@ impl OwnerKey {
         }
     }
 
-    /// Written to [`path`], which must not exist: a second key would leave
-    /// every machine pinned to the first unable to take an answer.
-    pub fn save_new(&self) -> Result<PathBuf, String> {
-        let path = path();
+    /// Written to [`path`], which must not exist: a second owner key would
+    /// leave every machine pinned to the first unable to take an answer, and
+    /// a second device key would not be the one its certificate names.
+    pub fn save_new(&self, whose: Whose) -> Result<PathBuf, String> {
+        let path = path(whose);
         if path.exists() {
             return Err(format!(
-                "{} exists already: the machines you logged in trust that key",
+                "{} exists already: its key is the one that was vouched for",
                 path.display()
             ));
         }
@@ -100,27 +115,16 @@ impl OwnerKey {
     }
 
     /// The stored key: `Ok(None)` when there is none.
-    pub fn load() -> Result<Option<OwnerKey>, String> {
-        let path = path();
-        let meta = match fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    pub fn load(whose: Whose) -> Result<Option<Key>, String> {
+        let path = path(whose);
+        let Some(text) = login::read_private(&path, "whoever read it can answer for you")? else {
+            return Ok(None);
         };
-        if meta.permissions().mode() & 0o077 != 0 {
-            return Err(format!(
-                "{} can be read by others; run `chmod 600 {}`: whoever read it can answer for you",
-                path.display(),
-                path.display()
-            ));
-        }
-        let unreadable = || format!("{} is not a needs-you owner key", path.display());
-        let text = fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let unreadable = || format!("{} is not a needs-you key", path.display());
         let stored: Stored = serde_json::from_str(&text).map_err(|_| unreadable())?;
         let bytes = B64.decode(stored.secret).map_err(|_| unreadable())?;
         let key = SigningKey::from_slice(&bytes).map_err(|_| unreadable())?;
-        Ok(Some(OwnerKey { key }))
+        Ok(Some(Key { key }))
     }
 }
 
@@ -140,7 +144,7 @@ mod tests {
 
     #[test]
     fn what_the_owner_key_signs_the_agents_machine_takes_under_its_fingerprint() {
-        let key = OwnerKey::generate().unwrap();
+        let key = Key::generate().unwrap();
         let fp = key.fingerprint();
         let statement = Statement {
             v: VERSION,
@@ -162,7 +166,7 @@ mod tests {
             needs_you_reporter::trust::verify(&fp, Some(&envelope), None, 1_000),
             Ok(statement)
         );
-        let other = OwnerKey::generate().unwrap();
+        let other = Key::generate().unwrap();
         assert_ne!(other.fingerprint(), fp);
     }
 }
