@@ -102,6 +102,9 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "questions", id, "dismiss"] => {
             methods!(method, p; Post => needs_you::dismiss(req, env, id).await)
         }
+        ["v1", "questions", id, "request"] => {
+            methods!(method, p; Get => needs_you::request(req, env, id).await)
+        }
         ["v1", "questions", id, "screen"] => {
             methods!(method, p; Get => screens::get(req, env, id).await)
         }

@@ -19,11 +19,12 @@ use crate::question::{ClosedQuestion, Question};
 /// ?8 text, ?9 options (JSON), ?10 seq, ?11 terminal (JSON or null),
 /// ?12 answerable (0 or 1), ?13 what it takes from afar, ?14 its request's
 /// digest, ?15 a dialog's questions (JSON), ?16 a permission's lasting
-/// choices (JSON), each null when none.
+/// choices (JSON), ?17 the request it takes an answer for (JSON), each null
+/// when none.
 pub(super) const OPEN: &str = "
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable, takes, digest, questions, decisions)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16 FROM tasks t
+                       terminal, answerable, takes, digest, questions, decisions, request)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -80,6 +81,8 @@ pub struct NewQuestion<'a> {
     pub questions_json: Option<&'a str>,
     /// A permission's lasting choices, as JSON.
     pub decisions_json: Option<&'a str>,
+    /// The request it takes an answer from afar for, as JSON.
+    pub request_json: Option<&'a str>,
 }
 
 pub(super) fn open(
@@ -102,6 +105,7 @@ pub(super) fn open(
             .map_or(wasm_bindgen::JsValue::NULL, |t| s(&t.digest)),
         q.questions_json.map_or(wasm_bindgen::JsValue::NULL, s),
         q.decisions_json.map_or(wasm_bindgen::JsValue::NULL, s),
+        q.request_json.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     stmt(db, OPEN, &keys.bind(&extra))
 }
@@ -390,4 +394,25 @@ pub async fn delete_old(env: &Env, now: f64) -> Result<usize> {
         ])
         .await?;
     changes(&results[2])
+}
+
+/// The request question ?1 of owner ?2 takes an answer for, with its kind.
+const REQUEST: &str = "SELECT kind, request FROM questions WHERE id = ?1 AND owner_id = ?2";
+
+/// The owner's question's kind and request (JSON), if the question is theirs.
+pub async fn question_request(
+    env: &Env,
+    owner_id: &str,
+    question_id: &str,
+) -> Result<Option<(Kind, Option<String>)>> {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        kind: Kind,
+        request: Option<String>,
+    }
+    let db = super::db(env)?;
+    let row: Option<Row> = stmt(&db, REQUEST, &[s(question_id), s(owner_id)])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| (r.kind, r.request)))
 }

@@ -149,6 +149,10 @@ pub async fn apply_report(
                 .then(|| serde_json::to_string(questions).ok())
                 .flatten();
             let decisions_json = lasting_choices(takes.as_ref(), request.as_deref());
+            let request_json = request
+                .as_deref()
+                .filter(|_| takes.is_some())
+                .and_then(|r| serde_json::to_string(r).ok());
             let same = questions::Sameness {
                 kind: *kind,
                 text,
@@ -176,6 +180,7 @@ pub async fn apply_report(
                     takes: takes.as_ref(),
                     questions_json: questions_json.as_deref(),
                     decisions_json: decisions_json.as_deref(),
+                    request_json: request_json.as_deref(),
                 },
             )?);
             batch.push(questions::reopen_same(&db, keys, *seq, &same)?);

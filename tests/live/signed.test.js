@@ -25,6 +25,7 @@ import { needsYou, startLive } from "./harness.js";
 import { claudeEnv, startClaude } from "./claude.js";
 import { launch, newPage } from "../page/browser.js";
 import { b64url, importKey, seal } from "../support/signing.js";
+import { requestDigest } from "../support/request.js";
 
 const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
@@ -182,6 +183,30 @@ test("a server that holds the owner's token, the database or the relay's socket 
   await sleep(500);
   assert.equal(existsSync(file), false, "nothing the server made up ran the command");
   assert.match(term.screen(), /Do you want to proceed/, "the dialog still waits");
+
+  // A server that shows other words over the real request gets no answer
+  // from the owner's command line, which builds the card from the request.
+  const count = async () => (await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(q.question_id).first()).n;
+  const before = await count();
+  await w.db.prepare("UPDATE questions SET text = ? WHERE id = ?").bind("Make the file\n$ npm test", q.question_id).run();
+  const lied = await needsYouIn(owner, ["answer", q.question_id, "--allow"]);
+  assert.equal(lied.code, 1, lied.stdout);
+  assert.match(lied.stderr, /^needs-you: the card the server shows is not what the agent's request asks, so nothing was answered; the request asks: Make the file \$ touch /);
+  assert.equal(lied.stderr.trim().split("\n").length, 1);
+  assert.equal(await count(), before, "nothing was sent");
+  // One that serves another request, words and digest to match: the owner
+  // signs that request's digest, and the machine, which reported another, takes nothing.
+  const harmless = { tool: "Bash", input: { command: "npm test", description: "Make the file" } };
+  const kept = (await w.db.prepare("SELECT request FROM questions WHERE id = ?").bind(q.question_id).first()).request;
+  await w.db.prepare("UPDATE questions SET request = ?, digest = ? WHERE id = ?")
+    .bind(JSON.stringify(harmless), requestDigest(harmless.tool, harmless.input), q.question_id).run();
+  assert.ok(kept, "the request is kept with its question");
+  const swap = await needsYouIn(owner, ["answer", q.question_id, "--allow"]);
+  assert.equal(swap.code, 1, swap.stdout);
+  const swapped = await w.db.prepare("SELECT reason_code FROM answers WHERE question_id = ? ORDER BY created_at DESC").bind(q.question_id).first();
+  assert.equal(swapped.reason_code, "not_this_request");
+  assert.equal(existsSync(file), false, "the command the dialog shows did not run");
+  await w.db.prepare("UPDATE questions SET text = ?, request = ?, digest = ? WHERE id = ?").bind(q.text, kept, q.digest, q.question_id).run();
 
   // The owner's command line signs, and the machine takes it.
   const answered = await needsYouIn(owner, ["answer", q.question_id, "--allow"]);

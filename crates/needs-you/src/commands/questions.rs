@@ -8,6 +8,8 @@ use needs_you_core::afar::{Afar, AnswerBody, Verdict};
 use needs_you_core::api::{
     AnswerState, AnswerStatus, NeedsYou, Question, Queued, Right, Task, Tasks,
 };
+use needs_you_core::classify::card;
+use needs_you_core::request::Request;
 use needs_you_core::screen::Screen;
 use needs_you_core::signed::{self, Envelope, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
@@ -300,10 +302,16 @@ impl Reply {
 
 /// What the owner signs for `body`, an answer to `q` as the list shows it
 /// now: bound to the machine's open of it (`session`, `open_seq`) and, for a
-/// decision or choices, to its request's digest; a text as the line that
+/// decision or choices, to the `digest` computed here from its request
+/// ([`request_shown`]); a text as the line that
 /// would be typed, and a denial's message as the one line the Worker would
 /// keep.
-fn statement(owner: &str, q: &Question, body: &AnswerBody) -> Result<Statement> {
+fn statement(
+    owner: &str,
+    q: &Question,
+    body: &AnswerBody,
+    digest: Option<String>,
+) -> Result<Statement> {
     let answer = match body {
         AnswerBody::Text { text } => AnswerBody::Text {
             text: needs_you_core::answer::check(text).unwrap_or_else(|_| text.clone()),
@@ -324,11 +332,37 @@ fn statement(owner: &str, q: &Question, body: &AnswerBody) -> Result<Statement> 
         question_id: q.question_id.clone(),
         session: q.session.clone(),
         open_seq: q.open_seq,
-        digest: (body.form() != Afar::Text)
-            .then(|| q.digest.clone())
-            .flatten(),
+        digest,
         answer,
         expires_at: now_ms() as i64 + signed::LIFETIME_MS,
+    })
+}
+
+/// The digest of the request `q` takes an answer for, computed here from
+/// the request itself, once the card built here from it is the one the
+/// list shows: a server that shows other words than its request's gets no
+/// answer, and the statement never carries a digest the server handed over.
+fn request_shown(client: &Client, q: &Question) -> Result<String> {
+    #[derive(serde::Deserialize)]
+    struct Shown {
+        request: Option<Request>,
+    }
+    let path = format!("/v1/questions/{}/request", path_part(&q.question_id)?);
+    let shown: Shown = client.get(&path)?;
+    let request = shown.request.ok_or_else(|| {
+        Fail::new(
+            exit::SERVER,
+            "the server gave no request for that question, so its card cannot be checked: not answered",
+        )
+    })?;
+    card::check_shown(q.kind, &request, &q.text).map_err(|built| {
+        Fail::new(
+            exit::REFUSED,
+            format!(
+                "the card the server shows is not what the agent's request asks, so nothing was answered; the request asks: {}",
+                needs_you_core::text::line(&built)
+            ),
+        )
     })
 }
 
@@ -374,13 +408,17 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
             .iter()
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
-        if body.form() != Afar::Text {
-            request["digest"] = json!(shown.question.digest);
+        let digest = match body.form() {
+            Afar::Text => None,
+            _ => Some(request_shown(&client, &shown.question)?),
+        };
+        if digest.is_some() {
+            request["digest"] = json!(digest);
         }
         if let Some((key, certificate)) = &key {
             // The owner's own key names itself; a device's, the owner it was paired to.
             let owner = login.owner.clone().unwrap_or_else(|| key.fingerprint());
-            let mut signed = key.sign(&statement(&owner, &shown.question, &body)?);
+            let mut signed = key.sign(&statement(&owner, &shown.question, &body, digest)?);
             signed.certificate = certificate.clone().map(Box::new);
             request["signed"] = json!(signed);
         }
