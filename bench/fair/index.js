@@ -28,8 +28,8 @@ WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = 
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)`;
 const OPEN = `
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable, takes, digest, questions, decisions)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16 FROM tasks t
+                       terminal, answerable, takes, digest, questions, decisions, request)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17 FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -78,7 +78,8 @@ async function report(request, env, ctx) {
     batch.push(stmt(SUPERSEDE, ["superseded", ...same]));
     batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq,
       r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.kind === "tmux" ? 1 : 0,
-      r.takes ?? null, r.digest ?? null, r.questions?.length ? JSON.stringify(r.questions) : null, null]));
+      r.takes ?? null, r.digest ?? null, r.questions?.length ? JSON.stringify(r.questions) : null, null,
+      r.request ? JSON.stringify(r.request) : null]));
     batch.push(stmt(REOPEN_SAME, [r.seq, ...same]));
   } else {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));

@@ -65,10 +65,14 @@ pub fn this_device(client: &Client) -> Result<Option<Device>> {
 /// someone between changed it.
 pub fn own_certificate(device: &Device, owner: &str, key: &Key) -> Option<Envelope> {
     let mine = B64.encode(key.public());
-    device.certificate.clone().filter(|c| {
-        owner_signed::<Certificate>(owner, c)
-            .is_ok_and(|cert| cert.owner == owner && cert.key == mine)
-    })
+    device
+        .certificate
+        .clone()
+        .and_then(|c| serde_json::from_value::<Envelope>(c).ok())
+        .filter(|c| {
+            owner_signed::<Certificate>(owner, c)
+                .is_ok_and(|cert| cert.owner == owner && cert.key == mine)
+        })
 }
 
 /// Whether `proof` is the HMAC of `key` under `secret` (both base64url).
