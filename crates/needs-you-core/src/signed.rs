@@ -87,6 +87,8 @@ pub struct DeviceList {
     pub v: u32,
     pub owner: String,
     pub version: u64,
+    /// The fingerprints of the devices' keys, never the server's device
+    /// ids, which it could hand a new device again.
     pub devices: Vec<String>,
 }
 

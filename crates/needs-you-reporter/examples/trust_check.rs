@@ -92,7 +92,7 @@ fn main() {
         v: VERSION,
         owner: owner.clone(),
         version: 1,
-        devices: vec!["dev_phone".into()],
+        devices: vec![trust::fingerprint(&phone_public)],
     };
     let frame = Answer {
         answer_id: "ans_bench".into(),

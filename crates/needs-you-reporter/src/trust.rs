@@ -131,8 +131,10 @@ fn may_answer(
     if !cert.rights.has(Right::Answer) {
         return Err(Refusal::UnknownDevice);
     }
+    // The list names keys, not the server's device ids: an id the server
+    // hands a new device again never brings back a revoked key.
     match devices {
-        Some(list) if list.devices.contains(&cert.device_id) => Ok(()),
+        Some(list) if list.devices.contains(&fingerprint(&key)) => Ok(()),
         _ => Err(Refusal::RevokedDevice),
     }
 }
@@ -162,8 +164,10 @@ pub fn verify(
 /// The answer to act on: the statement's, if it names `frame`'s question
 /// and this machine's `open` question of the session (its own `seq`, its
 /// request's digest), in a form that question takes. The server's copy of
-/// the answer is never used; only its id and `session_seq` (which can only
-/// narrow what is typed) come from the frame.
+/// the answer is never used; only its id and `session_seq` come from the
+/// frame, and the relay checks the signed `open_seq` as well as that
+/// `session_seq` before every key, so the latter can only narrow what is
+/// typed.
 pub fn bind(
     statement: Statement,
     frame: &Answer,
@@ -420,12 +424,12 @@ mod tests {
         signed_by(owner, &cert)
     }
 
-    fn list(owner: &SigningKey, version: u64, devices: &[&str]) -> Envelope {
+    fn list(owner: &SigningKey, version: u64, devices: &[&SigningKey]) -> Envelope {
         let l = DeviceList {
             v: VERSION,
             owner: fingerprint(&public(owner)),
             version,
-            devices: devices.iter().map(|d| d.to_string()).collect(),
+            devices: devices.iter().map(|d| fingerprint(&public(d))).collect(),
         };
         signed_by(owner, &l)
     }
@@ -440,7 +444,7 @@ mod tests {
             certificate: Some(Box::new(cert)),
             ..seal(&phone, &good)
         };
-        let listed = newest_list(&fp, None, Some(&list(&owner, 1, &["dev_phone"])));
+        let listed = newest_list(&fp, None, Some(&list(&owner, 1, &[&phone])));
         let later = NOW + LIFETIME_MS;
         let cert = certificate(&owner, &phone, "answer", later);
         assert_eq!(
@@ -501,7 +505,7 @@ mod tests {
             code(verify(&fp, Some(&by_phone(cert.clone())), None, NOW)),
             "revoked_device"
         );
-        let revoked = newest_list(&fp, listed.clone(), Some(&list(&owner, 2, &[])));
+        let revoked = newest_list(&fp, listed.clone(), Some(&list(&owner, 2, &[&key(6)])));
         assert_eq!(
             code(verify(
                 &fp,
@@ -512,13 +516,9 @@ mod tests {
             "revoked_device"
         );
         // A server cannot undo the revocation with the older list, nor make one.
-        let kept = newest_list(&fp, revoked.clone(), Some(&list(&owner, 1, &["dev_phone"])));
+        let kept = newest_list(&fp, revoked.clone(), Some(&list(&owner, 1, &[&phone])));
         assert_eq!(kept, revoked);
-        let made_up = newest_list(
-            &fp,
-            revoked.clone(),
-            Some(&list(&key(5), 9, &["dev_phone"])),
-        );
+        let made_up = newest_list(&fp, revoked.clone(), Some(&list(&key(5), 9, &[&phone])));
         assert_eq!(made_up, revoked);
     }
 }

@@ -124,7 +124,9 @@ pub(super) fn still_open(dir: &StateDir, a: &Answer) -> Result<(), Failure> {
             "the agent now waits on a dialog: answer it in the terminal",
         ));
     }
-    if open.seq > a.session_seq {
+    // `open_seq` is the signed statement's (`trust::bind`); `session_seq`
+    // the server's, which can only narrow this further.
+    if open.seq != a.open_seq || open.seq > a.session_seq {
         return Err(Failure::new(
             NotDone::MovedOn,
             "the agent has moved on since the answer was sent",
@@ -232,6 +234,12 @@ mod tests {
         // answer was made: the agent has moved on.
         assert_eq!(
             code(still_open(&dir, &answer(seq, seq - 1, text()))),
+            "moved_on"
+        );
+        // Signed for an earlier open of the session: whatever `session_seq`
+        // the server sends with it.
+        assert_eq!(
+            code(still_open(&dir, &answer(seq - 1, u64::MAX, text()))),
             "moved_on"
         );
         let dialog = open(&dir, Kind::Dialog, None);

@@ -83,8 +83,38 @@ const HANDLED_KEPT: usize = 100;
 /// The ids of the signed statements this machine has acted on, so that none
 /// is taken twice, whatever answer id the server gives it again.
 const SPENT_STATEMENTS: &str = "spent-statements";
-/// The owner's newest device list this machine has seen, as its envelope.
-const DEVICE_LIST: &str = "device-list.json";
+
+/// Where the owner's newest device list this machine has seen is kept, as
+/// its envelope: `$XDG_STATE_HOME/needs-you` (else `~/.local/state/needs-you`),
+/// which outlives a reboot, unlike the state directory (often a tmpfs): a
+/// server must not bring back a revoked device by offering an older list to
+/// a machine that forgot the newer one. The state directory only when there
+/// is no home.
+fn kept_list_path(state_dir: &Path, owner: &str) -> PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let dir = var("XDG_STATE_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".local/state")))
+        .map(|d| d.join("needs-you"))
+        .filter(|d| {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(d)
+                .is_ok()
+        })
+        .unwrap_or_else(|| state_dir.to_owned());
+    let tag: String = owner
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(16)
+        .collect();
+    dir.join(format!("device-list-{tag}.json"))
+}
 
 /// Starts the relay for this server and credential unless one runs.
 pub fn ensure_relay(dir: &Path, target: &Target) -> Result<(), Error> {
@@ -140,7 +170,7 @@ struct Relay {
     /// key, none, and it takes no answer at all.
     owner: Option<String>,
     /// The owner's newest device list this machine has seen, and the
-    /// envelope it came in, kept in the state directory ([`DEVICE_LIST`]).
+    /// envelope it came in, kept where a reboot leaves it ([`kept_list_path`]).
     devices: Option<(DeviceList, Envelope)>,
     /// The hooks and plugins waiting for a decision or choices.
     waiters: Arc<Waiters>,
@@ -204,7 +234,7 @@ impl Relay {
     /// time), and keeps it there: a list once seen is never undone by an
     /// older one, whatever the server sends later.
     fn keep_newest_list(&mut self, owner: &str, offered: Option<&Envelope>) {
-        let path = self.dir.path().join(DEVICE_LIST);
+        let path = kept_list_path(self.dir.path(), owner);
         if self.devices.is_none() {
             let stored: Option<Envelope> = std::fs::read_to_string(&path)
                 .ok()

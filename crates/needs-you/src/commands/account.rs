@@ -385,7 +385,14 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     let secret = match &key {
         Some(k) => {
             let secret = trusting::new_secret()?;
-            p.url = format!("{}.{secret}.{}", p.url, k.fingerprint());
+            // Made here, not from the server's `url`: the secret must stay
+            // after `#`, which no browser sends to a server.
+            p.url = format!(
+                "{}/pair#{}.{secret}.{}",
+                client.base(),
+                p.code,
+                k.fingerprint()
+            );
             Some(secret)
         }
         None => None,
@@ -430,7 +437,14 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
             println!("{words}");
         }
     };
-    match trusting::wait_and_certify(&client, &key, &p.pairing_id, &secret, p.expires_at)? {
+    match trusting::wait_and_certify(
+        &client,
+        &key,
+        &p.pairing_id,
+        &secret,
+        p.expires_at,
+        rights.as_ref(),
+    )? {
         trusting::Paired::Certified(d) => said(
             json!({"paired": d.device_id, "name": d.name, "certified": true}),
             format!(
@@ -492,9 +506,10 @@ pub fn revoke_device(device: &str) -> Result<i32> {
         false => None,
     };
     if let Some(key) = &key {
-        trusting::change_list(&client, key, |devices| {
-            devices.retain(|d| !r.devices.contains(d))
-        })?;
+        // The device named here goes, whatever the server says went with it.
+        let mut gone = r.devices.clone();
+        gone.push(device.to_owned());
+        trusting::strike(&client, key, &gone)?;
     }
     let others = r.devices.len().saturating_sub(1);
     println!(

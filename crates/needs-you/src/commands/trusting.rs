@@ -9,18 +9,20 @@ use std::time::{Duration, Instant};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
-use needs_you_core::api::{Device, Devices, PairedDevice, PairingState, Right};
+use needs_you_core::api::{Device, Devices, PairedDevice, PairingState, Right, Rights};
 use needs_you_core::signed::{
     proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS, VERSION,
 };
 use needs_you_reporter::client::Client;
-use needs_you_reporter::trust::owner_signed;
+use needs_you_reporter::trust::{fingerprint, owner_signed};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
 use super::{now_ms, path_part};
 use crate::fail::{exit, Fail, Result};
 use crate::keys::Key;
+use crate::login;
+use needs_you_reporter::state::write_private;
 
 /// How often `pair` asks whether its code was used.
 const ASK_EVERY: Duration = Duration::from_millis(500);
@@ -98,6 +100,7 @@ pub fn wait_and_certify(
     pairing_id: &str,
     secret: &str,
     expires_at: i64,
+    asked: Option<&Rights>,
 ) -> Result<Paired> {
     let path = format!("/v1/pairings/{}", path_part(pairing_id)?);
     let deadline = Instant::now()
@@ -130,7 +133,11 @@ pub fn wait_and_certify(
         owner: key.fingerprint(),
         device_id: device.device_id.clone(),
         key: device_key.clone(),
-        rights: device.rights.clone(),
+        // What `pair` asked for, whatever the server says the device got.
+        rights: match asked {
+            Some(a) => device.rights.and(a),
+            None => device.rights.clone(),
+        },
         expires_at: now_ms() as i64 + CERTIFICATE_LIFETIME_MS,
     };
     let envelope = key.sign_json(&certificate);
@@ -138,9 +145,14 @@ pub fn wait_and_certify(
         &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
         &json!({ "certificate": envelope }),
     )?;
+    let device_fp = B64
+        .decode(device_key)
+        .map(|k| fingerprint(&k))
+        .map_err(|_| Fail::new(exit::SERVER, "the new device's key is not base64url"))?;
+    remember(&device.device_id, &device_fp)?;
     change_list(client, key, |devices| {
-        if device.rights.has(Right::Answer) && !devices.contains(&device.device_id) {
-            devices.push(device.device_id.clone());
+        if certificate.rights.has(Right::Answer) && !devices.contains(&device_fp) {
+            devices.push(device_fp.clone());
         }
     })?;
     Ok(Paired::Certified(device))
@@ -160,10 +172,22 @@ pub fn change_list(
     }
     let owner = key.fingerprint();
     let held: Held = client.get("/v1/owners/me/device-list")?;
-    let current = held
-        .list
-        .and_then(|e| owner_signed::<DeviceList>(&owner, &e).ok())
-        .filter(|l| l.owner == owner);
+    let signed = |e: Envelope| {
+        owner_signed::<DeviceList>(&owner, &e)
+            .ok()
+            .filter(|l| l.owner == owner)
+    };
+    // The newer of the server's and the one kept here: a server that hands
+    // back a list from before a revocation does not get it signed anew.
+    let kept = login::read_private(&kept_list_path(), "it is the owner's device list")
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str::<Envelope>(&t).ok())
+        .and_then(signed);
+    let current = match (held.list.and_then(signed), kept) {
+        (Some(h), Some(k)) => Some(if h.version > k.version { h } else { k }),
+        (h, k) => h.or(k),
+    };
     let mut devices = current
         .as_ref()
         .map(|l| l.devices.clone())
@@ -176,11 +200,57 @@ pub fn change_list(
         version,
         devices,
     };
-    let _: Value = client.put(
-        "/v1/owners/me/device-list",
-        &json!({ "list": key.sign_json(&list) }),
-    )?;
+    let envelope = key.sign_json(&list);
+    let _: Value = client.put("/v1/owners/me/device-list", &json!({ "list": envelope }))?;
+    write_private(
+        &kept_list_path(),
+        serde_json::to_string(&envelope).unwrap_or_default(),
+    )
+    .map_err(|e| Fail::new(exit::REFUSED, format!("cannot keep the device list: {e}")))?;
     Ok(())
+}
+
+/// Which key this machine vouched for, by device id, beside the owner key:
+/// a revocation strikes the key it certified, whatever the server says that
+/// device's key is.
+fn certified_path() -> std::path::PathBuf {
+    login::dir().join("certified.json")
+}
+
+fn certified() -> std::collections::BTreeMap<String, String> {
+    login::read_private(&certified_path(), "it is the owner's record of its devices")
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn remember(device_id: &str, fingerprint: &str) -> Result<()> {
+    let mut all = certified();
+    all.insert(device_id.to_owned(), fingerprint.to_owned());
+    write_private(
+        &certified_path(),
+        serde_json::to_string_pretty(&all).unwrap_or_default(),
+    )
+    .map_err(|e| Fail::new(exit::REFUSED, format!("cannot keep the device's key: {e}")))
+}
+
+/// Strikes the keys this machine vouched for `devices` from the owner's
+/// device list, and forgets them.
+pub fn strike(client: &Client, key: &Key, devices: &[String]) -> Result<()> {
+    let mut all = certified();
+    let keys: Vec<String> = devices.iter().filter_map(|d| all.remove(d)).collect();
+    change_list(client, key, |listed| listed.retain(|fp| !keys.contains(fp)))?;
+    write_private(
+        &certified_path(),
+        serde_json::to_string_pretty(&all).unwrap_or_default(),
+    )
+    .map_err(|e| Fail::new(exit::REFUSED, format!("cannot keep the devices' keys: {e}")))
+}
+
+/// The owner's device list as this machine last signed it, beside the key.
+fn kept_list_path() -> std::path::PathBuf {
+    login::dir().join("device-list.json")
 }
 
 #[cfg(test)]
