@@ -211,6 +211,7 @@ test("a server that holds the owner's token, the database or the relay's socket 
   // The owner's command line signs, and the machine takes it.
   const answered = await needsYouIn(owner, ["answer", q.question_id, "--allow"]);
   assert.equal(answered.code, 0, answered.stderr);
+  assert.ok(answered.stdout.startsWith(`allow: Make the file $ touch ${file}\n`), answered.stdout);
   assert.match(answered.stdout, /The agent took it/);
   assert.ok(await waitFor(() => existsSync(file), 10_000), "the command ran");
   await term.waitFor(/Made the file/);

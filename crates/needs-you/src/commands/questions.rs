@@ -342,7 +342,7 @@ fn statement(
 /// the request itself, once the card built here from it is the one the
 /// list shows: a server that shows other words than its request's gets no
 /// answer, and the statement never carries a digest the server handed over.
-fn request_shown(client: &Client, q: &Question) -> Result<String> {
+fn request_shown(client: &Client, q: &Question) -> Result<(String, String)> {
     #[derive(serde::Deserialize)]
     struct Shown {
         request: Option<Request>,
@@ -355,7 +355,7 @@ fn request_shown(client: &Client, q: &Question) -> Result<String> {
             "the server gave no request for that question, so its card cannot be checked: not answered",
         )
     })?;
-    card::check_shown(q.kind, &request, &q.text).map_err(|built| {
+    let digest = card::check_shown(q.kind, &request, &q.text).map_err(|built| {
         Fail::new(
             exit::REFUSED,
             format!(
@@ -363,7 +363,8 @@ fn request_shown(client: &Client, q: &Question) -> Result<String> {
                 needs_you_core::text::line(&built)
             ),
         )
-    })
+    })?;
+    Ok((digest, q.text.clone()))
 }
 
 /// The key this login signs its answers with, and, for a device's, the
@@ -410,7 +411,12 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
             .ok_or_else(|| no_such_question(question))?;
         let digest = match body.form() {
             Afar::Text => None,
-            _ => Some(request_shown(&client, &shown.question)?),
+            _ => {
+                let (digest, card) = request_shown(&client, &shown.question)?;
+                // What is signed, as built here from the request.
+                println!("{}: {}", body.summary(), needs_you_core::text::line(&card));
+                Some(digest)
+            }
         };
         if digest.is_some() {
             request["digest"] = json!(digest);
