@@ -27,6 +27,17 @@ export async function wranglerConfig() {
 }
 
 /** The rate limits of wrangler.toml's `ratelimits`, by binding name. */
+/**
+ * Waits, if need be, for the start of the rate limiter's next window of
+ * `periodS` seconds, so that `needMs` from now fall inside one window: the
+ * limiter counts in fixed windows of the clock (Miniflare's, as Cloudflare's),
+ * and a test that straddles two sees its count start again.
+ */
+export async function inOneRateWindow(periodS = 60, needMs = 20_000) {
+  const into = Date.now() % (periodS * 1000);
+  if (into > periodS * 1000 - needMs) await sleep(periodS * 1000 - into + 100);
+}
+
 export async function deployedRates() {
   return Object.fromEntries((await wranglerConfig()).ratelimits.map((r) => [r.name, { limit: r.simple.limit, period: r.simple.period }]));
 }

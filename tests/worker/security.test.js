@@ -5,7 +5,7 @@
 // that write nothing, the list's revision included.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { ADMIN, call, count, deployedRates, newOwner, newTask, post, report, sleep, startSink, startWorker, waitFor } from "./helpers.js";
+import { ADMIN, call, count, deployedRates, inOneRateWindow, newOwner, newTask, post, report, startSink, startWorker, waitFor } from "./helpers.js";
 
 let w;
 before(async () => {
@@ -205,10 +205,7 @@ test("rates: reports per task and answers per credential per minute, a 429 past 
   const rates = await deployedRates();
   const limited = await startWorker({}, { rates });
   try {
-    // The limiter counts in fixed minutes: start early in one, so that the
-    // whole test runs inside it.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 20_000) await sleep(60_000 - intoMinute + 100);
+    await inOneRateWindow(60, 40_000);
     const ana = (await call(limited, "POST", "/v1/owners", { token: ADMIN, body: { name: "Ana" } })).body;
     const t = (await call(limited, "POST", "/v1/tasks", { token: ana.token, body: { name: "chatty" } })).body;
     const statuses = [];
