@@ -14,7 +14,7 @@
 use serde_json::{json, Value};
 use worker::{Env, Request};
 
-use needs_you_core::signed::Envelope;
+use needs_you_core::signed::{is_b64url, Envelope};
 
 use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::{auth, store};
@@ -31,14 +31,7 @@ pub fn b64url_field(
 ) -> Result<Option<String>, ApiError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(v))
-            if !v.is_empty()
-                && v.len() <= max
-                && v.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
-        {
-            Ok(Some(v.clone()))
-        }
+        Some(Value::String(v)) if v.len() <= max && is_b64url(v) => Ok(Some(v.clone())),
         Some(_) => Err(ApiError::bad_request(
             "invalid_request",
             format!("`{field}` must be base64url, {max} characters at most"),

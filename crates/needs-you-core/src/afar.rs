@@ -359,7 +359,7 @@ impl Refusal {
             Refusal::NotThisRequest => {
                 "the agent's machine is not waiting on that request: it did not report it, or it has moved on".into()
             }
-            Refusal::Spent => "this answer was handed to the agent once already".into(),
+            Refusal::Spent => "this answer reached the agent's machine once already, and is taken once at most: if the agent did not take it, answer again".into(),
             Refusal::NotOffered => {
                 "this permission does not offer that choice: allow once, deny, or one of its own lasting choices".into()
             }

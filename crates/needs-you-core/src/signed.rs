@@ -66,6 +66,14 @@ pub fn proof_message(key: &str) -> Vec<u8> {
     [PROOF_LABEL.as_bytes(), key.as_bytes()].concat()
 }
 
+/// Whether `s` is base64url without padding, and not empty: how every key,
+/// signature, statement and proof travels.
+pub fn is_b64url(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// What the owner's key says of a device it paired.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Certificate {
@@ -133,12 +141,8 @@ impl Envelope {
     /// [`MAX_ENVELOPE_BYTES`]. What the Worker checks, since it can check
     /// nothing more.
     pub fn well_formed(&self) -> bool {
-        let b64url = |s: &str| {
-            !s.is_empty()
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        };
-        let parts = |e: &Envelope| b64url(&e.statement) && b64url(&e.signature) && b64url(&e.key);
+        let parts =
+            |e: &Envelope| is_b64url(&e.statement) && is_b64url(&e.signature) && is_b64url(&e.key);
         let size = |e: &Envelope| e.statement.len() + e.signature.len() + e.key.len();
         match &self.certificate {
             None => parts(self) && size(self) <= MAX_ENVELOPE_BYTES,

@@ -26,13 +26,23 @@ const ROUNDS: usize = 30;
 const PER_ROUND: usize = 200;
 
 fn main() {
+    let public = |k: &SigningKey| {
+        k.verifying_key()
+            .to_encoded_point(false)
+            .as_bytes()
+            .to_vec()
+    };
+    let seal = |k: &SigningKey, bytes: &[u8]| {
+        let signature: Signature = k.sign(bytes);
+        Envelope {
+            statement: B64.encode(bytes),
+            signature: B64.encode(signature.to_bytes()),
+            key: B64.encode(public(k)),
+            certificate: None,
+        }
+    };
     let key = SigningKey::from_slice(&[7u8; 32]).expect("a scalar");
-    let public = key
-        .verifying_key()
-        .to_encoded_point(false)
-        .as_bytes()
-        .to_vec();
-    let owner = trust::fingerprint(&public);
+    let owner = trust::fingerprint(&public(&key));
     let now = 1_800_000_000_000;
     let digest = "a".repeat(64);
     let statement = Statement {
@@ -50,49 +60,28 @@ fn main() {
         expires_at: now + LIFETIME_MS,
     };
     let bytes = serde_json::to_vec(&statement).expect("json");
-    let signature: Signature = key.sign(&bytes);
-    let envelope = Envelope {
-        statement: B64.encode(&bytes),
-        signature: B64.encode(signature.to_bytes()),
-        key: B64.encode(&public),
-        certificate: None,
-    };
+    let envelope = seal(&key, &bytes);
     let phone = SigningKey::from_slice(&[9u8; 32]).expect("a scalar");
-    let phone_public = phone
-        .verifying_key()
-        .to_encoded_point(false)
-        .as_bytes()
-        .to_vec();
-    let seal = |k: &SigningKey, public: &[u8], bytes: &[u8]| {
-        let signature: Signature = k.sign(bytes);
-        Envelope {
-            statement: B64.encode(bytes),
-            signature: B64.encode(signature.to_bytes()),
-            key: B64.encode(public),
-            certificate: None,
-        }
-    };
     let certificate = Certificate {
         v: VERSION,
         owner: owner.clone(),
         device_id: "dev_phone".into(),
-        key: B64.encode(&phone_public),
+        key: B64.encode(public(&phone)),
         rights: Rights::from_list("answer"),
         expires_at: now + CERTIFICATE_LIFETIME_MS,
     };
     let by_phone = Envelope {
         certificate: Some(Box::new(seal(
             &key,
-            &public,
             &serde_json::to_vec(&certificate).expect("json"),
         ))),
-        ..seal(&phone, &phone_public, &bytes)
+        ..seal(&phone, &bytes)
     };
     let list = DeviceList {
         v: VERSION,
         owner: owner.clone(),
         version: 1,
-        devices: vec![trust::fingerprint(&phone_public)],
+        devices: vec![trust::fingerprint(&public(&phone))],
     };
     let frame = Answer {
         answer_id: "ans_bench".into(),

@@ -51,9 +51,8 @@ pub fn pinned_owner() -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-/// The bytes `envelope` signs, if its signature by its own key holds; that
-/// key's SEC1 bytes beside them.
-fn signed_bytes(envelope: &Envelope) -> Result<(Vec<u8>, Vec<u8>), Refusal> {
+/// The bytes `envelope` signs, if its signature by its own key holds.
+fn signed_bytes(envelope: &Envelope) -> Result<Vec<u8>, Refusal> {
     let key_bytes = B64
         .decode(&envelope.key)
         .map_err(|_| Refusal::BadSignature)?;
@@ -68,7 +67,7 @@ fn signed_bytes(envelope: &Envelope) -> Result<(Vec<u8>, Vec<u8>), Refusal> {
         .ok_or(Refusal::BadSignature)?;
     key.verify(&bytes, &signature)
         .map_err(|_| Refusal::BadSignature)?;
-    Ok((bytes, key_bytes))
+    Ok(bytes)
 }
 
 /// What `envelope` says, if the `owner`'s own key signed it.
@@ -79,7 +78,7 @@ pub fn owner_signed<T: DeserializeOwned>(owner: &str, envelope: &Envelope) -> Re
     if fingerprint(&key) != owner {
         return Err(Refusal::UnknownDevice);
     }
-    let (bytes, _) = signed_bytes(envelope)?;
+    let bytes = signed_bytes(envelope)?;
     serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)
 }
 
@@ -150,7 +149,7 @@ pub fn verify(
 ) -> Result<Statement, Refusal> {
     let envelope = envelope.ok_or(Refusal::Unsigned)?;
     may_answer(owner, envelope, devices, now)?;
-    let (bytes, _) = signed_bytes(envelope)?;
+    let bytes = signed_bytes(envelope)?;
     let statement: Statement = serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)?;
     if statement.v != VERSION || statement.owner != owner {
         return Err(Refusal::BadSignature);

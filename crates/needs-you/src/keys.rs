@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
-use needs_you_core::signed::{Envelope, Statement};
+use needs_you_core::signed::Envelope;
 use needs_you_reporter::state::write_private;
 use needs_you_reporter::trust::fingerprint;
 use p256::ecdsa::signature::Signer as _;
@@ -76,11 +76,6 @@ impl Key {
         fingerprint(&self.public())
     }
 
-    /// `statement` signed: the envelope an answer carries.
-    pub fn sign(&self, statement: &Statement) -> Envelope {
-        self.sign_json(statement)
-    }
-
     /// `what`, as JSON, signed: an answer's statement, a device's
     /// certificate, the owner's device list.
     pub fn sign_json(&self, what: &impl Serialize) -> Envelope {
@@ -128,8 +123,8 @@ impl Key {
     }
 }
 
-/// A statement's id: 16 random bytes, base64url.
-pub fn statement_id() -> Result<String, String> {
+/// 16 random bytes, base64url: a statement's id, a pairing link's secret.
+pub fn random_id() -> Result<String, String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes: {e}"))?;
     Ok(B64.encode(bytes))
@@ -138,7 +133,7 @@ pub fn statement_id() -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use needs_you_core::afar::{AnswerBody, Verdict};
-    use needs_you_core::signed::VERSION;
+    use needs_you_core::signed::{Statement, VERSION};
 
     use super::*;
 
@@ -149,7 +144,7 @@ mod tests {
         let statement = Statement {
             v: VERSION,
             owner: fp.clone(),
-            id: statement_id().unwrap(),
+            id: random_id().unwrap(),
             question_id: "q_1".into(),
             session: "s".into(),
             open_seq: 1,
@@ -160,7 +155,7 @@ mod tests {
             },
             expires_at: 2_000,
         };
-        let envelope = key.sign(&statement);
+        let envelope = key.sign_json(&statement);
         assert!(envelope.well_formed());
         assert_eq!(
             needs_you_reporter::trust::verify(&fp, Some(&envelope), None, 1_000),

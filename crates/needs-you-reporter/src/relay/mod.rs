@@ -169,9 +169,6 @@ struct Relay {
     /// ([`trust::pinned_owner`]); on a machine logged in under no owner
     /// key, none, and it takes no answer at all.
     owner: Option<String>,
-    /// The owner's newest device list this machine has seen, and the
-    /// envelope it came in, kept where a reboot leaves it ([`kept_list_path`]).
-    devices: Option<(DeviceList, Envelope)>,
     /// The hooks and plugins waiting for a decision or choices.
     waiters: Arc<Waiters>,
     /// Every answer handled, and what was said of it: one sent again after
@@ -210,10 +207,9 @@ impl Relay {
             .owner
             .clone()
             .ok_or(Failure::refused(Refusal::NotPinned))?;
-        self.keep_newest_list(&owner, answer.devices.as_deref());
+        let devices = self.newest_list(&owner, answer.devices.as_deref());
         let now_ms = (state::now_micros() / 1000) as i64;
-        let devices = self.devices.as_ref().map(|(list, _)| list);
-        let statement = trust::verify(&owner, answer.signed.as_deref(), devices, now_ms)
+        let statement = trust::verify(&owner, answer.signed.as_deref(), devices.as_ref(), now_ms)
             .map_err(Failure::refused)?;
         let open = self.dir.open_question(&statement.session).map_err(|e| {
             Failure::new(
@@ -229,34 +225,28 @@ impl Relay {
         Ok(bound)
     }
 
-    /// Takes `offered` as the owner's device list if it is the owner's and
-    /// newer than the one kept (read from the state directory the first
-    /// time), and keeps it there: a list once seen is never undone by an
-    /// older one, whatever the server sends later.
-    fn keep_newest_list(&mut self, owner: &str, offered: Option<&Envelope>) {
+    /// The owner's newest device list this machine has seen: the one kept
+    /// ([`kept_list_path`]), or `offered` once it is the owner's and newer,
+    /// which is then kept in its place. Read from the file at every answer,
+    /// not held in memory: every relay of the machine (one per task) keeps
+    /// it there, and a list one of them saw is never undone for another by
+    /// an older one the server sends it.
+    fn newest_list(&self, owner: &str, offered: Option<&Envelope>) -> Option<DeviceList> {
         let path = kept_list_path(self.dir.path(), owner);
-        if self.devices.is_none() {
-            let stored: Option<Envelope> = std::fs::read_to_string(&path)
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok());
-            self.devices =
-                stored.and_then(|e| Some((trust::newest_list(owner, None, Some(&e))?, e)));
-        }
-        let kept = self.devices.as_ref().map(|(l, _)| l.clone());
+        let kept = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Envelope>(&t).ok())
+            .and_then(|e| trust::newest_list(owner, None, Some(&e)));
         let kept_version = kept.as_ref().map(|l| l.version);
-        let (Some(newest), Some(envelope)) = (trust::newest_list(owner, kept, offered), offered)
-        else {
-            return;
-        };
-        if Some(newest.version) == kept_version {
-            return;
+        let newest = trust::newest_list(owner, kept, offered)?;
+        if let Some(envelope) = offered.filter(|_| Some(newest.version) != kept_version) {
+            let text = serde_json::to_string(envelope).unwrap_or_default();
+            if let Err(e) = state::write_private(&path, text) {
+                self.dir
+                    .log(&format!("relay: cannot keep the owner's device list: {e}"));
+            }
         }
-        let text = serde_json::to_string(envelope).unwrap_or_default();
-        if let Err(e) = state::write_private(&path, text) {
-            self.dir
-                .log(&format!("relay: cannot keep the owner's device list: {e}"));
-        }
-        self.devices = Some((newest, envelope.clone()));
+        Some(newest)
     }
 
     /// What becomes of one answer: typed, taken by the agent, or why not.
@@ -397,7 +387,6 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let mut relay = Relay {
         dir,
         task,
-        devices: None,
         owner: trust::pinned_owner(),
         waiters,
         handled: HashMap::new(),

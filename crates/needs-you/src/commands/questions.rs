@@ -328,7 +328,7 @@ fn statement(
     Ok(Statement {
         v: signed::VERSION,
         owner: owner.to_owned(),
-        id: keys::statement_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+        id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
         question_id: q.question_id.clone(),
         session: q.session.clone(),
         open_seq: q.open_seq,
@@ -342,7 +342,7 @@ fn statement(
 /// the request itself, once the card built here from it is the one the
 /// list shows: a server that shows other words than its request's gets no
 /// answer, and the statement never carries a digest the server handed over.
-fn request_shown(client: &Client, q: &Question) -> Result<(String, String)> {
+fn request_shown(client: &Client, q: &Question) -> Result<String> {
     #[derive(serde::Deserialize)]
     struct Shown {
         request: Option<Request>,
@@ -355,7 +355,7 @@ fn request_shown(client: &Client, q: &Question) -> Result<(String, String)> {
             "the server gave no request for that question, so its card cannot be checked: not answered",
         )
     })?;
-    let digest = card::check_shown(q.kind, &request, &q.text).map_err(|built| {
+    card::check_shown(q.kind, &request, &q.text).map_err(|built| {
         Fail::new(
             exit::REFUSED,
             format!(
@@ -363,8 +363,7 @@ fn request_shown(client: &Client, q: &Question) -> Result<(String, String)> {
                 needs_you_core::text::line(&built)
             ),
         )
-    })?;
-    Ok((digest, q.text.clone()))
+    })
 }
 
 /// The key this login signs its answers with, and, for a device's, the
@@ -412,9 +411,10 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
         let digest = match body.form() {
             Afar::Text => None,
             _ => {
-                let (digest, card) = request_shown(&client, &shown.question)?;
-                // What is signed, as built here from the request.
-                println!("{}: {}", body.summary(), needs_you_core::text::line(&card));
+                let digest = request_shown(&client, &shown.question)?;
+                // What is signed: the card as built here from the request.
+                let card = needs_you_core::text::line(&shown.question.text);
+                println!("{}: {card}", body.summary());
                 Some(digest)
             }
         };
@@ -424,7 +424,7 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
         if let Some((key, certificate)) = &key {
             // The owner's own key names itself; a device's, the owner it was paired to.
             let owner = login.owner.clone().unwrap_or_else(|| key.fingerprint());
-            let mut signed = key.sign(&statement(&owner, &shown.question, &body, digest)?);
+            let mut signed = key.sign_json(&statement(&owner, &shown.question, &body, digest)?);
             signed.certificate = certificate.clone().map(Box::new);
             request["signed"] = json!(signed);
         }

@@ -20,7 +20,7 @@ use sha2::Sha256;
 
 use super::{now_ms, path_part};
 use crate::fail::{exit, Fail, Result};
-use crate::keys::Key;
+use crate::keys::{self, Key};
 use crate::login;
 use needs_you_reporter::state::write_private;
 
@@ -41,19 +41,21 @@ pub enum Paired {
 /// A new pairing secret: 16 random bytes, base64url. The link carries it
 /// after `#`, which no browser sends to a server.
 pub fn new_secret() -> Result<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| Fail::new(exit::REFUSED, format!("no random bytes: {e}")))?;
-    Ok(B64.encode(bytes))
+    keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))
+}
+
+/// The HMAC of `key`'s proof under `secret` (base64url), fed and ready.
+fn proof_mac(secret: &str, key: &str) -> Option<Hmac<Sha256>> {
+    let secret = B64.decode(secret).ok()?;
+    let mut mac = Hmac::<Sha256>::new_from_slice(&secret).ok()?;
+    mac.update(&proof_message(key));
+    Some(mac)
 }
 
 /// The proof of `key` (base64url) under the pairing link's `secret`: what a
 /// device sends with its key when it pairs.
 pub fn prove(secret: &str, key: &str) -> Option<String> {
-    let secret = B64.decode(secret).ok()?;
-    let mut mac = Hmac::<Sha256>::new_from_slice(&secret).ok()?;
-    mac.update(&proof_message(key));
-    Some(B64.encode(mac.finalize().into_bytes()))
+    Some(B64.encode(proof_mac(secret, key)?.finalize().into_bytes()))
 }
 
 /// This device, as `GET /v1/devices` shows it to itself.
@@ -79,14 +81,10 @@ pub fn own_certificate(device: &Device, owner: &str, key: &Key) -> Option<Envelo
 
 /// Whether `proof` is the HMAC of `key` under `secret` (both base64url).
 fn proves(secret: &str, key: &str, proof: &str) -> bool {
-    let (Ok(secret), Ok(proof)) = (B64.decode(secret), B64.decode(proof)) else {
-        return false;
-    };
-    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&secret) else {
-        return false;
-    };
-    mac.update(&proof_message(key));
-    mac.verify_slice(&proof).is_ok()
+    match (proof_mac(secret, key), B64.decode(proof)) {
+        (Some(mac), Ok(proof)) => mac.verify_slice(&proof).is_ok(),
+        _ => false,
+    }
 }
 
 /// Waits until pairing `pairing_id` is used (or `expires_at`, ms, passes);
