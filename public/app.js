@@ -4,6 +4,7 @@
 // HTML.
 
 import { answerArea, answersOn } from "./answer.js";
+import { keepOnly, shown } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
 import { kept, newKey, takeCertificate } from "./keys.js";
 import { liveList } from "./live.js";
@@ -215,8 +216,12 @@ function render() {
   const focused = active?.closest?.(".card");
   const at = focused ? [...focused.querySelectorAll("input, button")].indexOf(active) : -1;
   const caret = active?.type === "text" ? active.selectionStart : null;
-  const cards = list.questions.map((q) => card(q, now));
-  $("questions").replaceChildren(...byTask(list.questions, cards));
+  // Each question as this page shows it: a card that takes a signed answer
+  // is built here from its request (card.js).
+  keepOnly(list.questions);
+  const questions = list.questions.map((q) => shown(q, render));
+  const cards = questions.map((q) => card(q, now));
+  $("questions").replaceChildren(...byTask(questions, cards));
   const again = focused && document.getElementById(focused.id)?.querySelectorAll("input, button")[at];
   if (again && !again.disabled) {
     again.focus();

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Worker into build/ (wasm, JS shim) with worker-build, offline.
+# Builds the Worker into build/ (wasm, JS shim) with worker-build, and the
+# page's card builder into public/card.wasm, offline.
 # wrangler runs this as its build command (at every start of `wrangler dev`,
 # and again whenever it sees src/ change); so do the tests. A build newer
 # than every source it comes from is kept as it is: a rebuild with nothing
@@ -13,6 +14,17 @@ cd "$NEEDS_YOU_ROOT"
 version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 line="export const VERSION = \"$version\";"
 [ "$(cat public/version.js 2>/dev/null)" = "$line" ] || printf '%s\n' "$line" > public/version.js
+
+# The page's card builder (crates/needs-you-card), the core's card code for
+# wasm32: the page builds each card it answers from the request itself.
+card=public/card.wasm
+if [ ! -f "$card" ] || [ -n "${NEEDS_YOU_REBUILD:-}" ] ||
+   [ -n "$(find crates/needs-you-card crates/needs-you-core Cargo.toml Cargo.lock scripts/build.sh -newer "$card" -print -quit)" ]; then
+  cargo build --quiet --release --locked --target wasm32-unknown-unknown -p needs-you-card \
+    --config 'profile.release.package.needs-you-core.opt-level="z"'
+  "$WASM_OPT_BIN" target/wasm32-unknown-unknown/release/needs_you_card.wasm -o "$card" -Oz --strip-debug \
+    --enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int --enable-bulk-memory
+fi
 
 out=build/index_bg.wasm
 if [ -f "$out" ] && [ -f build/index.js ] && [ -z "${NEEDS_YOU_REBUILD:-}" ] &&

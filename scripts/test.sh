@@ -26,9 +26,9 @@ cargo fmt --all -- --check
 python3 scripts/module-cycles.py src crates/*/src
 python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs
 cargo clippy --quiet --all-targets -- -D warnings
-cargo clippy --quiet -p needs-you-worker --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --quiet -p needs-you-worker -p needs-you-card --target wasm32-unknown-unknown -- -D warnings
 # The crates' docs: every link resolves, none to a private item.
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p needs-you-core -p needs-you-reporter -p needs-you
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p needs-you-core -p needs-you-reporter -p needs-you -p needs-you-card
 # The JavaScript (page, service worker, plugins, tests, benches) and the
 # Python (the Hermes plugin, scripts, test support), at their linters'
 # recommended rules: eslint.config.js, ruff.toml.

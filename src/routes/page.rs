@@ -13,7 +13,10 @@
 use worker::{Env, Headers, Request, Response};
 
 /// The page's Content-Security-Policy.
-pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+/// `'wasm-unsafe-eval'` lets the page compile its own card builder
+/// (`card.wasm`, from this origin like its scripts); it allows no `eval`.
+pub const CSP: &str =
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
 img-src 'self' data:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; \
 base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

@@ -9,7 +9,10 @@
 // the command never runs. Taken: `needs-you answer --allow` with the owner's
 // login, an allow signed by Node's own WebCrypto with the owner's key (an
 // independent implementation of the signature), and the page in Chromium,
-// paired through the link `needs-you pair` shows, allowing from its card.
+// paired through the link `needs-you pair` shows, allowing from its card,
+// which it builds from the request (card.wasm): words the server wrote over
+// the request are not shown, and a request swapped under the real digest is
+// signed as what it is, and refused.
 //
 //   node --test tests/live/signed.test.js   (after: bash scripts/setup-live.sh)
 import { test, before, after } from "node:test";
@@ -258,10 +261,35 @@ test("the page, paired through the link `needs-you pair` shows, allows from its 
   rmSync(file, { force: true });
   const q = await permission(file);
   const card = page.locator(`#question-${q.question_id}`);
+
+  // A server that serves a harmless request and its card, but lists the
+  // real request's digest: the page shows and signs the request it built
+  // the card from, never the digest it was handed, so the real command,
+  // which an allow over the listed digest would run, does not.
+  const kept = await w.db.prepare("SELECT text, request FROM questions WHERE id = ?").bind(q.question_id).first();
+  const harmless = { tool: "Bash", input: { command: "npm test", description: "Make the file" } };
+  await w.db.prepare("UPDATE questions SET text = ?, request = ? WHERE id = ?")
+    .bind("Make the file\n$ npm test", JSON.stringify(harmless), q.question_id).run();
+  await page.reload();
+  await card.locator(".text", { hasText: "$ npm test" }).waitFor();
+  await card.locator(".allow").click();
+  await card.locator(".confirm-yes").click();
+  // The Worker's own check turns the page's answer away (a server that
+  // passed it on would meet the machine's); the page signed no real digest.
+  await page.locator("#status", { hasText: "Could not send the answer" }).waitFor();
+  await sleep(500);
+  assert.equal(existsSync(file), false, "the command the server hid did not run");
+
+  // Words written over the real request: the page shows the request's own.
+  await w.db.prepare("UPDATE questions SET text = ?, request = ? WHERE id = ?")
+    .bind("Make the file\n$ npm test", kept.request, q.question_id).run();
+  await page.reload();
+  await card.locator(".text", { hasText: `$ touch ${file}` }).waitFor();
+  assert.doesNotMatch(await card.locator(".text").textContent(), /npm test/);
   await card.locator(".allow").click();
   await card.locator(".confirm-yes").click();
   assert.ok(await waitFor(() => existsSync(file), 10_000), "the command ran");
-  const taken = await w.db.prepare("SELECT state, signed FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  const taken = await w.db.prepare("SELECT state, signed FROM answers WHERE question_id = ? ORDER BY created_at DESC").bind(q.question_id).first();
   assert.equal(taken.state, "taken");
   assert.ok(JSON.parse(taken.signed).certificate, "signed by the phone's own key, with its certificate");
   await term.waitFor(/Made the file/);

@@ -208,7 +208,9 @@ test("the page is a PWA: a valid manifest with icons, a service worker, the shel
   const csp = r.headers.get("content-security-policy");
   assert.match(csp, /script-src 'self'/);
   assert.match(csp, /frame-ancestors 'none'/);
-  assert.ok(!/unsafe-inline|unsafe-eval/.test(csp));
+  // No inline script and no eval; 'wasm-unsafe-eval' lets the page compile
+  // only WebAssembly, its card builder.
+  assert.ok(!/'unsafe-inline'|'unsafe-eval'/.test(csp), csp);
   assert.equal(r.headers.get("x-content-type-options"), "nosniff");
   const list = await fetch(w.url + "/v1/needs-you", { headers: { origin: "https://evil.example" } });
   assert.equal(list.headers.get("access-control-allow-origin"), null, "no cross-origin reads");
@@ -385,8 +387,9 @@ test("a permission card denies at once and allows once only after its confirmati
   const denied = await ask("deny", "rm -rf build");
   const allowed = await ask("allow", "make deploy");
   const card = (q) => page.locator(`#question-${q.question_id}`);
-  await card(allowed).waitFor();
-  await card(denied).waitFor();
+  // Their controls appear once the page has built each card from its request.
+  await card(allowed).locator(".decide").waitFor();
+  await card(denied).locator(".decide").waitFor();
   assert.equal(await card(denied).locator(".where").isHidden(), true);
   assert.equal(await card(denied).locator(".answer").isHidden(), true, "no text box for a permission");
 
@@ -430,7 +433,8 @@ test("a permission's lasting choice stands apart from Allow once, and takes a co
     request: { tool: "Bash", input, lasting: [rule] },
     terminal: { kind: "terminal", host: "buildbox", cwd: "/src/api" } });
   const card = page.locator(`#question-${q.question_id}`);
-  await card.waitFor();
+  // Its controls appear once the page has built the card from its request.
+  await card.locator(".decide").waitFor();
   const keep = card.locator(".lasting button");
   assert.equal(await keep.count(), 1);
   assert.equal(await keep.textContent(), "Allow, and don't ask again for Bash(npm test *)…");
@@ -517,7 +521,7 @@ test("a dialog card shows its questions with their options to tap, several where
   const q = await say(task, { session: "dlg", cli: "opencode", action: "open", kind: "dialog", text: "made up",
     ...takesRequest("choices", "opencode.question", asked) });
   const card = page.locator(`#question-${q.question_id}`);
-  await card.waitFor();
+  await card.locator(".choose").waitFor();
   assert.equal(await card.locator(".options").isHidden(), true, "the options are shown once, as the ones to tap");
   const sets = card.locator(".choose fieldset");
   assert.equal(await sets.count(), 2);

@@ -4,12 +4,14 @@
 //! the digest covers is shown, whole, with every control and invisible
 //! character written out ([`text::visible`]).
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::event::{dialog, dialog_fits, shown_dialog_questions, with_why_too_large, Decision};
 use super::{claude_code, codex_app, plugin_events};
 use crate::afar::DialogQuestion;
 use crate::kinds::{Kind, QuestionOption};
+use crate::lasting::{self, Offer};
 use crate::report::Report;
 use crate::request::Request;
 use crate::text;
@@ -74,6 +76,40 @@ pub fn check_shown(kind: Kind, request: &Request, shown: &str) -> Result<String,
         Ok(request.digest())
     } else {
         Err(built)
+    }
+}
+
+/// What a device shows of a request before it signs an answer to it, built
+/// from the request alone: its card, the lasting choices it offers, and the
+/// digest an answer to it signs. The page (through its wasm) and the command
+/// line show this, never a text the server wrote, so that a server cannot
+/// put other words over a request and have them signed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToSign {
+    pub text: String,
+    pub options: Vec<QuestionOption>,
+    pub questions: Vec<DialogQuestion>,
+    /// A permission's lasting choices ("don't ask again"), by their ids.
+    pub lasting: Vec<Offer>,
+    pub digest: String,
+}
+
+/// [`ToSign`] of `request`, a question of `kind`.
+pub fn to_sign(kind: Kind, request: &Request) -> ToSign {
+    let card = of(kind, request);
+    let lasting = match kind {
+        Kind::Permission => lasting::offered(request)
+            .into_iter()
+            .map(|l| l.offer)
+            .collect(),
+        _ => Vec::new(),
+    };
+    ToSign {
+        text: card.text,
+        options: card.options,
+        questions: card.questions,
+        lasting,
+        digest: request.digest(),
     }
 }
 
@@ -161,6 +197,22 @@ mod tests {
             check_shown(Kind::Permission, &request, "Run the unit tests\n$ npm test"),
             Err(real)
         );
+    }
+
+    #[test]
+    fn what_a_device_signs_is_built_from_the_request_alone() {
+        let mut request = Request::new("Bash", &json!({"command": "npm test"}));
+        request.lasting = vec![json!({
+            "type": "addRules", "behavior": "allow", "destination": "localSettings",
+            "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}]
+        })];
+        let shown = to_sign(Kind::Permission, &request);
+        assert_eq!(shown.text, of(Kind::Permission, &request).text);
+        assert_eq!(shown.digest, request.digest());
+        assert_eq!(shown.lasting.len(), 1);
+        assert_eq!(shown.lasting[0].rule.as_deref(), Some("Bash(npm test:*)"));
+        // A dialog offers no lasting choice, whatever its request carries.
+        assert!(to_sign(Kind::Dialog, &request).lasting.is_empty());
     }
 
     #[test]

@@ -1,0 +1,110 @@
+// The card of a question that takes an answer here, built in this page from
+// the request it answers, by the project's one card builder
+// (crates/needs-you-card, compiled to card.wasm): what the person sees
+// before they answer, and the digest their answer signs. Never a text or a
+// digest the server wrote: a server that put "npm test" over the request of
+// `curl … | sh` would get a signature for what it did not show.
+
+import { call } from "./api.js";
+
+/** The wasm's exports, once loaded; a failed load is tried again. */
+let builder = null;
+
+function loaded() {
+  builder ??= fetch("/card.wasm")
+    .then((r) => {
+      if (!r.ok) throw new Error(`card.wasm: ${r.status}`);
+      return r.arrayBuffer();
+    })
+    .then((bytes) => WebAssembly.instantiate(bytes))
+    .then(({ instance }) => instance.exports)
+    .catch((e) => {
+      builder = null;
+      throw e;
+    });
+  return builder;
+}
+
+/** `{text, options, questions, lasting, digest}` of `request`, a question
+ *  of `kind`; throws what the builder found wrong with it. */
+export async function build(kind, request) {
+  const wasm = await loaded();
+  const input = new TextEncoder().encode(JSON.stringify({ kind, request }));
+  const at = wasm.room(input.length);
+  new Uint8Array(wasm.memory.buffer, at, input.length).set(input);
+  const out = wasm.card(at, input.length);
+  const [place, length] = [Number(out >> 32n), Number(out & 0xffffffffn)];
+  const json = new TextDecoder().decode(new Uint8Array(wasm.memory.buffer, place, length));
+  wasm.give_back(place, length);
+  const built = JSON.parse(json);
+  if (built.error) throw new Error(built.error);
+  return built;
+}
+
+/** Cards built, by question: `{key, built}` or `{key, error}`; `key` is
+ *  what the list said of the question when it was built (its open and
+ *  digest), so that a question opened again is built again. */
+const cards = new Map();
+/** Questions whose request is being fetched. */
+const building = new Set();
+
+/** Does `q` take an answer that is signed over its request? */
+export function takesSigned(q) {
+  return q.answer_from_afar === "decision" || q.answer_from_afar === "choices";
+}
+
+/**
+ * `q` as this page shows it: for a question that takes a decision or
+ * choices, the card built here from its request in place of the server's
+ * words, options, lasting choices and digest; while that is being built, or
+ * when it cannot be, a question answered in the terminal, saying why.
+ * `ready` is called once a card is built, to draw the list again.
+ */
+export function shown(q, ready) {
+  if (!takesSigned(q)) return q;
+  const key = `${q.open_seq}:${q.digest}`;
+  const had = cards.get(q.question_id);
+  if (had?.key === key) {
+    if (had.error) return { ...q, answer_from_afar: null, why_not: `this card could not be built here from its request (${had.error}): answer it in the terminal` };
+    const b = had.built;
+    return { ...q, text: b.text, options: b.options, questions: b.questions, decisions: b.lasting, digest: b.digest };
+  }
+  if (!building.has(q.question_id)) {
+    building.add(q.question_id);
+    fetchAndBuild(q, key).then((again) => {
+      building.delete(q.question_id);
+      setTimeout(ready, again ? RETRY_MS : 0);
+    });
+  }
+  return { ...q, answer_from_afar: null, why_not: "building this card from its request…" };
+}
+
+/** How long a card whose request could not be fetched waits to try again. */
+const RETRY_MS = 5_000;
+
+/** Builds `q`'s card from its request; true when the request could not be
+ *  fetched (offline, a server error), to be tried again. */
+async function fetchAndBuild(q, key) {
+  let request;
+  try {
+    await loaded();
+    request = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body?.request;
+  } catch (e) {
+    if (!(e.status >= 400 && e.status < 500)) return true;
+    cards.set(q.question_id, { key, error: e.message });
+    return false;
+  }
+  try {
+    if (!request) throw new Error("the server gave no request");
+    cards.set(q.question_id, { key, built: await build(q.kind, request) });
+  } catch (e) {
+    cards.set(q.question_id, { key, error: e.message });
+  }
+  return false;
+}
+
+/** Forgets the cards of questions no longer listed. */
+export function keepOnly(questions) {
+  const listed = new Set(questions.map((q) => q.question_id));
+  for (const id of cards.keys()) if (!listed.has(id)) cards.delete(id);
+}
