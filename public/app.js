@@ -6,7 +6,7 @@
 import { answerArea, answersOn } from "./answer.js";
 import { keepOnly, shown } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
-import { kept, newKey, takeCertificate } from "./keys.js";
+import { kept, newKey, renewCertificate, takeCertificate } from "./keys.js";
 import { liveList } from "./live.js";
 import { VERSION } from "./version.js";
 import { ago, deviceName, mayDo } from "./words.js";
@@ -133,8 +133,24 @@ async function sayVersions() {
 }
 $("reload").onclick = () => location.reload();
 
+/** Takes this browser's certificate as renewed by the owner's command line,
+ *  and says when the one it holds has ended: its answers are refused then. */
+async function checkCertificate() {
+  let held;
+  try {
+    held = (await call("GET", "/v1/devices")).body.devices[0]?.certificate;
+  } catch {
+    return; // out of reach: the list says so
+  }
+  const ends = await renewCertificate(held);
+  if (ends && ends < Date.now()) {
+    status(`This browser's certificate ended on ${new Date(ends).toLocaleDateString()}: your machines refuse its answers. Run any needs-you command on your computer (it renews certificates), then reload this page; or pair it again.`);
+  }
+}
+
 function showSignedIn() {
   sayVersions();
+  checkCertificate().catch(() => {});
   $("signed-out").hidden = true;
   $("signed-in").hidden = false;
   $("actions").hidden = false;

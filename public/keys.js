@@ -67,11 +67,29 @@ export async function takeCertificate(certificate) {
     if (!(await crypto.subtle.verify(SIGN, ownerKey, unb64url(certificate.signature), bytes))) return false;
     const cert = JSON.parse(new TextDecoder().decode(bytes));
     if (cert.key !== me.key || cert.owner !== me.owner) return false;
+    // A certificate renewed is taken; one older than the kept one is not.
+    if (me.certificate && cert.expires_at < ends(me.certificate)) return false;
   } catch {
     return false;
   }
   await store.write({ ...me, certificate });
   return true;
+}
+
+/** When a kept certificate (an envelope) ends, ms. */
+function ends(certificate) {
+  return JSON.parse(new TextDecoder().decode(unb64url(certificate.statement))).expires_at;
+}
+
+/** Takes the renewed certificate the server holds for this browser, when
+ *  there is one (the owner's command line signs a certificate anew as it
+ *  nears its end); then when this browser's certificate ends (ms), or null
+ *  when it holds none. */
+export async function renewCertificate(held) {
+  const me = await kept().catch(() => null);
+  if (!me?.certificate) return null;
+  if (held && held.statement !== me.certificate.statement) await takeCertificate(held);
+  return ends((await kept()).certificate);
 }
 
 /** The envelope that signs `answer` (the answer's own fields: `text`,

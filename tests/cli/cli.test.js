@@ -8,10 +8,12 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createECDH, createHash, webcrypto } from "node:crypto";
 import { join } from "node:path";
 import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/helpers.js";
 import { lastingId, requestDigest } from "../support/request.js";
 import { endProcessesWithin } from "../support/leftovers.js";
+import { b64url, importKey, seal } from "../support/signing.js";
 
 const BIN = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
@@ -267,6 +269,65 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.ok(rows.some((r) => / read,tasks +the owner$/.test(r)), list.stdout);
   const bad = await cli(owner, ["login", w.url, "--allow", "root"]);
   assert.equal(bad.code, 2);
+});
+
+test("the owner's command line signs anew a certificate near its end, once a day as it runs, for the key it vouched for; the device's answers carry the new one", async () => {
+  const owner = await ownerMachine();
+  const laptop = machine();
+  const pairing = start(owner, ["pair", "--json", "--rights", "answer"]);
+  const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  assert.equal((await cli(laptop, ["login", link, "--allow", "answer"])).code, 0);
+  assert.equal((await pairing.ended).code, 0);
+  const id = JSON.parse(readFileSync(join(laptop.home, ".config", "needs-you", "login.json"), "utf8")).device_id;
+  const held = async () => JSON.parse((await w.db.prepare("SELECT certificate FROM devices WHERE id = ?").bind(id).first()).certificate);
+  const said = (envelope) => JSON.parse(Buffer.from(envelope.statement, "base64url"));
+  const first = said(await held());
+  assert.ok(first.expires_at > Date.now() + 29 * 86_400_000, "pair signs 30 days");
+
+  // The certificate as it would be with a day left, signed by the owner key.
+  const config = join(owner.home, ".config", "needs-you");
+  const ownerKey = await importKey(JSON.parse(readFileSync(join(config, "owner-key.json"), "utf8")).secret);
+  const nearItsEnd = async () => {
+    const e = await seal(ownerKey, { ...first, expires_at: Date.now() + 86_400_000 });
+    await w.db.prepare("UPDATE devices SET certificate = ? WHERE id = ?").bind(JSON.stringify(e), id).run();
+    return e;
+  };
+  await nearItsEnd();
+  // A day after the last look (pair looked, and found nothing to renew).
+  rmSync(join(config, "certificates-checked"));
+  const ls = await cli(owner, ["ls"]);
+  assert.equal(ls.code, 0, ls.stderr);
+  assert.equal(ls.stderr, "needs-you: signed anew the certificate of 1 device near its end\n");
+  const renewed = await held();
+  const cert = said(renewed);
+  assert.ok(cert.expires_at > Date.now() + 29 * 86_400_000, JSON.stringify(cert));
+  assert.deepEqual({ ...cert, expires_at: 0 }, { ...first, expires_at: 0 }, "the same id, key, rights and owner");
+  // Signed by the owner key: checked with Node's WebCrypto, and the key is the pinned one.
+  const pub = await webcrypto.subtle.importKey("raw", Buffer.from(renewed.key, "base64url"), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+  assert.ok(await webcrypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, pub, Buffer.from(renewed.signature, "base64url"), Buffer.from(renewed.statement, "base64url")));
+  assert.equal(createHash("sha256").update(Buffer.from(renewed.key, "base64url")).digest("base64url"), owner.login.owner);
+
+  // The laptop's next answer carries the renewed certificate.
+  const t = (await api("POST", "/v1/tasks", owner.login.token, { name: "asks" })).body;
+  const q = (await api("POST", "/v1/reports", t.credential, { action: "open", kind: "reply", cli: "codex", session: "s", seq: 1,
+    text: "Go on?", terminal: { kind: "tmux", host: "h", cwd: "/" } })).body;
+  assert.equal((await cli(laptop, ["answer", q.question_id, "yes"])).code, 0);
+  const row = await w.db.prepare("SELECT signed FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  assert.deepEqual(JSON.parse(row.signed).certificate, renewed);
+
+  // Looked at today: the next command does not look again.
+  const again = await nearItsEnd();
+  const ls2 = await cli(owner, ["ls"]);
+  assert.equal(ls2.stderr, "");
+  assert.deepEqual(await held(), again);
+  // A key the owner did not vouch for under that id is not renewed.
+  rmSync(join(config, "certificates-checked"));
+  const other = await seal(ownerKey, { ...first, key: b64url(createECDH("prime256v1").generateKeys()), expires_at: Date.now() + 86_400_000 });
+  await w.db.prepare("UPDATE devices SET certificate = ? WHERE id = ?").bind(JSON.stringify(other), id).run();
+  const ls3 = await cli(owner, ["ls"]);
+  assert.equal(ls3.code, 0, ls3.stderr);
+  assert.equal(ls3.stderr, "");
+  assert.deepEqual(await held(), other);
 });
 
 test("run passes signals through: a trapped SIGINT and an untrapped SIGTERM", async () => {

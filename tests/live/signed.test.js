@@ -243,7 +243,7 @@ test("the exact replay of a signed allow on an identical second request is refus
   await listUntil((l) => l.length === 0);
 });
 
-test("the page, paired through the link `needs-you pair` shows, allows from its card and the command runs; once the owner revokes it, its signed allow is refused", { skip }, async () => {
+test("the page, paired through the link `needs-you pair` shows, allows from its card and the command runs; it takes its certificate as the owner's command line renews it; once the owner revokes it, its signed allow is refused", { skip }, async () => {
   browser = await launch();
   const { page } = await newPage(browser);
   const pairing = startIn(owner, ["pair", "--json", "--rights", "answer"]);
@@ -295,13 +295,29 @@ test("the page, paired through the link `needs-you pair` shows, allows from its 
   await term.waitFor(/Made the file/);
   await listUntil((l) => l.length === 0);
 
+  // Its certificate near its end: the owner's command line signs it anew as
+  // it runs, and the page takes the new one when it is next opened.
+  const ownerKey = JSON.parse(readFileSync(join(owner, ".config", "needs-you", "owner-key.json"), "utf8"));
+  const held = async () => JSON.parse((await w.db.prepare("SELECT certificate FROM devices WHERE id = ?").bind(phone.paired).first()).certificate);
+  const cert = JSON.parse(Buffer.from((await held()).statement, "base64url"));
+  const ending = await seal(await importKey(ownerKey.secret), { ...cert, expires_at: Date.now() + 86_400_000 });
+  await w.db.prepare("UPDATE devices SET certificate = ? WHERE id = ?").bind(JSON.stringify(ending), phone.paired).run();
+  rmSync(join(owner, ".config", "needs-you", "certificates-checked"), { force: true });
+  const ls = await needsYouIn(owner, ["ls"]);
+  assert.match(ls.stderr, /signed anew the certificate of 1 device/);
+  const renewed = await held();
+  assert.notEqual(renewed.statement, ending.statement);
+  await page.reload();
+  const pageHolds = () => page.evaluate(async () => (await (await import("/keys.js")).kept()).certificate.statement);
+  assert.equal(await waitFor(async () => (await pageHolds()) === renewed.statement, 10_000), true, "the page took the renewed certificate");
+
   // The phone signs an allow of the next request; then the owner revokes it.
   // A server that kept the phone's allow hands it on anyway: refused.
   rmSync(file);
   const next = await permission(file);
   await card.waitFor({ state: "detached" });
   const signed = await page.evaluate(async (q) => (await import("/keys.js")).signAnswer(q, { decision: "allow" }), next);
-  assert.ok(signed?.certificate);
+  assert.deepEqual(signed?.certificate, renewed);
   const revoked = await needsYouIn(owner, ["devices", "revoke", phone.paired]);
   assert.equal(revoked.code, 0, revoked.stderr);
   const r = await post(next, { decision: "allow", digest: next.digest, signed });

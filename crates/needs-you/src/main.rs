@@ -2,7 +2,7 @@
 
 use needs_you::cli::{self, ChannelAction, Command, DeviceAction, RuleAction, TaskAction};
 use needs_you::commands::deploy::{self, Mode};
-use needs_you::commands::{account, channels, codex, questions, rules, run, version};
+use needs_you::commands::{account, channels, codex, questions, rules, run, trusting, version};
 use needs_you::fail::Result;
 
 fn main() {
@@ -22,14 +22,47 @@ fn main() {
         std::process::exit(needs_you_reporter::commands::main());
     }
     let code = match cli::parse(std::env::args_os()) {
-        Ok(command) => dispatch(command).unwrap_or_else(|f| {
-            // One line, whatever a server or a URL put in the message.
-            eprintln!("needs-you: {}", needs_you_core::text::line(&f.message));
-            f.code
-        }),
+        Ok(command) => {
+            let owners = owners_own(&command);
+            match dispatch(command) {
+                Ok(code) => {
+                    // After what the person asked for, never in an agent's
+                    // path: devices' certificates kept from running out.
+                    if owners {
+                        trusting::renew_now_and_then();
+                    }
+                    code
+                }
+                Err(f) => {
+                    // One line, whatever a server or a URL put in the message.
+                    eprintln!("needs-you: {}", needs_you_core::text::line(&f.message));
+                    f.code
+                }
+            }
+        }
         Err(code) => code,
     };
     std::process::exit(code);
+}
+
+/// A command a person runs on the owner's computer to read or answer: after
+/// it, the owner's command line renews the certificates it signed
+/// (`trusting::renew_now_and_then`). Not `run`, `exec` or `codex`, which
+/// stand in an agent's path.
+fn owners_own(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Ls { .. }
+            | Command::Tasks(_)
+            | Command::Answer { .. }
+            | Command::Rules(_)
+            | Command::Dismiss { .. }
+            | Command::Show { .. }
+            | Command::Devices(_)
+            | Command::Channels(_)
+            | Command::TestPush { .. }
+            | Command::Pair { .. }
+    )
 }
 
 fn dispatch(command: Command) -> Result<i32> {

@@ -156,6 +156,92 @@ pub fn wait_and_certify(
     Ok(Paired::Certified(device))
 }
 
+/// How near its end a certificate is signed anew: a week, so that a device
+/// keeps answering while the owner's command line runs now and then.
+const RENEW_WITHIN_MS: i64 = 7 * 24 * 3600 * 1000;
+/// How often the owner's command line looks for such certificates.
+const RENEW_CHECK_EVERY_MS: f64 = 24.0 * 3600.0 * 1000.0;
+
+/// Once a day, as the owner's command line runs: [`renew_due`], quietly
+/// unless it renewed something. Nothing here ever fails the command that
+/// ran; what could not be done is tried again next time.
+pub fn renew_now_and_then() {
+    let stamp = login::dir().join("certificates-checked");
+    let checked = std::fs::read_to_string(&stamp)
+        .ok()
+        .and_then(|t| t.trim().parse::<f64>().ok());
+    if checked.is_some_and(|at| now_ms() - at < RENEW_CHECK_EVERY_MS) {
+        return;
+    }
+    let Ok(Some(key)) = Key::load(keys::Whose::Owner) else {
+        return;
+    };
+    let Ok((login, client)) = super::logged_in() else {
+        return;
+    };
+    if !login.is_owner() {
+        return;
+    }
+    if let Ok(n) = renew_due(&client, &key) {
+        if n > 0 {
+            eprintln!(
+                "needs-you: signed anew the certificate of {n} device{} near its end",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        let _ = write_private(&stamp, now_ms().to_string());
+    }
+}
+
+/// Signs anew, for [`CERTIFICATE_LIFETIME_MS`] from now, the certificate of
+/// every device this machine vouched for (and has not struck) that ends
+/// within a week (`RENEW_WITHIN_MS`) or has ended: same id, same key, the rights it
+/// had (fewer, if the server now gives that device fewer). A certificate the
+/// owner key did not sign, or for another key than the one vouched for under
+/// that id, is not renewed. How many were.
+pub fn renew_due(client: &Client, key: &Key) -> Result<usize> {
+    let vouched = certified();
+    if vouched.is_empty() {
+        return Ok(0);
+    }
+    let owner = key.fingerprint();
+    let now = now_ms() as i64;
+    let listed: Devices = client.get("/v1/devices")?;
+    let mut renewed = 0;
+    for device in listed.devices {
+        let Some(fp) = vouched.get(&device.device_id) else {
+            continue;
+        };
+        let Some(cert) = device
+            .certificate
+            .clone()
+            .and_then(|c| serde_json::from_value::<Envelope>(c).ok())
+            .and_then(|e| owner_signed::<Certificate>(&owner, &e).ok())
+        else {
+            continue;
+        };
+        let same_key = B64.decode(&cert.key).is_ok_and(|k| &fingerprint(&k) == fp);
+        if cert.owner != owner
+            || cert.device_id != device.device_id
+            || !same_key
+            || cert.expires_at - now > RENEW_WITHIN_MS
+        {
+            continue;
+        }
+        let anew = Certificate {
+            rights: cert.rights.and(&device.rights),
+            expires_at: now + CERTIFICATE_LIFETIME_MS,
+            ..cert
+        };
+        let _: Value = client.put(
+            &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
+            &json!({ "certificate": key.sign_json(&anew) }),
+        )?;
+        renewed += 1;
+    }
+    Ok(renewed)
+}
+
 /// Signs and publishes the owner's device list as `change` makes it from
 /// the newest one the owner's key signed (a list the server holds that the
 /// key did not sign is not built on), with a version above it.
