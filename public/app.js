@@ -6,7 +6,7 @@
 import { answerArea, answersOn } from "./answer.js";
 import { keepOnly, shown } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
-import { kept, newKey, renewCertificate, takeCertificate } from "./keys.js";
+import { kept, newKey, renewCertificate, signRevoke, takeCertificate } from "./keys.js";
 import { liveList } from "./live.js";
 import { VERSION } from "./version.js";
 import { ago, deviceName, mayDo } from "./words.js";
@@ -413,7 +413,9 @@ function ruleRow(r, now) {
 async function revokeRule(r, button) {
   button.disabled = true;
   try {
-    await call("DELETE", `/v1/rules/${encodeURIComponent(r.rule_id)}`);
+    // Signed here: the agent's machine takes back only what this browser's key asked.
+    const signed = await signRevoke(r);
+    await call("DELETE", `/v1/rules/${encodeURIComponent(r.rule_id)}`, { body: { signed } });
   } catch (e) {
     status(`Could not take it back: ${e.message}`);
   }

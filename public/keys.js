@@ -103,6 +103,23 @@ export async function signAnswer(q, answer) {
     question_id: q.question_id, session: q.session, open_seq: q.open_seq,
     digest: "text" in answer ? null : q.digest, answer, expires_at: Date.now() + LIFETIME_MS,
   };
+  return sealed(me, statement);
+}
+
+/** The envelope that signs taking back `rule` (as the rules list shows it:
+ *  the answer that granted it), for the agent's machine to check; null when
+ *  this browser holds no certified key. */
+export async function signRevoke(rule) {
+  const me = await kept().catch(() => null);
+  if (!me?.certificate) return null;
+  return sealed(me, {
+    v: 1, owner: me.owner, id: b64url(crypto.getRandomValues(new Uint8Array(16))),
+    rule_id: rule.rule_id, answer_id: rule.answer_id, expires_at: Date.now() + LIFETIME_MS,
+  });
+}
+
+/** `statement` signed with this browser's key, its certificate beside. */
+async function sealed(me, statement) {
   const bytes = enc.encode(JSON.stringify(statement));
   const signature = await crypto.subtle.sign(SIGN, me.privateKey, bytes);
   return { statement: b64url(bytes), signature: b64url(signature), key: me.key, certificate: me.certificate };

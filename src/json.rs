@@ -153,6 +153,27 @@ pub async fn read_object(req: &mut Request) -> Result<serde_json::Map<String, Va
     }
 }
 
+/// The `signed` field of a body: an envelope a device of the owner signed,
+/// kept and passed on as it came (only the agent's machine can check it),
+/// or none.
+pub fn signed_field(
+    fields: &serde_json::Map<String, Value>,
+) -> Result<Option<needs_you_core::signed::Envelope>, ApiError> {
+    match fields.get("signed") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value::<needs_you_core::signed::Envelope>(v.clone())
+            .ok()
+            .filter(needs_you_core::signed::Envelope::well_formed)
+            .map(Some)
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "invalid_request",
+                    "`signed` is {\"statement\", \"signature\", \"key\"}, each base64url, 8 KiB in all at most",
+                )
+            }),
+    }
+}
+
 /// Reads a body that may be left out: none at all is an empty object.
 pub async fn read_optional_object(
     req: &mut Request,

@@ -8,10 +8,9 @@ use serde_json::Value;
 
 use needs_you_core::afar::{self, AnswerBody};
 use needs_you_core::api::{self, Right};
-use needs_you_core::signed::Envelope;
 
 use crate::ids::{new_id, now_ms};
-use crate::json::{ok, read_object, ApiError, ApiResult};
+use crate::json::{ok, read_object, signed_field, ApiError, ApiResult};
 use crate::limits::{self, Rate};
 use crate::store::{self, NewAnswer, Queued, TakenBack};
 use crate::{auth, live, relay};
@@ -37,21 +36,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             ))
         }
     };
-    // Kept and passed on as it came: only the agent's machine can check it.
-    let signed = match fields.get("signed") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            serde_json::from_value::<Envelope>(v.clone())
-                .ok()
-                .filter(Envelope::well_formed)
-                .ok_or_else(|| {
-                    ApiError::bad_request(
-                        "invalid_request",
-                        "`signed` is {\"statement\", \"signature\", \"key\"}, each base64url, 8 KiB in all at most",
-                    )
-                })?,
-        ),
-    };
+    let signed = signed_field(&fields)?;
     let body = serde_json::from_value::<AnswerBody>(Value::Object(fields)).map_err(|_| {
         ApiError::bad_request(
             "invalid_request",

@@ -7,7 +7,7 @@ use worker::{Env, Request};
 use needs_you_core::api::{self, Right, RuleState};
 
 use crate::ids::now_ms;
-use crate::json::{ok, ApiError, ApiResult};
+use crate::json::{ok, read_optional_object, signed_field, ApiError, ApiResult};
 use crate::limits::{self, Rate};
 use crate::store::{self, RevokeAsked};
 use crate::{auth, live, relay};
@@ -19,17 +19,20 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
     ok(200, &api::Rules { rules })
 }
 
-/// `DELETE /v1/rules/{id}`: 202 with the rule `revoking`; the task's relay
+/// `DELETE /v1/rules/{id}`, body `{signed}` (the owner's device's signed
+/// `Revoking`, which the agent's machine checks; without it, the machine
+/// takes nothing back): 202 with the rule `revoking`; the task's relay
 /// removes it from the file it was written to, now or when its machine
 /// connects, and the rule then reads `revoked` (or `gone`, when it was no
 /// longer there as written). A session's rule, one already ended, or one of
 /// an ended task: 409, saying why. Another owner's: 404.
-pub async fn revoke(req: Request, env: &Env, rule_id: &str) -> ApiResult {
+pub async fn revoke(mut req: Request, env: &Env, rule_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
     person.may(Right::Answer)?;
     limits::within_rate(env, Rate::Answers, &person.credential_hash).await?;
+    let signed = signed_field(&read_optional_object(&mut req).await?)?;
     let now = now_ms();
-    match store::ask_revoke(env, &person.owner_id, rule_id, now).await? {
+    match store::ask_revoke(env, &person.owner_id, rule_id, signed.as_ref(), now).await? {
         RevokeAsked::Yes(revocation, task_id) => {
             relay::revoke(env, &task_id, &revocation).await;
             live::changed(env, &person.owner_id).await;

@@ -8,6 +8,7 @@ use worker::{Env, Result};
 
 use needs_you_core::api::{self, RuleState};
 use needs_you_core::relay_messages::{Revocation, RevokeOutcome};
+use needs_you_core::signed::Envelope;
 
 use super::{db, n, s, stmt};
 
@@ -35,7 +36,7 @@ WHERE a.id = ?1 AND a.task_id = ?2 AND ?3 = 'taken' AND a.state = 'taken'
 macro_rules! rule_columns {
     () => {
         "
-SELECT r.id AS rule_id, r.task_id, r.question_id, r.cli, r.host, r.rule, r.label, r.scope, r.granted_at,
+SELECT r.id AS rule_id, r.task_id, r.question_id, r.answer_id, r.cli, r.host, r.rule, r.label, r.scope, r.granted_at,
        CASE WHEN r.device_id IS NULL THEN 'the owner' ELSE coalesce((SELECT name FROM devices WHERE id = r.device_id), 'a removed device') END AS granted_by,
        CASE WHEN r.ended_at IS NOT NULL THEN r.end_reason
             WHEN r.revoke_asked_at IS NOT NULL AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2) THEN 'revoking'
@@ -86,13 +87,15 @@ pub fn on_their_tasks(tasks: &mut [api::Task], rules: Vec<api::Rule>) {
 
 /// Asks for the owner's rule ?1 (owner ?2) to be taken back, at ?3: one
 /// written to a file, still in force, of a live task (whose relay can reach
-/// its machine). Binds ?1 the rule id, ?2 the owner id, ?3 now.
+/// its machine). Binds ?1 the rule id, ?2 the owner id, ?3 now, ?4 the
+/// signed statement of its taking back (JSON, or null).
 const ASK_REVOKE: &str = "
-UPDATE rules SET revoke_asked_at = ?3, note = NULL
+UPDATE rules SET revoke_asked_at = ?3, note = NULL, revoke_signed = ?4
 WHERE id = ?1 AND owner_id = ?2 AND ended_at IS NULL AND scope != 'session'
   AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = rules.task_id AND t.revoked_at IS NULL
               AND (t.expires_at IS NULL OR t.expires_at > ?3))
-RETURNING task_id, answer_id";
+RETURNING id AS rule_id, task_id, answer_id, revoke_signed AS signed,
+          (SELECT o.device_list FROM owners o WHERE o.id = rules.owner_id) AS devices";
 
 /// One of the owner's rules, whatever its state. Binds ?1 the rule id, ?2
 /// now, ?3 the owner id.
@@ -112,20 +115,24 @@ pub enum RevokeAsked {
     NotFound,
 }
 
-pub async fn ask_revoke(env: &Env, owner_id: &str, rule_id: &str, now: f64) -> Result<RevokeAsked> {
+pub async fn ask_revoke(
+    env: &Env,
+    owner_id: &str,
+    rule_id: &str,
+    signed: Option<&Envelope>,
+    now: f64,
+) -> Result<RevokeAsked> {
     let db = db(env)?;
+    let signed = signed.map_or(JsValue::NULL, |e| {
+        s(&serde_json::to_string(e).unwrap_or_default())
+    });
     let results = db
         .batch(vec![
-            stmt(&db, ASK_REVOKE, &[s(rule_id), s(owner_id), n(now)])?,
+            stmt(&db, ASK_REVOKE, &[s(rule_id), s(owner_id), n(now), signed])?,
             stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
             stmt(&db, RULE_OF_OWNER, &[s(rule_id), n(now), s(owner_id)])?,
         ])
         .await?;
-    #[derive(Deserialize)]
-    struct Asked {
-        task_id: String,
-        answer_id: String,
-    }
     let rule = results[2]
         .results::<api::Rule>()?
         .into_iter()
@@ -133,32 +140,54 @@ pub async fn ask_revoke(env: &Env, owner_id: &str, rule_id: &str, now: f64) -> R
         .map(api::Rule::worded);
     Ok(
         match (results[0].results::<Asked>()?.into_iter().next(), rule) {
-            (Some(a), _) => RevokeAsked::Yes(
-                Revocation {
-                    rule_id: rule_id.to_owned(),
-                    answer_id: a.answer_id,
-                },
-                a.task_id,
-            ),
+            (Some(a), _) => {
+                let task_id = a.task_id.clone();
+                RevokeAsked::Yes(a.into(), task_id)
+            }
             (None, Some(rule)) => RevokeAsked::No(rule),
             (None, None) => RevokeAsked::NotFound,
         },
     )
 }
 
+/// A rule asked to be taken back, as D1 gives it: its signed statement and
+/// the owner's device list as JSON text.
+#[derive(Deserialize)]
+struct Asked {
+    rule_id: String,
+    task_id: String,
+    answer_id: String,
+    signed: Option<String>,
+    devices: Option<String>,
+}
+
+impl From<Asked> for Revocation {
+    fn from(a: Asked) -> Revocation {
+        Revocation {
+            rule_id: a.rule_id,
+            answer_id: a.answer_id,
+            signed: a.signed.and_then(|e| serde_json::from_str(&e).ok()),
+            devices: a.devices.and_then(|e| serde_json::from_str(&e).ok()),
+        }
+    }
+}
+
 /// The task's rules asked to be taken back and not ended yet, for its relay.
 /// Binds ?1 the task id.
 const REVOKING_OF_TASK: &str = "
-SELECT id AS rule_id, answer_id FROM rules
+SELECT id AS rule_id, task_id, answer_id, revoke_signed AS signed,
+       (SELECT o.device_list FROM owners o WHERE o.id = rules.owner_id) AS devices
+FROM rules
 WHERE task_id = ?1 AND revoke_asked_at IS NOT NULL AND ended_at IS NULL
 ORDER BY revoke_asked_at";
 
 pub async fn revoking_of_task(env: &Env, task_id: &str) -> Result<Vec<Revocation>> {
     let db = db(env)?;
-    stmt(&db, REVOKING_OF_TASK, &[s(task_id)])?
+    let asked: Vec<Asked> = stmt(&db, REVOKING_OF_TASK, &[s(task_id)])?
         .all()
         .await?
-        .results()
+        .results()?;
+    Ok(asked.into_iter().map(Revocation::from).collect())
 }
 
 /// What the task's relay did with a rule it was asked to take back: ended

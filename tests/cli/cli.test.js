@@ -760,9 +760,11 @@ test("lasting choices: answer --keep grants one, tasks --rules and rules list it
   // The relay's side by hand: takes every answer, and takes back every rule.
   const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${task.credential}` } });
   const ws = resp.webSocket;
+  const revokes = [];
   ws.addEventListener("message", (e) => {
     const m = JSON.parse(e.data);
     if (m.type === "answer") ws.send(JSON.stringify({ type: "taken", answer_id: m.answer_id }));
+    if (m.type === "revoke") revokes.push(m);
     if (m.type === "revoke") ws.send(JSON.stringify({ type: "revoked", rule_id: m.rule_id, outcome: "removed", note: "removed Bash(npm test *) from /w/.claude/settings.local.json" }));
   });
   ws.accept();
@@ -789,6 +791,15 @@ test("lasting choices: answer --keep grants one, tasks --rules and rules list it
     assert.equal(back.code, 0, back.stderr);
     assert.match(back.stdout, /^Asked to take back Bash\(npm test \*\) from this project's \.claude\/settings\.local\.json on box…\nTaken back: removed Bash\(npm test \*\) from \/w\/\.claude\/settings\.local\.json\.\n$/);
     assert.match((await cli(owner, ["rules"])).stdout, /\(taken back\)/);
+    // What reached the relay: the taking back signed by the owner's key
+    // (checked with Node's WebCrypto), naming the rule and the answer that granted it.
+    const [frame] = revokes;
+    const said = JSON.parse(Buffer.from(frame.signed.statement, "base64url"));
+    assert.deepEqual([said.owner, said.rule_id, said.answer_id], [owner.login.owner, file.rule_id, file.answer_id]);
+    assert.match(file.answer_id, /^ans_/);
+    assert.equal(createHash("sha256").update(Buffer.from(frame.signed.key, "base64url")).digest("base64url"), owner.login.owner);
+    const pub = await webcrypto.subtle.importKey("raw", Buffer.from(frame.signed.key, "base64url"), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+    assert.ok(await webcrypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, pub, Buffer.from(frame.signed.signature, "base64url"), Buffer.from(frame.signed.statement, "base64url")));
     const session = await cli(owner, ["rules", "revoke", memory.rule_id]);
     assert.equal(session.code, 1);
     assert.equal(session.stdout, "");

@@ -259,7 +259,7 @@ test("a permission denied from afar does not run, and the agent goes on with the
   assert.equal((await answerRow(q)).state, "taken");
 });
 
-test("a command's \"don't ask again\" chosen from afar runs it and writes Claude Code's own rule; the task lists it; the next command it covers asks nothing; taken back from afar, the next one asks again", { skip }, async () => {
+test("a command's \"don't ask again\" chosen from afar runs it and writes Claude Code's own rule; the task lists it; the next command it covers asks nothing; a taking back the owner's key did not sign leaves the rule; taken back from afar, signed, the next one asks again", { skip }, async () => {
   // `npm test` runs a script that counts its runs.
   const ran = join(live.cwd, "ran.txt");
   writeFileSync(join(live.cwd, "package.json"), JSON.stringify({ name: "w", version: "1.0.0",
@@ -298,8 +298,21 @@ test("a command's \"don't ask again\" chosen from afar runs it and writes Claude
   assert.equal(runs(), 2);
   assert.deepEqual(await list(), [], "nothing waits");
 
-  // Taken back from afar: gone from the file, and the next one asks.
-  const back = await call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token });
+  // Asked back by the server alone (the owner's token, nothing signed), or
+  // with a signature for another rule: the machine takes nothing back.
+  for (const [ask, code] of [
+    [() => call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token }), "bad_signature"],
+    [async () => call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token, body: { signed: await live.key.revoke({ ...rule, rule_id: "rul_other" }) } }), "not_this_request"],
+  ]) {
+    const forged = await ask();
+    assert.equal(forged.status, 202, forged.text);
+    assert.ok(await waitFor(async () => (await rules())[0].state === "granted", 10_000), JSON.stringify(await rules()));
+    assert.match((await rules())[0].note, new RegExp(`^refused \\(${code}\\)`));
+    assert.deepEqual(allowed(), ["Bash(npm test *)"], "the rule stays in the settings file");
+  }
+
+  // Taken back from afar, signed: gone from the file, and the next one asks.
+  const back = await live.revokeRule(rule);
   assert.equal(back.status, 202, back.text);
   assert.ok(await waitFor(async () => (await rules())[0].state === "revoked", 10_000), JSON.stringify(await rules()));
   assert.deepEqual(allowed(), [], "removed from the settings file");

@@ -304,8 +304,8 @@ runTest("`needs-you run -- codex`: Codex's own \"don't ask again\" chosen from a
   const line = `prefix_rule(pattern=["rm", "-rf", "${folder}"], decision="allow")`;
   assert.ok(readFileSync(file, "utf8").split("\n").includes(line), "Codex wrote its own rule");
 
-  // Taken back from afar: out of Codex's rules.
-  const back = await call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token });
+  // Taken back from afar, signed by the owner's key: out of Codex's rules.
+  const back = await live.revokeRule(rule);
   assert.equal(back.status, 202, back.text);
   const state = async () => (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules.find((r) => r.rule_id === rule.rule_id);
   assert.ok(await waitFor(async () => (await state()).state === "revoked", 10_000), JSON.stringify(await state()));

@@ -29,6 +29,8 @@ export async function startLive(name, vars) {
     w, owner, key, home, cwd, ...needsYou(w, owner.token),
     /** Posts `body` as the owner's answer to `q`, signed by the owner's key. */
     answer: async (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: await key.body(q, body) }),
+    /** Asks to take back `rule` (as the rules list shows it), signed by the owner's key. */
+    revokeRule: async (rule) => call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token, body: { signed: await key.revoke(rule) } }),
     async stop() {
       await w.stop();
       if (process.env.NEEDS_YOU_LIVE_KEEP) console.log(`# kept ${home}`);

@@ -30,7 +30,8 @@ export async function seal(signer, what) {
  * An owner key: `secret` given (an owner-key.json's), or a new one.
  * `statement(q, answer, fields)` is what the owner signs to answer `q` (as
  * the list shows it) with `answer` (its own fields, no digest); `sign` signs
- * it; `body(q, body)` is an answer's POST body with its `signed` added.
+ * it; `body(q, body)` is an answer's POST body with its `signed` added;
+ * `revoke(rule)` signs the taking back of a lasting rule.
  */
 export async function ownerKey(secret = b64url(webcrypto.getRandomValues(new Uint8Array(32)))) {
   const signer = await importKey(secret);
@@ -41,8 +42,13 @@ export async function ownerKey(secret = b64url(webcrypto.getRandomValues(new Uin
     digest: "text" in answer ? null : q.digest, answer, expires_at: Date.now() + 5 * 60_000, ...fields,
   });
   const sign = (q, answer, fields) => seal(signer, statement(q, answer, fields));
+  /** The envelope that takes back `rule` (as the rules list shows it). */
+  const revoke = (rule, fields = {}) => seal(signer, {
+    v: 1, owner: fingerprint, id: b64url(webcrypto.getRandomValues(new Uint8Array(16))),
+    rule_id: rule.rule_id, answer_id: rule.answer_id, expires_at: Date.now() + 5 * 60_000, ...fields,
+  });
   return {
-    secret, fingerprint, signer, statement, sign,
+    secret, fingerprint, signer, statement, sign, revoke,
     async body(q, body) {
       const answer = { ...body };
       delete answer.digest;

@@ -245,6 +245,10 @@ pub struct Rule {
     pub rule_id: String,
     pub task_id: String,
     pub question_id: String,
+    /// The answer that granted it: what a signed taking back names
+    /// ([`crate::signed::Revoking`]).
+    #[serde(default)]
+    pub answer_id: String,
     pub cli: Cli,
     /// The machine it was granted on, as its terminal said.
     pub host: Option<String>,

@@ -14,13 +14,14 @@
 //! relay  -> Worker   {"type": "failed", answer_id, reason, code?}
 //! Worker -> relay    {"type": "screen", request_id, session, seen?}   Show terminal
 //! relay  -> Worker   {"type": "screen", request_id, digest?, screen? | refused?}
-//! Worker -> relay    {"type": "revoke", rule_id, answer_id}   take back a lasting rule
+//! Worker -> relay    {"type": "revoke", rule_id, answer_id, signed, devices?}   take back a lasting rule
 //! relay  -> Worker   {"type": "revoked", rule_id, outcome: "removed" | "gone" | "failed", note}
 //! ```
 //!
-//! A `revoke` names the answer that granted the rule: the relay takes back
-//! only what its own machine recorded it wrote for that answer, from the
-//! file it wrote it to, never a rule or a path the Worker names. It is sent
+//! A `revoke` names the answer that granted the rule, in a statement the
+//! owner's device signed: the relay takes back only what its own machine
+//! recorded it wrote for that answer, from the file it wrote it to, never a
+//! rule or a path the Worker names. It is sent
 //! on every `hello` until the relay says how it went.
 //!
 //! A `screen` asks for the pane of the session's open question: the relay
@@ -125,8 +126,15 @@ pub struct ScreenReply {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Revocation {
     pub rule_id: String,
-    /// The answer that granted it.
+    /// The answer that granted it, as the server says.
     pub answer_id: String,
+    /// The owner's device's signed [`Revoking`](crate::signed::Revoking):
+    /// the machine takes back only the rule it names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed: Option<Box<Envelope>>,
+    /// The owner's newest device list, as with an [`Answer`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<Box<Envelope>>,
 }
 
 wire_enum! {

@@ -19,6 +19,10 @@
 //!             "answer": {text | decision (+ message) | choices}, "expires_at": <ms>}
 //! ```
 //!
+//! Taking back a lasting rule granted from afar is signed the same way, as
+//! a [`Revoking`] that names the answer that granted it. Both say what
+//! [`Signed`] reads first: version, owner, id and expiry.
+//!
 //! A device other than the owner's command line signs with a key of its own
 //! and carries its certificate, which the owner's key signed when it paired
 //! the device, in the envelope (`"certificate"`, an envelope of a
@@ -157,11 +161,66 @@ impl Envelope {
     }
 }
 
-impl Statement {
+/// What a device of the owner signs to take back a lasting rule it granted
+/// from afar: the answer that granted it, which the agent's machine recorded
+/// when it wrote the rule. Checked like a [`Statement`]; each takes back at
+/// most one rule, once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revoking {
+    pub v: u32,
+    pub owner: String,
+    pub id: String,
+    /// The server's id of the rule, which the machine reports back on.
+    pub rule_id: String,
+    /// The answer that granted it.
+    pub answer_id: String,
+    pub expires_at: i64,
+}
+
+/// What every signed statement says of itself, which the agent's machine
+/// checks before it reads the rest: its version, its owner, its id (spent
+/// once) and when it stops being taken.
+pub trait Signed {
+    fn version(&self) -> u32;
+    fn owner(&self) -> &str;
+    fn id(&self) -> &str;
+    fn expires_at(&self) -> i64;
+
     /// Whether it may still be taken at `now`: not past its expiry, and not
     /// claiming a life longer than a statement has.
-    pub fn fresh(&self, now: i64) -> bool {
-        now <= self.expires_at && self.expires_at <= now + LIFETIME_MS + CLOCK_SKEW_MS
+    fn fresh(&self, now: i64) -> bool {
+        let at = self.expires_at();
+        now <= at && at <= now + LIFETIME_MS + CLOCK_SKEW_MS
+    }
+}
+
+impl Signed for Statement {
+    fn version(&self) -> u32 {
+        self.v
+    }
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn expires_at(&self) -> i64 {
+        self.expires_at
+    }
+}
+
+impl Signed for Revoking {
+    fn version(&self) -> u32 {
+        self.v
+    }
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn expires_at(&self) -> i64 {
+        self.expires_at
     }
 }
 

@@ -107,6 +107,11 @@ impl Client {
         self.read(self.request("DELETE", path, None, None)?.body)
     }
 
+    /// `DELETE path` with a JSON body (a signed statement of what to delete).
+    pub fn delete_with<T: DeserializeOwned>(&self, path: &str, body: &Value) -> Result<T, Failure> {
+        self.read(self.request("DELETE", path, Some(body), None)?.body)
+    }
+
     /// A successful answer as the view it should be; one that is not (a
     /// server of another version, a proxy) is said as such.
     pub fn read<T: DeserializeOwned>(&self, body: Value) -> Result<T, Failure> {
@@ -133,7 +138,7 @@ impl Client {
         let url = format!("{}{path}", self.base);
         let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
         let result = match method {
-            "GET" | "DELETE" => {
+            "GET" | "DELETE" if body.is_none() => {
                 let mut req = if method == "GET" {
                     self.agent.get(&url)
                 } else {
@@ -148,10 +153,10 @@ impl Client {
                 req.call()
             }
             _ => {
-                let mut req = if method == "PUT" {
-                    self.agent.put(&url)
-                } else {
-                    self.agent.post(&url)
+                let mut req = match method {
+                    "PUT" => self.agent.put(&url),
+                    "DELETE" => self.agent.delete(&url).force_send_body(),
+                    _ => self.agent.post(&url),
                 };
                 if let Some(a) = &auth {
                     req = req.header("authorization", a);

@@ -25,7 +25,7 @@ use base64::Engine as _;
 use needs_you_core::afar::{AnswerBody, Refusal};
 use needs_you_core::api::Right;
 use needs_you_core::relay_messages::Answer;
-use needs_you_core::signed::{Certificate, DeviceList, Envelope, Statement, VERSION};
+use needs_you_core::signed::{Certificate, DeviceList, Envelope, Signed, Statement, VERSION};
 use needs_you_core::Kind;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
@@ -138,20 +138,32 @@ fn may_answer(
     }
 }
 
-/// The statement of `envelope`, if its signer may answer for the pinned
-/// `owner` (the owner's key, or a device of the newest `devices` list), its
-/// signature holds, and it is fresh at `now` (ms).
+/// An answer's [`Statement`], as [`verify_as`] checks it.
 pub fn verify(
     owner: &str,
     envelope: Option<&Envelope>,
     devices: Option<&DeviceList>,
     now: i64,
 ) -> Result<Statement, Refusal> {
+    verify_as(owner, envelope, devices, now)
+}
+
+/// The statement of `envelope` (an answer's [`Statement`], or a rule's
+/// [`Revoking`](needs_you_core::signed::Revoking)), if its signer may
+/// answer for the pinned `owner` (the owner's key, or a device of the
+/// newest `devices` list), its signature holds, and it is fresh at `now`
+/// (ms).
+pub fn verify_as<T: Signed + DeserializeOwned>(
+    owner: &str,
+    envelope: Option<&Envelope>,
+    devices: Option<&DeviceList>,
+    now: i64,
+) -> Result<T, Refusal> {
     let envelope = envelope.ok_or(Refusal::Unsigned)?;
     may_answer(owner, envelope, devices, now)?;
     let bytes = signed_bytes(envelope)?;
-    let statement: Statement = serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)?;
-    if statement.v != VERSION || statement.owner != owner {
+    let statement: T = serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)?;
+    if statement.version() != VERSION || statement.owner() != owner {
         return Err(Refusal::BadSignature);
     }
     if !statement.fresh(now) {
@@ -339,6 +351,55 @@ mod tests {
             code(verify(&fp, Some(&seal(&owner, &eternal)), None, NOW)),
             "expired"
         );
+    }
+
+    #[test]
+    fn a_rule_is_taken_back_only_by_a_signed_revoking_and_no_answer_reads_as_one() {
+        use needs_you_core::signed::Revoking;
+        let owner = key(1);
+        let fp = fingerprint(&public(&owner));
+        let revoking = Revoking {
+            v: VERSION,
+            owner: fp.clone(),
+            id: "rv-random-id".into(),
+            rule_id: "rul_1".into(),
+            answer_id: "ans_1".into(),
+            expires_at: NOW + LIFETIME_MS,
+        };
+        let signed = signed_by(&owner, &revoking);
+        assert_eq!(
+            verify_as::<Revoking>(&fp, Some(&signed), None, NOW),
+            Ok(revoking.clone())
+        );
+        assert_eq!(
+            code(verify_as::<Revoking>(&fp, None, None, NOW)),
+            "bad_signature"
+        );
+        assert_eq!(
+            code(verify_as::<Revoking>(
+                &fp,
+                Some(&signed_by(&key(2), &revoking)),
+                None,
+                NOW
+            )),
+            "unknown_device"
+        );
+        assert_eq!(
+            code(verify_as::<Revoking>(
+                &fp,
+                Some(&signed),
+                None,
+                NOW + 2 * LIFETIME_MS
+            )),
+            "expired"
+        );
+        // An allow the owner signed is no taking back, nor the reverse.
+        let allowed = seal(&owner, &statement(&fp, allow(), Some("d1")));
+        assert_eq!(
+            code(verify_as::<Revoking>(&fp, Some(&allowed), None, NOW)),
+            "bad_signature"
+        );
+        assert_eq!(code(verify(&fp, Some(&signed), None, NOW)), "bad_signature");
     }
 
     #[test]

@@ -48,10 +48,11 @@ use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{AnswerBody, Refusal};
 use needs_you_core::relay_messages::{
-    Answer, FromRelay, NotDone, ScreenAsk, ScreenReply, ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
+    Answer, FromRelay, NotDone, Revocation, RevokeOutcome, Revoked, ScreenAsk, ScreenReply,
+    ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
-use needs_you_core::signed::{DeviceList, Envelope};
+use needs_you_core::signed::{DeviceList, Envelope, Revoking};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
@@ -223,6 +224,35 @@ impl Relay {
             return Err(Failure::refused(Refusal::Spent));
         }
         Ok(bound)
+    }
+
+    /// Takes back the rule `r` names, if the owner's device signed its
+    /// taking back ([`trust`], as for an answer): the rule this machine
+    /// recorded for the answer the statement names, whatever the frame says,
+    /// once. Refused, the rule stays, and the note says why.
+    fn take_back(&mut self, r: &Revocation) -> Revoked {
+        let refused = |refusal: Refusal| Revoked {
+            rule_id: r.rule_id.clone(),
+            outcome: RevokeOutcome::Failed,
+            note: format!("refused ({}): {}", refusal.code(), refusal.message()),
+        };
+        let Some(owner) = self.owner.clone() else {
+            return refused(Refusal::NotPinned);
+        };
+        let devices = self.newest_list(&owner, r.devices.as_deref());
+        let now_ms = (state::now_micros() / 1000) as i64;
+        let signed: Revoking =
+            match trust::verify_as(&owner, r.signed.as_deref(), devices.as_ref(), now_ms) {
+                Ok(s) => s,
+                Err(refusal) => return refused(refusal),
+            };
+        if signed.rule_id != r.rule_id {
+            return refused(Refusal::NotThisRequest);
+        }
+        if !waiters::spend(&self.dir.path().join(SPENT_STATEMENTS), &signed.id) {
+            return refused(Refusal::Spent);
+        }
+        crate::granted::revoke(self.dir.path(), &self.task, &r.rule_id, &signed.answer_id)
     }
 
     /// The owner's newest device list this machine has seen: the one kept
@@ -468,12 +498,7 @@ fn serve(ws: &mut Socket, relay: &mut Relay) -> Served {
                         continue;
                     }
                     Ok(ToRelay::Revoke(r)) => {
-                        let done = crate::granted::revoke(
-                            relay.dir.path(),
-                            &relay.task,
-                            &r.rule_id,
-                            &r.answer_id,
-                        );
+                        let done = relay.take_back(&r);
                         relay
                             .dir
                             .log(&format!("relay: rule {}: {}", r.rule_id, done.note));

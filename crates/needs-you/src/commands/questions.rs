@@ -5,21 +5,18 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
-use needs_you_core::api::{
-    AnswerState, AnswerStatus, NeedsYou, Question, Queued, Right, Task, Tasks,
-};
+use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Question, Queued, Task, Tasks};
 use needs_you_core::classify::card;
 use needs_you_core::request::Request;
 use needs_you_core::screen::Screen;
-use needs_you_core::signed::{self, Envelope, Statement};
+use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
 use serde_json::{json, Value};
 
 use super::{logged_in, now_ms, path_part, print_json, trusting};
 use crate::display;
 use crate::fail::{exit, Fail, Result};
-use crate::keys::{self, Key, Whose};
-use crate::login::Login;
+use crate::keys;
 use crate::term;
 
 /// How long `answer` follows its answer before it says where it is.
@@ -366,31 +363,6 @@ fn request_shown(client: &Client, q: &Question) -> Result<String> {
     })
 }
 
-/// The key this login signs its answers with, and, for a device's, the
-/// certificate the owner's key signed for it. A device that may answer but
-/// holds no vouched-for key is told how to get one: its answers would be
-/// refused on every machine. One that may not answer signs nothing, and the
-/// server says so.
-fn signer(login: &Login, client: &Client) -> Result<Option<(Key, Option<Envelope>)>> {
-    let load = |whose| Key::load(whose).map_err(|e| Fail::new(exit::LOGIN, e));
-    if login.is_owner() {
-        return Ok(load(Whose::Owner)?.map(|k| (k, None)));
-    }
-    let Some(me) = trusting::this_device(client)?.filter(|d| d.rights.has(Right::Answer)) else {
-        return Ok(None);
-    };
-    let unvouched = || {
-        Fail::new(
-            exit::REFUSED,
-            "this command line holds no key your owner key vouched for, so every machine would refuse its answers: log in with the link `needs-you pair` shows on your own machine",
-        )
-    };
-    let key = load(Whose::Device)?.ok_or_else(unvouched)?;
-    let owner = login.owner.as_deref().ok_or_else(unvouched)?;
-    let certificate = trusting::own_certificate(&me, owner, &key).ok_or_else(unvouched)?;
-    Ok(Some((key, Some(certificate))))
-}
-
 /// `answer QUESTION (TEXT | --allow | --deny [MESSAGE] | --choose LABEL…)`:
 /// queued like the page's, bound to the request the list shows now (its
 /// digest), then followed until it is typed or taken by the agent, or
@@ -400,7 +372,7 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
     let id = path_part(question)?;
     let body = reply.body();
     let mut request = serde_json::to_value(&body).unwrap_or_default();
-    let key = signer(&login, &client)?;
+    let key = trusting::signer(&login, &client)?;
     if body.form() != Afar::Text || key.is_some() {
         let list: NeedsYou = client.get("/v1/needs-you")?;
         let shown = list

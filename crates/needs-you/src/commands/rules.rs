@@ -4,10 +4,13 @@
 use std::time::{Duration, Instant};
 
 use needs_you_core::api::{Rule, RuleState, Rules};
+use needs_you_core::signed::{self, Revoking};
+use serde_json::json;
 
-use super::{logged_in, now_ms, path_part, print_json};
+use super::{logged_in, now_ms, path_part, print_json, trusting};
 use crate::display;
 use crate::fail::{exit, Fail, Result};
+use crate::keys;
 
 /// How long `revoke` follows its rule: the relay answers in a moment when
 /// the agent's machine is connected; after that, it is taken back when it
@@ -25,9 +28,34 @@ pub fn list(json_out: bool) -> Result<i32> {
     Ok(exit::OK)
 }
 
+/// `rules revoke RULE`: the taking back signed here ([`Revoking`], naming
+/// the answer that granted the rule), which the agent's machine checks
+/// before it takes anything back.
 pub fn revoke(rule_id: &str) -> Result<i32> {
-    let (_, client) = logged_in()?;
-    let asked: Rule = client.delete(&format!("/v1/rules/{}", path_part(rule_id)?))?;
+    let (login, client) = logged_in()?;
+    let path = format!("/v1/rules/{}", path_part(rule_id)?);
+    let listed: Rules = client.get("/v1/rules")?;
+    let signed = match (
+        listed.rules.iter().find(|r| r.rule_id == rule_id),
+        trusting::signer(&login, &client)?,
+    ) {
+        (Some(rule), Some((key, certificate))) => {
+            let owner = login.owner.clone().unwrap_or_else(|| key.fingerprint());
+            let mut e = key.sign_json(&Revoking {
+                v: signed::VERSION,
+                owner,
+                id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+                rule_id: rule.rule_id.clone(),
+                answer_id: rule.answer_id.clone(),
+                expires_at: now_ms() as i64 + signed::LIFETIME_MS,
+            });
+            e.certificate = certificate.map(Box::new);
+            Some(e)
+        }
+        // The server says why: no such rule, or no right to take it back.
+        _ => None,
+    };
+    let asked: Rule = client.delete_with(&path, &json!({ "signed": signed }))?;
     println!(
         "Asked to take back {} from {} on {}…",
         asked.rule,

@@ -20,8 +20,8 @@ use sha2::Sha256;
 
 use super::{now_ms, path_part};
 use crate::fail::{exit, Fail, Result};
-use crate::keys::{self, Key};
-use crate::login;
+use crate::keys::{self, Key, Whose};
+use crate::login::{self, Login};
 use needs_you_reporter::state::write_private;
 
 /// How often `pair` asks whether its code was used.
@@ -77,6 +77,31 @@ pub fn own_certificate(device: &Device, owner: &str, key: &Key) -> Option<Envelo
             owner_signed::<Certificate>(owner, c)
                 .is_ok_and(|cert| cert.owner == owner && cert.key == mine)
         })
+}
+
+/// The key this login signs its answers with, and, for a device's, the
+/// certificate the owner's key signed for it. A device that may answer but
+/// holds no vouched-for key is told how to get one: its answers would be
+/// refused on every machine. One that may not answer signs nothing, and the
+/// server says so.
+pub fn signer(login: &Login, client: &Client) -> Result<Option<(Key, Option<Envelope>)>> {
+    let load = |whose| Key::load(whose).map_err(|e| Fail::new(exit::LOGIN, e));
+    if login.is_owner() {
+        return Ok(load(Whose::Owner)?.map(|k| (k, None)));
+    }
+    let Some(me) = this_device(client)?.filter(|d| d.rights.has(Right::Answer)) else {
+        return Ok(None);
+    };
+    let unvouched = || {
+        Fail::new(
+            exit::REFUSED,
+            "this command line holds no key your owner key vouched for, so every machine would refuse its answers: log in with the link `needs-you pair` shows on your own machine",
+        )
+    };
+    let key = load(Whose::Device)?.ok_or_else(unvouched)?;
+    let owner = login.owner.as_deref().ok_or_else(unvouched)?;
+    let certificate = own_certificate(&me, owner, &key).ok_or_else(unvouched)?;
+    Ok(Some((key, Some(certificate))))
 }
 
 /// Whether `proof` is the HMAC of `key` under `secret` (both base64url).
