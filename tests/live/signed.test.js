@@ -197,6 +197,10 @@ test("a server that holds the owner's token, the database or the relay's socket 
   assert.match(lied.stderr, /^needs-you: the card the server shows is not what the agent's request asks, so nothing was answered; the request asks: Make the file \$ touch /);
   assert.equal(lied.stderr.trim().split("\n").length, 1);
   assert.equal(await count(), before, "nothing was sent");
+  // `ls` shows the card built from the request, not the words written over it.
+  const listed = JSON.parse((await needsYouIn(owner, ["ls", "--json"])).stdout).questions.find((l) => l.question_id === q.question_id);
+  assert.match(listed.text, new RegExp(`\\$ touch ${file}`));
+  assert.doesNotMatch(listed.text, /npm test/);
   // One that serves another request, words and digest to match: the owner
   // signs that request's digest, and the machine, which reported another, takes nothing.
   const harmless = { tool: "Bash", input: { command: "npm test", description: "Make the file" } };

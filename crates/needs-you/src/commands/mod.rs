@@ -2,6 +2,7 @@
 //! need: the login this machine holds, and the ids that go into URL paths.
 
 pub mod account;
+pub mod cards;
 pub mod channels;
 pub mod codex;
 pub mod deploy;

@@ -13,7 +13,7 @@ use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
 use serde_json::{json, Value};
 
-use super::{logged_in, now_ms, path_part, print_json, trusting};
+use super::{cards, logged_in, now_ms, path_part, print_json, trusting};
 use crate::display;
 use crate::fail::{exit, Fail, Result};
 use crate::keys;
@@ -29,12 +29,14 @@ pub fn ls(watch: bool, json_out: bool) -> Result<i32> {
         return super::watch::watch_list(&client);
     }
     let list: NeedsYou = client.get("/v1/needs-you")?;
+    // Each card that takes a decision or choices as built here from its request.
+    let questions = cards::Built::default().shown(&client, &list.questions);
     if json_out {
-        print_json(&json!({"questions": list.questions}));
+        print_json(&json!({ "questions": questions }));
     } else {
         print!(
             "{}",
-            display::questions(&list.questions, now_ms(), term::width())
+            display::questions(&questions, now_ms(), term::width())
         );
     }
     Ok(exit::OK)

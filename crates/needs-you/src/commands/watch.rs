@@ -15,7 +15,7 @@ use needs_you_reporter::socket::{self, Heard, Opened, Socket};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::now_ms;
+use super::{cards, now_ms};
 use crate::display;
 use crate::fail::{exit, Fail, Result};
 use crate::term;
@@ -26,10 +26,12 @@ const TICK: Duration = Duration::from_secs(15);
 const FIRST_RETRY: Duration = Duration::from_millis(1500);
 const LAST_RETRY: Duration = Duration::from_secs(30);
 
-/// The list drawn, and its revision.
+/// The list drawn, its revision, and the cards built here for it
+/// ([`cards`]).
 struct Drawn {
     revision: Option<i64>,
     list: NeedsYou,
+    cards: cards::Built,
 }
 
 enum Went {
@@ -47,6 +49,7 @@ pub fn watch_list(client: &Client) -> Result<i32> {
             more: 0,
             tasks: vec![],
         },
+        cards: cards::Built::default(),
     };
     let mut retry = FIRST_RETRY;
     loop {
@@ -98,7 +101,7 @@ fn follow(ws: &mut Socket, client: &Client, drawn: &mut Drawn) -> Result<Went> {
         let text = match socket::hear(ws) {
             Heard::Text(t) => t,
             Heard::Nothing => {
-                if !draw(&drawn.list) {
+                if !draw(client, drawn) {
                     return Ok(Went::Nobody);
                 }
                 continue;
@@ -110,10 +113,8 @@ fn follow(ws: &mut Socket, client: &Client, drawn: &mut Drawn) -> Result<Went> {
         };
         match msg {
             ToPage::List { revision, list } => {
-                *drawn = Drawn {
-                    revision: Some(revision),
-                    list,
-                }
+                drawn.revision = Some(revision);
+                drawn.list = list;
             }
             ToPage::Changes {
                 revision,
@@ -140,7 +141,7 @@ fn follow(ws: &mut Socket, client: &Client, drawn: &mut Drawn) -> Result<Went> {
                 ))
             }
         }
-        if !draw(&drawn.list) {
+        if !draw(client, drawn) {
             return Ok(Went::Nobody);
         }
     }
@@ -151,16 +152,17 @@ fn read(client: &Client, drawn: &mut Drawn) -> Result<bool> {
     let reply = client.request("GET", "/v1/needs-you", None, None)?;
     drawn.revision = reply.etag.as_deref().and_then(live::etag_revision);
     drawn.list = client.read::<NeedsYou>(reply.body)?;
-    Ok(draw(&drawn.list))
+    Ok(draw(client, drawn))
 }
 
 /// Home, clear, then the list: one write, so it does not flicker. False
 /// when stdout is closed.
-fn draw(list: &NeedsYou) -> bool {
+fn draw(client: &Client, drawn: &mut Drawn) -> bool {
+    let questions = drawn.cards.shown(client, &drawn.list.questions);
     let mut out = std::io::stdout().lock();
     let screen = format!(
         "\x1b[H\x1b[2J{}",
-        display::questions(&list.questions, now_ms(), term::width())
+        display::questions(&questions, now_ms(), term::width())
     );
     out.write_all(screen.as_bytes())
         .and_then(|_| out.flush())
