@@ -6,6 +6,7 @@
 // `curl … | sh` would get a signature for what it did not show.
 
 import { call } from "./api.js";
+import { CARD_SHA256 } from "./card-hash.js";
 
 /** The wasm's exports, once loaded; a failed load is tried again. */
 let builder = null;
@@ -13,10 +14,17 @@ let builder = null;
 function loaded() {
   builder ??= fetch("/card.wasm")
     .then((r) => {
-      if (!r.ok) throw new Error(`card.wasm: ${r.status}`);
+      if (!r.ok) throw Object.assign(new Error(`card.wasm: ${r.status}`), { again: true });
       return r.arrayBuffer();
+    }, (e) => {
+      throw Object.assign(e, { again: true }); // offline: tried again
     })
-    .then((bytes) => WebAssembly.instantiate(bytes))
+    .then(async (bytes) => {
+      // Only the builder this page was built with (scripts/build.sh).
+      const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+      if (hash !== CARD_SHA256) throw new Error("card.wasm is not the card builder this page was built with");
+      return WebAssembly.instantiate(bytes);
+    })
     .then(({ instance }) => instance.exports)
     .catch((e) => {
       builder = null;
@@ -30,9 +38,16 @@ function loaded() {
 export async function build(kind, request) {
   const wasm = await loaded();
   const input = new TextEncoder().encode(JSON.stringify({ kind, request }));
-  const at = wasm.room(input.length);
-  new Uint8Array(wasm.memory.buffer, at, input.length).set(input);
-  const out = wasm.card(at, input.length);
+  let out;
+  try {
+    const at = wasm.room(input.length);
+    new Uint8Array(wasm.memory.buffer, at, input.length).set(input);
+    out = wasm.card(at, input.length);
+  } catch (e) {
+    // A trap leaves the module's memory as it was mid-call: a new one next time.
+    builder = null;
+    throw e;
+  }
   const [place, length] = [Number(out >> 32n), Number(out & 0xffffffffn)];
   const json = new TextDecoder().decode(new Uint8Array(wasm.memory.buffer, place, length));
   wasm.give_back(place, length);
@@ -48,6 +63,9 @@ const cards = new Map();
 /** Questions whose request is being fetched. */
 const building = new Set();
 
+/** The kind of question each form answers (needs_you_core::afar::Afar::kind). */
+const FORM_KIND = { decision: "permission", choices: "dialog" };
+
 /** Does `q` take an answer that is signed over its request? */
 export function takesSigned(q) {
   return q.answer_from_afar === "decision" || q.answer_from_afar === "choices";
@@ -62,7 +80,7 @@ export function takesSigned(q) {
  */
 export function shown(q, ready) {
   if (!takesSigned(q)) return q;
-  const key = `${q.open_seq}:${q.digest}`;
+  const key = `${q.answer_from_afar}:${q.open_seq}:${q.digest}`;
   const had = cards.get(q.question_id);
   if (had?.key === key) {
     if (had.error) return { ...q, answer_from_afar: null, why_not: `this card could not be built here from its request (${had.error}): answer it in the terminal` };
@@ -82,22 +100,22 @@ export function shown(q, ready) {
 /** How long a card whose request could not be fetched waits to try again. */
 const RETRY_MS = 5_000;
 
-/** Builds `q`'s card from its request; true when the request could not be
- *  fetched (offline, a server error), to be tried again. */
+/** Builds `q`'s card from its request; true when the request or the
+ *  builder could not be fetched (offline, a server error), to be tried
+ *  again. A builder that is not this page's, or a request it refuses, is
+ *  said on the card. */
 async function fetchAndBuild(q, key) {
-  let request;
   try {
     await loaded();
-    request = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body?.request;
-  } catch (e) {
-    if (!(e.status >= 400 && e.status < 500)) return true;
-    cards.set(q.question_id, { key, error: e.message });
-    return false;
-  }
-  try {
+    const { request } = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body ?? {};
     if (!request) throw new Error("the server gave no request");
-    cards.set(q.question_id, { key, built: await build(q.kind, request) });
+    // Built as the kind the answer's form answers, never as the kind the
+    // server says: the machine takes a decision for a permission only, and
+    // choices for a dialog.
+    cards.set(q.question_id, { key, built: await build(FORM_KIND[q.answer_from_afar], request) });
   } catch (e) {
+    // Out of reach (offline, or the server's own failure): tried again.
+    if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;
     cards.set(q.question_id, { key, error: e.message });
   }
   return false;

@@ -24,7 +24,7 @@ import { signAnswer } from "./keys.js";
 
 const SHELL = "needs-you-shell-v7";
 const SHELL_FILES = [
-  "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/keys.js", "/kept.js", "/card.js", "/card.wasm", "/screen.js", "/version.js", "/style.css",
+  "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/keys.js", "/kept.js", "/card.js", "/card-hash.js", "/card.wasm", "/screen.js", "/version.js", "/style.css",
   "/manifest.webmanifest", "/icons/icon-192.png",
 ];
 

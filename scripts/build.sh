@@ -25,6 +25,11 @@ if [ ! -f "$card" ] || [ -n "${NEEDS_YOU_REBUILD:-}" ] ||
   "$WASM_OPT_BIN" target/wasm32-unknown-unknown/release/needs_you_card.wasm -o "$card" -Oz --strip-debug \
     --enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int --enable-bulk-memory
 fi
+# Its SHA-256, which card.js checks before it runs the wasm: the builder is
+# held to the page's own scripts, not to whatever the server serves as it.
+# Written only when it changes, like version.js.
+line="export const CARD_SHA256 = \"$(sha256sum "$card" | cut -d' ' -f1)\";"
+[ "$(cat public/card-hash.js 2>/dev/null)" = "$line" ] || printf '%s\n' "$line" > public/card-hash.js
 
 out=build/index_bg.wasm
 if [ -f "$out" ] && [ -f build/index.js ] && [ -z "${NEEDS_YOU_REBUILD:-}" ] &&

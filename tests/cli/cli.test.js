@@ -271,7 +271,7 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.equal(bad.code, 2);
 });
 
-test("the owner's command line signs anew a certificate near its end, once a day as it runs, for the key it vouched for; the device's answers carry the new one", async () => {
+test("the owner's command line signs anew a certificate near its end, once a day as it runs, for the key it vouched for, naming the device; the device's answers carry the new one; one long ended is left", async () => {
   const owner = await ownerMachine();
   const laptop = machine();
   const pairing = start(owner, ["pair", "--json", "--rights", "answer"]);
@@ -297,7 +297,8 @@ test("the owner's command line signs anew a certificate near its end, once a day
   rmSync(join(config, "certificates-checked"));
   const ls = await cli(owner, ["ls"]);
   assert.equal(ls.code, 0, ls.stderr);
-  assert.equal(ls.stderr, "needs-you: signed anew the certificate of 1 device near its end\n");
+  const host = readFileSync("/proc/sys/kernel/hostname", "utf8").trim();
+  assert.equal(ls.stderr, `needs-you: signed anew, for 30 days, the certificate of needs-you on ${host} (\`needs-you devices revoke ID\` ends one)\n`);
   const renewed = await held();
   const cert = said(renewed);
   assert.ok(cert.expires_at > Date.now() + 29 * 86_400_000, JSON.stringify(cert));
@@ -320,6 +321,13 @@ test("the owner's command line signs anew a certificate near its end, once a day
   const ls2 = await cli(owner, ["ls"]);
   assert.equal(ls2.stderr, "");
   assert.deepEqual(await held(), again);
+  // One that ended more than a week ago is left ended: pairing brings it back.
+  rmSync(join(config, "certificates-checked"));
+  const long = await seal(ownerKey, { ...first, expires_at: Date.now() - 8 * 86_400_000 });
+  await w.db.prepare("UPDATE devices SET certificate = ? WHERE id = ?").bind(JSON.stringify(long), id).run();
+  const ls4 = await cli(owner, ["ls"]);
+  assert.equal(ls4.stderr, "");
+  assert.deepEqual(await held(), long);
   // A key the owner did not vouch for under that id is not renewed.
   rmSync(join(config, "certificates-checked"));
   const other = await seal(ownerKey, { ...first, key: b64url(createECDH("prime256v1").generateKeys()), expires_at: Date.now() + 86_400_000 });

@@ -277,10 +277,13 @@ test("the page, paired through the link `needs-you pair` shows, allows from its 
   await page.reload();
   await card.locator(".text", { hasText: "$ npm test" }).waitFor();
   await card.locator(".allow").click();
+  const posted = page.waitForResponse((r) => r.url().endsWith(`/v1/questions/${q.question_id}/answers`) && r.request().method() === "POST");
   await card.locator(".confirm-yes").click();
   // The Worker's own check turns the page's answer away (a server that
   // passed it on would meet the machine's); the page signed no real digest.
-  await page.locator("#status", { hasText: "Could not send the answer" }).waitFor();
+  const turned = await posted;
+  assert.equal(turned.status(), 409);
+  assert.equal((await turned.json()).error, "changed", "not the digest the Worker holds");
   await sleep(500);
   assert.equal(existsSync(file), false, "the command the server hid did not run");
 
@@ -308,7 +311,7 @@ test("the page, paired through the link `needs-you pair` shows, allows from its 
   await w.db.prepare("UPDATE devices SET certificate = ? WHERE id = ?").bind(JSON.stringify(ending), phone.paired).run();
   rmSync(join(owner, ".config", "needs-you", "certificates-checked"), { force: true });
   const ls = await needsYouIn(owner, ["ls"]);
-  assert.match(ls.stderr, /signed anew the certificate of 1 device/);
+  assert.match(ls.stderr, /signed anew, for 30 days, the certificate of /);
   const renewed = await held();
   assert.notEqual(renewed.statement, ending.statement);
   await page.reload();

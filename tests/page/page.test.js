@@ -380,6 +380,22 @@ test("the page closes the notifications of questions gone from its list, but not
 const bash = (command) => takesRequest("decision", "Bash", { command });
 const BASH_DIGEST = (command) => requestDigest("Bash", { command });
 
+test("a card builder other than the one the page was built with is never run: the card takes no answer and says why", async () => {
+  const { task, context, page } = await pairedPage();
+  // What the server serves as card.wasm: the real builder with one byte changed.
+  await context.route("**/card.wasm", async (route) => {
+    const real = await route.fetch();
+    const bytes = Buffer.from(await real.body());
+    bytes[bytes.length - 1] ^= 1;
+    await route.fulfill({ response: real, body: bytes });
+  });
+  const q = await say(task, { session: "pin", action: "open", kind: "permission", text: "Run the unit tests", ...bash("npm test") });
+  const card = page.locator(`#question-${q.question_id}`);
+  await card.locator(".where", { hasText: "not the card builder this page was built with" }).waitFor();
+  assert.equal(await card.locator(".decide").isHidden(), true, "no Allow over a card it did not build");
+  await context.close();
+});
+
 test("a permission card denies at once and allows once only after its confirmation, saying who and where the answer is", async () => {
   const { task, context, page } = await pairedPage({ viewport: { width: 360, height: 740 } });
   const ask = (session, command) => say(task, { session, action: "open", kind: "permission", text: "Run the unit tests",

@@ -39,14 +39,20 @@ wire_enum! {
 }
 
 impl Afar {
-    /// The kind of question this form answers.
+    /// The kind of question this form answers: a text a reply, a decision a
+    /// permission, choices a dialog. A device builds the card it signs for
+    /// as this kind, never as the kind a server says a question is.
+    pub fn kind(self) -> Kind {
+        match self {
+            Afar::Text => Kind::Reply,
+            Afar::Decision => Kind::Permission,
+            Afar::Choices => Kind::Dialog,
+        }
+    }
+
+    /// Whether this form answers a question of `kind` ([`Afar::kind`]).
     pub fn answers(self, kind: Kind) -> bool {
-        matches!(
-            (self, kind),
-            (Afar::Text, Kind::Reply)
-                | (Afar::Decision, Kind::Permission)
-                | (Afar::Choices, Kind::Dialog)
-        )
+        self.kind() == kind
     }
 }
 

@@ -129,7 +129,9 @@ pub fn record(
         written,
     };
     with_ledger(dir, |grants| {
-        grants.retain(|g| g.answer_id != answer_id);
+        // The same grant recorded again is kept once; another grant under
+        // the same answer id (which the server chose) never erases it.
+        grants.retain(|g| *g != grant);
         grants.push(grant);
         (true, ())
     })

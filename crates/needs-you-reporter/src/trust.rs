@@ -22,11 +22,10 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
-use needs_you_core::afar::{AnswerBody, Refusal};
+use needs_you_core::afar::{Afar, Refusal};
 use needs_you_core::api::Right;
 use needs_you_core::relay_messages::Answer;
 use needs_you_core::signed::{Certificate, DeviceList, Envelope, Signed, Statement, VERSION};
-use needs_you_core::Kind;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use serde::de::DeserializeOwned;
@@ -185,10 +184,10 @@ pub fn bind(
     open: Option<&OpenQuestion>,
 ) -> Result<Answer, Refusal> {
     let open = open.ok_or(Refusal::NotThisRequest)?;
-    let form_fits = match &statement.answer {
-        AnswerBody::Text { .. } => open.kind == Kind::Reply && statement.digest.is_none(),
-        _ => open.kind != Kind::Reply && statement.digest.is_some(),
-    };
+    // A text answers a reply, a decision a permission, choices a dialog: the
+    // card the device built for it was of that kind.
+    let form = statement.answer.form();
+    let form_fits = form.answers(open.kind) && statement.digest.is_none() == (form == Afar::Text);
     if statement.question_id != frame.question_id
         || statement.session != frame.session
         || statement.open_seq != open.seq
@@ -212,8 +211,9 @@ pub fn bind(
 
 #[cfg(test)]
 mod tests {
-    use needs_you_core::afar::Verdict;
+    use needs_you_core::afar::{AnswerBody, Verdict};
     use needs_you_core::signed::LIFETIME_MS;
+    use needs_you_core::Kind;
     use p256::ecdsa::signature::Signer as _;
     use p256::ecdsa::SigningKey;
 
@@ -448,6 +448,12 @@ mod tests {
             "not_this_request"
         );
         assert!(on(Some(open(Kind::Reply, 7, None)), text).is_ok());
+        // A decision is for a permission only: a device that was shown a
+        // permission's request as a dialog's card signed for another card.
+        assert_eq!(
+            code(on(Some(open(Kind::Dialog, 7, Some("d1"))), s.clone())),
+            "not_this_request"
+        );
         let mut undigested = s;
         undigested.digest = None;
         assert_eq!(

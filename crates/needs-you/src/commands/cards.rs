@@ -41,13 +41,18 @@ impl Built {
     }
 
     fn apply(&mut self, client: &Client, q: &mut Question) {
-        if !matches!(q.answer_from_afar, Some(Afar::Decision | Afar::Choices)) {
+        let Some(form @ (Afar::Decision | Afar::Choices)) = q.answer_from_afar else {
             return;
-        }
-        let key = format!("{}:{}", q.open_seq, q.digest.as_deref().unwrap_or(""));
+        };
+        let key = format!(
+            "{}:{}:{}",
+            form.as_str(),
+            q.open_seq,
+            q.digest.as_deref().unwrap_or("")
+        );
         let fresh = self.0.get(&q.question_id).is_some_and(|(k, _)| *k == key);
         if !fresh {
-            let built = build(client, q);
+            let built = build(client, q, form);
             self.0.insert(q.question_id.clone(), (key, built));
         }
         match &self.0[&q.question_id].1 {
@@ -68,8 +73,10 @@ impl Built {
     }
 }
 
-/// The card of `q`, built from the request the server keeps for it.
-fn build(client: &Client, q: &Question) -> Result<ToSign, String> {
+/// The card of `q`, built from the request the server keeps for it, as the
+/// kind of question `form` answers (never the kind the server says `q` is:
+/// the machine takes that form for that kind only).
+fn build(client: &Client, q: &Question, form: Afar) -> Result<ToSign, String> {
     #[derive(serde::Deserialize)]
     struct Held {
         request: Option<Request>,
@@ -79,5 +86,5 @@ fn build(client: &Client, q: &Question) -> Result<ToSign, String> {
         .get(&format!("/v1/questions/{id}/request"))
         .map_err(|f| f.message)?;
     let request = held.request.ok_or("the server gave no request")?;
-    Ok(card::to_sign(q.kind, &request))
+    Ok(card::to_sign(form.kind(), &request))
 }

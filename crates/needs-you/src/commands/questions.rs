@@ -341,7 +341,7 @@ fn statement(
 /// the request itself, once the card built here from it is the one the
 /// list shows: a server that shows other words than its request's gets no
 /// answer, and the statement never carries a digest the server handed over.
-fn request_shown(client: &Client, q: &Question) -> Result<String> {
+fn request_shown(client: &Client, q: &Question, form: Afar) -> Result<String> {
     #[derive(serde::Deserialize)]
     struct Shown {
         request: Option<Request>,
@@ -354,7 +354,9 @@ fn request_shown(client: &Client, q: &Question) -> Result<String> {
             "the server gave no request for that question, so its card cannot be checked: not answered",
         )
     })?;
-    card::check_shown(q.kind, &request, &q.text).map_err(|built| {
+    // Built as the kind the answer's form answers, whatever kind the list
+    // says the question is: the machine takes that form for that kind only.
+    card::check_shown(form.kind(), &request, &q.text).map_err(|built| {
         Fail::new(
             exit::REFUSED,
             format!(
@@ -385,7 +387,7 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
         let digest = match body.form() {
             Afar::Text => None,
             _ => {
-                let digest = request_shown(&client, &shown.question)?;
+                let digest = request_shown(&client, &shown.question, body.form())?;
                 // What is signed: the card as built here from the request.
                 let card = needs_you_core::text::line(&shown.question.text);
                 println!("{}: {card}", body.summary());

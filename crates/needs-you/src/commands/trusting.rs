@@ -207,11 +207,16 @@ pub fn renew_now_and_then() {
     if !login.is_owner() {
         return;
     }
-    if let Ok(n) = renew_due(&client, &key) {
-        if n > 0 {
+    if let Ok(renewed) = renew_due(&client, &key) {
+        if !renewed.is_empty() {
+            // Named, so that a device the owner forgot is noticed and revoked.
+            let names: Vec<String> = renewed
+                .iter()
+                .map(|n| needs_you_core::text::line(n))
+                .collect();
             eprintln!(
-                "needs-you: signed anew the certificate of {n} device{} near its end",
-                if n == 1 { "" } else { "s" }
+                "needs-you: signed anew, for 30 days, the certificate of {} (`needs-you devices revoke ID` ends one)",
+                names.join(", ")
             );
         }
         let _ = write_private(&stamp, now_ms().to_string());
@@ -220,19 +225,21 @@ pub fn renew_now_and_then() {
 
 /// Signs anew, for [`CERTIFICATE_LIFETIME_MS`] from now, the certificate of
 /// every device this machine vouched for (and has not struck) that ends
-/// within a week (`RENEW_WITHIN_MS`) or has ended: same id, same key, the rights it
-/// had (fewer, if the server now gives that device fewer). A certificate the
-/// owner key did not sign, or for another key than the one vouched for under
-/// that id, is not renewed. How many were.
-pub fn renew_due(client: &Client, key: &Key) -> Result<usize> {
+/// within a week (`RENEW_WITHIN_MS`) or ended less than a week ago: same
+/// id, same key, the rights it had (fewer, if the server now gives that
+/// device fewer). A certificate the owner key did not sign, for another key
+/// than the one vouched for under that id, or long ended (a device nobody
+/// kept up; pairing it again brings it back) is not renewed. The names of
+/// the devices renewed.
+pub fn renew_due(client: &Client, key: &Key) -> Result<Vec<String>> {
     let vouched = certified();
     if vouched.is_empty() {
-        return Ok(0);
+        return Ok(Vec::new());
     }
     let owner = key.fingerprint();
     let now = now_ms() as i64;
     let listed: Devices = client.get("/v1/devices")?;
-    let mut renewed = 0;
+    let mut renewed = Vec::new();
     for device in listed.devices {
         let Some(fp) = vouched.get(&device.device_id) else {
             continue;
@@ -250,6 +257,7 @@ pub fn renew_due(client: &Client, key: &Key) -> Result<usize> {
             || cert.device_id != device.device_id
             || !same_key
             || cert.expires_at - now > RENEW_WITHIN_MS
+            || now - cert.expires_at > RENEW_WITHIN_MS
         {
             continue;
         }
@@ -262,7 +270,7 @@ pub fn renew_due(client: &Client, key: &Key) -> Result<usize> {
             &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
             &json!({ "certificate": key.sign_json(&anew) }),
         )?;
-        renewed += 1;
+        renewed.push(device.name);
     }
     Ok(renewed)
 }
