@@ -405,6 +405,40 @@ function needsYouBelow(pid) {
   return rows.find((r) => below.has(r.pid) && r.comm === "needs-you")?.pid;
 }
 
+test("answer at a terminal shows the card built from the request and sends only after a yes; --yes and a script do not ask", async () => {
+  const m = await ownerMachine();
+  const task = (await api("POST", "/v1/tasks", m.login.token, { name: "asks" })).body;
+  const input = { command: "npm test", description: "Run the tests" };
+  const open = async (session) => (await api("POST", "/v1/reports", task.credential, { cli: "claude-code", session, seq: 1, action: "open",
+    kind: "permission", text: "x", takes: "decision", digest: requestDigest("Bash", input),
+    request: { tool: "Bash", input }, terminal: { kind: "terminal", host: "box", cwd: "/w" } })).body.question_id;
+  const answers = async (qid) => (await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(qid).first()).n;
+
+  const qid = await open("asked");
+  const no = atTerminal(m, ["answer", qid, "--allow"]);
+  assert.ok(await waitFor(() => no.out.includes("Send it? [y/N]"), 10_000), no.out);
+  assert.match(no.out, /allow: Run the tests \$ npm test/);
+  no.keys.write("n\r");
+  assert.equal(await no.ended, 1, no.out);
+  assert.match(no.out, /needs-you: nothing was sent/);
+  assert.equal(await answers(qid), 0, "nothing was sent");
+
+  const yes = atTerminal(m, ["answer", qid, "--allow"]);
+  assert.ok(await waitFor(() => yes.out.includes("Send it? [y/N]"), 10_000), yes.out);
+  yes.keys.write("y\r");
+  assert.ok(await waitFor(async () => (await answers(qid)) === 1, 10_000), yes.out);
+  yes.child.kill();
+  await yes.ended;
+
+  // --yes at a terminal, and a script (no terminal), send without asking.
+  const other = await open("other");
+  const flagged = atTerminal(m, ["answer", other, "--allow", "--yes"]);
+  assert.ok(await waitFor(async () => (await answers(other)) === 1, 10_000), flagged.out);
+  assert.ok(!flagged.out.includes("Send it?"), flagged.out);
+  flagged.child.kill();
+  await flagged.ended;
+});
+
 test("run --tmux at a terminal attaches to the new session; detached from, it waits for the agent, and passes it a Ctrl-C", async () => {
   const m = await ownerMachine();
   const dir = agentDir();

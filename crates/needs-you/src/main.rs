@@ -109,10 +109,12 @@ fn dispatch(command: Command) -> Result<i32> {
             keep,
             deny,
             choose,
+            yes,
             text,
         } => questions::answer(
             &question,
             questions::Reply::from_args(allow, keep, deny, choose, text)?,
+            yes,
         ),
         Command::Rules(args) => match args.action {
             None => rules::list(args.json),

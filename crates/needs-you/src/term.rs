@@ -43,6 +43,25 @@ fn echo_off(fd: i32) -> Option<libc::termios> {
     Some(saved)
 }
 
+/// Asks `question` at the terminal and reads the answer: `Some(true)` for
+/// y or yes, `Some(false)` for anything else; `None`, without asking, when
+/// stdin or stderr is not a terminal (a script, which says `--yes`).
+pub fn confirm(question: &str) -> Option<bool> {
+    if !io::stdin().is_terminal() || !io::stderr().is_terminal() {
+        return None;
+    }
+    eprint!("{question} [y/N] ");
+    let _ = io::stderr().flush();
+    let mut line = String::new();
+    if io::stdin().lock().read_line(&mut line).is_err() {
+        return Some(false);
+    }
+    Some(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
 /// Whether stdout is a terminal (colours), not a pipe or a file (plain text).
 pub fn is_tty() -> bool {
     io::stdout().is_terminal()

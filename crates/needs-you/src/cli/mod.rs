@@ -130,6 +130,10 @@ pub enum Command {
         /// multiple choice joined by `|`; a text that is no label is typed.
         #[arg(long, value_name = "LABEL")]
         choose: Vec<String>,
+        /// Send a decision or choices without asking first; at a terminal,
+        /// `answer` shows the card built from the request and asks.
+        #[arg(long, short = 'y')]
+        yes: bool,
         /// A reply's answer: every word after the id, those that start with `--` too.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         text: Vec<String>,

@@ -371,7 +371,7 @@ fn request_shown(client: &Client, q: &Question, form: Afar) -> Result<String> {
 /// queued like the page's, bound to the request the list shows now (its
 /// digest), then followed until it is typed or taken by the agent, or
 /// refused (`FOLLOW_FOR` at most: the agent's machine may be asleep).
-pub fn answer(question: &str, reply: Reply) -> Result<i32> {
+pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
     let (login, client) = logged_in()?;
     let id = path_part(question)?;
     let body = reply.body();
@@ -391,6 +391,11 @@ pub fn answer(question: &str, reply: Reply) -> Result<i32> {
                 // What is signed: the card as built here from the request.
                 let card = needs_you_core::text::line(&shown.question.text);
                 println!("{}: {card}", body.summary());
+                // At a terminal, the person reads what they sign before it
+                // goes, as the page asks before an allow.
+                if !yes && term::confirm("Send it?") == Some(false) {
+                    return Err(Fail::new(exit::REFUSED, "nothing was sent"));
+                }
                 Some(digest)
             }
         };
