@@ -6,6 +6,7 @@
 //   bash bench/card.sh     # writes bench/results/card.json
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { callBuilder } from "../public/card.js";
 
 const ROUNDS = 30;
 const BATCH = 200;
@@ -20,17 +21,7 @@ for (let i = 0; i < ROUNDS; i++) {
   starts.push(performance.now() - t);
 }
 
-function build(kind, request) {
-  const input = new TextEncoder().encode(JSON.stringify({ kind, request }));
-  const at = wasm.room(input.length);
-  new Uint8Array(wasm.memory.buffer, at, input.length).set(input);
-  const out = wasm.card(at, input.length);
-  const [place, length] = [Number(out >> 32n), Number(out & 0xffffffffn)];
-  const built = JSON.parse(new TextDecoder().decode(new Uint8Array(wasm.memory.buffer, place, length)));
-  wasm.give_back(place, length);
-  if (built.error) throw new Error(built.error);
-  return built;
-}
+const build = (form, request) => callBuilder(wasm, form, request);
 
 const permission = { tool: "Bash", input: { command: "npm test -- --coverage && git diff --stat", description: "Run the tests" },
   lasting: [{ type: "addRules", behavior: "allow", destination: "localSettings", rules: [{ toolName: "Bash", ruleContent: "npm test *" }] }] };
@@ -39,11 +30,11 @@ const dialog = { tool: "opencode.question", input: [
   { question: "Which features?", options: [{ label: "Login" }, { label: "Search" }], multiple: true },
 ] };
 
-function perCard(kind, request) {
+function perCard(form, request) {
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
     const t = performance.now();
-    for (let i = 0; i < BATCH; i++) build(kind, request);
+    for (let i = 0; i < BATCH; i++) build(form, request);
     rounds.push(((performance.now() - t) / BATCH) * 1000);
   }
   return median(rounds);
@@ -52,8 +43,8 @@ function perCard(kind, request) {
 const result = {
   card_wasm_bytes: bytes.length,
   instantiate_ms_p50: +median(starts).toFixed(2),
-  permission_card_us_p50: +perCard("permission", permission).toFixed(1),
-  dialog_card_us_p50: +perCard("dialog", dialog).toFixed(1),
+  permission_card_us_p50: +perCard("decision", permission).toFixed(1),
+  dialog_card_us_p50: +perCard("choices", dialog).toFixed(1),
   memory_bytes_after: wasm.memory.buffer.byteLength,
 };
 console.log(JSON.stringify(result));

@@ -33,21 +33,29 @@ function loaded() {
   return builder;
 }
 
-/** `{text, options, questions, lasting, digest}` of `request`, a question
- *  of `kind`; throws what the builder found wrong with it. */
-export async function build(kind, request) {
+/** `{text, options, questions, lasting, digest}` of `request`, answered
+ *  in `form` ("decision" or "choices"); throws what the builder found wrong
+ *  with it. */
+export async function build(form, request) {
   const wasm = await loaded();
-  const input = new TextEncoder().encode(JSON.stringify({ kind, request }));
-  let out;
   try {
-    const at = wasm.room(input.length);
-    new Uint8Array(wasm.memory.buffer, at, input.length).set(input);
-    out = wasm.card(at, input.length);
+    return callBuilder(wasm, form, request);
   } catch (e) {
     // A trap leaves the module's memory as it was mid-call: a new one next time.
-    builder = null;
+    if (e instanceof WebAssembly.RuntimeError) builder = null;
     throw e;
   }
+}
+
+/** One call of the builder's exports (`wasm`): the JSON in through `room`,
+ *  the card out of `card`, both given back. The builder builds the card as
+ *  the kind of question `form` answers, never the kind the server says: the
+ *  machine takes a decision for a permission only, and choices for a dialog. */
+export function callBuilder(wasm, form, request) {
+  const input = new TextEncoder().encode(JSON.stringify({ form, request }));
+  const at = wasm.room(input.length);
+  new Uint8Array(wasm.memory.buffer, at, input.length).set(input);
+  const out = wasm.card(at, input.length);
   const [place, length] = [Number(out >> 32n), Number(out & 0xffffffffn)];
   const json = new TextDecoder().decode(new Uint8Array(wasm.memory.buffer, place, length));
   wasm.give_back(place, length);
@@ -62,9 +70,6 @@ export async function build(kind, request) {
 const cards = new Map();
 /** Questions whose request is being fetched. */
 const building = new Set();
-
-/** The kind of question each form answers (needs_you_core::afar::Afar::kind). */
-const FORM_KIND = { decision: "permission", choices: "dialog" };
 
 /** Does `q` take an answer that is signed over its request? */
 export function takesSigned(q) {
@@ -109,10 +114,7 @@ async function fetchAndBuild(q, key) {
     await loaded();
     const { request } = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body ?? {};
     if (!request) throw new Error("the server gave no request");
-    // Built as the kind the answer's form answers, never as the kind the
-    // server says: the machine takes a decision for a permission only, and
-    // choices for a dialog.
-    cards.set(q.question_id, { key, built: await build(FORM_KIND[q.answer_from_afar], request) });
+    cards.set(q.question_id, { key, built: await build(q.answer_from_afar, request) });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
     if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;

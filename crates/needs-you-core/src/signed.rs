@@ -21,7 +21,7 @@
 //!
 //! Taking back a lasting rule granted from afar is signed the same way, as
 //! a [`Revoking`] that names the answer that granted it. Both say what
-//! [`Signed`] reads first: version, owner, id and expiry.
+//! [`Signed`] reads first: version, owner and expiry.
 //!
 //! A device other than the owner's command line signs with a key of its own
 //! and carries its certificate, which the owner's key signed when it paired
@@ -178,12 +178,12 @@ pub struct Revoking {
 }
 
 /// What every signed statement says of itself, which the agent's machine
-/// checks before it reads the rest: its version, its owner, its id (spent
-/// once) and when it stops being taken.
+/// checks before it reads the rest: its version, its owner and when it
+/// stops being taken. (Each also has an `id`, spent once where it is acted
+/// on.)
 pub trait Signed {
     fn version(&self) -> u32;
     fn owner(&self) -> &str;
-    fn id(&self) -> &str;
     fn expires_at(&self) -> i64;
 
     /// Whether it may still be taken at `now`: not past its expiry, and not
@@ -194,35 +194,25 @@ pub trait Signed {
     }
 }
 
-impl Signed for Statement {
-    fn version(&self) -> u32 {
-        self.v
-    }
-    fn owner(&self) -> &str {
-        &self.owner
-    }
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn expires_at(&self) -> i64 {
-        self.expires_at
-    }
+/// [`Signed`] for statements whose own fields are `v`, `owner` and
+/// `expires_at`.
+macro_rules! signed_by_its_fields {
+    ($($t:ty),*) => {$(
+        impl Signed for $t {
+            fn version(&self) -> u32 {
+                self.v
+            }
+            fn owner(&self) -> &str {
+                &self.owner
+            }
+            fn expires_at(&self) -> i64 {
+                self.expires_at
+            }
+        }
+    )*};
 }
 
-impl Signed for Revoking {
-    fn version(&self) -> u32 {
-        self.v
-    }
-    fn owner(&self) -> &str {
-        &self.owner
-    }
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn expires_at(&self) -> i64 {
-        self.expires_at
-    }
-}
+signed_by_its_fields!(Statement, Revoking);
 
 #[cfg(test)]
 mod tests {

@@ -52,7 +52,8 @@ use needs_you_core::relay_messages::{
     ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
-use needs_you_core::signed::{DeviceList, Envelope, Revoking};
+use needs_you_core::signed::{DeviceList, Envelope, Revoking, Signed, Statement};
+use serde::de::DeserializeOwned;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
@@ -204,13 +205,8 @@ impl Relay {
     /// anything is typed or handed on; a machine that pinned no owner takes
     /// none.
     fn trusted(&mut self, answer: &Answer) -> Result<Answer, Failure> {
-        let owner = self
-            .owner
-            .clone()
-            .ok_or(Failure::refused(Refusal::NotPinned))?;
-        let devices = self.newest_list(&owner, answer.devices.as_deref());
-        let now_ms = (state::now_micros() / 1000) as i64;
-        let statement = trust::verify(&owner, answer.signed.as_deref(), devices.as_ref(), now_ms)
+        let statement: Statement = self
+            .verified(answer.signed.as_deref(), answer.devices.as_deref())
             .map_err(Failure::refused)?;
         let open = self.dir.open_question(&statement.session).map_err(|e| {
             Failure::new(
@@ -220,10 +216,30 @@ impl Relay {
         })?;
         let id = statement.id.clone();
         let bound = trust::bind(statement, answer, open.as_ref()).map_err(Failure::refused)?;
-        if !waiters::spend(&self.dir.path().join(SPENT_STATEMENTS), &id) {
-            return Err(Failure::refused(Refusal::Spent));
-        }
+        self.spend(&id).map_err(Failure::refused)?;
         Ok(bound)
+    }
+
+    /// What `signed` says, checked ([`trust::verify_as`]) against the owner
+    /// this machine pinned and the newest device list it has seen (`offered`
+    /// among them): for every answer and every taking back alike.
+    fn verified<T: Signed + DeserializeOwned>(
+        &self,
+        signed: Option<&Envelope>,
+        offered: Option<&Envelope>,
+    ) -> Result<T, Refusal> {
+        let owner = self.owner.as_deref().ok_or(Refusal::NotPinned)?;
+        let devices = self.newest_list(owner, offered);
+        let now_ms = (state::now_micros() / 1000) as i64;
+        trust::verify_as(owner, signed, devices.as_ref(), now_ms)
+    }
+
+    /// Spends a statement's `id` here once and for all: any answer or taking
+    /// back signed with it is refused after.
+    fn spend(&self, id: &str) -> Result<(), Refusal> {
+        waiters::spend(&self.dir.path().join(SPENT_STATEMENTS), id)
+            .then_some(())
+            .ok_or(Refusal::Spent)
     }
 
     /// Takes back the rule `r` names, if the owner's device signed its
@@ -236,21 +252,15 @@ impl Relay {
             outcome: RevokeOutcome::Failed,
             note: format!("refused ({}): {}", refusal.code(), refusal.message()),
         };
-        let Some(owner) = self.owner.clone() else {
-            return refused(Refusal::NotPinned);
+        let signed: Revoking = match self.verified(r.signed.as_deref(), r.devices.as_deref()) {
+            Ok(s) => s,
+            Err(refusal) => return refused(refusal),
         };
-        let devices = self.newest_list(&owner, r.devices.as_deref());
-        let now_ms = (state::now_micros() / 1000) as i64;
-        let signed: Revoking =
-            match trust::verify_as(&owner, r.signed.as_deref(), devices.as_ref(), now_ms) {
-                Ok(s) => s,
-                Err(refusal) => return refused(refusal),
-            };
         if signed.rule_id != r.rule_id {
             return refused(Refusal::NotThisRequest);
         }
-        if !waiters::spend(&self.dir.path().join(SPENT_STATEMENTS), &signed.id) {
-            return refused(Refusal::Spent);
+        if let Err(refusal) = self.spend(&signed.id) {
+            return refused(refusal);
         }
         crate::granted::revoke(self.dir.path(), &self.task, &r.rule_id, &signed.answer_id)
     }

@@ -376,8 +376,8 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
     let id = path_part(question)?;
     let body = reply.body();
     let mut request = serde_json::to_value(&body).unwrap_or_default();
-    let key = trusting::signer(&login, &client)?;
-    if body.form() != Afar::Text || key.is_some() {
+    let signer = trusting::signer(&login, &client)?;
+    if body.form() != Afar::Text || signer.is_some() {
         let list: NeedsYou = client.get("/v1/needs-you")?;
         let shown = list
             .questions
@@ -402,11 +402,8 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
         if digest.is_some() {
             request["digest"] = json!(digest);
         }
-        if let Some((key, certificate)) = &key {
-            // The owner's own key names itself; a device's, the owner it was paired to.
-            let owner = login.owner.clone().unwrap_or_else(|| key.fingerprint());
-            let mut signed = key.sign_json(&statement(&owner, &shown.question, &body, digest)?);
-            signed.certificate = certificate.clone().map(Box::new);
+        if let Some(signer) = &signer {
+            let signed = signer.sign(&statement(&signer.owner, &shown.question, &body, digest)?);
             request["signed"] = json!(signed);
         }
     }

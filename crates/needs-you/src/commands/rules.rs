@@ -39,19 +39,14 @@ pub fn revoke(rule_id: &str) -> Result<i32> {
         listed.rules.iter().find(|r| r.rule_id == rule_id),
         trusting::signer(&login, &client)?,
     ) {
-        (Some(rule), Some((key, certificate))) => {
-            let owner = login.owner.clone().unwrap_or_else(|| key.fingerprint());
-            let mut e = key.sign_json(&Revoking {
-                v: signed::VERSION,
-                owner,
-                id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
-                rule_id: rule.rule_id.clone(),
-                answer_id: rule.answer_id.clone(),
-                expires_at: now_ms() as i64 + signed::LIFETIME_MS,
-            });
-            e.certificate = certificate.map(Box::new);
-            Some(e)
-        }
+        (Some(rule), Some(signer)) => Some(signer.sign(&Revoking {
+            v: signed::VERSION,
+            owner: signer.owner.clone(),
+            id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+            rule_id: rule.rule_id.clone(),
+            answer_id: rule.answer_id.clone(),
+            expires_at: now_ms() as i64 + signed::LIFETIME_MS,
+        })),
         // The server says why: no such rule, or no right to take it back.
         _ => None,
     };

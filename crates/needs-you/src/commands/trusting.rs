@@ -79,15 +79,37 @@ pub fn own_certificate(device: &Device, owner: &str, key: &Key) -> Option<Envelo
         })
 }
 
-/// The key this login signs its answers with, and, for a device's, the
-/// certificate the owner's key signed for it. A device that may answer but
-/// holds no vouched-for key is told how to get one: its answers would be
-/// refused on every machine. One that may not answer signs nothing, and the
-/// server says so.
-pub fn signer(login: &Login, client: &Client) -> Result<Option<(Key, Option<Envelope>)>> {
+/// What this login signs its answers and takings back with: its key, the
+/// owner it signs for, and, for a device's key, the certificate the owner's
+/// key signed for it, carried in every envelope.
+pub struct Signer {
+    key: Key,
+    pub owner: String,
+    certificate: Option<Envelope>,
+}
+
+impl Signer {
+    /// `what` signed, the certificate beside it.
+    pub fn sign(&self, what: &impl serde::Serialize) -> Envelope {
+        let mut envelope = self.key.sign_json(what);
+        envelope.certificate = self.certificate.clone().map(Box::new);
+        envelope
+    }
+}
+
+/// This login's [`Signer`]: the owner's key, or a device's with its
+/// certificate. A device that may answer but holds no vouched-for key is
+/// told how to get one: its answers would be refused on every machine. One
+/// that may not answer signs nothing, and the server says so.
+pub fn signer(login: &Login, client: &Client) -> Result<Option<Signer>> {
     let load = |whose| Key::load(whose).map_err(|e| Fail::new(exit::LOGIN, e));
     if login.is_owner() {
-        return Ok(load(Whose::Owner)?.map(|k| (k, None)));
+        // The owner's own key names itself.
+        return Ok(load(Whose::Owner)?.map(|key| Signer {
+            owner: key.fingerprint(),
+            key,
+            certificate: None,
+        }));
     }
     let Some(me) = this_device(client)?.filter(|d| d.rights.has(Right::Answer)) else {
         return Ok(None);
@@ -99,9 +121,13 @@ pub fn signer(login: &Login, client: &Client) -> Result<Option<(Key, Option<Enve
         )
     };
     let key = load(Whose::Device)?.ok_or_else(unvouched)?;
-    let owner = login.owner.as_deref().ok_or_else(unvouched)?;
-    let certificate = own_certificate(&me, owner, &key).ok_or_else(unvouched)?;
-    Ok(Some((key, Some(certificate))))
+    let owner = login.owner.clone().ok_or_else(unvouched)?;
+    let certificate = own_certificate(&me, &owner, &key).ok_or_else(unvouched)?;
+    Ok(Some(Signer {
+        key,
+        owner,
+        certificate: Some(certificate),
+    }))
 }
 
 /// Whether `proof` is the HMAC of `key` under `secret` (both base64url).
