@@ -63,6 +63,16 @@ pub struct Description {
     pub why_not: fn(Kind) -> &'static str,
 }
 
+impl Description {
+    /// Whether the hook that runs for `event` is installed as one that
+    /// waits, while its dialog is on screen, for an answer from afar
+    /// ([`HookSpec::waits`]).
+    pub fn waits(&self, event: &Value) -> bool {
+        let name = event.get("hook_event_name").and_then(Value::as_str);
+        self.hooks.iter().any(|h| h.waits && Some(h.event) == name)
+    }
+}
+
 /// [`Description::hook_timeout_s`] for a CLI with no rule of its own.
 pub const HOOK_TIMEOUT_S: u64 = 10;
 

@@ -24,10 +24,11 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::handover::{self, Closing, Outcome, Taker};
+use crate::handover::{self, Outcome};
 use crate::relay;
 use crate::send::Target;
 use crate::state::{self, StateDir};
+use crate::taker::{Closing, Taker};
 use crate::waiters;
 
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) -> i32 {

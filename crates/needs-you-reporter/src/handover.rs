@@ -10,47 +10,16 @@
 //! one [`Taker`] each: how its CLI words an answer, where its rules go, and
 //! how it hands one over. Nothing here names a CLI.
 
-use std::path::PathBuf;
-
 use needs_you_core::afar::{AnswerBody, Verdict};
 use needs_you_core::classify::Takeable;
-use needs_you_core::{Cli, CloseReason};
-use serde_json::Value;
+use needs_you_core::CloseReason;
 
 use crate::error::Error;
 use crate::granted::{self, Places};
 use crate::questions;
 use crate::state::StateDir;
+use crate::taker::{Closing, Taker};
 use crate::waiters::Answered;
-
-/// One CLI's part of the road: the answer in its own words, and handing
-/// those to its agent.
-pub trait Taker {
-    /// The answer in the form its agent takes; `None` for one this request
-    /// does not take (a typed value that does not fit its form): nothing is
-    /// handed on.
-    fn translate(&self, answer: &AnswerBody, takeable: &Takeable) -> Option<Value>;
-
-    /// The folder the session works in, whose settings a project's lasting
-    /// rule is written into; `None` when it is not known, and a lasting
-    /// choice is then not handed on.
-    fn project(&self) -> Option<PathBuf>;
-
-    /// Hands `form` to the agent: whether it took it.
-    fn hand_over(&mut self, form: Value) -> Result<bool, Error>;
-
-    /// How the question closes once the agent took the answer.
-    fn closing(&self) -> Closing;
-}
-
-/// How a question closes once its answer was taken.
-pub enum Closing {
-    /// Here, at once, as `cli`'s answered question (of `opened`, when known:
-    /// a later question of the session stays open).
-    Here { cli: Cli, opened: Option<u64> },
-    /// By the event the CLI sends once its dialog is gone (our plugins').
-    ByItsEvent,
-}
 
 /// What became of an answer on the road.
 #[derive(Debug, PartialEq, Eq)]
@@ -130,14 +99,14 @@ pub fn deliver(
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
     use std::thread::JoinHandle;
 
     use needs_you_core::afar::{lasting_id, Afar, Takes};
     use needs_you_core::relay_messages::NotDone;
     use needs_you_core::request::Request;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
     use crate::waiters::{self, Awaits, NotHanded, Waiters};

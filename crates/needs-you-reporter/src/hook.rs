@@ -12,13 +12,14 @@ use needs_you_core::classify::{settle, Takeable};
 use needs_you_core::{classify, Cli, Decision, Kind, Report};
 use serde_json::Value;
 
-use crate::clis;
+use crate::clis::{self, Integration};
 use crate::error::Error;
 use crate::parent;
 use crate::questions::{self, state_error};
 use crate::relay;
 use crate::send;
 use crate::state::{self, StateDir};
+use crate::taker::Taker;
 use crate::terminal;
 use crate::watch;
 
@@ -49,7 +50,7 @@ pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
     if cli.describe().hooks_lose_credential {
         adopt_agent_credential();
     }
-    if let Err(msg) = decide_and_hand_off(cli, state_dir) {
+    if let Err(msg) = decide_and_hand_off(clis::of(cli), state_dir) {
         crate::say(msg);
     }
 }
@@ -68,7 +69,15 @@ fn adopt_agent_credential() {
     }
 }
 
-fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error> {
+/// The one road of a hook event: read as its CLI writes it, decided, and
+/// carried out. What is particular to a CLI comes from its part on this
+/// machine (`agent`) and its description in the core, never from a branch
+/// here.
+fn decide_and_hand_off(
+    agent: &'static dyn Integration,
+    state_dir: Option<PathBuf>,
+) -> Result<(), Error> {
+    let cli = agent.cli();
     let event = read_event()?;
     crate::record::event(cli, &event);
     let event = crate::transcript_reply::fix(cli, event);
@@ -79,7 +88,12 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error
     let session = classified
         .session
         .ok_or_else(|| Error::Event(format!("the {cli} event has no session id")))?;
-    if !clis::of(cli).reported_here(&event, classified.agent.as_deref())? {
+    if !agent.reported_here(&event, classified.agent.as_deref())? {
+        return Ok(());
+    }
+    // A run for one prompt and no person: nobody can answer its dialogs,
+    // so none is remembered, waited on or reported.
+    if classified.decision.asks() && parent::runs_for_one_prompt(cli) {
         return Ok(());
     }
     let dir = StateDir::open(state::resolve(state_dir)).map_err(state_error)?;
@@ -90,104 +104,118 @@ fn decide_and_hand_off(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error
         takeable: classified.takeable,
         // The subagent that asks, once known: the event's own, or, for a
         // prompt that confirms an announced dialog, the announcer's.
-        agent: classified.agent,
+        who: classified.agent,
     };
-    let decision = match classified.decision {
-        // A run for one prompt: no dialog to remember, none to wait on.
-        Decision::Expect { .. } if one_shot_run(cli) => return Ok(()),
-        Decision::Expect { text, .. } => return expect(&dir, &asked, text),
-        open @ Decision::Open {
-            kind: Kind::Permission,
-            ..
-        } => asked.settle_permission(&dir, open)?,
-        other => other,
-    };
-    match decision {
-        // A run for one prompt and no person: nobody can answer it.
-        Decision::Open { .. } if one_shot_run(cli) => Ok(()),
-        Decision::Open { kind, .. } => open(&dir, &asked, kind, &decision),
-        Decision::Close { reason } => questions::close_by(
-            &dir,
-            cli,
-            &asked.session,
-            reason,
-            None,
-            asked.agent.as_deref(),
-        )
-        .map(drop),
-        Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+    match classified.decision {
+        Decision::Expect { text, .. } => {
+            let text = agent.with_more(&event, text);
+            let waiting = cli
+                .describe()
+                .waits(&event)
+                .then(|| agent.waiting_hook_taker(&event))
+                .flatten();
+            asked.expect(&dir, text, waiting)
+        }
+        open @ Decision::Open { .. } => asked.open(&dir, open, agent.replies_as_messages()),
+        Decision::Close { reason } => asked.close(&dir, reason),
+        Decision::Ignore { .. } => Ok(()),
     }
 }
 
-/// One event's question as the hook has it: whose, and what it takes.
+/// One event's question as the hook has it: whose, and what it takes. What
+/// its CLI does in its own way was asked of the CLI's part before.
 struct Asked<'a> {
     cli: Cli,
     session: String,
     event: &'a Value,
     takeable: Option<Takeable>,
-    agent: Option<String>,
+    who: Option<String>,
 }
 
 impl Asked<'_> {
-    /// A permission as what is known here of its session settles it.
-    /// Announced by Claude Code's PermissionRequest, it takes what that said
-    /// it takes (the prompt that follows says nothing of it); a plugin's
-    /// permission says it itself. Only a permission reads the session: a
-    /// reply, which opens at the end of every round that asks, reads nothing.
-    fn settle_permission(&mut self, dir: &StateDir, open: Decision) -> Result<Decision, Error> {
-        let known = dir.session_state(&self.session).map_err(state_error)?;
-        self.takeable = self
-            .takeable
-            .take()
-            .or_else(|| known.expected_takeable.clone());
-        self.agent = self.agent.take().or_else(|| known.expected_agent.clone());
-        Ok(settle(open, &known))
+    /// A dialog announced before it is drawn: remembered for the prompt
+    /// that follows; where its CLI's hook for it waits while the dialog is
+    /// on screen (Claude Code's PermissionRequest), the answer from afar is
+    /// waited for there.
+    fn expect(
+        &self,
+        dir: &StateDir,
+        text: String,
+        waiting: Option<Box<dyn Taker + '_>>,
+    ) -> Result<(), Error> {
+        dir.record_expect(
+            &self.session,
+            &text,
+            self.takeable.as_ref(),
+            self.who.as_deref(),
+        )
+        .map_err(state_error)?;
+        if let (Some(t), Some(taker)) = (&self.takeable, waiting) {
+            crate::waiting_hook::take_from_afar(dir, &self.session, t, self.event, taker);
+        }
+        Ok(())
     }
-}
 
-/// A dialog announced before it is drawn: remembered for the prompt that
-/// follows; Claude Code's PermissionRequest hook, which runs while its
-/// dialog is on screen, then waits there for an answer from afar.
-fn expect(dir: &StateDir, asked: &Asked, text: String) -> Result<(), Error> {
-    let text = clis::of(asked.cli).with_more(asked.event, text);
-    dir.record_expect(
-        &asked.session,
-        &text,
-        asked.takeable.as_ref(),
-        asked.agent.as_deref(),
-    )
-    .map_err(state_error)?;
-    if let Some(t) = asked
-        .takeable
-        .as_ref()
-        .filter(|_| waits(asked.cli, asked.event))
-    {
-        crate::waiting_hook::take_from_afar(dir, &asked.session, t, asked.event);
+    /// Opens the question: marked open and its report queued, its
+    /// transcript watched where a dialog can end without a hook, and, where
+    /// an answer can come from afar, the relay started. A permission is
+    /// first settled by what is known here of its session: announced by
+    /// Claude Code's PermissionRequest, it takes what that said it takes
+    /// (the prompt that follows says nothing of it); a plugin's permission
+    /// says it itself. Only a permission reads the session: a reply, which
+    /// opens at the end of every round that asks, reads nothing.
+    fn open(
+        &mut self,
+        dir: &StateDir,
+        mut decision: Decision,
+        replies_as_messages: bool,
+    ) -> Result<(), Error> {
+        if let Decision::Open {
+            kind: Kind::Permission,
+            ..
+        } = decision
+        {
+            let known = dir.session_state(&self.session).map_err(state_error)?;
+            self.takeable = (self.takeable.take()).or_else(|| known.expected_takeable.clone());
+            self.who = self.who.take().or_else(|| known.expected_agent.clone());
+            decision = settle(decision, &known);
+        }
+        match decision {
+            Decision::Open { kind, .. } => open(dir, self, kind, &decision, replies_as_messages),
+            Decision::Close { reason } => self.close(dir, reason),
+            Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+        }
     }
-    Ok(())
-}
 
-/// Whether this event's hook is installed as one that waits, while its
-/// dialog is on screen, for an answer from afar
-/// ([`needs_you_core::classify::HookSpec::waits`]).
-fn waits(cli: Cli, event: &Value) -> bool {
-    let name = event.get("hook_event_name").and_then(Value::as_str);
-    cli.describe()
-        .hooks
-        .iter()
-        .any(|h| h.waits && Some(h.event) == name)
+    fn close(&self, dir: &StateDir, reason: needs_you_core::CloseReason) -> Result<(), Error> {
+        questions::close_by(
+            dir,
+            self.cli,
+            &self.session,
+            reason,
+            None,
+            self.who.as_deref(),
+        )
+        .map(drop)
+    }
 }
 
 /// Opens the question: marked open and its report queued, its transcript
 /// watched where a dialog can end without a hook, and, where an answer can
 /// come from afar, the relay started.
-fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Result<(), Error> {
+fn open(
+    dir: &StateDir,
+    asked: &Asked,
+    kind: Kind,
+    decision: &Decision,
+    replies_as_messages: bool,
+) -> Result<(), Error> {
     let (cli, session, event) = (asked.cli, &asked.session, asked.event);
     // Check the set-up before marking anything open: a marker with no
     // server behind it would only make every closing hook slower.
     let target = send::Target::from_env()?;
     let mut here = terminal::here(event.get("cwd").and_then(Value::as_str), dir.path());
-    here.terminal.messages = kind == Kind::Reply && clis::of(cli).replies_as_messages();
+    here.terminal.messages = kind == Kind::Reply && replies_as_messages;
     let report = |seq| {
         let mut r = decision.clone().into_report(cli, session.clone(), seq);
         if let Some(Report::Open { terminal, .. }) = &mut r {
@@ -209,7 +237,7 @@ fn open(dir: &StateDir, asked: &Asked, kind: Kind, decision: &Decision) -> Resul
     let opening = state::Opening {
         kind,
         transcript: at,
-        agent: asked.agent.as_deref(),
+        agent: asked.who.as_deref(),
         digest: asked.takeable.as_ref().map(|t| t.takes.digest.as_str()),
     };
     questions::open(dir, &target, session, &opening, |seq| {
@@ -261,13 +289,6 @@ fn with_request(report: &mut Report, takeable: &Takeable) {
         *text = needs_you_core::truncate_chars(text, TEXT_BESIDE_REQUEST);
         questions.clear();
     }
-}
-
-/// Whether the agent that runs this hook was started for one prompt
-/// ([`needs_you_core::classify::one_shot`]), read from its command line.
-fn one_shot_run(cli: Cli) -> bool {
-    let args = parent::agent_command_line(parent::may_be_agent);
-    needs_you_core::classify::one_shot(cli, &args)
 }
 
 /// `report-prompt classify`: the decision as one JSON object on stdout.

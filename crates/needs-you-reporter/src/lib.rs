@@ -35,8 +35,9 @@
 //!   that wait for a decision from afar.
 //! * `handover`: the one road of an answer from afar once a waiter has it:
 //!   the CLI's own form, its lasting rule recorded, handed to the agent.
+//! * `taker`: what one CLI supplies to that road: its words, its rules' place, its hand-over.
 //! * `waiting_hook`: the hook that waits while its dialog is on screen
-//!   (Claude Code's `PermissionRequest`) for that dialog's answer.
+//!   (Claude Code's `PermissionRequest`) for that dialog's answer, handed over by its CLI's taker.
 //! * `awaiting`: `__await`, a plugin's wait for its dialog's answer from afar.
 //! * [`codex_client`]: the second client of a Codex task's app-server, which
 //!   lists its approvals and answers them from afar through the protocol.
@@ -81,6 +82,7 @@ pub mod relay;
 pub mod send;
 pub mod socket;
 pub mod state;
+mod taker;
 pub mod terminal;
 mod transcript_reply;
 mod transcript_tail;

@@ -5,6 +5,8 @@
 //! happened to start it. A hook there would report with another terminal's
 //! task credential, so the reporter refuses to.
 
+use needs_you_core::Cli;
+
 use crate::procfs;
 
 /// How far up the process tree to look: the hook's shell may or may not have
@@ -70,6 +72,13 @@ fn is_shell(args: &[String]) -> bool {
 fn is_our_launcher(args: &[String]) -> bool {
     args.get(1)
         .is_some_and(|a| a.ends_with("/bin/report-prompt.js"))
+}
+
+/// Whether the agent of `cli` that runs this hook was started for one
+/// prompt ([`needs_you_core::classify::one_shot`]), read from its command
+/// line.
+pub fn runs_for_one_prompt(cli: Cli) -> bool {
+    needs_you_core::classify::one_shot(cli, &agent_command_line(may_be_agent))
 }
 
 /// Whether an ancestor's command line may be the agent that runs this hook:

@@ -39,6 +39,11 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// Whether it asks the person something: a dialog open, or announced.
+    pub fn asks(&self) -> bool {
+        matches!(self, Decision::Open { .. } | Decision::Expect { .. })
+    }
+
     /// The report this decision makes for `session`, numbered `seq`; `None`
     /// for an ignored or expected event, which is never reported.
     pub fn into_report(self, cli: Cli, session: String, seq: u64) -> Option<Report> {

@@ -1,14 +1,19 @@
 //! Claude Code on this machine: our hooks in its user settings, or our
-//! plugin from this repository's marketplace, and the plan its plan
-//! approval leaves out of the event.
+//! plugin from this repository's marketplace, the plan its plan approval
+//! leaves out of the event, and how its waiting hook hands an answer over.
 
+use std::io::Write;
 use std::path::PathBuf;
 
+use needs_you_core::afar::AnswerBody;
+use needs_you_core::classify::{claude_code_hook_output, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
 use super::{home, var_dir, Integration, Plugin, PLUGIN_ID};
+use crate::error::Error;
 use crate::install::files::read_json;
+use crate::taker::{Closing, Taker};
 
 pub struct ClaudeCode;
 
@@ -74,5 +79,54 @@ impl Integration for ClaudeCode {
 
     fn with_more(&self, event: &Value, text: String) -> String {
         crate::plan::with_plan(event, text)
+    }
+
+    fn waiting_hook_taker<'a>(&self, event: &'a Value) -> Option<Box<dyn Taker + 'a>> {
+        Some(Box::new(ClaudeCodeHook { event }))
+    }
+}
+
+/// Claude Code's part of the road: its hook's decision, printed.
+struct ClaudeCodeHook<'a> {
+    event: &'a Value,
+}
+
+impl Taker for ClaudeCodeHook<'_> {
+    fn translate(&self, answer: &AnswerBody, takeable: &Takeable) -> Option<Value> {
+        Some(claude_code_hook_output(
+            answer,
+            &takeable.request,
+            &takeable.questions,
+        ))
+        .filter(|o| !o.is_null())
+    }
+
+    /// Claude Code keeps a project's settings in the folder it was started
+    /// in, which the hook's `cwd` leaves after a `cd`.
+    fn project(&self) -> Option<PathBuf> {
+        std::env::var_os("CLAUDE_PROJECT_DIR")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                self.event
+                    .get("cwd")
+                    .and_then(Value::as_str)
+                    .map(PathBuf::from)
+            })
+    }
+
+    fn hand_over(&mut self, form: Value) -> Result<bool, Error> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{form}")
+            .and_then(|()| out.flush())
+            .map(|()| true)
+            .map_err(|e| Error::Agent(format!("cannot print the hook's decision: {e}")))
+    }
+
+    fn closing(&self) -> Closing {
+        Closing::Here {
+            cli: Cli::ClaudeCode,
+            opened: None,
+        }
     }
 }

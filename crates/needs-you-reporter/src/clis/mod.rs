@@ -20,6 +20,7 @@ use crate::args::InstallOptions;
 use crate::error::Error;
 use crate::install::files::NewFile;
 use crate::install::reports::Status;
+use crate::taker::Taker;
 
 pub use claude_code::claude_settings_path;
 pub use codex::{bridged as codex_bridged, codex_home, BRIDGED as CODEX_BRIDGED};
@@ -109,6 +110,13 @@ pub trait Integration: Sync {
     /// elsewhere (Claude Code's plan, from its plan file).
     fn with_more(&self, _event: &Value, text: String) -> String {
         text
+    }
+
+    /// How its hook that waits while a dialog is on screen
+    /// ([`needs_you_core::classify::HookSpec::waits`]) hands an answer
+    /// from afar to the agent; `None` for a CLI with no such hook.
+    fn waiting_hook_taker<'a>(&self, _event: &'a Value) -> Option<Box<dyn Taker + 'a>> {
+        None
     }
 
     /// What `doctor` finds in its settings beyond our hooks.

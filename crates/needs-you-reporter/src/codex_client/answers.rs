@@ -15,10 +15,11 @@ use super::connection::{
     pipe, poke, Awaited, Call, Client, Handed, OpenReply, RequestId, Resolved,
 };
 use crate::error::Error;
-use crate::handover::{self, Closing, Outcome, Taker};
+use crate::handover::{self, Outcome};
 use crate::questions;
 use crate::relay;
 use crate::state::Opening;
+use crate::taker::{Closing, Taker};
 use crate::terminal;
 use crate::waiters;
 
