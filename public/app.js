@@ -173,7 +173,12 @@ const live = liveList({
   },
   trouble(e) {
     $("signed-in").classList.toggle("stale-list", !!e);
-    if (!e) return status("");
+    // Back in reach: only the trouble's own line goes; a line that tells
+    // the outcome of the person's act (pairing, say) stays.
+    if (!e) {
+      if ($("status").classList.contains("stale")) status("");
+      return;
+    }
     // The list on screen may be out of date: say so loudly, with its age.
     const at = listFresh ? new Date(listFresh).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
     const since = at ? ` This list is from ${at}.` : "";
