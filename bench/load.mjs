@@ -1,7 +1,10 @@
 // Load generator for bench/worker.sh: open+close report pairs against one or
 // more Workers, from this (second) process. Each worker gets the same number
-// of pairs at the same concurrency, in alternating rounds, so machine noise
-// falls on both alike. Prints a JSON summary per target.
+// of pairs at the same concurrency, in interleaved rounds (each round runs
+// every target once, in an order that turns round by round), so machine noise
+// falls on all alike. Prints a JSON summary per target, with each round's
+// rate: the ratio of two targets within one round is the figure noise
+// disturbs least.
 //
 //   node bench/load.mjs NAME=URL=CREDENTIAL ... [--pairs 2000] [--concurrency 8] [--rounds 3] [--kind dialog|reply]
 const args = process.argv.slice(2);
@@ -14,7 +17,7 @@ const targets = args.filter((a) => a.includes("=") && !a.startsWith("--")).map((
   // the Worker limits each task credential's reports a minute, and an agent
   // machine's load comes from many tasks.
   const [name, url, credentials] = a.split("=");
-  return { name, url, credentials: credentials.split(","), latencies: [], pairs: 0, ms: 0, errors: 0 };
+  return { name, url, credentials: credentials.split(","), latencies: [], pairs: 0, ms: 0, errors: 0, rounds: [] };
 });
 const PAIRS = opt("pairs", 2000);
 const CONCURRENCY = opt("concurrency", 8);
@@ -50,8 +53,10 @@ async function round(t, pairs, roundNo) {
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
-  t.ms += performance.now() - start;
+  const ms = performance.now() - start;
+  t.ms += ms;
   t.pairs += pairs;
+  t.rounds.push(+(pairs / (ms / 1000)).toFixed(1));
 }
 
 const pct = (xs, p) => {
@@ -62,9 +67,13 @@ const pct = (xs, p) => {
 // A short warm-up per target, not counted.
 for (const t of targets) {
   await round(t, 50, -1);
-  Object.assign(t, { latencies: [], pairs: 0, ms: 0, errors: 0 });
+  Object.assign(t, { latencies: [], pairs: 0, ms: 0, errors: 0, rounds: [] });
 }
-for (let r = 0; r < ROUNDS; r++) for (const t of targets) await round(t, Math.ceil(PAIRS / ROUNDS), r);
+for (let r = 0; r < ROUNDS; r++) {
+  // Turned by one each round: no target always runs first, or right after another.
+  const order = targets.map((_, i) => targets[(i + r) % targets.length]);
+  for (const t of order) await round(t, Math.ceil(PAIRS / ROUNDS), r);
+}
 
 const out = targets.map((t) => ({
   name: t.name,
@@ -74,5 +83,6 @@ const out = targets.map((t) => ({
   p50_ms: +pct(t.latencies, 50).toFixed(2),
   p99_ms: +pct(t.latencies, 99).toFixed(2),
   errors: t.errors,
+  per_round_pairs_per_s: t.rounds,
 }));
 console.log(JSON.stringify(out, null, 2));

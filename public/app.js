@@ -466,6 +466,11 @@ setInterval(() => {
 
 // ---- the bar ---------------------------------------------------------------
 
+$("history-open").addEventListener("click", async () => {
+  const { showHistory } = await import("./history.js");
+  showHistory().catch((e) => status(`Could not open the history: ${e.message}`));
+});
+
 $("pair-other").addEventListener("click", async () => {
   const { showPairing } = await import("./pair.js");
   showPairing().catch((e) => status(`Could not make a pairing code: ${e.message}`));

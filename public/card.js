@@ -52,16 +52,34 @@ export async function build(form, request) {
  *  the kind of question `form` answers, never the kind the server says: the
  *  machine takes a decision for a permission only, and choices for a dialog. */
 export function callBuilder(wasm, form, request) {
-  const input = new TextEncoder().encode(JSON.stringify({ form, request }));
-  const at = wasm.room(input.length);
-  new Uint8Array(wasm.memory.buffer, at, input.length).set(input);
-  const out = wasm.card(at, input.length);
+  return callExport(wasm, "card", { form, request });
+}
+
+/** `input` through the module's export `name`: JSON in through `room`, JSON
+ *  out, both given back; what the module found wrong with it, thrown. */
+function callExport(wasm, name, input) {
+  const bytes = new TextEncoder().encode(JSON.stringify(input));
+  const at = wasm.room(bytes.length);
+  new Uint8Array(wasm.memory.buffer, at, bytes.length).set(bytes);
+  const out = wasm[name](at, bytes.length);
   const [place, length] = [Number(out >> 32n), Number(out & 0xffffffffn)];
   const json = new TextDecoder().decode(new Uint8Array(wasm.memory.buffer, place, length));
   wasm.give_back(place, length);
-  const built = JSON.parse(json);
-  if (built.error) throw new Error(built.error);
-  return built;
+  const answer = JSON.parse(json);
+  if (answer.error) throw new Error(answer.error);
+  return answer;
+}
+
+/** The places in `questions` (past questions, as the history gives them)
+ *  of those that `query` finds, by the same rule as `needs-you log`. */
+export async function find(query, questions) {
+  const wasm = await loaded();
+  try {
+    return callExport(wasm, "find", { query, questions }).found;
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) builder = null;
+    throw e;
+  }
 }
 
 /** Cards built, by question: `{key, built}` or `{key, error}`; `key` is

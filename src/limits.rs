@@ -16,6 +16,10 @@ pub const DEVICES_PER_OWNER: u32 = 20;
 pub const PAIRING_CODES_PER_OWNER: u32 = 5;
 /// Questions in one list: the newest; `more` says how many are left out.
 pub const LIST_QUESTIONS: u32 = 50;
+/// Questions in one page of the history, unless asked for fewer.
+pub const HISTORY_PAGE: u32 = 50;
+/// The most questions one page of the history holds.
+pub const HISTORY_PAGE_MAX: u32 = 200;
 
 /// The runtime's rate limiters (`ratelimits` in `wrangler.toml`, which
 /// holds their numbers): reports and relay messages per task, and answers,

@@ -96,10 +96,12 @@ impl Channel {
                 priority: c.priority,
                 click: c.click.clone(),
                 has_token: c.token.is_some(),
+                words: c.words,
             }),
             Channel::Webhook(c) => Some(api::ChannelSettings::Webhook {
                 url: c.url.clone(),
                 has_secret: true,
+                words: c.words,
             }),
             Channel::WebPush(_) => None,
         }
@@ -131,6 +133,27 @@ impl Channel {
 /// delivery fail, so it is refused when it is set.
 pub fn is_header_value(v: &str) -> bool {
     !v.is_empty() && v.trim() == v && v.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// Whether a channel's owner turned its words on (`words: true`): off when
+/// left out, since the channel's server is a third party's.
+pub fn words_of(c: &Map<String, Value>) -> Result<bool, String> {
+    match c.get("words") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err("`words` must be true or false".into()),
+    }
+}
+
+/// What a channel without words says of a question: which CLI waits, and
+/// for what kind of answer. Nothing a person or agent wrote.
+pub fn wordless_title(q: &Question) -> String {
+    let cli = q.cli.display_name();
+    match q.kind {
+        needs_you_core::Kind::Permission => format!("{cli} needs your permission"),
+        needs_you_core::Kind::Dialog => format!("{cli} is asking a question"),
+        needs_you_core::Kind::Reply => format!("{cli} is waiting for your reply"),
+    }
 }
 
 /// Option labels as a short list for a notification body.

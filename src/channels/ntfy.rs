@@ -35,6 +35,10 @@ pub struct Ntfy {
     pub priority: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub click: Option<String>,
+    /// Whether a notification carries the question's words; without, only
+    /// which CLI waits and what kind of question ([`super::wordless_title`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub words: bool,
 }
 
 impl Ntfy {
@@ -64,6 +68,7 @@ impl Ntfy {
             token,
             priority,
             click,
+            words: super::words_of(c)?,
         })
     }
 
@@ -75,19 +80,15 @@ impl Ntfy {
         }
         match event {
             Event::Open => {
-                let (title, tag) = match q.kind {
-                    Kind::Permission => (format!("{} needs your permission", q.task_name), "lock"),
-                    Kind::Dialog | Kind::Reply => {
-                        (format!("{} is asking", q.task_name), "question")
-                    }
+                let tag = match q.kind {
+                    Kind::Permission => "lock",
+                    Kind::Dialog | Kind::Reply => "question",
                 };
-                let options = option_lines(&q.options);
-                let message = if options.is_empty() {
-                    q.text.clone()
+                let (title, message) = if self.words {
+                    (words_title(q), words_message(q))
                 } else {
-                    format!("{}\n{options}", q.text)
+                    (super::wordless_title(q), WORDLESS_MESSAGE.to_owned())
                 };
-                let message = truncate_bytes(&message, MAX_MESSAGE_BYTES);
                 let mut body = serde_json::json!({
                     "topic": topic, "title": title, "message": message, "priority": if q.quiet { QUIET_PRIORITY } else { self.priority },
                     "tags": [tag, q.cli.as_str()], "sequence_id": q.question_id,
@@ -123,6 +124,29 @@ impl Ntfy {
             },
         }
     }
+}
+
+/// A notification's message when the channel carries no words.
+const WORDLESS_MESSAGE: &str = "Open needs-you to see it.";
+
+/// The title of a channel with words: the task's name.
+fn words_title(q: &Question) -> String {
+    match q.kind {
+        Kind::Permission => format!("{} needs your permission", q.task_name),
+        Kind::Dialog | Kind::Reply => format!("{} is asking", q.task_name),
+    }
+}
+
+/// The message of a channel with words: the question and its options, cut
+/// to what ntfy shows.
+fn words_message(q: &Question) -> String {
+    let options = option_lines(&q.options);
+    let message = if options.is_empty() {
+        q.text.clone()
+    } else {
+        format!("{}\n{options}", q.text)
+    };
+    truncate_bytes(&message, MAX_MESSAGE_BYTES)
 }
 
 fn optional_str(c: &Map<String, Value>, field: &str) -> Result<Option<String>, String> {
@@ -166,7 +190,7 @@ mod tests {
 
     #[test]
     fn a_long_question_is_cut_to_what_ntfy_shows() {
-        let c = json!({"url": "https://ntfy.sh/topic"});
+        let c = json!({"url": "https://ntfy.sh/topic", "words": true});
         let ntfy = Ntfy::from_config(c.as_object().unwrap()).unwrap();
         let mut q = Question::open(
             "q_1",
@@ -185,6 +209,48 @@ mod tests {
         let message = body["message"].as_str().unwrap();
         assert!(message.len() <= MAX_MESSAGE_BYTES, "{}", message.len());
         assert!(message.starts_with("\u{1F680}\u{1F680}") && message.ends_with('…'));
+    }
+
+    #[test]
+    fn without_words_a_notification_says_only_which_cli_waits_and_for_what() {
+        let ntfy = |c: Value| Ntfy::from_config(c.as_object().unwrap()).unwrap();
+        let q = Question::open(
+            "q_1",
+            "secret-task",
+            Cli::Codex,
+            Kind::Permission,
+            "Run deploy --token hunter2?",
+            0,
+        );
+        let body: Value = serde_json::from_slice(
+            &ntfy(json!({"url": "https://ntfy.sh/topic"}))
+                .request(Event::Open, &q)
+                .body
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(body["title"], "Codex needs your permission");
+        assert_eq!(body["message"], WORDLESS_MESSAGE);
+        let sent = body.to_string();
+        assert!(
+            !sent.contains("hunter2") && !sent.contains("secret-task"),
+            "{sent}"
+        );
+        let worded: Value = serde_json::from_slice(
+            &ntfy(json!({"url": "https://ntfy.sh/topic", "words": true}))
+                .request(Event::Open, &q)
+                .body
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(worded["title"], "secret-task needs your permission");
+        assert_eq!(worded["message"], "Run deploy --token hunter2?");
+        assert!(Ntfy::from_config(
+            json!({"url": "https://ntfy.sh/t", "words": "yes"})
+                .as_object()
+                .unwrap()
+        )
+        .is_err());
     }
 
     #[test]

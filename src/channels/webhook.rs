@@ -21,7 +21,27 @@ pub const MIN_SECRET_CHARS: usize = 16;
 pub struct Webhook {
     pub url: String,
     pub secret: String,
+    /// Whether an event carries the whole question, words included; without,
+    /// only [`WORDLESS_FIELDS`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub words: bool,
 }
+
+/// What an event without words says of its question: ids, which CLI, what
+/// kind, its times and states. Listed rather than left out, so that a field
+/// added to the question later carries no words by mistake.
+pub const WORDLESS_FIELDS: &[&str] = &[
+    "question_id",
+    "task_id",
+    "cli",
+    "kind",
+    "opened_at",
+    "notified_at",
+    "closed_at",
+    "close_reason",
+    "answer_from_afar",
+    "open_seq",
+];
 
 impl Webhook {
     pub fn from_config(c: &Map<String, Value>) -> Result<Webhook, String> {
@@ -37,7 +57,11 @@ impl Webhook {
                 ))
             }
         };
-        Ok(Webhook { url, secret })
+        Ok(Webhook {
+            url,
+            secret,
+            words: super::words_of(c)?,
+        })
     }
 
     pub fn request(&self, event: Event, q: &Question, now: f64) -> Outgoing {
@@ -47,8 +71,12 @@ impl Webhook {
         };
         // `quiet`: someone of the owner is looking at the page; a receiver
         // that rings may ring softly.
+        let mut question = serde_json::to_value(&q.shown).unwrap_or_default();
+        if let (false, Some(fields)) = (self.words, question.as_object_mut()) {
+            fields.retain(|k, _| WORDLESS_FIELDS.contains(&k.as_str()));
+        }
         let body = serde_json::json!({"event": name, "sent_at": now as i64, "quiet": q.quiet,
-            "question": &q.shown})
+            "words": self.words, "question": question})
         .to_string();
         Outgoing {
             method: "POST",

@@ -96,6 +96,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "task"] => methods!(method, p; Get => tasks::whoami(req, env).await),
         ["v1", "reports"] => methods!(method, p; Post => reports::post(req, env, ctx).await),
         ["v1", "needs-you"] => methods!(method, p; Get => needs_you::list(req, env).await),
+        ["v1", "history"] => methods!(method, p; Get => needs_you::history(req, env).await),
         ["v1", "questions", id, "deliveries"] => {
             methods!(method, p; Get => needs_you::deliveries(req, env, id).await)
         }

@@ -1,5 +1,6 @@
-//! `GET /v1/needs-you`: the owner's open questions, newest first; one
-//! question's delivery log; and dismissing a question from the page.
+//! `GET /v1/needs-you`: the owner's open questions, newest first; the
+//! history of every question kept; one question's delivery log; and
+//! dismissing a question from the page.
 
 use serde_json::json;
 
@@ -9,7 +10,7 @@ use worker::{Env, Request, Response};
 use crate::ids::now_ms;
 use crate::json::{json_response, ok, ApiError, ApiResult};
 use crate::store::Dismissed;
-use crate::{auth, listing, live, notifier, store};
+use crate::{auth, limits, listing, live, notifier, store};
 
 /// `GET /v1/needs-you`: `{questions, tasks}`, with an `ETag`. A page that
 /// sends its last ETag in `If-None-Match` gets `304` while nothing changed,
@@ -34,6 +35,57 @@ pub async fn list(req: Request, env: &Env) -> ApiResult {
     let resp = json_response(200, &list)?;
     resp.headers().set("etag", &etag(page.revision))?;
     Ok(resp)
+}
+
+/// `GET /v1/history?before=CURSOR&limit=N`: the owner's questions, open and
+/// closed, newest first, each with every answer it had and the rules those
+/// granted. `before` is a page's `next`; `limit` 1 to
+/// [`limits::HISTORY_PAGE_MAX`]. The server hands the pages over whole: a
+/// search runs on the device.
+pub async fn history(req: Request, env: &Env) -> ApiResult {
+    let person = auth::person(&req, env).await?;
+    let url = req.inner().url();
+    let before = match needs_you_core::query::param(&url, "before") {
+        None => store::Before::start(),
+        Some(cursor) => parse_cursor(&cursor).ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_cursor",
+                "`before` must be a page's `next`, as the history gave it",
+            )
+        })?,
+    };
+    let limit = match needs_you_core::query::param(&url, "limit") {
+        None => limits::HISTORY_PAGE,
+        Some(l) => l
+            .parse::<u32>()
+            .ok()
+            .filter(|l| (1..=limits::HISTORY_PAGE_MAX).contains(l))
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "invalid_request",
+                    format!("`limit` must be 1 to {}", limits::HISTORY_PAGE_MAX),
+                )
+            })?,
+    };
+    let page = store::history(env, &person.owner_id, &before, limit, now_ms()).await?;
+    let next = (page.questions.len() == limit as usize)
+        .then(|| page.questions.last())
+        .flatten()
+        .map(|q| format!("{}:{}", q.opened_at, q.question_id));
+    ok(200, &listing::history(page, next))
+}
+
+/// A page's `next` read back: `<opened_at>:<question id>`.
+fn parse_cursor(cursor: &str) -> Option<store::Before> {
+    let (at, id) = cursor.split_once(':')?;
+    let opened_at = at.parse::<i64>().ok().filter(|t| *t >= 0)? as f64;
+    let id_ok = !id.is_empty()
+        && id.len() <= 64
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    id_ok.then(|| store::Before {
+        opened_at,
+        question_id: id.to_owned(),
+    })
 }
 
 /// `GET /v1/questions/{id}/deliveries`: every delivery attempt for one of the

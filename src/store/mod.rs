@@ -11,6 +11,7 @@
 //! * [`channels`], [`deliveries`]: where owners are notified, and every attempt.
 //! * [`answers`]: answers to replies, on their way to the agent's terminal.
 //! * [`rules`]: the lasting rules granted from afar, and taking them back.
+//! * [`history`]: every question kept, a page at a time, with its answers and rules.
 //!
 //! Each statement is one complete constant, with the parameters it binds named
 //! in its doc comment. Numbers are bound as f64 (D1 rejects BigInt;
@@ -22,16 +23,21 @@ mod channels;
 mod deliveries;
 mod devices;
 mod list;
+#[macro_use]
 mod questions;
 mod reports;
 mod revision;
+#[macro_use]
 mod rules;
+// After the two modules whose column lists it reads.
+mod history;
 
 pub use accounts::*;
 pub use answers::*;
 pub use channels::*;
 pub use deliveries::*;
 pub use devices::*;
+pub use history::*;
 pub use list::*;
 pub use questions::*;
 pub use reports::*;

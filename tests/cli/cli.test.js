@@ -549,12 +549,51 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.deepEqual(JSON.parse(done.stdout.split("\n")[1]), { paired: pinned.device_id, name: `needs-you on ${readFileSync("/proc/sys/kernel/hostname", "utf8").trim()}`, certified: false });
 });
 
+test("log: every question with its answers, newest first, searched on this machine; --json as JSON Lines", async () => {
+  const owner = await ownerMachine();
+  const t = (await api("POST", "/v1/tasks", owner.login.token, { name: "release" })).body;
+  const NPM = { command: "npm test" };
+  const say = (body) => api("POST", "/v1/reports", t.credential, { cli: "claude-code", seq: Date.now() * 1000, ...body });
+  const asked = (await say({ session: "s1", action: "open", kind: "permission", text: "Run npm test?",
+    terminal: { kind: "terminal", host: "build-box", cwd: "/src/api" },
+    takes: "decision", digest: requestDigest("Bash", NPM), request: { tool: "Bash", input: NPM } })).body.question_id;
+  const allow = await api("POST", `/v1/questions/${asked}/answers`, owner.login.token, { decision: "allow", digest: requestDigest("Bash", NPM) });
+  assert.equal(allow.status, 201, JSON.stringify(allow.body));
+  await say({ session: "s1", action: "close", reason: "answered" });
+  const region = (await say({ session: "s2", action: "open", kind: "dialog", text: "Which region?", options: [{ label: "eu" }] })).body.question_id;
+
+  const all = await cli(owner, ["log"], { COLUMNS: "300" });
+  assert.equal(all.code, 0, all.stderr);
+  const paragraphs = all.stdout.trim().split(/\n(?=\S)/);
+  assert.equal(paragraphs.length, 2, all.stdout);
+  assert.match(paragraphs[0], new RegExp(`^\\S+ ago  release · Claude Code is asking · open\n  Which region\\?\n  ${region}$`));
+  assert.match(paragraphs[1], new RegExp(`^\\S+ ago  release · Claude Code needs your permission · answered \\S+ ago\n  Claude Code wants to run: npm test\n` +
+    `  answered allow by the owner, \\S+ ago: failed \\(.+\\)\n  ${asked} · on build-box · /src/api$`));
+
+  const npm = await cli(owner, ["log", "NPM", "build-box"], { COLUMNS: "300" });
+  assert.equal(npm.code, 0, npm.stderr);
+  assert.ok(npm.stdout.includes(asked) && !npm.stdout.includes(region), npm.stdout);
+  const lines = (await cli(owner, ["log", "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((p) => p.question_id), [region, asked]);
+  assert.deepEqual(lines[1].answers.map((a) => [a.text, a.by, a.form]), [["allow", "the owner", "decision"]]);
+  assert.deepEqual((await cli(owner, ["log", "--limit", "1", "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l).question_id), [region]);
+  const none = await cli(owner, ["log", "kubernetes"]);
+  assert.deepEqual([none.code, none.stdout], [0, "Nothing in the history holds those words.\n"]);
+  const bad = await cli(owner, ["log", "--limit", "0"]);
+  assert.equal(bad.code, 2);
+  assert.ok(oneLine(bad.stderr.split("\n\n")[0]), bad.stderr);
+});
+
 test("channels and test-push: the owner sets ntfy, a test reaches the sink; a device may not", async () => {
   const owner = await ownerMachine();
   const set = (await cli(owner, ["channels", "set", "ntfy", `${sink.url}/my-topic`]));
   assert.equal(set.code, 0, set.stderr);
+  assert.match(set.stdout, /^Set the ntfy channel: ntfy +\S+my-topic {2}no words \(which CLI, what kind\)$/m);
+  const worded = (await cli(owner, ["channels", "set", "ntfy", `${sink.url}/my-topic`, "--words"]));
+  assert.equal(worded.code, 0, worded.stderr);
+  assert.match((await cli(owner, ["channels"])).stdout, /^ntfy +\S+my-topic {2}with words/m);
   const list = JSON.parse((await cli(owner, ["channels", "--json"])).stdout);
-  assert.deepEqual(list.channels.map((c) => c.kind), ["ntfy"]);
+  assert.deepEqual(list.channels.map((c) => [c.kind, c.words]), [["ntfy", true]]);
   const before = sink.received.length;
   const t = (await cli(owner, ["test-push", "--json"]));
   assert.equal(t.code, 0, t.stderr);

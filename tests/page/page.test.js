@@ -161,6 +161,42 @@ test("dismissing a stale card closes its question as not needed", async () => {
   await context.close();
 });
 
+test("History: every question with its answers, newest first, searched on this device by the command line's rule, older pages on demand", async () => {
+  const { owner, task, context, page } = await pairedPage();
+  // 51 questions: one page of 50, and one older.
+  const first = await say(task, { session: "h0", action: "open", kind: "permission", text: "Run npm test in <b>api</b>?",
+    terminal: { kind: "terminal", host: "build-box", cwd: "/src/api" } });
+  await api("POST", `/v1/questions/${first.question_id}/dismiss`, owner.token);
+  // A task holds 20 open questions at most: each but the newest is answered in its terminal.
+  for (let i = 1; i <= 50; i++) {
+    await say(task, { session: `h${i}`, action: "open", kind: "dialog", text: `Which region, ${i}?` });
+    if (i < 50) await say(task, { session: `h${i}`, action: "close", reason: "answered" });
+  }
+  await page.click("#history-open");
+  const items = page.locator("#history-list .past");
+  await page.locator("#history-state", { hasText: "50 of the 50 questions loaded. Older ones: Show older." }).waitFor();
+  assert.equal(await items.first().locator(".past-text").textContent(), "Which region, 50?");
+  assert.match(await items.first().locator(".past-head").textContent(), /^just now · api refactor · Claude Code is asking · open$/);
+  await page.click("#history-more");
+  await page.locator("#history-state", { hasText: "51 of the 51 questions loaded." }).waitFor();
+  assert.ok(await page.locator("#history-more").isHidden());
+  const oldest = page.locator(`#past-${first.question_id}`);
+  assert.equal(await oldest.locator(".past-text").textContent(), "Run npm test in <b>api</b>?", "words are text");
+  assert.equal(await oldest.locator(".past-where").textContent(), `${first.question_id} · on build-box · /src/api`);
+  assert.match(await oldest.locator(".past-head").textContent(), /· Claude Code needs your permission · dismissed just now$/);
+  // The search: every word, in any case, anywhere in the question.
+  await page.fill("#history-search", "NPM build-box");
+  await page.locator("#history-state", { hasText: "1 of the 51 questions loaded." }).waitFor();
+  assert.deepEqual(await items.evaluateAll((els) => els.map((e) => e.id)), [`past-${first.question_id}`]);
+  await page.fill("#history-search", "REGION 42");
+  await page.locator("#history-state", { hasText: "1 of the 51" }).waitFor();
+  assert.equal(await items.first().locator(".past-text").textContent(), "Which region, 42?");
+  await page.fill("#history-search", "kubernetes");
+  await page.locator("#history-state", { hasText: "Nothing loaded holds those words." }).waitFor();
+  assert.equal(await items.count(), 0);
+  await context.close();
+});
+
 test("a question full of HTML and script is shown as text, and nothing runs", async () => {
   const { task, context, page } = await pairedPage();
   const evil = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> & "quotes"`;
@@ -725,10 +761,11 @@ test("an answer the agent's machine has not picked up says so, and can be taken 
   await context.close();
 });
 
-/** A webhook for `owner` at a fresh sink: the deliveries' bodies, parsed. */
+/** A webhook for `owner` at a fresh sink, with the questions' words: the
+ *  deliveries' bodies, parsed. */
 async function webhookSink(owner) {
   const sink = await startSink();
-  const r = await api("PUT", "/v1/channels/webhook", owner.token, { url: `${sink.url}/hook`, secret: "0123456789abcdef" });
+  const r = await api("PUT", "/v1/channels/webhook", owner.token, { url: `${sink.url}/hook`, secret: "0123456789abcdef", words: true });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return sink;
 }

@@ -189,6 +189,7 @@ test("channels are validated, stored, listed without secrets, and deleted", asyn
     ["ntfy", { url: "https://ntfy.sh/" }],
     ["ntfy", { url: "https://ntfy.sh/a b" }],
     ["ntfy", { url: "https://ntfy.sh/t", priority: 9 }],
+    ["ntfy", { url: "https://ntfy.sh/t", words: "yes" }],
     ["webhook", { url: "https://example.com/h" }],
     ["webhook", { url: "https://example.com/h", secret: "short" }],
     ["webhook", { url: "nope", secret: "0123456789abcdef" }],
@@ -206,7 +207,7 @@ test("channels are validated, stored, listed without secrets, and deleted", asyn
     body: { url: "https://ntfy.sh/ana-secret-topic", token: "tk_abc", priority: 5 },
   });
   assert.equal(n.status, 200);
-  assert.deepEqual(n.body, { kind: "ntfy", url: "https://ntfy.sh/ana-secret-topic", priority: 5, click: null, has_token: true });
+  assert.deepEqual(n.body, { kind: "ntfy", url: "https://ntfy.sh/ana-secret-topic", priority: 5, click: null, has_token: true, words: false });
   const h = await call(w, "PUT", "/v1/channels/webhook", {
     token: ana.token,
     body: { url: "https://example.com/hook", secret: "s3cret-s3cret-s3cret" },

@@ -11,13 +11,14 @@ const SECRET = "whsec-0123456789abcdef";
 let w, sink;
 withWorkerAndSink({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" }, (ww, ss) => ([w, sink] = [ww, ss]));
 
-/** A fresh owner with both channels pointing at the sink, and a task. */
-async function setup() {
+/** A fresh owner with both channels pointing at the sink, with the
+ *  question's words turned on unless `words` is false, and a task. */
+async function setup({ words = true, name = "deploy bot" } = {}) {
   const owner = await newOwner(w);
   const topic = `topic-${owner.owner_id.slice(4, 16)}`;
-  await call(w, "PUT", "/v1/channels/ntfy", { token: owner.token, body: { url: `${sink.url}/${topic}`, token: "tk_test" } });
-  await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${sink.url}/hook/${topic}`, secret: SECRET } });
-  const task = await newTask(w, owner.token, { name: "deploy bot" });
+  await call(w, "PUT", "/v1/channels/ntfy", { token: owner.token, body: { url: `${sink.url}/${topic}`, token: "tk_test", words } });
+  await call(w, "PUT", "/v1/channels/webhook", { token: owner.token, body: { url: `${sink.url}/hook/${topic}`, secret: SECRET, words } });
+  const task = await newTask(w, owner.token, { name });
   const mine = () => sink.received.filter((r) => r.url.includes(topic) || r.body.includes(topic));
   return { owner, task, topic, mine };
 }
@@ -58,6 +59,26 @@ test("a dialog still open after the delay is notified exactly once, on every cha
   const row = await w.db.prepare("SELECT notified_at, opened_at FROM questions WHERE id = ?").bind(qid).first();
   assert.ok(row.notified_at >= row.opened_at + DELAY, "not before the delay");
   assert.equal(await count(w, "deliveries", `question_id = '${qid}' AND ok = 1 AND event = 'open'`), 2);
+});
+
+test("a channel without words tells only which CLI waits and what kind of question, and its listing says so", async () => {
+  const secret = "planted-9f3c2a";
+  const { owner, task, mine } = await setup({ words: false, name: `task ${secret}` });
+  const listed = (await call(w, "GET", "/v1/channels", { token: owner.token })).body.channels;
+  assert.deepEqual(listed.map((c) => [c.kind, c.words]).sort(), [["ntfy", false], ["webhook", false]]);
+  const r = await post(w, task.credential, report({ session: "nw", action: "open", kind: "permission",
+    text: `Run deploy --token ${secret}?`, options: [{ label: `yes ${secret}` }] }));
+  await waitFor(() => mine().length >= 2, 5000);
+  for (const got of mine()) assert.ok(!got.body.includes(secret), got.body);
+  const ntfy = JSON.parse(mine().find((g) => g.url === "/").body);
+  assert.equal(ntfy.title, "Claude Code needs your permission");
+  assert.equal(ntfy.message, "Open needs-you to see it.");
+  const event = JSON.parse(mine().find((g) => g.url.includes("/hook/")).body);
+  assert.equal(event.words, false);
+  assert.deepEqual(Object.keys(event.question).sort(),
+    ["answer_from_afar", "cli", "close_reason", "closed_at", "kind", "notified_at", "open_seq", "opened_at", "question_id", "task_id"]);
+  assert.equal(event.question.question_id, r.body.question_id);
+  assert.equal(event.question.kind, "permission");
 });
 
 test("a dialog closed before the delay is never notified", async () => {

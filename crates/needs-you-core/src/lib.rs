@@ -21,6 +21,8 @@
 //! * [`text`]: the control and invisible characters that no screen shows.
 //! * [`api`]: the API's views that the Worker writes and the command line
 //!   reads: the list, a question, a task, an answer.
+//! * [`history`]: what a search of the history reads, and whether it finds
+//!   a past question, for the command line and the page alike.
 //! * [`live`]: the live list: the messages on the socket a reader of the
 //!   list holds, and what changed between two lists.
 //! * [`relay_messages`]: the messages between the Worker and the relay on the agent's
@@ -41,6 +43,7 @@ pub mod agent;
 pub mod answer;
 pub mod api;
 pub mod classify;
+pub mod history;
 pub mod kinds;
 pub mod lasting;
 pub mod live;

@@ -180,10 +180,11 @@ impl Asked<'_> {
             self.who = self.who.take().or_else(|| known.expected_agent.clone());
             decision = settle(decision, &known);
         }
+        // Settled, a permission stays open or is ignored (the prompt of a
+        // question dialog that is open already).
         match decision {
             Decision::Open { kind, .. } => open(dir, self, kind, &decision, replies_as_messages),
-            Decision::Close { reason } => self.close(dir, reason),
-            Decision::Expect { .. } | Decision::Ignore { .. } => Ok(()),
+            _ => Ok(()),
         }
     }
 

@@ -3,7 +3,9 @@
 //! JSON and the time come in, the text goes out.
 
 use needs_you_core::afar::Afar;
-use needs_you_core::api::{Channel, Device, Listed, Rule, RuleState, Task, TaskState, TestResult};
+use needs_you_core::api::{
+    Channel, Device, Listed, Past, Rule, RuleState, Task, TaskState, TestResult,
+};
 use needs_you_core::{Cli, Terminal};
 
 use crate::term::cut;
@@ -35,6 +37,77 @@ pub fn rules(rows: &[Rule], now: f64) -> String {
         if let Some(note) = &r.note {
             out.push_str(&format!("  {note}\n"));
         }
+    }
+    out
+}
+
+/// The history, newest first, a paragraph a question: when, which task
+/// and who asked, how it ended; its words; each answer (what, by whom, when,
+/// what became of it); each rule it granted; and its id and place.
+pub fn history(rows: &[Past], searched: bool, now: f64, width: usize) -> String {
+    if rows.is_empty() {
+        return if searched {
+            "Nothing in the history holds those words.\n".into()
+        } else {
+            "No questions yet.\n".into()
+        };
+    }
+    let mut out = String::new();
+    for p in rows {
+        let q = &p.question;
+        let ended = match (q.closed_at, q.close_reason) {
+            (None, _) => "open".to_owned(),
+            (Some(at), reason) => format!(
+                "{} {} ago",
+                reason.map_or("closed", |r| r.as_str()),
+                age(at as f64, now)
+            ),
+        };
+        out.push_str(&cut(
+            &format!(
+                "{} ago  {} · {} · {ended}",
+                age(q.opened_at as f64, now),
+                q.task_name,
+                p.who
+            ),
+            width,
+        ));
+        out.push('\n');
+        for line in q.text.lines().take(3) {
+            out.push_str(&cut(&format!("  {line}"), width));
+            out.push('\n');
+        }
+        for a in &p.answers {
+            let at = a.created_at.unwrap_or(a.updated_at);
+            let line = format!(
+                "  answered {} by {}, {} ago: {}{}",
+                a.text,
+                a.by.as_deref().unwrap_or("?"),
+                age(at as f64, now),
+                a.state.as_str(),
+                a.reason
+                    .as_deref()
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default()
+            );
+            out.push_str(&cut(&line, width));
+            out.push('\n');
+        }
+        for r in &p.rules {
+            out.push_str(&cut(
+                &format!("  granted rule {} ({})", r.rule, r.state.as_str()),
+                width,
+            ));
+            out.push('\n');
+        }
+        let at = place(q.terminal.as_ref());
+        let id = if at.is_empty() {
+            q.question_id.clone()
+        } else {
+            format!("{} · {at}", q.question_id)
+        };
+        out.push_str(&cut(&format!("  {id}"), width));
+        out.push('\n');
     }
     out
 }
@@ -151,6 +224,11 @@ pub fn tasks(rows: &[Task], now: f64, width: usize) -> String {
 
 pub fn channel_line(c: &Channel, now: f64) -> String {
     let mut line = format!("{:<8} {}", c.settings.kind(), cut(c.settings.url(), 200));
+    line.push_str(if c.settings.words() {
+        "  with words"
+    } else {
+        "  no words (which CLI, what kind)"
+    });
     let outcome = c.outcome.clone().unwrap_or_default();
     if let Some(at) = outcome.last_success_at {
         line.push_str(&format!("  last delivered {} ago", age(at as f64, now)));

@@ -2,7 +2,9 @@
 
 use needs_you::cli::{self, ChannelAction, Command, DeviceAction, RuleAction, TaskAction};
 use needs_you::commands::deploy::{self, Mode};
-use needs_you::commands::{account, channels, codex, questions, rules, run, trusting, version};
+use needs_you::commands::{
+    account, channels, codex, history, questions, rules, run, trusting, version,
+};
 use needs_you::fail::Result;
 
 fn main() {
@@ -56,6 +58,7 @@ fn owners_own(command: &Command) -> bool {
             | Command::Tasks(_)
             | Command::Answer { .. }
             | Command::Rules(_)
+            | Command::Log { .. }
             | Command::Dismiss { .. }
             | Command::Show { .. }
             | Command::Devices(_)
@@ -116,6 +119,7 @@ fn dispatch(command: Command) -> Result<i32> {
             questions::Reply::from_args(allow, keep, deny, choose, text)?,
             yes,
         ),
+        Command::Log { words, limit, json } => history::log(&words, limit, json),
         Command::Rules(args) => match args.action {
             None => rules::list(args.json),
             Some(RuleAction::Revoke { rule }) => rules::revoke(&rule),
@@ -132,7 +136,8 @@ fn dispatch(command: Command) -> Result<i32> {
                 kind,
                 url,
                 priority,
-            }) => channels::set(kind, &url, priority),
+                words,
+            }) => channels::set(kind, &url, priority, words),
             Some(ChannelAction::Remove { kind }) => channels::remove(kind),
         },
         Command::TestPush { json } => channels::test_push(json),

@@ -10,6 +10,9 @@ wire_enum! {
 }
 
 /// A channel as its owner may read it back: never a token or a secret.
+/// `words`: whether it carries the question's words (its task's name, text
+/// and options) to whoever runs that channel; without, only which CLI waits
+/// and what kind of question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum ChannelSettings {
@@ -18,10 +21,14 @@ pub enum ChannelSettings {
         priority: u8,
         click: Option<String>,
         has_token: bool,
+        #[serde(default)]
+        words: bool,
     },
     Webhook {
         url: String,
         has_secret: bool,
+        #[serde(default)]
+        words: bool,
     },
 }
 
@@ -29,6 +36,12 @@ impl ChannelSettings {
     pub fn url(&self) -> &str {
         match self {
             ChannelSettings::Ntfy { url, .. } | ChannelSettings::Webhook { url, .. } => url,
+        }
+    }
+
+    pub fn words(&self) -> bool {
+        match self {
+            ChannelSettings::Ntfy { words, .. } | ChannelSettings::Webhook { words, .. } => *words,
         }
     }
 

@@ -8,6 +8,8 @@
 //! * [`Answer`]: an answer's state on its way to the agent, in the list;
 //!   [`AnswerStatus`]: the same, followed by its id.
 //! * [`NeedsYou`]: `GET /v1/needs-you`, the whole list.
+//! * [`History`]: `GET /v1/history`, every question with its answers and
+//!   rules, [`Past`] each.
 //! * [`Channel`], [`TestResult`]: an owner's channels, and a test push.
 //! * What a creation answers, once: [`NewOwner`], [`NewTask`], [`Pairing`],
 //!   [`NewDevice`], [`Queued`], [`NewToken`].
@@ -154,12 +156,36 @@ pub struct Answer {
     /// choices ([`crate::afar::AnswerBody::summary`]).
     pub text: String,
     pub updated_at: i64,
+    /// When it was sent, in the history (`GET /v1/history`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<i64>,
     /// Its form: `text`, `decision`, `choices`.
     #[serde(default = "text_form")]
     pub form: Afar,
     /// Who answered: a device's name, or "the owner".
     #[serde(default, alias = "answered_by")]
     pub by: Option<String>,
+}
+
+/// One question of the history: as the list shows it, with every answer it
+/// had, oldest first, and the lasting rules those answers granted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Past {
+    #[serde(flatten)]
+    pub question: Question,
+    /// Who asked, in the words every screen shows: [`Cli::asking`].
+    pub who: String,
+    pub answers: Vec<Answer>,
+    pub rules: Vec<Rule>,
+}
+
+/// `GET /v1/history`: the owner's questions, open and closed, newest first,
+/// one page; `next` is the `before` of the page after it, null after the
+/// last.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    pub questions: Vec<Past>,
+    pub next: Option<String>,
 }
 
 fn text_form() -> Afar {
@@ -403,7 +429,7 @@ mod tests {
     #[test]
     fn a_channel_is_its_kind_settings_and_outcomes() {
         let put = json!({"kind": "ntfy", "url": "https://ntfy.sh/t", "priority": 5,
-                         "click": null, "has_token": true});
+                         "click": null, "has_token": true, "words": false});
         let c: Channel = serde_json::from_value(put.clone()).unwrap();
         assert_eq!(c.settings.kind(), ChannelKind::Ntfy);
         assert_eq!(
@@ -412,12 +438,12 @@ mod tests {
             "no outcomes: none shown"
         );
         let listed = json!({"kind": "webhook", "url": "https://x.example/h", "has_secret": true,
-            "last_success_at": 5, "last_failure_at": null, "last_error": null});
+            "words": true, "last_success_at": 5, "last_failure_at": null, "last_error": null});
         let c: Channel = serde_json::from_value(listed.clone()).unwrap();
         assert_eq!(c.outcome.as_ref().unwrap().last_success_at, Some(5));
         assert_eq!(serde_json::to_value(&c).unwrap(), listed);
         let never = json!({"kind": "webhook", "url": "https://x.example/h", "has_secret": true,
-            "last_success_at": null, "last_failure_at": null, "last_error": null});
+            "words": false, "last_success_at": null, "last_failure_at": null, "last_error": null});
         let c: Channel = serde_json::from_value(never.clone()).unwrap();
         assert_eq!(serde_json::to_value(&c).unwrap(), never, "nulls stay");
     }

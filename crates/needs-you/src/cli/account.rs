@@ -38,6 +38,11 @@ pub enum ChannelAction {
         /// ntfy's priority, 1 to 5.
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
         priority: Option<u8>,
+        /// Send the question's words (its task's name, text and options)
+        /// to the channel's server; without, only which CLI waits and what
+        /// kind of question.
+        #[arg(long)]
+        words: bool,
     },
     /// Remove a channel.
     Remove {

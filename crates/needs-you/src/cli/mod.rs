@@ -98,6 +98,23 @@ pub enum Command {
         needs-you tasks --rules\n  \
         needs-you tasks mute 'api refactor' --for 30m")]
     Tasks(TasksArgs),
+    /// Every question your agents asked (open, and closed in the last 30
+    /// days), newest first, each with every answer (what, by which device,
+    /// when, what became of it) and the rules they granted; words search it
+    /// here, on this machine.
+    #[command(after_help = "  needs-you log npm test\n  needs-you log --json > history.jsonl")]
+    Log {
+        /// Words that each question shown holds, in any case (its task, text,
+        /// options, folder, answers, who answered, rules).
+        words: Vec<String>,
+        /// At most this many questions.
+        #[arg(long, default_value_t = 50, value_name = "N",
+              value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        limit: u32,
+        /// JSON Lines: one question a line, as the server gives it.
+        #[arg(long)]
+        json: bool,
+    },
     /// The lasting rules granted from afar ("don't ask again"), those of
     /// ended tasks too; `revoke` takes one back out of the settings file it
     /// was written to, through its task's relay.

@@ -156,7 +156,8 @@ fn listing_commands_take_json_and_refuse_unknown_options() {
             "ntfy",
             "https://ntfy.sh/t",
             "--priority",
-            "5"
+            "5",
+            "--words"
         ])
         .unwrap(),
         Command::Channels(ChannelsArgs {
@@ -164,7 +165,8 @@ fn listing_commands_take_json_and_refuse_unknown_options() {
             action: Some(ChannelAction::Set {
                 kind: ChannelKind::Ntfy,
                 url: "https://ntfy.sh/t".into(),
-                priority: Some(5)
+                priority: Some(5),
+                words: true
             })
         })
     );

@@ -20,11 +20,12 @@ pub fn list(json_out: bool) -> Result<i32> {
     Ok(exit::OK)
 }
 
-/// `channels set KIND URL [--priority N]`: ntfy's token from the environment,
-/// the webhook's secret from the environment or asked, never an argument.
-pub fn set(kind: ChannelKind, url: &str, priority: Option<u8>) -> Result<i32> {
+/// `channels set KIND URL [--priority N] [--words]`: ntfy's token from the
+/// environment, the webhook's secret from the environment or asked, never an
+/// argument. Set again without `--words`, a channel carries no words.
+pub fn set(kind: ChannelKind, url: &str, priority: Option<u8>, words: bool) -> Result<i32> {
     let (_, client) = owner("manages channels")?;
-    let mut body = json!({"url": url});
+    let mut body = json!({"url": url, "words": words});
     match kind {
         ChannelKind::Ntfy => {
             if let Some(t) = std::env::var("NEEDS_YOU_NTFY_TOKEN")

@@ -6,6 +6,7 @@ pub mod cards;
 pub mod channels;
 pub mod codex;
 pub mod deploy;
+pub mod history;
 pub mod questions;
 pub mod rules;
 pub mod run;
