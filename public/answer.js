@@ -4,6 +4,7 @@
 // page with textContent, never as HTML.
 
 import { call } from "./api.js";
+import { typedLine } from "./card.js";
 import { signAnswer } from "./keys.js";
 import { ago } from "./words.js";
 
@@ -110,8 +111,16 @@ function textAnswer(q, el, busy) {
     input.disabled = true;
     form.querySelector("button").disabled = true;
   }
-  form.addEventListener("submit", (ev) => {
+  form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    // Refused here, before it is signed or sent, by the rule the relay
+    // applies again before it types: the server need not read it.
+    try {
+      await typedLine(input.value);
+    } catch (e) {
+      page.status(`Not sent: ${e.message}.`);
+      return;
+    }
     send(q, { text: input.value }, form.querySelector("button")).then((sent) => sent && drafts.delete(q.question_id));
   });
 }

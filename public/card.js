@@ -36,12 +36,17 @@ function loaded() {
 /** `{text, options, questions, lasting, digest}` of `request`, answered
  *  in `form` ("decision" or "choices"); throws what the builder found wrong
  *  with it. */
-export async function build(form, request) {
+export function build(form, request) {
+  return withBuilder("card", { form, request });
+}
+
+/** `input` through the loaded module's export `name`. A trap leaves the
+ *  module's memory as it was mid-call: a new one is loaded next time. */
+async function withBuilder(name, input) {
   const wasm = await loaded();
   try {
-    return callBuilder(wasm, form, request);
+    return callExport(wasm, name, input);
   } catch (e) {
-    // A trap leaves the module's memory as it was mid-call: a new one next time.
     if (e instanceof WebAssembly.RuntimeError) builder = null;
     throw e;
   }
@@ -70,16 +75,17 @@ function callExport(wasm, name, input) {
   return answer;
 }
 
+/** A reply as the agent's terminal would get it: the one line typed; what
+ *  the agent would run rather than read (`!…`, `/…`, `exit`) is thrown, by
+ *  the rule the relay applies again before it types. */
+export async function typedLine(text) {
+  return (await withBuilder("typed", { text })).line;
+}
+
 /** The places in `questions` (past questions, as the history gives them)
  *  of those that `query` finds, by the same rule as `needs-you log`. */
 export async function find(query, questions) {
-  const wasm = await loaded();
-  try {
-    return callExport(wasm, "find", { query, questions }).found;
-  } catch (e) {
-    if (e instanceof WebAssembly.RuntimeError) builder = null;
-    throw e;
-  }
+  return (await withBuilder("find", { query, questions })).found;
 }
 
 /** Cards built, by question: `{key, built}` or `{key, error}`; `key` is

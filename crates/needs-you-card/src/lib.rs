@@ -2,12 +2,15 @@
 //! ([`needs_you_core::classify::card::to_sign`]), for the page: compiled to
 //! wasm32 and called from `public/card.js`, so that the page shows and signs
 //! what the command line does, from one card builder. It also searches the
-//! history as the command line does ([`needs_you_core::history::finds`]).
+//! history as the command line does ([`needs_you_core::history::finds`]),
+//! and refuses a reply that the agent would run rather than read, by the
+//! rule the relay applies before it types ([`needs_you_core::answer::check`]).
 //!
 //! The page passes JSON in and takes JSON out through linear memory, with
 //! no generated glue: it asks `room` for room, writes
 //! `{"form": "decision" | "choices", "request": {"tool": …, "input": …}}` there, calls `card`
-//! (or `{"query": …, "questions": [past questions]}`, and calls `find`),
+//! (or `{"query": …, "questions": [past questions]}`, and calls `find`; or
+//! `{"text": …}`, and calls `typed`),
 //! and reads the JSON whose place and length it returns, then gives both
 //! back with `give_back`.
 
@@ -61,6 +64,20 @@ pub fn search(input: &[u8]) -> String {
     }
 }
 
+/// A reply as the agent's terminal would get it, as JSON: `{"line": …}`, the
+/// one line typed, or `{"error": …}`, why it is refused (a line the agent
+/// would run as a command, or one with nothing left to type).
+pub fn line(input: &[u8]) -> String {
+    let text = serde_json::from_slice::<Value>(input)
+        .ok()
+        .and_then(|v| v["text"].as_str().map(str::to_owned));
+    match text.map(|t| needs_you_core::answer::check(&t)) {
+        Some(Ok(line)) => json!({ "line": line }).to_string(),
+        Some(Err(why)) => json!({ "error": why }).to_string(),
+        None => json!({ "error": "a reply is {\"text\": text}" }).to_string(),
+    }
+}
+
 /// Room for `len` bytes of input, for the page to write into.
 #[no_mangle]
 pub extern "C" fn room(len: usize) -> *mut u8 {
@@ -101,6 +118,16 @@ pub unsafe extern "C" fn card(at: *mut u8, len: usize) -> u64 {
 #[no_mangle]
 pub unsafe extern "C" fn find(at: *mut u8, len: usize) -> u64 {
     answer(at, len, search)
+}
+
+/// [`line`] of the `len` bytes at `at`, as [`card()`] answers.
+///
+/// # Safety
+///
+/// As [`card()`]'s.
+#[no_mangle]
+pub unsafe extern "C" fn typed(at: *mut u8, len: usize) -> u64 {
+    answer(at, len, line)
 }
 
 /// `with` of the input at `at`, which it frees, its result handed out as a
@@ -152,6 +179,20 @@ mod tests {
         assert_eq!(out, json!({"found": [1]}));
         let bad: Value = serde_json::from_str(&search(b"{\"query\": 1}")).unwrap();
         assert!(bad["error"].is_string(), "{bad}");
+    }
+
+    #[test]
+    fn a_reply_the_agent_would_run_is_refused_and_others_become_one_line() {
+        let typed = |text: &str| -> Value {
+            serde_json::from_str(&line(json!({ "text": text }).to_string().as_bytes())).unwrap()
+        };
+        assert_eq!(
+            typed("yes,\nand the docs"),
+            json!({"line": "yes, and the docs"})
+        );
+        for refused in ["!rm -rf ~", "/permissions", "exit", "\u{200b}!ls"] {
+            assert!(typed(refused)["error"].is_string(), "{refused}");
+        }
     }
 
     #[test]

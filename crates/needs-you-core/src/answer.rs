@@ -1,7 +1,9 @@
 //! Answers typed into an agent's terminal from afar: the one rule for what
-//! may be typed. The Worker applies it when an answer is posted, and the
-//! relay again just before typing, so a line that reached the terminal has
-//! passed it whatever the path.
+//! may be typed. The page applies it before it signs or sends a reply
+//! (through `card.wasm`), the Worker when an answer is posted, and the relay
+//! again just before typing, so a line that reached the terminal has passed
+//! it whatever the path, and the check stands on the devices even where the
+//! server cannot read the words.
 //!
 //! Two things make an answer unsafe to type:
 //!
