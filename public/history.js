@@ -19,6 +19,8 @@ let next = null;
 let opening = 0;
 /** A page on its way: "Show older" waits for it. */
 let loading = false;
+/** The newest drawing asked for: an older search that ends after it is dropped. */
+let drawing = 0;
 
 /** Opens the history on its newest page. */
 export async function showHistory() {
@@ -61,16 +63,18 @@ async function more() {
 
 /** Draws what the search finds among the questions loaded. */
 async function draw() {
+  const mine = ++drawing;
   const query = $("history-search").value.trim();
   let shown = loaded;
   if (query) {
     try {
       shown = (await find(query, loaded)).map((i) => loaded[i]);
     } catch (e) {
-      state(`Could not search here: ${e.message}`);
+      if (mine === drawing) state(`Could not search here: ${e.message}`);
       return;
     }
   }
+  if (mine !== drawing) return;
   $("history-list").replaceChildren(...shown.map(past));
   $("history-more").hidden = !next;
   const older = next ? " Older ones: Show older." : "";
