@@ -174,11 +174,12 @@ test("History: every question with its answers, newest first, searched on this d
   }
   await page.click("#history-open");
   const items = page.locator("#history-list .past");
-  await page.locator("#history-state", { hasText: "50 of the 50 questions loaded. Older ones: Show older." }).waitFor();
+  // Whole lines: "1 of the 51" is also a piece of "51 of the 51".
+  await page.locator("#history-state", { hasText: /^50 of the 50 questions loaded\. Older ones: Show older\.$/ }).waitFor();
   assert.equal(await items.first().locator(".past-text").textContent(), "Which region, 50?");
   assert.match(await items.first().locator(".past-head").textContent(), /^just now · api refactor · Claude Code is asking · open$/);
   await page.click("#history-more");
-  await page.locator("#history-state", { hasText: "51 of the 51 questions loaded." }).waitFor();
+  await page.locator("#history-state", { hasText: /^51 of the 51 questions loaded\.$/ }).waitFor();
   assert.ok(await page.locator("#history-more").isHidden());
   const oldest = page.locator(`#past-${first.question_id}`);
   assert.equal(await oldest.locator(".past-text").textContent(), "Run npm test in <b>api</b>?", "words are text");
@@ -186,14 +187,14 @@ test("History: every question with its answers, newest first, searched on this d
   assert.match(await oldest.locator(".past-head").textContent(), /· Claude Code needs your permission · dismissed just now$/);
   // The search: every word, in any case, anywhere in the question.
   await page.fill("#history-search", "NPM build-box");
-  await page.locator("#history-state", { hasText: "1 of the 51 questions loaded." }).waitFor();
+  await page.locator("#history-state", { hasText: /^1 of the 51 questions loaded\.$/ }).waitFor();
   assert.deepEqual(await items.evaluateAll((els) => els.map((e) => e.id)), [`past-${first.question_id}`]);
   await page.fill("#history-search", "REGION 42");
   // The state reads as the search before did: wait for the question itself.
   await items.locator(".past-text", { hasText: "Which region, 42?" }).waitFor();
   assert.equal(await items.count(), 1);
   await page.fill("#history-search", "kubernetes");
-  await page.locator("#history-state", { hasText: "Nothing loaded holds those words." }).waitFor();
+  await page.locator("#history-state", { hasText: /^Nothing loaded holds those words\.$/ }).waitFor();
   assert.equal(await items.count(), 0);
   await context.close();
 });
