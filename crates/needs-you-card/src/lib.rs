@@ -120,7 +120,7 @@ pub unsafe extern "C" fn find(at: *mut u8, len: usize) -> u64 {
     answer(at, len, search)
 }
 
-/// [`line`] of the `len` bytes at `at`, as [`card()`] answers.
+/// [`line()`] of the `len` bytes at `at`, as [`card()`] answers.
 ///
 /// # Safety
 ///
