@@ -145,17 +145,6 @@ pub fn words_of(c: &Map<String, Value>) -> Result<bool, String> {
     }
 }
 
-/// What a channel without words says of a question: which CLI waits, and
-/// for what kind of answer. Nothing a person or agent wrote.
-pub fn wordless_title(q: &Question) -> String {
-    let cli = q.cli.display_name();
-    match q.kind {
-        needs_you_core::Kind::Permission => format!("{cli} needs your permission"),
-        needs_you_core::Kind::Dialog => format!("{cli} is asking a question"),
-        needs_you_core::Kind::Reply => format!("{cli} is waiting for your reply"),
-    }
-}
-
 /// Option labels as a short list for a notification body.
 pub fn option_lines(options: &[QuestionOption]) -> String {
     options

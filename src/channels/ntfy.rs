@@ -36,7 +36,8 @@ pub struct Ntfy {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub click: Option<String>,
     /// Whether a notification carries the question's words; without, only
-    /// which CLI waits and what kind of question ([`super::wordless_title`]).
+    /// which CLI waits and what kind of question, in the words of every
+    /// screen ([`needs_you_core::Cli::asking`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub words: bool,
 }
@@ -87,7 +88,7 @@ impl Ntfy {
                 let (title, message) = if self.words {
                     (words_title(q), words_message(q))
                 } else {
-                    (super::wordless_title(q), WORDLESS_MESSAGE.to_owned())
+                    (q.cli.asking(q.kind), WORDLESS_MESSAGE.to_owned())
                 };
                 let mut body = serde_json::json!({
                     "topic": topic, "title": title, "message": message, "priority": if q.quiet { QUIET_PRIORITY } else { self.priority },
