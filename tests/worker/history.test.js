@@ -82,6 +82,8 @@ test("the history holds every question, newest first, with its answers and the r
   const eve = await newOwner(w, "Eve");
   assert.deepEqual((await history(eve.token)).body, { questions: [], next: null });
   assert.equal((await history(undefined)).status, 401);
+  // An agent holding its task's credential reads no history, its own task's neither.
+  assert.equal((await history(task.credential)).status, 401);
 });
 
 test("a page's start or size it cannot read is refused with a clear message", async () => {

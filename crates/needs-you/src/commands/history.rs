@@ -2,12 +2,13 @@
 //! granted, searched here: the server hands its pages over whole
 //! ([`needs_you_core::history`] is the one rule of a search).
 
-use needs_you_core::api::{History, Past};
+use needs_you_core::api::Past;
 use needs_you_core::{history, query};
+use serde_json::Value;
 
 use super::{logged_in, now_ms};
 use crate::display;
-use crate::fail::{exit, Result};
+use crate::fail::{exit, Fail, Result};
 use crate::term;
 
 /// Questions asked of the server at a time.
@@ -19,7 +20,9 @@ const PAGE: u32 = 200;
 pub fn log(words: &[String], limit: u32, json_out: bool) -> Result<i32> {
     let (_, client) = logged_in()?;
     let search = words.join(" ");
-    let mut found: Vec<Past> = Vec::new();
+    // Searched and written as the server gave them, by the rule the page
+    // follows on the same JSON.
+    let mut found: Vec<Value> = Vec::new();
     let mut before: Option<String> = None;
     loop {
         // Without words every question fetched is shown: no more than that.
@@ -33,31 +36,35 @@ pub fn log(words: &[String], limit: u32, json_out: bool) -> Result<i32> {
         if let Some(b) = &before {
             pairs.push(("before", b.as_str()));
         }
-        let page: History = client.get(&format!("/v1/history?{}", query::encode(&pairs)))?;
-        found.extend(page.questions.into_iter().filter(|p| finds(p, &search)));
-        match page.next {
-            Some(next) if found.len() < limit as usize => before = Some(next),
+        let mut page: Value = client.get(&format!("/v1/history?{}", query::encode(&pairs)))?;
+        if let Value::Array(questions) = page["questions"].take() {
+            found.extend(questions.into_iter().filter(|p| history::finds(p, &search)));
+        }
+        match page["next"].as_str() {
+            Some(next) if found.len() < limit as usize => before = Some(next.to_owned()),
             _ => break,
         }
     }
     found.truncate(limit as usize);
     if json_out {
         for p in &found {
-            println!(
-                "{}",
-                serde_json::to_string(p).expect("a past question serializes")
-            );
+            println!("{p}");
         }
     } else {
+        let past = found
+            .into_iter()
+            .map(serde_json::from_value)
+            .collect::<serde_json::Result<Vec<Past>>>()
+            .map_err(|e| {
+                Fail::new(
+                    exit::SERVER,
+                    format!("the server's history is not one this needs-you reads: {e}"),
+                )
+            })?;
         print!(
             "{}",
-            display::history(&found, !search.is_empty(), now_ms(), term::width())
+            display::history(&past, !search.is_empty(), now_ms(), term::width())
         );
     }
     Ok(exit::OK)
-}
-
-/// Whether `search` finds `p`, read as the page reads it: from its JSON.
-fn finds(p: &Past, search: &str) -> bool {
-    serde_json::to_value(p).is_ok_and(|v| history::finds(&v, search))
 }
