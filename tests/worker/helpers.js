@@ -208,6 +208,20 @@ export async function waitFor(check, ms, step = 50) {
   }
 }
 
+/** The task's relay by hand: its socket to the Worker, having said hello;
+ *  `got` collects the frames, `closed` the close code, `say` sends one. */
+export async function relaySocket(w, credential) {
+  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${credential}` } });
+  if (resp.status !== 101) throw new Error(`the relay's socket was refused: ${resp.status}`);
+  const ws = resp.webSocket;
+  const r = { ws, got: [], closed: null, say: (m) => ws.send(JSON.stringify(m)) };
+  ws.addEventListener("message", (e) => r.got.push(JSON.parse(e.data)));
+  ws.addEventListener("close", (e) => { r.closed = e.code; });
+  ws.accept();
+  r.say({ type: "hello" });
+  return r;
+}
+
 /**
  * Writes an answer straight into D1, behind the API's back, and has the
  * task's relay object deliver it: what a relay would be handed if the API's

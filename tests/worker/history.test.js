@@ -3,7 +3,7 @@
 // had (who, what, when, what became of it) and the rules they granted.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { call, newOwner, newTask, post, report, startWorker, waitFor } from "./helpers.js";
+import { call, newOwner, newTask, post, report, startWorker, waitFor, relaySocket } from "./helpers.js";
 import { lastingId, requestDigest } from "../support/request.js";
 
 let w;
@@ -13,16 +13,7 @@ after(async () => w?.stop());
 const NPM = { command: "npm test", description: "Run the tests" };
 const RULE = { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test *" }], behavior: "allow", destination: "localSettings" };
 
-async function relay(credential) {
-  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${credential}` } });
-  assert.equal(resp.status, 101);
-  const ws = resp.webSocket;
-  const r = { ws, got: [], say: (m) => ws.send(JSON.stringify(m)) };
-  ws.addEventListener("message", (e) => r.got.push(JSON.parse(e.data)));
-  ws.accept();
-  r.say({ type: "hello" });
-  return r;
-}
+const relay = (credential) => relaySocket(w, credential);
 
 const history = (token, query = "") => call(w, "GET", `/v1/history${query}`, { token });
 

@@ -5,7 +5,7 @@
 // on its task, and taken back through the task's relay.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { call, newOwner, newTask, post, report, startWorker, waitFor } from "./helpers.js";
+import { call, newOwner, newTask, post, report, startWorker, waitFor, relaySocket } from "./helpers.js";
 import { lastingId, requestDigest } from "../support/request.js";
 
 let w;
@@ -38,16 +38,7 @@ const listed = async (owner, qid) =>
 const decide = (token, qid, decision, input = NPM) =>
   call(w, "POST", `/v1/questions/${qid}/answers`, { token, body: { decision, digest: requestDigest("Bash", input) } });
 
-async function relay(credential) {
-  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${credential}` } });
-  assert.equal(resp.status, 101);
-  const ws = resp.webSocket;
-  const r = { ws, got: [], say: (m) => ws.send(JSON.stringify(m)) };
-  ws.addEventListener("message", (e) => r.got.push(JSON.parse(e.data)));
-  ws.accept();
-  r.say({ type: "hello" });
-  return r;
-}
+const relay = (credential) => relaySocket(w, credential);
 
 test("a permission offers allow once, deny, and exactly the lasting choices its CLI suggested, never a mode switch nor what comes with one", async () => {
   const { owner, task } = await world();

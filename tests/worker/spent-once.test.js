@@ -6,7 +6,7 @@
 // Each test is one way an attacker went through before these rules.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { call, count, deployedRates, newOwner, newTask, post, report, sleep, startWorker, waitFor } from "./helpers.js";
+import { call, count, deployedRates, newOwner, newTask, post, report, sleep, startWorker, waitFor, relaySocket } from "./helpers.js";
 import { requestDigest, takesRequest } from "../support/request.js";
 
 let w;
@@ -48,18 +48,7 @@ async function answer(owner, id) {
   return (await call(w, "GET", `/v1/answers/${id}`, { token: owner.token })).body;
 }
 
-/** The relay's side by hand; `got` collects frames, `closed` its close. */
-async function relay(credential) {
-  const resp = await w.mf.dispatchFetch(`${w.url}/v1/relay`, { headers: { upgrade: "websocket", authorization: `Bearer ${credential}` } });
-  assert.equal(resp.status, 101);
-  const ws = resp.webSocket;
-  const r = { ws, got: [], closed: null };
-  ws.addEventListener("message", (e) => r.got.push(JSON.parse(e.data)));
-  ws.addEventListener("close", (e) => { r.closed = e.code; });
-  ws.accept();
-  ws.send(JSON.stringify({ type: "hello" }));
-  return r;
-}
+const relay = (credential) => relaySocket(w, credential);
 
 test("the card is the request's: a report's own words are not shown, and a digest of another request is refused (400)", async () => {
   const { owner, task } = await world();
