@@ -6,7 +6,7 @@
 import { answerArea, answersOn } from "./answer.js";
 import { keepOnly, shown } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
-import { kept, newKey, renewCertificate, signRevoke, takeCertificate } from "./keys.js";
+import { kept, newKey, renewCertificate, signRevoke, takeCertificate, takeContentKeys } from "./keys.js";
 import { liveList } from "./live.js";
 import { VERSION } from "./version.js";
 import { ago, deviceName, mayDo } from "./words.js";
@@ -62,17 +62,21 @@ async function awaitCertificate() {
   status("Waiting for your computer to vouch for this browser's key…");
   const until = Date.now() + CERTIFICATE_WAIT_MS;
   while (Date.now() < until) {
-    let cert = null;
+    let me = null;
     try {
-      cert = (await call("GET", "/v1/devices")).body.devices[0]?.certificate;
+      me = (await call("GET", "/v1/devices")).body.devices[0];
     } catch {
       // Out of reach for a moment, or signed out: asked again, or it ends below.
     }
     if (!device()) return;
-    if (cert) {
-      status(await takeCertificate(cert)
-        ? "Paired: your machines take the answers this browser signs."
-        : "The certificate the server gave is not one your key made for this browser: your machines will refuse its answers. Pair it again, and tell whoever runs the server.");
+    if (me?.certificate) {
+      if (!(await takeCertificate(me.certificate))) {
+        status("The certificate the server gave is not one your key made for this browser: your machines will refuse its answers. Pair it again, and tell whoever runs the server.");
+      } else if (!(await takeContentKeys(me.device_id, me.content_keys)).length) {
+        status("Paired, but the content key the server gave does not open with this browser's key: it cannot read what your machines seal. Pair it again, and tell whoever runs the server.");
+      } else {
+        status("Paired: your machines take the answers this browser signs, and it opens what they seal.");
+      }
       return;
     }
     await new Promise((r) => setTimeout(r, 1000));
@@ -136,13 +140,15 @@ $("reload").onclick = () => location.reload();
 /** Takes this browser's certificate as renewed by the owner's command line,
  *  and says when the one it holds has ended: its answers are refused then. */
 async function checkCertificate() {
-  let held;
+  let me;
   try {
-    held = (await call("GET", "/v1/devices")).body.devices[0]?.certificate;
+    me = (await call("GET", "/v1/devices")).body.devices[0];
   } catch {
     return; // out of reach: the list says so
   }
-  const ends = await renewCertificate(held);
+  const ends = await renewCertificate(me?.certificate);
+  // A version of the content key made since (a device was revoked).
+  if (me) await takeContentKeys(me.device_id, me.content_keys).catch(() => {});
   if (ends && ends < Date.now()) {
     status(`This browser's certificate ended on ${new Date(ends).toLocaleDateString()}: your machines refuse its answers. Run any needs-you command on your computer (it renews certificates), then reload this page; or pair it again.`);
   }

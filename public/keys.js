@@ -7,10 +7,19 @@
 //
 // The statement's shape, the proof's label and the certificate's fields are
 // needs_you_core::signed's; the agent's machine reads them as written.
+//
+// Beside it, a seal key (ECDH P-256, not extractable either), proved with the
+// same secret: the owner's command line wraps the content key to it, and the
+// page keeps what it unwraps as AES-GCM keys no script can read back, one per
+// version, to open what the agents' machines seal (needs_you_core::sealed,
+// whose forms and labels these are).
 
 import { keptIn } from "./kept.js";
 
-const PROOF_LABEL = "needs-you pairing v1\n";
+const PROOF_LABEL = "needs-you pairing v2\n";
+const SEALED_LABEL = "needs-you sealed v1\n";
+const WRAP_LABEL = "needs-you content key v1\n";
+const ECDH = { name: "ECDH", namedCurve: "P-256" };
 const LIFETIME_MS = 10 * 60 * 1000;
 const ECDSA = { name: "ECDSA", namedCurve: "P-256" };
 const SIGN = { name: "ECDSA", hash: "SHA-256" };
@@ -39,15 +48,66 @@ export function forgetKey() {
   return store.write(null);
 }
 
-/** A new key for this browser, kept; its public half (base64url) and the
- *  proof of it under the pairing link's `secret`, for the pairer to check. */
+/** New keys for this browser, kept: its signing key and its seal key; their
+ *  public halves (base64url) and the proof of both under the pairing link's
+ *  `secret`, for the pairer to check. */
 export async function newKey(secret, owner) {
   const pair = await crypto.subtle.generateKey(ECDSA, false, ["sign"]);
   const key = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
-  await store.write({ privateKey: pair.privateKey, key, owner });
+  const seal = await crypto.subtle.generateKey(ECDH, false, ["deriveBits"]);
+  const sealKey = b64url(await crypto.subtle.exportKey("raw", seal.publicKey));
+  await store.write({ privateKey: pair.privateKey, key, sealPrivate: seal.privateKey, sealKey, owner, contentKeys: {} });
   const mac = await crypto.subtle.importKey("raw", unb64url(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const proof = b64url(await crypto.subtle.sign("HMAC", mac, enc.encode(PROOF_LABEL + key)));
-  return { key, proof };
+  const proof = b64url(await crypto.subtle.sign("HMAC", mac, enc.encode(`${PROOF_LABEL}${key}\n${sealKey}`)));
+  return { key, seal_key: sealKey, proof };
+}
+
+/** Takes the content key versions in `wrapped` (`w1.…` texts, as the server
+ *  keeps them for device `deviceId`) that this browser does not hold yet and
+ *  that open with its seal key, each as a key no script can read back. A
+ *  version held is never replaced; one that does not open (the server
+ *  changed it, or gave another device's) is left. The versions held. */
+export async function takeContentKeys(deviceId, wrapped) {
+  const me = await kept();
+  if (!me?.sealPrivate || !me.certificate) return [];
+  const held = { ...(me.contentKeys || {}) };
+  for (const text of wrapped || []) {
+    const [form, version, ephemeral, nonce, ciphertext, more] = String(text).split(".");
+    if (form !== "w1" || !/^[1-9][0-9]*$/.test(version || "") || more !== undefined || held[version]) continue;
+    try {
+      const theirs = await crypto.subtle.importKey("raw", unb64url(ephemeral), ECDH, false, []);
+      const shared = await crypto.subtle.deriveBits({ name: "ECDH", public: theirs }, me.sealPrivate, 256);
+      const hkdf = await crypto.subtle.importKey("raw", shared, "HKDF", false, ["deriveKey"]);
+      const info = enc.encode(`${WRAP_LABEL}${me.owner}\n${deviceId}\n${version}\n${ephemeral}\n${me.sealKey}`);
+      const wrapping = await crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(), info },
+        hkdf, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+      const raw = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64url(nonce) }, wrapping, unb64url(ciphertext));
+      if (raw.byteLength !== 32) continue;
+      held[version] = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+    } catch {
+      // Not one this browser's seal key opens: left.
+    }
+  }
+  await store.write({ ...(await kept()), contentKeys: held });
+  return Object.keys(held).map(Number).sort((a, b) => a - b);
+}
+
+/** What `sealed` (a `s1.…` text) holds, as text, if it was sealed for this
+ *  browser's owner as `scope`'s `field` under a version it holds; null when
+ *  it does not open. */
+export async function openSealed(scope, field, sealed) {
+  const me = await kept().catch(() => null);
+  const [form, version, nonce, ciphertext, more] = String(sealed).split(".");
+  const key = me?.contentKeys?.[version];
+  if (form !== "s1" || more !== undefined || !key) return null;
+  try {
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: unb64url(nonce), additionalData: enc.encode(`${SEALED_LABEL}${me.owner}\n${scope}\n${field}`) },
+      key, unb64url(ciphertext));
+    return new TextDecoder().decode(plain);
+  } catch {
+    return null;
+  }
 }
 
 async function fingerprint(keyB64) {
@@ -66,7 +126,7 @@ export async function takeCertificate(certificate) {
     const bytes = unb64url(certificate.statement);
     if (!(await crypto.subtle.verify(SIGN, ownerKey, unb64url(certificate.signature), bytes))) return false;
     const cert = JSON.parse(new TextDecoder().decode(bytes));
-    if (cert.key !== me.key || cert.owner !== me.owner) return false;
+    if (cert.key !== me.key || cert.owner !== me.owner || cert.seal_key !== me.sealKey) return false;
     // A certificate renewed is taken; one older than the kept one is not.
     if (me.certificate && cert.expires_at < ends(me.certificate)) return false;
   } catch {

@@ -22,7 +22,7 @@
 import { keptIn } from "./kept.js";
 import { signAnswer } from "./keys.js";
 
-const SHELL = "needs-you-shell-v8";
+const SHELL = "needs-you-shell-v9";
 const SHELL_FILES = [
   "/", "/app.js", "/answer.js", "/api.js", "/live.js", "/words.js", "/push.js", "/pair.js", "/history.js", "/keys.js", "/kept.js", "/card.js", "/card-hash.js", "/card.wasm", "/screen.js", "/version.js", "/style.css",
   "/manifest.webmanifest", "/icons/icon-192.png",

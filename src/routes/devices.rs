@@ -121,21 +121,31 @@ pub async fn check(mut req: Request, env: &Env) -> ApiResult {
     }
 }
 
-/// `POST /v1/devices {code, name, rights?, key?, proof?}`: the device's
-/// credential, shown once, with what it may do: the code's rights, narrowed
-/// to those asked for. A device that signs its answers sends its public key
-/// and the proof of it, kept for its pairer to check ([`super::keys`]).
+/// `POST /v1/devices {code, name, rights?, key?, seal_key?, proof?}`: the
+/// device's credential, shown once, with what it may do: the code's rights,
+/// narrowed to those asked for. A device that signs its answers sends its
+/// public key and its seal key with the proof of both, kept for its pairer
+/// to check ([`super::keys`]).
 pub async fn redeem(mut req: Request, env: &Env) -> ApiResult {
     let body = read_object(&mut req).await?;
     let name = name_field(&body, "name", MAX_NAME_CHARS)?;
     let asked = rights_field(&body)?.unwrap_or_else(Rights::all);
     let (pairing_id, secret) = code_field(&body)?;
     let key = super::keys::b64url_field(&body, "key", super::keys::MAX_KEY_CHARS)?;
+    let seal_key = super::keys::b64url_field(&body, "seal_key", super::keys::MAX_KEY_CHARS)?;
     let proof = super::keys::b64url_field(&body, "proof", super::keys::MAX_KEY_CHARS)?;
     if key.is_some() != proof.is_some() {
         return Err(ApiError::bad_request(
             "invalid_request",
             "a device's `key` comes with its `proof`",
+        ));
+    }
+    if key.is_some() && seal_key.is_none() {
+        // A page or command line from before sealed content: its pairer
+        // could give it no content key, and it could read nothing.
+        return Err(ApiError::bad_request(
+            "upgrade",
+            "this page or command line is older than its server: reload the page, or upgrade needs-you, then pair again",
         ));
     }
     let (device_id, token) = (new_id("dev_"), new_token(DEVICE_PREFIX));
@@ -150,6 +160,7 @@ pub async fn redeem(mut req: Request, env: &Env) -> ApiResult {
             token_hash: &sha256_hex(token.as_bytes()),
             asked: &asked,
             key: key.as_deref(),
+            seal_key: seal_key.as_deref(),
             proof: proof.as_deref(),
         },
         now_ms(),

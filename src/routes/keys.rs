@@ -6,21 +6,23 @@
 //!
 //! - `GET /v1/pairings/{id}` (owner): whether the code was used, and the
 //!   new device's key and proof, for the pairer to check.
-//! - `PUT /v1/devices/{id}/certificate` (owner) `{certificate}`: kept on the
-//!   device, which reads it back in `GET /v1/devices`.
+//! - `PUT /v1/devices/{id}/certificate` (owner) `{certificate, content_keys?}`:
+//!   kept on the device with the content key wrapped to it (`w1.…` texts,
+//!   `needs_you_core::sealed`), which it reads back in `GET /v1/devices`.
 //! - `GET`, `PUT /v1/owners/me/device-list` (owner) `{list}`: the newest,
 //!   handed to every relay with the answers.
 
 use serde_json::{json, Value};
 use worker::{Env, Request};
 
+use needs_you_core::sealed::{WrappedText, MAX_VERSIONS, MAX_WRAPPED_CHARS};
 use needs_you_core::signed::{is_b64url, Envelope};
 
 use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::{auth, store};
 
-/// The longest key or proof a device may send: a P-256 key is 87 characters
-/// of base64url, an HMAC-SHA256 43.
+/// The longest key or proof a device may send: a P-256 key (a signing key,
+/// a seal key) is 87 characters of base64url, an HMAC-SHA256 43.
 pub const MAX_KEY_CHARS: usize = 128;
 
 /// A base64url text of at most `max` characters in `field`, if there is one.
@@ -63,12 +65,42 @@ pub async fn pairing_state(req: Request, env: &Env, pairing_id: &str) -> ApiResu
     ok(200, &state)
 }
 
+/// The wrapped content keys in `content_keys`, if there are: each in its
+/// form, within its size, one per version. The Worker cannot open them.
+fn wrapped_keys_field(body: &serde_json::Map<String, Value>) -> Result<Option<String>, ApiError> {
+    let Some(given) = body.get("content_keys").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let bad = || {
+        ApiError::bad_request(
+            "invalid_request",
+            format!("`content_keys` is a list of at most {MAX_VERSIONS} wrapped keys (`w1.…`), one per version"),
+        )
+    };
+    let keys: Vec<String> = serde_json::from_value(given.clone()).map_err(|_| bad())?;
+    let mut versions: Vec<u32> = Vec::new();
+    for k in &keys {
+        let w = WrappedText::parse(k)
+            .filter(|_| k.len() <= MAX_WRAPPED_CHARS)
+            .ok_or_else(bad)?;
+        if versions.contains(&w.version) {
+            return Err(bad());
+        }
+        versions.push(w.version);
+    }
+    if keys.len() > MAX_VERSIONS {
+        return Err(bad());
+    }
+    Ok(Some(serde_json::to_string(&keys).unwrap_or_default()))
+}
+
 pub async fn certify(mut req: Request, env: &Env, device_id: &str) -> ApiResult {
     let owner = auth::owner(&req, env).await?;
     let body = read_object(&mut req).await?;
     let certificate = envelope_field(&body, "certificate")?;
+    let content_keys = wrapped_keys_field(&body)?;
     let text = serde_json::to_string(&certificate).unwrap_or_default();
-    if !store::set_certificate(env, &owner.id, device_id, &text).await? {
+    if !store::set_certificate(env, &owner.id, device_id, &text, content_keys.as_deref()).await? {
         return Err(ApiError::not_found());
     }
     ok(200, &json!({"device_id": device_id, "certified": true}))

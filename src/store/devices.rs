@@ -121,11 +121,11 @@ const USE_CODE: &str = concat!(
 /// The device, for the code this request used, with the code's rights
 /// narrowed to those asked for, and its maker. Binds ?1 the pairing id, ?4
 /// this request's id, ?7 the device id, ?8 its name, ?9 its token's hash,
-/// ?3 now, ?10 the rights asked for (bits), ?11 its signing key and ?12 the
-/// proof of it (or nulls).
+/// ?3 now, ?10 the rights asked for (bits), ?11 its signing key, ?12 the
+/// proof of its keys and ?13 its seal key (or nulls).
 const CREATE_DEVICE: &str = "
-INSERT INTO devices (id, owner_id, name, token_hash, created_at, rights, paired_by, pairing_id, public_key, key_proof)
-SELECT ?7, owner_id, ?8, ?9, ?3, rights & ?10, made_by, id, ?11, ?12 FROM pairings WHERE id = ?1 AND used_by = ?4
+INSERT INTO devices (id, owner_id, name, token_hash, created_at, rights, paired_by, pairing_id, public_key, key_proof, seal_key)
+SELECT ?7, owner_id, ?8, ?9, ?3, rights & ?10, made_by, id, ?11, ?12, ?13 FROM pairings WHERE id = ?1 AND used_by = ?4
 RETURNING id, rights";
 
 pub struct Redeem<'a> {
@@ -137,8 +137,10 @@ pub struct Redeem<'a> {
     pub token_hash: &'a str,
     /// What the new device asks to be able to do; it gets what the code grants of it.
     pub asked: &'a Rights,
-    /// Its signing key and the proof of it made with the link's secret.
+    /// Its signing key, its seal key, and the proof of both made with the
+    /// link's secret.
     pub key: Option<&'a str>,
+    pub seal_key: Option<&'a str>,
     pub proof: Option<&'a str>,
 }
 
@@ -209,6 +211,7 @@ pub async fn redeem_pairing(env: &Env, r: &Redeem<'_>, now: f64) -> Result<Redee
         n(f64::from(r.asked.bits())),
         r.key.map_or(wasm_bindgen::JsValue::NULL, s),
         r.proof.map_or(wasm_bindgen::JsValue::NULL, s),
+        r.seal_key.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     let results = db
         .batch(vec![
@@ -255,7 +258,7 @@ pub async fn device_by_token_hash(env: &Env, hash: &str) -> Result<Option<Device
 /// the owner id, ?2 a device id or null.
 const LIST_DEVICES: &str = "
 SELECT id AS device_id, name, created_at, push IS NOT NULL AS push, rights, paired_by,
-       public_key, certificate FROM devices
+       public_key, seal_key, certificate, content_keys FROM devices
 WHERE owner_id = ?1 AND revoked_at IS NULL AND (?2 IS NULL OR id = ?2)
 ORDER BY created_at DESC";
 
@@ -274,7 +277,9 @@ pub async fn list_devices(
         rights: u32,
         paired_by: Option<String>,
         public_key: Option<String>,
+        seal_key: Option<String>,
         certificate: Option<String>,
+        content_keys: Option<String>,
     }
     let db = db(env)?;
     let only = only.map_or(wasm_bindgen::JsValue::NULL, s);
@@ -292,7 +297,12 @@ pub async fn list_devices(
             rights: Rights::from_bits(r.rights),
             paired_by: r.paired_by,
             key: r.public_key,
+            seal_key: r.seal_key,
             certificate: r.certificate.and_then(|c| serde_json::from_str(&c).ok()),
+            content_keys: r
+                .content_keys
+                .and_then(|c| serde_json::from_str(&c).ok())
+                .unwrap_or_default(),
         })
         .collect())
 }
@@ -300,7 +310,7 @@ pub async fn list_devices(
 /// The owner's pairing ?2 and the live device its code made since it was
 /// made (an id is drawn again once its code is spent). Binds ?1 the owner id.
 const PAIRING_STATE: &str = "
-SELECT p.id AS pairing_id, p.expires_at, d.id AS device_id, d.name, d.rights, d.public_key, d.key_proof
+SELECT p.id AS pairing_id, p.expires_at, d.id AS device_id, d.name, d.rights, d.public_key, d.seal_key, d.key_proof
 FROM pairings p LEFT JOIN devices d
   ON d.pairing_id = p.id AND d.owner_id = p.owner_id AND d.created_at >= p.created_at AND d.revoked_at IS NULL
 WHERE p.id = ?2 AND p.owner_id = ?1";
@@ -319,6 +329,7 @@ pub async fn pairing_state(
         name: Option<String>,
         rights: Option<u32>,
         public_key: Option<String>,
+        seal_key: Option<String>,
         key_proof: Option<String>,
     }
     let db = db(env)?;
@@ -333,15 +344,17 @@ pub async fn pairing_state(
             name: r.name.unwrap_or_default(),
             rights: Rights::from_bits(r.rights.unwrap_or(0)),
             key: r.public_key,
+            seal_key: r.seal_key,
             proof: r.key_proof,
         }),
     }))
 }
 
 /// Keeps the certificate (JSON) of the owner's live device ?2, which must
-/// have a key. Binds ?1 the owner id, ?3 the certificate.
+/// have a key, and, unless ?4 is null, the content key wrapped to it (a
+/// JSON array). Binds ?1 the owner id, ?3 the certificate.
 const SET_CERTIFICATE: &str = "
-UPDATE devices SET certificate = ?3
+UPDATE devices SET certificate = ?3, content_keys = COALESCE(?4, content_keys)
 WHERE id = ?2 AND owner_id = ?1 AND revoked_at IS NULL AND public_key IS NOT NULL";
 
 /// Whether the device was there to take it.
@@ -350,12 +363,18 @@ pub async fn set_certificate(
     owner_id: &str,
     device_id: &str,
     certificate: &str,
+    content_keys: Option<&str>,
 ) -> Result<bool> {
     let db = db(env)?;
     let r = stmt(
         &db,
         SET_CERTIFICATE,
-        &[s(owner_id), s(device_id), s(certificate)],
+        &[
+            s(owner_id),
+            s(device_id),
+            s(certificate),
+            content_keys.map_or(wasm_bindgen::JsValue::NULL, s),
+        ],
     )?
     .run()
     .await?;

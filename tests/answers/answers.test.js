@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync
 import { join } from "node:path";
 import { ROOT, smuggleAnswer, waitFor, sleep } from "../worker/helpers.js";
 import { REPORTER, startWorld } from "./world.js";
+import { sealText } from "../support/sealing.js";
 
 const AGENT = join(ROOT, "tests", "answers", "agent.py");
 
@@ -313,7 +314,17 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     await page.goto(url);
     await page.click("#pair-ask-yes"); // "Pair this browser with …?"
     assert.equal((await pairing.ended).code, 0);
-    await page.locator("#status", { hasText: "your machines take the answers this browser signs" }).waitFor();
+    await page.locator("#status", { hasText: /^Paired: your machines take the answers this browser signs, and it opens what they seal\.$/ }).waitFor();
+    // It holds the owner's content key (which `pair` made: this owner had
+    // none yet), unwrapped with its own seal key:
+    // what Node seals under that key for one of this owner's questions, it
+    // opens, and only as that question's field.
+    const [contentKey] = JSON.parse(readFileSync(join(pairing.home, "needs-you", "content-key.json"), "utf8")).keys;
+    const sealed = await sealText(contentKey, o.key.fingerprint, q.question_id, "screen", "AKIA-opened-on-the-page");
+    const open = (scope, field, text) => page.evaluate(([a, b, c]) => import("/keys.js").then((k) => k.openSealed(a, b, c)), [scope, field, text]);
+    assert.equal(await open(q.question_id, "screen", sealed), "AKIA-opened-on-the-page");
+    assert.equal(await open("q_other", "screen", sealed), null, "moved to another question");
+    assert.equal(await open(q.question_id, "text", sealed), null, "moved to another field");
     const card = page.locator(`#question-${q.question_id}`);
     await card.waitFor();
     assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));
@@ -336,7 +347,8 @@ test("the page: a reply in tmux is answered from its card and the state follows;
 
 /**
  * The owner's own machine: a config folder holding `o`'s login and owner key,
- * and a function that starts `needs-you` there: {child, ended ({code, out, err})}.
+ * and a function that starts `needs-you` there: {child, home (its config
+ * folder's parent), ended ({code, out, err})}.
  */
 function ownerCli(o) {
   const home = mkdtempSync(join(scratch, "home-"));
@@ -348,7 +360,7 @@ function ownerCli(o) {
     let out = "", err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
-    return { child, ended: new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err }))) };
+    return { child, home, ended: new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err }))) };
   };
 }
 

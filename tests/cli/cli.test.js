@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createECDH, createHash, webcrypto } from "node:crypto";
+import { createECDH, createHash, createHmac, webcrypto } from "node:crypto";
 import { join } from "node:path";
 import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/helpers.js";
 import { lastingId, requestDigest } from "../support/request.js";
@@ -83,6 +83,12 @@ async function api(method, path, token, body) {
 }
 
 const oneLine = (s) => s.trim().split("\n").length === 1;
+
+/** The HMAC-SHA256 of `text` under `secret` (base64url), base64url: a
+ *  pairing's proof, made by Node's own crypto. */
+function createHmacB64(secret, text) {
+  return createHmac("sha256", Buffer.from(secret, "base64url")).update(text).digest("base64url");
+}
 
 /** A machine logged in as a new owner through `setup`. */
 async function ownerMachine() {
@@ -257,9 +263,33 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const said = JSON.parse(Buffer.from(signed.statement, "base64url"));
   assert.deepEqual([said.question_id, said.answer, said.owner], [q.question_id, { text: "yes" }, owner.login.owner]);
   assert.equal(JSON.parse(Buffer.from(signed.certificate.statement, "base64url")).key, signed.key, "its certificate names its key");
-  // Logging out takes its key with it.
+
+  // Its seal key (0600) got the owner's content key, wrapped: the server
+  // keeps the wrapped copy and the seal key's public half, never the key.
+  const laptopDir = join(laptop.home, ".config", "needs-you");
+  assert.equal(statSync(join(laptopDir, "seal-key.json")).mode & 0o777, 0o600);
+  const ownersKeys = JSON.parse(readFileSync(join(owner.home, ".config", "needs-you", "content-key.json"), "utf8")).keys;
+  assert.deepEqual(ownersKeys.map((k) => k.version), [1], "setup made version 1");
+  const held = await w.db.prepare("SELECT * FROM devices WHERE id = (SELECT device_id FROM answers WHERE question_id = ? ORDER BY created_at DESC LIMIT 1)")
+    .bind(q.question_id).first();
+  assert.match(JSON.parse(held.content_keys)[0], /^w1\.1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
+  const rawKey = Buffer.from(ownersKeys[0].key, "base64url");
+  for (const form of [rawKey.toString("base64url"), rawKey.toString("base64"), rawKey.toString("hex")]) {
+    assert.equal(JSON.stringify(held).includes(form), false, "the content key is nowhere in the device's row");
+  }
+  const certified = JSON.parse(Buffer.from(JSON.parse(held.certificate).statement, "base64url"));
+  assert.equal(certified.seal_key, held.seal_key, "its certificate names the seal key the content key went to");
+  // `run` opens it and keeps it beside the login, the same key as the owner's.
+  assert.equal(existsSync(join(laptopDir, "content-key.json")), false, "not before it is needed");
+  const ran = await cli(laptop, ["run", "--", "true"]);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(statSync(join(laptopDir, "content-key.json")).mode & 0o777, 0o600);
+  assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, ownersKeys);
+  // Logging out takes its keys with it.
   assert.equal((await cli(laptop, ["logout"])).code, 0);
-  assert.equal(existsSync(join(laptop.home, ".config", "needs-you", "device-key.json")), false);
+  for (const file of ["device-key.json", "seal-key.json", "content-key.json"]) {
+    assert.equal(existsSync(join(laptopDir, file)), false, file);
+  }
 
   const list = await cli(owner, ["devices"], { COLUMNS: "200" });
   assert.equal(list.code, 0, list.stderr);
@@ -269,6 +299,29 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.ok(rows.some((r) => / read,tasks +the owner$/.test(r)), list.stdout);
   const bad = await cli(owner, ["login", w.url, "--allow", "root"]);
   assert.equal(bad.code, 2);
+});
+
+test("a server that swaps a new device's seal key is caught: pair gives it no content key, revokes it and says why; a device from before seal keys is told to upgrade", async () => {
+  const owner = await ownerMachine();
+  const pairing = start(owner, ["pair", "--json", "--rights", "answer"]);
+  const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  const [code, secret] = new URL(link).hash.slice(1).split(".");
+  const p256 = () => { const e = createECDH("prime256v1"); e.generateKeys(); return b64url(e.getPublicKey()); };
+  const [key, sealKey, serversSealKey] = [p256(), p256(), p256()];
+  // The device proves its own seal key; the server hands the pairer its own.
+  const proof = createHmacB64(secret, `needs-you pairing v2\n${key}\n${sealKey}`);
+  const old = await api("POST", "/v1/devices", null, { code, name: "old page", key, proof });
+  assert.equal(old.status, 400);
+  assert.equal(old.body.error, "upgrade");
+  assert.match(old.body.message, /older than its server: reload the page, or upgrade needs-you/);
+  const dev = await api("POST", "/v1/devices", null, { code, name: "phone", key, seal_key: serversSealKey, proof });
+  assert.equal(dev.status, 201, JSON.stringify(dev.body));
+  const done = await pairing.ended;
+  assert.equal(done.code, 1, done.stdout);
+  assert.match(done.stderr, /^needs-you: the keys the server gave for "phone" are not the ones the device made: someone between them changed them/);
+  const row = await w.db.prepare("SELECT revoked_at, certificate, content_keys FROM devices WHERE id = ?").bind(dev.body.device_id).first();
+  assert.ok(row.revoked_at, "revoked");
+  assert.deepEqual([row.certificate, row.content_keys], [null, null], "no certificate, no content key");
 });
 
 test("the owner's command line signs anew a certificate near its end, once a day as it runs, for the key it vouched for, naming the device; the device's answers carry the new one; one long ended is left", async () => {

@@ -164,7 +164,7 @@ test("a server that holds the owner's token, the database or the relay's socket 
   const code = (await call(w, "POST", "/v1/pairings", { token: ownerToken, body: { rights: ["answer"] } })).body;
   const made = await importKey(b64url(webcrypto.getRandomValues(new Uint8Array(32))));
   const dev = await call(w, "POST", "/v1/devices", { body: { code: code.code, name: "not a phone",
-    key: b64url(made.pub), proof: b64url(webcrypto.getRandomValues(new Uint8Array(32))) } });
+    key: b64url(made.pub), seal_key: b64url(made.pub), proof: b64url(webcrypto.getRandomValues(new Uint8Array(32))) } });
   assert.equal(dev.status, 201, dev.text);
   const cert = await seal(made, { v: 1, owner: fingerprint, device_id: dev.body.device_id, key: b64url(made.pub),
     rights: ["answer"], expires_at: Date.now() + 86_400_000 });

@@ -153,3 +153,45 @@ test("dismissing closes the question as not needed, tells its channels, and only
   assert.equal((await call(w, "POST", "/v1/questions/q_nope/dismiss", { token: ana.token })).status, 404);
   assert.equal((await call(w, "GET", `/v1/questions/${qid}/dismiss`, { token: ana.token })).status, 405);
 });
+
+test("a device's seal key and the content key wrapped to it: kept as sent, handed to that device only, written by its owner only, in form", async () => {
+  const ana = await newOwner(w);
+  const ben = await newOwner(w);
+  const p = await pairing(ana.token);
+  const [key, sealKey, proof] = ["B" + "k".repeat(86), "B" + "s".repeat(86), "p".repeat(43)];
+  const d = await call(w, "POST", "/v1/devices", { body: { code: p.code, name: "phone", key, seal_key: sealKey, proof } });
+  assert.equal(d.status, 201, d.text);
+  const state = await call(w, "GET", `/v1/pairings/${p.pairing_id}`, { token: ana.token });
+  assert.deepEqual([state.body.device.key, state.body.device.seal_key, state.body.device.proof], [key, sealKey, proof]);
+
+  const id = d.body.device_id;
+  const cert = { statement: "c3RhdGVtZW50", signature: "c2ln", key: "a2V5" };
+  const wrapped = ["w1.1.BAAA.bm9uY2Vub25jZTE.Y2lwaGVy", "w1.2.BAAB.bm9uY2Vub25jZTI.Y2lwaGVy"];
+  const put = (token, body) => call(w, "PUT", `/v1/devices/${id}/certificate`, { token, body });
+  const keysIn = async () => (await w.db.prepare("SELECT content_keys FROM devices WHERE id = ?").bind(id).first()).content_keys;
+  for (const bad of [["plain words"], [wrapped[0], wrapped[0]], "w1.1.a.b.c", [`w1.1.${"A".repeat(300)}.bm9uY2U.Y2lw`], ["s1.1.bm9uY2U.Y2lwaGVy"]]) {
+    const r = await put(ana.token, { certificate: cert, content_keys: bad });
+    assert.equal(r.status, 400, JSON.stringify(bad));
+    assert.match(r.body.message, /^`content_keys` is a list of at most 64 wrapped keys/);
+  }
+  assert.equal(await keysIn(), null, "a refused one wrote nothing");
+  assert.equal((await put(d.body.token, { certificate: cert, content_keys: wrapped })).status, 401, "the device itself may not: only the owner's token writes it");
+  assert.equal((await put(ben.token, { certificate: cert, content_keys: wrapped })).status, 404, "another owner's device is a stranger");
+  assert.equal((await put(ana.token, { certificate: cert, content_keys: wrapped })).status, 200);
+  // A certificate renewed without keys keeps the ones given.
+  assert.equal((await put(ana.token, { certificate: cert })).status, 200);
+  assert.deepEqual(JSON.parse(await keysIn()), wrapped);
+
+  const mine = await call(w, "GET", "/v1/devices", { token: d.body.token });
+  assert.deepEqual([mine.body.devices[0].seal_key, mine.body.devices[0].content_keys], [sealKey, wrapped]);
+  const other = await call(w, "GET", "/v1/devices", { token: ben.token });
+  assert.equal(JSON.stringify(other.body).includes("w1."), false);
+
+  // A page or command line from before seal keys is told to upgrade, and
+  // the code stays unused.
+  const q = await pairing(ana.token);
+  const old = await call(w, "POST", "/v1/devices", { body: { code: q.code, name: "old page", key, proof } });
+  assert.equal(old.status, 400);
+  assert.deepEqual(old.body.error, "upgrade");
+  assert.equal((await call(w, "POST", "/v1/devices", { body: { code: q.code, name: "new page", key, seal_key: sealKey, proof } })).status, 201);
+});

@@ -31,6 +31,8 @@
 //!   bounded, cleaned, drawn.
 //! * [`signed`]: the statement a device signs for each answer, and the
 //!   envelope it travels in, checked on the agent's machine.
+//! * [`sealed`]: the content key's wrapping to each device and the sealing
+//!   of words under it: their text forms and associated data.
 //! * [`url`]: which server addresses a client may talk to.
 //! * [`query`]: a URL's query, written and read by hand.
 //! * `wire`: the macro that makes an enum travel as a fixed set of strings.
@@ -53,6 +55,7 @@ pub mod relay_messages;
 pub mod report;
 pub mod request;
 pub mod screen;
+pub mod sealed;
 pub mod signed;
 pub mod text;
 pub mod url;

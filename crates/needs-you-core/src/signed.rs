@@ -30,10 +30,11 @@
 //! owner's key, names the devices whose certificates still count: a machine
 //! keeps the newest it has seen, and a device missing from it is revoked.
 //!
-//! A device proves its key to the one who pairs it with the pairing's
+//! A device proves its keys to the one who pairs it with the pairing's
 //! secret, which only the pairing link carries (in its fragment, never sent
 //! to a server): the HMAC-SHA256, under that secret, of [`PROOF_LABEL`]
-//! followed by the key as base64url ([`proof_message`]).
+//! followed by its signing key and its seal key as base64url
+//! ([`proof_message`]).
 //!
 //! Nothing here does cryptography: the reporter checks, the command line
 //! signs (`needs_you_reporter::trust`).
@@ -62,12 +63,20 @@ pub const MAX_ENVELOPE_BYTES: usize = 8 * 1024;
 /// new one when it pairs the device again.
 pub const CERTIFICATE_LIFETIME_MS: i64 = 30 * 24 * 3600 * 1000;
 
-/// What a pairing's proof of a device's key begins with.
-pub const PROOF_LABEL: &str = "needs-you pairing v1\n";
+/// What a pairing's proof of a device's keys begins with.
+pub const PROOF_LABEL: &str = "needs-you pairing v2\n";
 
-/// The bytes whose HMAC under the pairing's secret proves `key` (base64url).
-pub fn proof_message(key: &str) -> Vec<u8> {
-    [PROOF_LABEL.as_bytes(), key.as_bytes()].concat()
+/// The bytes whose HMAC under the pairing's secret proves a device's
+/// signing `key` and its `seal_key` (both base64url), which the content key
+/// is wrapped to ([`crate::sealed`]): a server that swapped either is caught.
+pub fn proof_message(key: &str, seal_key: &str) -> Vec<u8> {
+    [
+        PROOF_LABEL.as_bytes(),
+        key.as_bytes(),
+        b"\n",
+        seal_key.as_bytes(),
+    ]
+    .concat()
 }
 
 /// Whether `s` is base64url without padding, and not empty: how every key,
@@ -87,6 +96,12 @@ pub struct Certificate {
     pub device_id: String,
     /// The device's public key, SEC1 uncompressed, base64url.
     pub key: String,
+    /// The device's seal key (ECDH P-256, SEC1 uncompressed, base64url),
+    /// which the content key is wrapped to: named here so that the owner's
+    /// command line wraps a new version to the key it vouched for, never to
+    /// one the server gives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal_key: Option<String>,
     /// What it may do; a machine takes answers only from one with `answer`.
     pub rights: Rights,
     pub expires_at: i64,

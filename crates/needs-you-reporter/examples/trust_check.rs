@@ -67,6 +67,7 @@ fn main() {
         owner: owner.clone(),
         device_id: "dev_phone".into(),
         key: B64.encode(public(&phone)),
+        seal_key: None,
         rights: Rights::from_list("answer"),
         expires_at: now + CERTIFICATE_LIFETIME_MS,
     };

@@ -46,6 +46,8 @@
 //!   decisions and choices to `waiters`' waiters.
 //! * [`trust`]: whether an answer is the owner's, signed for this machine's
 //!   own open question: checked by the relay before anything else.
+//! * [`sealing`]: the owner's content key: wrapped to a device, unwrapped
+//!   there, and words sealed and opened under it.
 //! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
 //! * [`clis`]: what this machine does for each CLI, one module each: its
@@ -79,6 +81,7 @@ pub mod program;
 mod questions;
 mod record;
 pub mod relay;
+pub mod sealing;
 pub mod send;
 pub mod socket;
 pub mod state;

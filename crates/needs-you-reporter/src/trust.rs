@@ -484,6 +484,7 @@ mod tests {
             owner: fingerprint(&public(owner)),
             device_id: "dev_phone".into(),
             key: B64.encode(public(device)),
+            seal_key: None,
             rights: needs_you_core::api::Rights::from_list(rights),
             expires_at,
         };

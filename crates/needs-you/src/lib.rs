@@ -17,6 +17,8 @@
 //!   the Worker's).
 //! * [`login`]: the login file.
 //! * [`keys`]: the owner's and a device's signing keys, which sign every answer.
+//! * [`content_keys`]: the owner's content key, which seals every word, and
+//!   a device's seal key, which it reaches the device wrapped to.
 //! * [`display`]: lists for a person, cut to the terminal (pure).
 //! * [`term`]: asking on the terminal, its width, QR codes.
 //! * [`fail`]: exit codes, and the one line a failure prints.
@@ -26,6 +28,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod content_keys;
 pub mod display;
 pub mod fail;
 pub mod keys;

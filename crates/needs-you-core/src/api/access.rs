@@ -172,6 +172,10 @@ pub struct PairedDevice {
     pub name: String,
     pub rights: Rights,
     pub key: Option<String>,
+    /// Its seal key, which the content key is wrapped to
+    /// (`crate::sealed`); the proof covers both keys.
+    #[serde(default)]
+    pub seal_key: Option<String>,
     pub proof: Option<String>,
 }
 
@@ -207,11 +211,18 @@ pub struct Device {
     /// Its signing key, as it sent it at pairing (`crate::signed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// Its seal key, as it sent it at pairing (`crate::sealed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal_key: Option<String>,
     /// The certificate the owner's key signed for it, once its pairer sent
     /// it: a `signed::Envelope`, kept as JSON here (the signed formats build
     /// on this module's rights, not the other way round).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certificate: Option<serde_json::Value>,
+    /// The owner's content key wrapped to its seal key, one `w1.…` text
+    /// per version its pairer gave it (`crate::sealed`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content_keys: Vec<String>,
 }
 
 /// `GET /v1/devices`.

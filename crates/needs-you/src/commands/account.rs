@@ -9,6 +9,7 @@ use needs_you_reporter::client::{Client, FailureKind};
 use serde_json::{json, Value};
 
 use super::{logged_in, now_ms, owner, path_part, print_json, trusting};
+use crate::content_keys;
 use crate::fail::{exit, Fail, Result};
 use crate::keys::{self, Key, Whose};
 use crate::login::{self, Login};
@@ -109,8 +110,9 @@ pub fn setup(url: &str) -> Result<i32> {
 /// and `deploy` share). The caller checked there is no other login.
 pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
     let anon = client_for(url)?;
-    // Made first: an owner the server made is no use without it.
+    // Made first: an owner the server made is no use without them.
     let key = owner_signing_key()?;
+    content_keys::owners()?;
     let admin_client =
         Client::new(anon.base(), Some(admin)).map_err(|e| Fail::new(exit::USAGE, e.to_string()))?;
     let name = std::env::var("USER")
@@ -239,28 +241,32 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
     );
     // A link from the owner's `pair` carries a secret: this command line then
     // makes a key of its own and proves it, for the pairer to vouch for.
+    // It makes a seal key too, which the pairer wraps the content key to.
     let keyed = match (&link.secret, &owner) {
         (Some(secret), Some(_)) => {
             let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
+            let seal = content_keys::new_seal_key()?;
             let public = B64.encode(key.public());
-            let proof = trusting::prove(secret, &public).ok_or_else(|| {
+            let proof = trusting::prove(secret, &public, &seal.public()).ok_or_else(|| {
                 Fail::new(exit::USAGE, "the pairing link's secret is not base64url")
             })?;
-            Some((key, public, proof))
+            Some((key, seal, public, proof))
         }
         _ => None,
     };
     let mut body = json!({"code": code, "name": name, "rights": asked});
-    if let Some((_, public, proof)) = &keyed {
+    if let Some((_, seal, public, proof)) = &keyed {
         body["key"] = json!(public);
+        body["seal_key"] = json!(seal.public());
         body["proof"] = json!(proof);
     }
     let device: NewDevice = client.post("/v1/devices", &body)?;
     // A key left by an earlier login is not the one just vouched for.
     let _ = std::fs::remove_file(keys::path(Whose::Device));
-    if let Some((key, _, _)) = &keyed {
+    if let Some((key, seal, _, _)) = &keyed {
         key.save_new(Whose::Device)
             .map_err(|e| Fail::new(exit::REFUSED, e))?;
+        content_keys::save_seal_key(seal)?;
     }
     let path = login::save(&Login {
         url: client.base().to_owned(),
@@ -332,6 +338,9 @@ pub fn logout() -> Result<i32> {
     let accepted = login.is_owner().then(|| still_accepted(&login)).flatten();
     login::forget().map_err(|e| Fail::new(exit::REFUSED, e))?;
     let _ = std::fs::remove_file(keys::path(Whose::Device));
+    if !login.is_owner() {
+        content_keys::forget_devices();
+    }
     if login.is_owner() && accepted == Some(false) {
         println!("Forgot the owner token on this machine; the server no longer accepted it.");
     } else if login.is_owner() {
@@ -427,6 +436,8 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     let (Some(key), Some(secret)) = (key, secret) else {
         return Ok(exit::OK);
     };
+    // An owner set up before there was a content key makes it now.
+    let content = content_keys::owners()?;
     if !json_out {
         println!("Waiting for the device…");
     }
@@ -444,11 +455,12 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
         &secret,
         p.expires_at,
         rights.as_ref(),
+        &content,
     )? {
         trusting::Paired::Certified(d) => said(
             json!({"paired": d.device_id, "name": d.name, "certified": true}),
             format!(
-                "Paired {:?}. Your key vouched for its own, so your machines take the answers it signs.",
+                "Paired {:?}. Your key vouched for its own, so your machines take the answers it signs, and gave it the content key that opens what they seal.",
                 d.name
             ),
         ),

@@ -14,6 +14,7 @@ use needs_you_core::signed::{
     proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS, VERSION,
 };
 use needs_you_reporter::client::Client;
+use needs_you_reporter::sealing::{wrap, ContentKeys};
 use needs_you_reporter::trust::{fingerprint, owner_signed};
 use serde_json::{json, Value};
 use sha2::Sha256;
@@ -44,18 +45,19 @@ pub fn new_secret() -> Result<String> {
     keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))
 }
 
-/// The HMAC of `key`'s proof under `secret` (base64url), fed and ready.
-fn proof_mac(secret: &str, key: &str) -> Option<Hmac<Sha256>> {
+/// The HMAC of the proof of `key` and `seal_key` under `secret` (all
+/// base64url), fed and ready.
+fn proof_mac(secret: &str, key: &str, seal_key: &str) -> Option<Hmac<Sha256>> {
     let secret = B64.decode(secret).ok()?;
     let mut mac = Hmac::<Sha256>::new_from_slice(&secret).ok()?;
-    mac.update(&proof_message(key));
+    mac.update(&proof_message(key, seal_key));
     Some(mac)
 }
 
-/// The proof of `key` (base64url) under the pairing link's `secret`: what a
-/// device sends with its key when it pairs.
-pub fn prove(secret: &str, key: &str) -> Option<String> {
-    Some(B64.encode(proof_mac(secret, key)?.finalize().into_bytes()))
+/// The proof of a device's signing `key` and `seal_key` (base64url) under
+/// the pairing link's `secret`: what a device sends with its keys when it pairs.
+pub fn prove(secret: &str, key: &str, seal_key: &str) -> Option<String> {
+    Some(B64.encode(proof_mac(secret, key, seal_key)?.finalize().into_bytes()))
 }
 
 /// This device, as `GET /v1/devices` shows it to itself.
@@ -130,19 +132,20 @@ pub fn signer(login: &Login, client: &Client) -> Result<Option<Signer>> {
     }))
 }
 
-/// Whether `proof` is the HMAC of `key` under `secret` (both base64url).
-fn proves(secret: &str, key: &str, proof: &str) -> bool {
-    match (proof_mac(secret, key), B64.decode(proof)) {
+/// Whether `proof` is the HMAC of `key` and `seal_key` under `secret` (all base64url).
+fn proves(secret: &str, key: &str, seal_key: &str, proof: &str) -> bool {
+    match (proof_mac(secret, key, seal_key), B64.decode(proof)) {
         (Some(mac), Ok(proof)) => mac.verify_slice(&proof).is_ok(),
         _ => false,
     }
 }
 
 /// Waits until pairing `pairing_id` is used (or `expires_at`, ms, passes);
-/// a device that sent a key is certified by `key` once its proof under
-/// `secret` holds, and added to the owner's device list. A proof that does
-/// not hold means the key was changed on its way: that device is revoked,
-/// and the failure says so.
+/// a device that sent its keys is certified by `key` once their proof under
+/// `secret` holds, given every version of the `content` key wrapped to its
+/// seal key, and added to the owner's device list. A proof that does not
+/// hold means a key was changed on its way: that device is revoked, and the
+/// failure says so.
 pub fn wait_and_certify(
     client: &Client,
     key: &Key,
@@ -150,6 +153,7 @@ pub fn wait_and_certify(
     secret: &str,
     expires_at: i64,
     asked: Option<&Rights>,
+    content: &ContentKeys,
 ) -> Result<Paired> {
     let path = format!("/v1/pairings/{}", path_part(pairing_id)?);
     let deadline = Instant::now()
@@ -167,12 +171,13 @@ pub fn wait_and_certify(
     let (Some(device_key), Some(proof)) = (&device.key, &device.proof) else {
         return Ok(Paired::Keyless(device));
     };
-    if !proves(secret, device_key, proof) {
+    let seal_key = device.seal_key.clone().unwrap_or_default();
+    if !proves(secret, device_key, &seal_key, proof) {
         let _ = client.delete::<Value>(&format!("/v1/devices/{}", path_part(&device.device_id)?));
         return Err(Fail::new(
             exit::REFUSED,
             format!(
-                "the key the server gave for {:?} is not the one the device made: someone between them changed it. That device is revoked; pair again, and tell whoever runs the server",
+                "the keys the server gave for {:?} are not the ones the device made: someone between them changed them. That device is revoked; pair again, and tell whoever runs the server",
                 device.name
             ),
         ));
@@ -182,6 +187,7 @@ pub fn wait_and_certify(
         owner: key.fingerprint(),
         device_id: device.device_id.clone(),
         key: device_key.clone(),
+        seal_key: Some(seal_key.clone()),
         // What `pair` asked for, whatever the server says the device got.
         rights: match asked {
             Some(a) => device.rights.and(a),
@@ -190,9 +196,21 @@ pub fn wait_and_certify(
         expires_at: now_ms() as i64 + CERTIFICATE_LIFETIME_MS,
     };
     let envelope = key.sign_json(&certificate);
+    let owner = key.fingerprint();
+    let wrapped = content
+        .keys
+        .iter()
+        .map(|k| wrap(k, &owner, &device.device_id, &seal_key))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| {
+            Fail::new(
+                exit::REFUSED,
+                format!("cannot give {:?} the content key: {e}", device.name),
+            )
+        })?;
     let _: Value = client.put(
         &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
-        &json!({ "certificate": envelope }),
+        &json!({ "certificate": envelope, "content_keys": wrapped }),
     )?;
     let device_fp = B64
         .decode(device_key)
@@ -405,14 +423,18 @@ mod tests {
     #[test]
     fn only_the_links_secret_proves_a_key() {
         let secret = B64.encode([1u8; 16]);
-        let key = "BPhone-key";
+        let (key, seal) = ("BPhone-key", "BPhone-seal-key");
         let mut mac = Hmac::<Sha256>::new_from_slice(&[1u8; 16]).unwrap();
-        mac.update(&proof_message(key));
+        mac.update(&proof_message(key, seal));
         let proof = B64.encode(mac.finalize().into_bytes());
-        assert_eq!(prove(&secret, key), Some(proof.clone()));
-        assert!(proves(&secret, key, &proof));
-        assert!(!proves(&secret, "BServer-key", &proof));
-        assert!(!proves(&B64.encode([2u8; 16]), key, &proof));
-        assert!(!proves(&secret, key, "not-base64!"));
+        assert_eq!(prove(&secret, key, seal), Some(proof.clone()));
+        assert!(proves(&secret, key, seal, &proof));
+        assert!(!proves(&secret, "BServer-key", seal, &proof));
+        assert!(
+            !proves(&secret, key, "BServer-seal-key", &proof),
+            "a seal key swapped"
+        );
+        assert!(!proves(&B64.encode([2u8; 16]), key, seal, &proof));
+        assert!(!proves(&secret, key, seal, "not-base64!"));
     }
 }

@@ -28,6 +28,7 @@ pub use needs_you_reporter::program::find_program;
 
 use super::logged_in;
 use crate::cli::RunOptions;
+use crate::content_keys;
 use crate::fail::{exit, Fail, Result};
 
 pub(crate) use signals::{install_forwarding, restore_defaults};
@@ -198,6 +199,14 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
                 "needs-you: could not mute the task ({}); it rings as usual",
                 f.message
             );
+        }
+    }
+    // The content key, opened from what this machine's pairer wrapped to it
+    // and kept beside the login, before an agent here has words to seal. A
+    // machine it has not reached yet still runs its agent.
+    if task.is_some() {
+        if let Err(f) = content_keys::on_this_device(&login, &client) {
+            eprintln!("needs-you: cannot take the content key ({})", f.message);
         }
     }
     let env: Vec<(&str, String)> = match &task {

@@ -1,0 +1,230 @@
+//! Sealed content: the owner's content key, how it reaches each device and
+//! machine through a server that must not read it, and how a word is sealed
+//! under it. Only the bytes and text forms live here, the one definition
+//! every side builds on; the cryptography is the reporter's
+//! (`needs_you_reporter::sealing`, RustCrypto) and the page's (WebCrypto).
+//!
+//! The content key is 32 random bytes with a version; `needs-you setup`
+//! makes version 1, and a revoked device makes a new version for what comes
+//! after. The pairer **wraps** every version it holds to a new device's
+//! seal key (ECDH P-256, its own key beside the signing key, proved with
+//! the pairing's secret):
+//!
+//! ```text
+//! w1.<version>.<ephemeral public key, SEC1 uncompressed>.<nonce, 12 bytes>.<AES-256-GCM of the 32-byte key>
+//! key of the AES-GCM: HKDF-SHA256(ikm = the ECDH shared secret's x, no salt,
+//!                                 info = wrap_info(owner, device, version, ephemeral, recipient))
+//! ```
+//!
+//! A word is **sealed** with AES-256-GCM under the content key, its
+//! associated data naming the owner, the thing it belongs to and its field,
+//! so a blob moved to another question or field does not open:
+//!
+//! ```text
+//! s1.<version>.<nonce, 12 bytes>.<ciphertext with its 16-byte tag>
+//! ```
+//!
+//! Every part after the version is base64url without padding.
+
+/// How many bytes a content key has: AES-256.
+pub const KEY_BYTES: usize = 32;
+/// How many bytes an AES-GCM nonce has.
+pub const NONCE_BYTES: usize = 12;
+/// How many bytes of a public key, SEC1 uncompressed (P-256).
+pub const PUBLIC_KEY_BYTES: usize = 65;
+
+/// What a sealed word's text begins with.
+pub const SEALED_PREFIX: &str = "s1";
+/// What a wrapped content key's text begins with.
+pub const WRAPPED_PREFIX: &str = "w1";
+
+/// What a sealed word's associated data begins with.
+const SEALED_LABEL: &str = "needs-you sealed v1\n";
+/// What a wrapping key's HKDF info begins with.
+const WRAP_LABEL: &str = "needs-you content key v1\n";
+
+/// The fields a sealed word can belong to: each blob opens only as the one
+/// it was sealed as.
+pub mod field {
+    /// A terminal's screen, as Show terminal shows it; sealed by the relay.
+    pub const SCREEN: &str = "screen";
+}
+
+/// The associated data of a word sealed for `owner` (the owner key's
+/// fingerprint), belonging to `scope` (a question's id, a task's id…) as
+/// its `field`.
+pub fn associated_data(owner: &str, scope: &str, field: &str) -> Vec<u8> {
+    format!("{SEALED_LABEL}{owner}\n{scope}\n{field}").into_bytes()
+}
+
+/// The HKDF info of the key that wraps content key `version` for device
+/// `device_id` of `owner`, from the `ephemeral` public key to the device's
+/// `recipient` seal key (both base64url, as they travel): a wrapped key
+/// handed to another device, or passed off as another version, does not open.
+pub fn wrap_info(
+    owner: &str,
+    device_id: &str,
+    version: u32,
+    ephemeral: &str,
+    recipient: &str,
+) -> Vec<u8> {
+    format!("{WRAP_LABEL}{owner}\n{device_id}\n{version}\n{ephemeral}\n{recipient}").into_bytes()
+}
+
+/// A sealed word's parts, as text: `s1.<version>.<nonce>.<ciphertext>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SealedText<'a> {
+    pub version: u32,
+    pub nonce: &'a str,
+    pub ciphertext: &'a str,
+}
+
+impl<'a> SealedText<'a> {
+    /// The parts of `text`, or `None` when it is no sealed word.
+    pub fn parse(text: &'a str) -> Option<SealedText<'a>> {
+        let mut parts = text.split('.');
+        let (Some(SEALED_PREFIX), Some(version), Some(nonce), Some(ciphertext), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return None;
+        };
+        let version = version_of(version)?;
+        (crate::signed::is_b64url(nonce) && crate::signed::is_b64url(ciphertext)).then_some(
+            SealedText {
+                version,
+                nonce,
+                ciphertext,
+            },
+        )
+    }
+
+    pub fn format(&self) -> String {
+        format!(
+            "{SEALED_PREFIX}.{}.{}.{}",
+            self.version, self.nonce, self.ciphertext
+        )
+    }
+}
+
+/// A wrapped content key's parts, as text:
+/// `w1.<version>.<ephemeral>.<nonce>.<ciphertext>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WrappedText<'a> {
+    pub version: u32,
+    pub ephemeral: &'a str,
+    pub nonce: &'a str,
+    pub ciphertext: &'a str,
+}
+
+impl<'a> WrappedText<'a> {
+    /// The parts of `text`, or `None` when it is no wrapped key.
+    pub fn parse(text: &'a str) -> Option<WrappedText<'a>> {
+        let mut parts = text.split('.');
+        let (
+            Some(WRAPPED_PREFIX),
+            Some(version),
+            Some(ephemeral),
+            Some(nonce),
+            Some(ciphertext),
+            None,
+        ) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        )
+        else {
+            return None;
+        };
+        let version = version_of(version)?;
+        [ephemeral, nonce, ciphertext]
+            .iter()
+            .all(|p| crate::signed::is_b64url(p))
+            .then_some(WrappedText {
+                version,
+                ephemeral,
+                nonce,
+                ciphertext,
+            })
+    }
+
+    pub fn format(&self) -> String {
+        format!(
+            "{WRAPPED_PREFIX}.{}.{}.{}.{}",
+            self.version, self.ephemeral, self.nonce, self.ciphertext
+        )
+    }
+}
+
+/// The longest wrapped key: the five parts of one key's wrapping, with room.
+pub const MAX_WRAPPED_CHARS: usize = 256;
+/// The most content key versions a device is given.
+pub const MAX_VERSIONS: usize = 64;
+
+/// A version as text: a number from 1, written without leading zeros, so
+/// that one version has one spelling.
+fn version_of(text: &str) -> Option<u32> {
+    let v: u32 = text.parse().ok()?;
+    (v >= 1 && v.to_string() == text).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sealed_word_reads_back_as_written_and_nothing_else_reads_as_one() {
+        let s = SealedText {
+            version: 3,
+            nonce: "bm9uY2U",
+            ciphertext: "Y2lwaGVy",
+        };
+        assert_eq!(SealedText::parse(&s.format()), Some(s));
+        for bad in [
+            "",
+            "plain words",
+            "s1.3.bm9uY2U",
+            "s1.0.bm9uY2U.Y2lwaGVy",
+            "s1.03.bm9uY2U.Y2lwaGVy",
+            "s1.3.bm9u+2U.Y2lwaGVy",
+            "s1.3.bm9uY2U.Y2lwaGVy.more",
+            "s2.3.bm9uY2U.Y2lwaGVy",
+            "s1.3..Y2lwaGVy",
+        ] {
+            assert_eq!(SealedText::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_wrapped_key_reads_back_as_written() {
+        let w = WrappedText {
+            version: 1,
+            ephemeral: "BAAA",
+            nonce: "bm9uY2U",
+            ciphertext: "Y2lwaGVy",
+        };
+        assert_eq!(WrappedText::parse(&w.format()), Some(w));
+        assert_eq!(WrappedText::parse("s1.1.bm9uY2U.Y2lwaGVy"), None);
+        assert_eq!(WrappedText::parse("w1.1.BAAA.bm9uY2U"), None);
+    }
+
+    #[test]
+    fn the_associated_data_names_owner_scope_and_field_apart() {
+        // Neither a fingerprint nor a field holds a newline, so the scope
+        // between them reads one way only.
+        assert_eq!(
+            associated_data("fp", "q_1", field::SCREEN),
+            b"needs-you sealed v1\nfp\nq_1\nscreen".to_vec()
+        );
+        assert_ne!(
+            associated_data("fp", "q_1", field::SCREEN),
+            associated_data("fp", "q_2", field::SCREEN)
+        );
+    }
+}

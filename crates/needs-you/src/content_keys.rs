@@ -1,0 +1,145 @@
+//! The owner's content key on this machine (`content-key.json`, 0600,
+//! beside the login), every version of it, and this device's seal key
+//! (`seal-key.json`), which the content key reaches it wrapped to
+//! (`needs_you_reporter::sealing`). Neither is ever sent.
+//!
+//! * On the owner's machine `setup` makes version 1 (`pair` makes it for an
+//!   owner set up before there was one), and `pair` wraps every version to
+//!   each device it vouches for.
+//! * On a machine logged in with the owner's pairing link, `login` makes
+//!   the seal key; the wrapped versions the pairer left are opened and kept
+//!   the next time they are needed ([`on_this_device`]).
+
+use std::path::PathBuf;
+
+use needs_you_core::api::Devices;
+use needs_you_reporter::client::Client;
+use needs_you_reporter::sealing::{unwrap, ContentKeys, SealKey, StoredSealKey};
+use needs_you_reporter::state::write_private;
+
+use crate::fail::{exit, Fail, Result};
+use crate::login::{self, Login};
+
+pub fn path() -> PathBuf {
+    login::dir().join("content-key.json")
+}
+
+fn seal_key_path() -> PathBuf {
+    login::dir().join("seal-key.json")
+}
+
+fn failed(e: impl std::fmt::Display) -> Fail {
+    Fail::new(exit::REFUSED, e.to_string())
+}
+
+/// The versions of the content key kept here: `Ok(None)` when none are.
+pub fn load() -> Result<Option<ContentKeys>> {
+    let path = path();
+    let Some(text) = login::read_private(
+        &path,
+        "whoever read it reads what your agents and you wrote",
+    )
+    .map_err(|e| Fail::new(exit::LOGIN, e))?
+    else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text).map(Some).map_err(|_| {
+        Fail::new(
+            exit::LOGIN,
+            format!("{} is not a needs-you content key", path.display()),
+        )
+    })
+}
+
+fn save(keys: &ContentKeys) -> Result<()> {
+    login::make_dir().map_err(failed)?;
+    let text = serde_json::to_string_pretty(keys).unwrap_or_default();
+    write_private(&path(), text)
+        .map_err(|e| failed(format!("cannot write {}: {e}", path().display())))
+}
+
+/// The owner's content key: the one kept here, else version 1, new, saved.
+pub fn owners() -> Result<ContentKeys> {
+    if let Some(keys) = load()? {
+        return Ok(keys);
+    }
+    let keys = ContentKeys::first().map_err(failed)?;
+    save(&keys)?;
+    Ok(keys)
+}
+
+/// Forgets this device's seal key and the content key it opened: at
+/// logout, and before a new login (they were another device's). Never the
+/// content key of a machine that keeps the owner's key: it is the owner's,
+/// and opens everything sealed so far.
+pub fn forget_devices() {
+    let _ = std::fs::remove_file(seal_key_path());
+    if !crate::keys::path(crate::keys::Whose::Owner).exists() {
+        let _ = std::fs::remove_file(path());
+    }
+}
+
+/// A new seal key for this device, having forgotten an earlier login's.
+pub fn new_seal_key() -> Result<SealKey> {
+    forget_devices();
+    SealKey::generate().map_err(failed)
+}
+
+pub fn save_seal_key(key: &SealKey) -> Result<()> {
+    login::make_dir().map_err(failed)?;
+    let text = serde_json::to_string_pretty(&key.stored()).unwrap_or_default();
+    write_private(&seal_key_path(), text)
+        .map_err(|e| failed(format!("cannot write {}: {e}", seal_key_path().display())))
+}
+
+fn seal_key() -> Result<Option<SealKey>> {
+    let path = seal_key_path();
+    let Some(text) = login::read_private(&path, "whoever read it could open the content key")
+        .map_err(|e| Fail::new(exit::LOGIN, e))?
+    else {
+        return Ok(None);
+    };
+    serde_json::from_str::<StoredSealKey>(&text)
+        .ok()
+        .and_then(|s| SealKey::from_stored(&s).ok())
+        .map(Some)
+        .ok_or_else(|| {
+            Fail::new(
+                exit::LOGIN,
+                format!("{} is not a needs-you seal key", path.display()),
+            )
+        })
+}
+
+/// The content key as this login holds it: the owner's own, or, on a device
+/// with a seal key, every version kept here and those its pairer wrapped to
+/// it since (opened, then kept). `Ok(None)` when this login holds none: a
+/// login without the owner's pairing link, or one whose pairer has not
+/// vouched for it yet. A wrapped key that does not open (the server changed
+/// it, or gave another device's) is left, never kept.
+pub fn on_this_device(login: &Login, client: &Client) -> Result<Option<ContentKeys>> {
+    if login.is_owner() {
+        return load();
+    }
+    let (Some(seal), Some(owner), Some(device_id)) = (seal_key()?, &login.owner, &login.device_id)
+    else {
+        return Ok(None);
+    };
+    let mut keys = load()?.unwrap_or_default();
+    let me: Devices = client.get("/v1/devices")?;
+    let given = me
+        .devices
+        .into_iter()
+        .filter(|d| &d.device_id == device_id)
+        .flat_map(|d| d.content_keys);
+    let held = keys.keys.len();
+    for wrapped in given {
+        if let Ok(key) = unwrap(&seal, owner, device_id, &wrapped) {
+            keys.add(key);
+        }
+    }
+    if keys.keys.len() > held {
+        save(&keys)?;
+    }
+    Ok((!keys.keys.is_empty()).then_some(keys))
+}
