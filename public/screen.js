@@ -1,11 +1,14 @@
 // "Show terminal": a read-only view of the tmux pane a question came from,
 // asked of the agent's machine (through the Worker) twice a second while the
 // view is open and the page visible, and stopped when it closes. A screen is
-// lines of spans (`needs_you_core::screen`): each span's text goes in with
-// textContent, its colours and attributes become class names made from
-// numbers here. Nothing the pane printed is ever interpreted.
+// lines of spans (`needs_you_core::screen`), sealed by the agent's machine
+// under the owner's content key and opened here (the Worker cannot read it):
+// each span's text goes in with textContent, its colours and attributes
+// become class names made from numbers here. Nothing the pane printed is
+// ever interpreted.
 
 import { call } from "./api.js";
+import { openSealed } from "./keys.js";
 
 /** How often an open view asks for the pane: the relay reads it at most
  *  every 200 ms, and sends only a digest while it is unchanged. */
@@ -97,7 +100,18 @@ async function ask(v = view) {
     const r = await call("GET", `/v1/questions/${encodeURIComponent(v.question.question_id)}/screen${seen}`);
     v.inflight = false;
     if (view !== v) return;
-    if (r.body.screen) draw(r.body.screen);
+    if (r.body.sealed) {
+      const opened = await openSealed(v.question.question_id, "screen", r.body.sealed);
+      if (view !== v) return;
+      if (opened === null) {
+        // Not for this browser's key, or changed on its way: nothing drawn.
+        say("This browser holds no key that opens this screen: pair it with `needs-you pair` on your computer.", true);
+        $("screen-view").classList.add("ended");
+        v.ended = true;
+        return;
+      }
+      draw(JSON.parse(opened));
+    }
     v.digest = r.body.digest;
     say(`Live · ${new Date().toLocaleTimeString()}`);
   } catch (e) {

@@ -5,14 +5,18 @@
 //! Seeing a screen is a right of its own ([`Right::Screen`]): a pane can hold
 //! whatever the agent printed. Only an open question of the reader's owner,
 //! from a tmux pane, of a live task started with screens allowed; the relay
-//! then checks the pane as it checks before typing, and the screen it sends
-//! is bounded and cleaned here ([`Screen::checked`]) like any report.
+//! then checks the pane as it checks before typing, and sends the screen
+//! sealed under the owner's content key (`needs_you_core::sealed`), which
+//! the Worker cannot open: it bounds its size and passes it on; the page or
+//! command line that asked opens it, then bounds and cleans it
+//! (`needs_you_core::screen::Screen::checked`) before it draws it.
 
 use serde::Serialize;
 use worker::{Env, Request};
 
 use needs_you_core::api::Right;
-use needs_you_core::screen::Screen;
+use needs_you_core::screen::MAX_BYTES;
+use needs_you_core::sealed::{max_sealed_chars, SealedText};
 
 use crate::ids::now_ms;
 use crate::json::{ok, ApiError, ApiResult};
@@ -20,14 +24,21 @@ use crate::limits::{self, Rate};
 use crate::relay::{self, Asked};
 use crate::{auth, store};
 
-/// A screen, or its digest alone when the reader has it already.
+/// A screen sealed under the owner's content key, or its digest alone when
+/// the reader has it already.
 #[derive(Serialize)]
 struct Shown {
     question_id: String,
     digest: String,
     /// Absent: unchanged since the digest the reader sent.
     #[serde(skip_serializing_if = "Option::is_none")]
-    screen: Option<Screen>,
+    sealed: Option<String>,
+}
+
+/// Whether `sealed` is a sealed text no longer than a sealed screen can be:
+/// the Worker cannot open it, only bound it.
+fn is_sealed_screen(sealed: &str) -> bool {
+    sealed.len() <= max_sealed_chars(MAX_BYTES) && SealedText::parse(sealed).is_some()
 }
 
 fn is_digest(s: &str) -> bool {
@@ -71,18 +82,24 @@ pub async fn get(req: Request, env: &Env, question_id: &str) -> ApiResult {
         };
         return Err(ApiError::new(409, why.0, why.1));
     }
-    match relay::screen(env, &q.task_id, &q.session, &seen).await? {
+    match relay::screen(env, &q.task_id, &q.session, question_id, &seen).await? {
         Asked::Reply(reply) => match (reply.refused, reply.digest) {
-            // The digest of what is passed on is the Worker's own, of the
-            // screen as checked; "unchanged" only for the reader's own digest.
-            (None, Some(digest)) if reply.screen.is_some() || digest == seen => {
-                let screen = reply.screen.map(Screen::checked);
+            // The Worker cannot read the screen: it passes on a sealed one in
+            // form, with the relay's digest; "unchanged" only for the
+            // reader's own digest. The reader opens, checks and draws it.
+            (None, Some(digest))
+                if is_digest(&digest)
+                    && match &reply.sealed {
+                        Some(sealed) => is_sealed_screen(sealed),
+                        None => digest == seen,
+                    } =>
+            {
                 ok(
                     200,
                     &Shown {
                         question_id: question_id.to_owned(),
-                        digest: screen.as_ref().map_or(digest, Screen::digest),
-                        screen,
+                        digest,
+                        sealed: reply.sealed,
                     },
                 )
             }

@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, smuggleAnswer, waitFor, sleep } from "../worker/helpers.js";
 import { REPORTER, startWorld } from "./world.js";
@@ -15,10 +15,10 @@ import { sealText } from "../support/sealing.js";
 
 const AGENT = join(ROOT, "tests", "answers", "agent.py");
 
-let world, w, scratch, api, owner, relayByHand;
+let world, w, scratch, api, owner, ownerCli, pairedByOwner, relayByHand;
 before(async () => {
   world = await startWorld("answers", { taskName: "docs" });
-  ({ w, scratch, api, owner, relayByHand } = world);
+  ({ w, scratch, api, owner, ownerCli, pairedByOwner, relayByHand } = world);
 });
 after(async () => {
   await world?.stop();
@@ -307,20 +307,12 @@ test("the page: a reply in tmux is answered from its card and the state follows;
   const browser = await launch();
   try {
     // Paired as a person pairs a phone: the owner's `needs-you pair`, whose
-    // link lets the page prove its key, and which vouches for it.
-    const pairing = ownerCli(o)("pair", "--json");
-    const url = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
-    const { page } = await newPage(browser, { viewport: { width: 360, height: 740 } });
-    await page.goto(url);
-    await page.click("#pair-ask-yes"); // "Pair this browser with …?"
-    assert.equal((await pairing.ended).code, 0);
-    await page.locator("#status", { hasText: /^Paired: your machines take the answers this browser signs, and it opens what they seal\.$/ }).waitFor();
-    // It holds the owner's content key (which `pair` made: this owner had
-    // none yet), unwrapped with its own seal key:
+    // link lets the page prove its keys, and which vouches for it.
+    const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts), { viewport: { width: 360, height: 740 } });
+    // It holds the owner's content key, unwrapped with its own seal key:
     // what Node seals under that key for one of this owner's questions, it
     // opens, and only as that question's field.
-    const [contentKey] = JSON.parse(readFileSync(join(pairing.home, "needs-you", "content-key.json"), "utf8")).keys;
-    const sealed = await sealText(contentKey, o.key.fingerprint, q.question_id, "screen", "AKIA-opened-on-the-page");
+    const sealed = await sealText(o.contentKey, o.key.fingerprint, q.question_id, "screen", "AKIA-opened-on-the-page");
     const open = (scope, field, text) => page.evaluate(([a, b, c]) => import("/keys.js").then((k) => k.openSealed(a, b, c)), [scope, field, text]);
     assert.equal(await open(q.question_id, "screen", sealed), "AKIA-opened-on-the-page");
     assert.equal(await open("q_other", "screen", sealed), null, "moved to another question");
@@ -344,25 +336,6 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     await browser.close();
   }
 });
-
-/**
- * The owner's own machine: a config folder holding `o`'s login and owner key,
- * and a function that starts `needs-you` there: {child, home (its config
- * folder's parent), ended ({code, out, err})}.
- */
-function ownerCli(o) {
-  const home = mkdtempSync(join(scratch, "home-"));
-  mkdirSync(join(home, "needs-you"), { mode: 0o700 });
-  writeFileSync(join(home, "needs-you", "login.json"), JSON.stringify({ url: w.url, token: o.token, owner: o.key.fingerprint }), { mode: 0o600 });
-  writeFileSync(join(home, "needs-you", "owner-key.json"), JSON.stringify({ secret: o.key.secret }), { mode: 0o600 });
-  return (...args) => {
-    const child = spawn(join(ROOT, "target", "release", "needs-you"), args, { env: { PATH: process.env.PATH, XDG_CONFIG_HOME: home } });
-    let out = "", err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    return { child, home, ended: new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err }))) };
-  };
-}
 
 test("needs-you answer types from another terminal, and says why when it cannot", async () => {
   const o = await owner();

@@ -4,7 +4,9 @@
 // the page in Chromium (against the Worker in Miniflare) opens the card's
 // view of that pane, follows a change on it, stops asking when closed, and
 // ends when the question closes. Then every refusal, `needs-you show`, and
-// that nothing of a screen was kept in D1.
+// that nothing of a screen was kept in D1. Every screen travels sealed under
+// the owner's content key: the tests open what the Worker passes on with
+// Node's own crypto, the page and `needs-you show` with theirs.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -13,6 +15,7 @@ import { join } from "node:path";
 import { ROOT, waitFor, sleep } from "../worker/helpers.js";
 import { REPORTER, startWorld } from "./world.js";
 import { launch, newPage } from "../page/browser.js";
+import { openText } from "../support/sealing.js";
 
 const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
 
@@ -40,6 +43,9 @@ async function agentInTmux(o, env = {}, name = undefined) {
 }
 
 const screen = (token, qid, seen) => api("GET", `/v1/questions/${qid}/screen${seen ? `?seen=${seen}` : ""}`, token);
+
+/** The screen in a 200 answer, opened with owner `o`'s content key. */
+const opened = async (o, qid, r) => JSON.parse(await openText(o.contentKey, o.key.fingerprint, qid, "screen", r.body.sealed));
 
 /** Closes the agent's question as its next hook would (the tool ran). */
 function closeQuestion(o, session) {
@@ -76,7 +82,9 @@ test("Show terminal opens the pane as it looks, text and colours, HTML and scrip
   const { dir, session, q } = await agentInTmux(o);
   assert.equal(q.kind, "permission");
   assert.equal(q.screen, true, "the owner's list offers the screen");
-  const { context, page } = await pairedPage(o);
+  const { context, page } = await world.pairedByOwner(o, (opts) => newPage(browser, opts), { viewport: { width: 412, height: 860 } });
+  const passedOn = [];
+  page.on("response", async (r) => /\/v1\/questions\/[^/]+\/screen/.test(r.url()) && r.ok() && passedOn.push(await r.text()));
   const asked = [];
   page.on("request", (r) => r.url().includes("/screen") && asked.push(Date.now()));
 
@@ -125,6 +133,9 @@ test("Show terminal opens the pane as it looks, text and colours, HTML and scrip
   assert.equal(asked.length, ended, "an ended view asks no more");
   assert.deepEqual(page.errors, []);
   await context.close();
+  // What the Worker passed on was sealed: none of the pane's words in it.
+  assert.ok(passedOn.some((t) => JSON.parse(t).sealed), "screens came");
+  for (const t of passedOn) assert.ok(!t.includes("build failed") && !t.includes("compiling"), t.slice(0, 200));
 
   // Nothing of any screen was kept.
   const tables = (await w.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'").all()).results;
@@ -141,7 +152,9 @@ test("the screen's wire: unchanged is a digest alone; bounded to the pane; clean
   const first = await screen(o.token, q.question_id);
   assert.equal(first.status, 200, JSON.stringify(first.body));
   assert.match(first.body.digest, /^[0-9a-f]{16}$/);
-  const s = first.body.screen;
+  assert.match(first.body.sealed, /^s1\.1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
+  assert.ok(!first.body.sealed.includes("build"), "sealed: none of the pane's words");
+  const s = await opened(o, q.question_id, first);
   assert.equal(s.width, 100);
   assert.equal(s.height, 20);
   assert.ok(s.lines.length <= 20);
@@ -150,7 +163,12 @@ test("the screen's wire: unchanged is a digest alone; bounded to the pane; clean
   const again = await screen(o.token, q.question_id, first.body.digest);
   assert.equal(again.status, 200);
   assert.equal(again.body.digest, first.body.digest);
-  assert.equal(again.body.screen, undefined, "an unchanged screen is not sent again");
+  assert.equal(again.body.sealed, undefined, "an unchanged screen is not sent again");
+  // Sealed as this question's screen: it opens as no other question's, and
+  // under no other owner's key.
+  await assert.rejects(openText(o.contentKey, o.key.fingerprint, "q_other", "screen", first.body.sealed));
+  const stranger = await owner();
+  await assert.rejects(openText(stranger.contentKey, o.key.fingerprint, q.question_id, "screen", first.body.sealed));
 });
 
 test("refusals: a device without the right, another owner, not in tmux, --no-screen, a pane at a shell, a closed question, a revoked task, no relay", async () => {
@@ -208,6 +226,20 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
   assert.match(saysNo.body.message, /--no-screen/);
   spawnSync("pkill", ["-f", `__relay --state-dir ${join(scratch, "state-no")}`]);
 
+  // A machine that holds no content key shows no screen: none goes unsealed.
+  const keyless = await owner();
+  const { q: kq } = await world.agentInTmux(keyless, {
+    agent: "screen-agent.py", session: "keyless", size: [100, 20],
+    env: { NEEDS_YOU_STATE_DIR: join(scratch, "state-keyless"), NEEDS_YOU_CONTENT_KEYS: "" },
+  });
+  const unsealed = await waitFor(async () => {
+    const r = await screen(keyless.token, kq.question_id);
+    return r.status !== 409 || r.body.error !== "relay_offline" ? r : null;
+  }, 10000);
+  assert.deepEqual([unsealed.status, unsealed.body.error], [409, "screen_refused"]);
+  assert.match(unsealed.body.message, /^this machine holds no content key, so it shows no screen: log it in with the line `needs-you pair` prints/);
+  spawnSync("pkill", ["-f", `__relay --state-dir ${join(scratch, "state-keyless")}`]);
+
   // No relay for that task's question: the machine is not connected.
   const nobody = all.find((x) => x.session === "nobody");
   assert.equal(nobody.screen, true);
@@ -256,15 +288,26 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
 test("needs-you show prints the pane once: plain text to a pipe, nothing the pane printed as a sequence; a login without the right is told so", async () => {
   const o = await owner();
   const { q } = await agentInTmux(o);
-  const login = async (rights) => {
+  const login = async (rights, link) => {
     const home = mkdtempSync(join(scratch, "home-"));
-    const link = (await api("POST", "/v1/pairings", o.token)).body.url;
+    link ??= (await api("POST", "/v1/pairings", o.token)).body.url;
     const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
     const r = spawnSync(NEEDS_YOU, ["login", link, ...(rights ? ["--allow", rights] : [])], { env, encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
     return env;
   };
-  const sees = await login("screen");
+  // Logged in from a bare link, it may see terminals but holds no content
+  // key: it says so in one line, and shows nothing.
+  const unkeyed = spawnSync(NEEDS_YOU, ["show", q.question_id], { env: await login("screen"), encoding: "utf8" });
+  assert.equal(unkeyed.status, 1);
+  assert.equal(unkeyed.stdout, "");
+  assert.match(unkeyed.stderr, /^needs-you: this login holds no content key, so it cannot open a screen: log in with the link `needs-you pair` shows/);
+  assert.equal(unkeyed.stderr.trim().split("\n").length, 1, unkeyed.stderr);
+  // From the owner's `pair` link, the owner's key gives it the content key.
+  const pairing = world.ownerCli(o)("pair", "--json", "--rights", "screen");
+  const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  const sees = await login("screen", link);
+  assert.equal((await pairing.ended).code, 0);
   const shown = spawnSync(NEEDS_YOU, ["show", q.question_id], { env: sees, encoding: "utf8" });
   assert.equal(shown.status, 0, shown.stderr);
   assert.match(shown.stdout, /Error: build failed in src\/main\.rs/);

@@ -3,13 +3,14 @@
 // stand-in agent started in a tmux server of its own, whose relay is the real
 // reporter's. Everything started here is stopped by `stop()`.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { webcrypto } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, startWorker, waitFor } from "../worker/helpers.js";
 import { endProcessesWithin } from "../support/leftovers.js";
-import { ownerKey } from "../support/signing.js";
+import { b64url, ownerKey } from "../support/signing.js";
 
 export const REPORTER = join(ROOT, "target", "release", "report-prompt");
 
@@ -41,14 +42,57 @@ export async function startWorld(name, { taskName }) {
     return { status: r.status, body: await r.json().catch(() => null) };
   }
 
-  /** A new owner with one task (`taskFields` added to its creation), and
-   *  its key (`key`), whose fingerprint its agents' machine pins. */
+  /** A new owner with one task (`taskFields` added to its creation), its
+   *  key (`key`), whose fingerprint its agents' machine pins, and its content
+   *  key (`contentKey`, version 1), kept as `needs-you setup` keeps them in
+   *  `home`'s `needs-you` folder (`keysFile`: the content key's file, which
+   *  its agents' relays seal their screens with). */
   async function owner(taskFields = {}) {
     const o = (await api("POST", "/v1/owners", ADMIN, { name: "Ana" })).body;
     const task = (await api("POST", "/v1/tasks", o.token, { name: taskName, ...taskFields })).body;
     const key = await ownerKey();
     keys.set(o.token, key);
-    return { ...o, task, key };
+    const contentKey = { version: 1, key: b64url(webcrypto.getRandomValues(new Uint8Array(32))) };
+    const home = mkdtempSync(join(scratch, "owner-"));
+    const config = join(home, "needs-you");
+    mkdirSync(config, { mode: 0o700 });
+    writeFileSync(join(config, "login.json"), JSON.stringify({ url: w.url, token: o.token, owner: key.fingerprint }), { mode: 0o600 });
+    writeFileSync(join(config, "owner-key.json"), JSON.stringify({ secret: key.secret }), { mode: 0o600 });
+    const keysFile = join(config, "content-key.json");
+    writeFileSync(keysFile, JSON.stringify({ keys: [contentKey] }), { mode: 0o600 });
+    return { ...o, task, key, contentKey, home, keysFile };
+  }
+
+  /**
+   * `needs-you` on owner `o`'s own machine (its login, owner key and content
+   * key): `(...args)` starts it, {child, ended ({code, out, err})}.
+   */
+  function ownerCli(o) {
+    return (...args) => {
+      const child = spawn(join(ROOT, "target", "release", "needs-you"), args, { env: { PATH: process.env.PATH, XDG_CONFIG_HOME: o.home } });
+      let out = "", err = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (err += d));
+      return { child, ended: new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err }))) };
+    };
+  }
+
+  /**
+   * A browser page paired to owner `o` as a person pairs a phone: by the
+   * owner's `needs-you pair` (`rights`, if given), whose link lets the page
+   * prove its keys, and which vouches for it and gives it the content key.
+   * Resolves once the page says so.
+   */
+  async function pairedByOwner(o, newPage, { rights, viewport } = {}) {
+    const pairing = ownerCli(o)("pair", "--json", ...(rights ? ["--rights", rights.join(",")] : []));
+    const url = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+    const { context, page } = await newPage(viewport ? { viewport } : undefined);
+    await page.goto(url);
+    await page.click("#pair-ask-yes"); // "Pair this browser with …?"
+    const done = await pairing.ended;
+    assert.equal(done.code, 0, done.err);
+    await page.locator("#status", { hasText: /^Paired: your machines take the answers this browser signs, and it opens what they seal\.$/ }).waitFor();
+    return { context, page };
   }
 
   /**
@@ -72,6 +116,7 @@ export async function startWorld(name, { taskName }) {
         NEEDS_YOU_URL: w.url,
         NEEDS_YOU_TOKEN: o.task.credential,
         NEEDS_YOU_OWNER: o.key.fingerprint,
+        NEEDS_YOU_CONTENT_KEYS: o.keysFile,
         NEEDS_YOU_STATE_DIR: join(scratch, "state"),
         REPORTER,
         AGENT_SESSION: reported,
@@ -107,5 +152,5 @@ export async function startWorld(name, { taskName }) {
     rmSync(scratch, { recursive: true, force: true });
   }
 
-  return { w, scratch, api, owner, agentInTmux, relayByHand, stop };
+  return { w, scratch, api, owner, ownerCli, pairedByOwner, agentInTmux, relayByHand, stop };
 }

@@ -285,6 +285,25 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.equal(ran.code, 0, ran.stderr);
   assert.equal(statSync(join(laptopDir, "content-key.json")).mode & 0o777, 0o600);
   assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, ownersKeys);
+
+  // Revoking another device makes a new version for what comes after: the
+  // laptop gets it (with the first) at its next run, the revoked one not.
+  const phone = machine();
+  const phonePairing = start(owner, ["pair", "--json", "--rights", "answer"]);
+  const phoneLink = await new Promise((resolve) => phonePairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  assert.equal((await cli(phone, ["login", phoneLink])).code, 0);
+  const phonePaired = JSON.parse((await phonePairing.ended).stdout.split("\n")[1]);
+  const revokedPhone = await cli(owner, ["devices", "revoke", phonePaired.paired]);
+  assert.equal(revokedPhone.code, 0, revokedPhone.stderr);
+  assert.match(revokedPhone.stdout, /What is sealed from now on is under version 2 of your content key, which 1 remaining device\(s\) got and the revoked one did not/);
+  const rotated = JSON.parse(readFileSync(join(owner.home, ".config", "needs-you", "content-key.json"), "utf8")).keys;
+  assert.deepEqual(rotated.map((k) => k.version), [1, 2]);
+  assert.deepEqual(rotated[0], ownersKeys[0], "the first version stays, for what it sealed");
+  const wrappedTo = async (id) => JSON.parse((await w.db.prepare("SELECT content_keys FROM devices WHERE id = ?").bind(id).first()).content_keys);
+  assert.deepEqual((await wrappedTo(held.id)).map((t) => t.split(".")[1]), ["1", "2"]);
+  assert.deepEqual((await wrappedTo(phonePaired.paired)).map((t) => t.split(".")[1]), ["1"], "the revoked phone got nothing new");
+  assert.equal((await cli(laptop, ["run", "--", "true"])).code, 0);
+  assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, rotated);
   // Logging out takes its keys with it.
   assert.equal((await cli(laptop, ["logout"])).code, 0);
   for (const file of ["device-key.json", "seal-key.json", "content-key.json"]) {

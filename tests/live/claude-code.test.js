@@ -227,7 +227,8 @@ test("a permission allowed from afar runs its command once, with no key typed, a
   assert.equal(q.screen, true);
   const shown = await call(w, "GET", `/v1/questions/${q.question_id}/screen`, { token: owner.token });
   assert.equal(shown.status, 200, shown.text);
-  const screen = shown.body.screen.lines.map((l) => l.map((s) => s.t).join("")).join("\n");
+  assert.ok(!shown.text.includes("proceed"), "sealed on its way");
+  const screen = (await live.screen(q, shown)).lines.map((l) => l.map((s) => s.t).join("")).join("\n");
   assert.match(screen, /Do you want to proceed/);
   assert.ok(screen.includes(`touch ${file}`), screen);
   const posted = Date.now();

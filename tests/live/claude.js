@@ -45,6 +45,7 @@ export function claudeEnv(live, model, task, reporter, extra = {}, { plugin = fa
     DISABLE_TELEMETRY: 1, DISABLE_AUTOUPDATER: 1, DISABLE_ERROR_REPORTING: 1, DISABLE_BUG_COMMAND: 1,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1, CLAUDE_CODE_DISABLE_FEATURE_FLAGS: 1, CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: 1,
     NEEDS_YOU_URL: live.w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    NEEDS_YOU_CONTENT_KEYS: live.keysFile,
     ...extra,
   };
 }

@@ -174,6 +174,9 @@ async function runVars() {
     const pairing = (await call(w, "POST", "/v1/pairings", { token: owner.token, body: { rights: ["tasks"] } })).body;
     const link = new URL(pairing.url);
     execFileSync(NEEDS_YOU, ["login", `${w.url}${link.pathname}${link.hash}`, "--owner", live.key.fingerprint], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: runConfig } });
+    // The owner's content key, kept beside the login as a machine keeps it once
+    // its pairer gave it: `run` hands its file to the relay, which seals screens.
+    writeFileSync(join(runConfig, "needs-you", "content-key.json"), readFileSync(live.keysFile), { mode: 0o600 });
   }
   return { HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: "mock", TERM: "xterm-256color", PATH: process.env.PATH,
     XDG_CONFIG_HOME: runConfig, NEEDS_YOU_STATE_DIR: join(home, "state-run"), NEEDS_YOU_RECORD_DIR: recorded(home) };
@@ -236,7 +239,7 @@ runTest("`needs-you run -- codex`: an approval is listed from Codex's own reques
   assert.equal(q.screen, true);
   const shown = await call(w, "GET", `/v1/questions/${q.question_id}/screen`, { token: owner.token });
   assert.equal(shown.status, 200, shown.text);
-  const screen = shown.body.screen.lines.map((l) => l.map((x) => x.t).join("")).join("\n");
+  const screen = (await live.screen(q, shown)).lines.map((l) => l.map((x) => x.t).join("")).join("\n");
   assert.match(screen, DIALOG);
   model.next({ text: "Cleaned it." });
   const posted = Date.now();

@@ -3,13 +3,15 @@
 // environment given (a pane gets the tmux server's environment otherwise).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { webcrypto } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { endProcessesWithin } from "../support/leftovers.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, newOwner, sleep, smuggleAnswer, startWorker, waitFor } from "../worker/helpers.js";
 import { tmux } from "./tmux.js";
-import { ownerKey } from "../support/signing.js";
+import { b64url, ownerKey } from "../support/signing.js";
+import { openText } from "../support/sealing.js";
 
 /**
  * The Worker in Miniflare (with `vars`) and one owner, the owner's list
@@ -25,8 +27,15 @@ export async function startLive(name, vars) {
   const home = mkdtempSync(join(tmpdir(), `needs-you-live-${name}-`));
   const cwd = join(home, "work");
   mkdirSync(cwd);
+  // The owner's content key, in the file an agent's relay seals its screens
+  // with (NEEDS_YOU_CONTENT_KEYS), as a machine paired from the owner's link keeps it.
+  const contentKey = { version: 1, key: b64url(webcrypto.getRandomValues(new Uint8Array(32))) };
+  const keysFile = join(home, "content-key.json");
+  writeFileSync(keysFile, JSON.stringify({ keys: [contentKey] }), { mode: 0o600 });
   return {
-    w, owner, key, home, cwd, ...needsYou(w, owner.token),
+    w, owner, key, contentKey, keysFile, home, cwd, ...needsYou(w, owner.token),
+    /** The screen in a 200 answer of the screen route for `q`, opened with the owner's content key. */
+    screen: async (q, shown) => JSON.parse(await openText(contentKey, key.fingerprint, q.question_id, "screen", shown.body.sealed)),
     /** Posts `body` as the owner's answer to `q`, signed by the owner's key. */
     answer: async (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: await key.body(q, body) }),
     /** Asks to take back `rule` (as the rules list shows it), signed by the owner's key. */

@@ -15,3 +15,14 @@ export async function sealText(key, owner, scope, field, text) {
   const ciphertext = await subtle.encrypt({ name: "AES-GCM", iv, additionalData }, aes, Buffer.from(text));
   return `s1.${key.version}.${b64url(iv)}.${b64url(ciphertext)}`;
 }
+
+/** What `sealed` holds, as text, opened with `key` as `owner`'s `scope`'s
+ *  `field`; throws when it does not open. */
+export async function openText(key, owner, scope, field, sealed) {
+  const [form, version, nonce, ciphertext] = sealed.split(".");
+  if (form !== "s1" || Number(version) !== key.version) throw new Error(`not sealed under version ${key.version}: ${sealed.slice(0, 8)}`);
+  const aes = await subtle.importKey("raw", Buffer.from(key.key, "base64url"), "AES-GCM", false, ["decrypt"]);
+  const additionalData = Buffer.from(`needs-you sealed v1\n${owner}\n${scope}\n${field}`);
+  const plain = await subtle.decrypt({ name: "AES-GCM", iv: Buffer.from(nonce, "base64url"), additionalData }, aes, Buffer.from(ciphertext, "base64url"));
+  return Buffer.from(plain).toString("utf8");
+}

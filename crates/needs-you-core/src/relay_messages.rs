@@ -39,7 +39,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::afar::AnswerBody;
-use crate::screen::Screen;
 use crate::signed::Envelope;
 
 /// The close code of a relay whose task was revoked: stop, do not reconnect.
@@ -54,10 +53,12 @@ pub const CLOSE_FLOOD: u16 = 1008;
 
 /// The header in which a relay names what it can do beyond answers, at
 /// connect: a relay that does not say [`CAN_SCREEN`] (one from an older
-/// reporter) is never asked for a screen, which it would not answer.
+/// reporter, which sent screens in the clear or none) is never asked for a
+/// screen.
 pub const CAN_HEADER: &str = "x-relay-can";
-/// It shows its panes' screens (Show terminal).
-pub const CAN_SCREEN: &str = "screen";
+/// It shows its panes' screens (Show terminal), sealed under the owner's
+/// content key.
+pub const CAN_SCREEN: &str = "sealed-screen";
 
 /// The longest failure reason the Worker keeps from a relay.
 pub const MAX_REASON_CHARS: usize = 300;
@@ -102,6 +103,10 @@ pub struct ScreenAsk {
     pub request_id: String,
     /// The CLI's session of the question.
     pub session: String,
+    /// The question, whose field the sealed screen is
+    /// ([`crate::sealed::associated_data`]): a screen sealed for one
+    /// question does not open as another's.
+    pub question_id: String,
     /// The digest of the screen the reader shows already, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seen: Option<String>,
@@ -111,12 +116,15 @@ pub struct ScreenAsk {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ScreenReply {
     pub request_id: String,
-    /// The screen's digest ([`Screen::digest`]); none when refused.
+    /// The screen's digest ([`crate::screen::Screen::digest`]); none when refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
-    /// The screen; none when the reader has it already, or when refused.
+    /// The screen's JSON ([`crate::screen::Screen`]) sealed under the owner's content key
+    /// (`s1.…`, [`crate::sealed`]), as the asked question's
+    /// [`crate::sealed::field::SCREEN`]; none when the reader has it
+    /// already, or when refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub screen: Option<Screen>,
+    pub sealed: Option<String>,
     /// Why the relay does not show the pane, for a person.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
@@ -239,7 +247,7 @@ struct Frame {
     code: Option<String>,
     request_id: Option<String>,
     digest: Option<String>,
-    screen: Option<Screen>,
+    sealed: Option<String>,
     refused: Option<String>,
     rule_id: Option<String>,
     outcome: Option<RevokeOutcome>,
@@ -270,7 +278,7 @@ impl TryFrom<Frame> for FromRelay {
             "screen" => FromRelay::Screen(ScreenReply {
                 request_id: needs(f.request_id, "request_id")?,
                 digest: f.digest,
-                screen: f.screen,
+                sealed: f.sealed,
                 refused: f.refused,
             }),
             "revoked" => FromRelay::Revoked(Revoked {
@@ -346,19 +354,21 @@ mod tests {
         let ask = ToRelay::Screen(ScreenAsk {
             request_id: "r1".into(),
             session: "s".into(),
+            question_id: "q_1".into(),
             seen: None,
         });
         assert_eq!(
             ask.to_frame(),
-            r#"{"type":"screen","request_id":"r1","session":"s"}"#
+            r#"{"type":"screen","request_id":"r1","session":"s","question_id":"q_1"}"#
         );
-        let reply: FromRelay = serde_json::from_value(json!({"type": "screen", "request_id": "r1",
-            "digest": "ab", "screen": {"width": 80, "height": 24, "lines": [[{"t": "hi", "fg": 1}]]}}))
+        let reply: FromRelay = serde_json::from_value(
+            json!({"type": "screen", "request_id": "r1", "digest": "ab", "sealed": "s1.1.bm9uY2U.Y2lw"}),
+        )
         .unwrap();
         let FromRelay::Screen(reply) = reply else {
             panic!("a screen")
         };
-        assert_eq!(reply.screen.unwrap().lines[0][0].fg, Some(1));
+        assert_eq!(reply.sealed.as_deref(), Some("s1.1.bm9uY2U.Y2lw"));
     }
 
     #[test]
@@ -382,7 +392,7 @@ mod tests {
             FromRelay::Screen(ScreenReply {
                 request_id: "r".into(),
                 digest: Some("d".into()),
-                screen: None,
+                sealed: None,
                 refused: Some("no".into()),
             }),
             FromRelay::Revoked(Revoked {

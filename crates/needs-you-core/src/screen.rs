@@ -1,6 +1,6 @@
 //! A terminal's screen, for "Show terminal": what the relay reads from the
-//! agent's tmux pane, the Worker checks on its way, and the page and the
-//! command line show. It is lines of styled spans, and nothing else: text
+//! agent's tmux pane and seals, and the page and the command line open and
+//! show. It is lines of styled spans, and nothing else: text
 //! cleaned of every control and invisible character, colours as palette
 //! numbers, a few attribute bits. Whatever the pane printed (HTML, escape
 //! sequences, a hyperlink) arrives as the text a person saw, never as
@@ -8,9 +8,9 @@
 //!
 //! [`Screen::from_capture`] reads `tmux capture-pane -p -e` (text with SGR
 //! sequences); [`Screen::checked`] is the one place that bounds and cleans a
-//! screen, run by the relay before it sends one and by the Worker on every
-//! screen a relay sends (a relay is the agent's machine: what it sends is
-//! checked like a report); [`Screen::to_ansi`] draws one for a terminal.
+//! screen, run by the relay before it seals one and by the command line on
+//! every screen it opens (the Worker cannot read it; the page draws only
+//! text and palette numbers); [`Screen::to_ansi`] draws one for a terminal.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

@@ -162,6 +162,12 @@ impl<'a> WrappedText<'a> {
     }
 }
 
+/// The longest sealed text of at most `plain_bytes` bytes: its base64url,
+/// the tag, the nonce and the prefix, with room.
+pub const fn max_sealed_chars(plain_bytes: usize) -> usize {
+    (plain_bytes + 16).div_ceil(3) * 4 + 64
+}
+
 /// The longest wrapped key: the five parts of one key's wrapping, with room.
 pub const MAX_WRAPPED_CHARS: usize = 256;
 /// The most content key versions a device is given.

@@ -11,7 +11,8 @@
 //!   **opens** one ([`open`]), bound to its owner, scope and field.
 //!
 //! Nothing here reads or writes a file: the keys travel as the JSON their
-//! files keep, and the callers keep them private.
+//! files keep, and the callers keep them private ([`KEYS_VAR`] names the
+//! file an agent's relay reads).
 
 use aes_gcm::aead::{Aead, Payload};
 use aes_gcm::{Aes256Gcm, KeyInit, Nonce};
@@ -25,6 +26,11 @@ use p256::elliptic_curve::sec1::ToEncodedPoint as _;
 use p256::{PublicKey, SecretKey};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
+
+/// The environment variable that names the file of the owner's content key
+/// on an agent's machine (`needs-you run` sets it from the login): a path,
+/// never a key.
+pub const KEYS_VAR: &str = "NEEDS_YOU_CONTENT_KEYS";
 
 /// Why a key could not be made, or a word not sealed or opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +134,14 @@ impl ContentKeys {
 
     pub fn version(&self, version: u32) -> Option<&ContentKey> {
         self.keys.iter().find(|k| k.version == version)
+    }
+
+    /// A new version, above every one held, for what comes after a device
+    /// was revoked: its number.
+    pub fn rotate(&mut self) -> Result<u32, SealError> {
+        let version = self.newest().map_or(1, |k| k.version + 1);
+        self.keys.push(ContentKey::new(version)?);
+        Ok(version)
     }
 
     /// Takes `key` unless a version of its number is held already (a
@@ -403,6 +417,16 @@ mod tests {
             open(&before, "fp", "q_3", SCREEN, &later),
             Err(SealError::UnknownVersion(2))
         );
+    }
+
+    #[test]
+    fn a_rotation_makes_a_new_version_above_the_others_and_keeps_them() {
+        let mut keys = ContentKeys::first().unwrap();
+        let first = keys.newest().unwrap().clone();
+        assert_eq!(keys.rotate(), Ok(2));
+        assert_eq!(keys.newest().unwrap().version, 2);
+        assert_ne!(keys.newest().unwrap().key, first.key);
+        assert_eq!(keys.version(1), Some(&first));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! (`needs_you_reporter::sealing`). Neither is ever sent.
 //!
 //! * On the owner's machine `setup` makes version 1 (`pair` makes it for an
-//!   owner set up before there was one), and `pair` wraps every version to
-//!   each device it vouches for.
+//!   owner set up before there was one), `pair` wraps every version to each
+//!   device it vouches for, and `devices revoke` makes the next version and
+//!   wraps them all to the devices that remain ([`rotate`]).
 //! * On a machine logged in with the owner's pairing link, `login` makes
 //!   the seal key; the wrapped versions the pairer left are opened and kept
 //!   the next time they are needed ([`on_this_device`]).
@@ -14,9 +15,10 @@ use std::path::PathBuf;
 
 use needs_you_core::api::Devices;
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::{unwrap, ContentKeys, SealKey, StoredSealKey};
+use needs_you_reporter::sealing::{unwrap, wrap, ContentKeys, SealKey, StoredSealKey};
 use needs_you_reporter::state::write_private;
 
+use crate::commands::path_part;
 use crate::fail::{exit, Fail, Result};
 use crate::login::{self, Login};
 
@@ -79,6 +81,34 @@ pub fn forget_devices() {
     }
 }
 
+/// After a device was revoked: a new version of the owner's content key
+/// for what is sealed from now on, kept, and wrapped, with every version
+/// before it, to each device the owner key still vouches for (`vouched`),
+/// never to one the server names. The revoked device keeps only the
+/// versions it had. The new version, and how many devices got it.
+pub fn rotate(
+    client: &Client,
+    vouched: &[crate::commands::trusting::Vouched],
+    owner: &str,
+) -> Result<(u32, usize)> {
+    let mut keys = owners()?;
+    let version = keys.rotate().map_err(failed)?;
+    save(&keys)?;
+    for device in vouched {
+        let wrapped = keys
+            .keys
+            .iter()
+            .map(|k| wrap(k, owner, &device.device_id, &device.seal_key))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(failed)?;
+        let _: serde_json::Value = client.put(
+            &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
+            &serde_json::json!({ "certificate": device.certificate, "content_keys": wrapped }),
+        )?;
+    }
+    Ok((version, vouched.len()))
+}
+
 /// A new seal key for this device, having forgotten an earlier login's.
 pub fn new_seal_key() -> Result<SealKey> {
     forget_devices();
@@ -111,21 +141,21 @@ fn seal_key() -> Result<Option<SealKey>> {
         })
 }
 
-/// The content key as this login holds it: the owner's own, or, on a device
-/// with a seal key, every version kept here and those its pairer wrapped to
-/// it since (opened, then kept). `Ok(None)` when this login holds none: a
-/// login without the owner's pairing link, or one whose pairer has not
-/// vouched for it yet. A wrapped key that does not open (the server changed
-/// it, or gave another device's) is left, never kept.
+/// The content key as this login holds it: the owner's own, or, on a
+/// device, every version kept here and, with a seal key, those its pairer
+/// wrapped to it since (opened, then kept). `Ok(None)` when this login holds
+/// none: a login without the owner's pairing link, or one whose pairer has
+/// not vouched for it yet. A wrapped key that does not open (the server
+/// changed it, or gave another device's) is left, never kept.
 pub fn on_this_device(login: &Login, client: &Client) -> Result<Option<ContentKeys>> {
     if login.is_owner() {
         return load();
     }
+    let mut keys = load()?.unwrap_or_default();
     let (Some(seal), Some(owner), Some(device_id)) = (seal_key()?, &login.owner, &login.device_id)
     else {
-        return Ok(None);
+        return Ok((!keys.keys.is_empty()).then_some(keys));
     };
-    let mut keys = load()?.unwrap_or_default();
     let me: Devices = client.get("/v1/devices")?;
     let given = me
         .devices

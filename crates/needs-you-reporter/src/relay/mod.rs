@@ -23,7 +23,8 @@
 //! (Show terminal, `Relay::screen`): only a pane recorded for an open
 //! question of its own task, only while that pane still runs the agent,
 //! read at most every [`SCREEN_EVERY`] (a faster reader gets the same
-//! screen again), never with `NEEDS_YOU_NO_SCREEN` set.
+//! screen again), never with `NEEDS_YOU_NO_SCREEN` set, and always sealed
+//! under the owner's content key (none: no screen).
 //!
 //! A dropped connection is made again after a pause (1 s, doubling to 30 s
 //! while connections keep failing or dropping at once); answers queued
@@ -52,6 +53,7 @@ use needs_you_core::relay_messages::{
     ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
+use needs_you_core::sealed::field;
 use needs_you_core::signed::{DeviceList, Envelope, Revoking, Signed, Statement};
 use serde::de::DeserializeOwned;
 use tungstenite::protocol::frame::coding::CloseCode;
@@ -59,6 +61,7 @@ use tungstenite::Message;
 
 use crate::detach;
 use crate::error::Error;
+use crate::sealing::{self, ContentKeys};
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
 use crate::state::{self, StateDir};
@@ -352,26 +355,50 @@ impl Relay {
     /// The pane of the session's open question, as asked: checked as before
     /// typing (the question open here, of this task, the pane still the
     /// agent's), and read at most every [`SCREEN_EVERY`].
+    /// The screen goes sealed under the owner's content key, as the asked
+    /// question's screen: the server carries it and cannot read it.
     fn screen(&mut self, ask: &ScreenAsk) -> ScreenReply {
         let request_id = ask.request_id.clone();
-        let shown = self.read_screen(&ask.session);
-        match shown {
-            Ok(screen) => {
-                let digest = screen.digest();
-                let seen = ask.seen.as_deref() == Some(digest.as_str());
-                ScreenReply {
-                    request_id,
-                    screen: (!seen).then_some(screen),
-                    digest: Some(digest),
-                    refused: None,
-                }
+        let shown = self.read_screen(&ask.session).and_then(|screen| {
+            let digest = screen.digest();
+            if ask.seen.as_deref() == Some(digest.as_str()) {
+                return Ok((digest, None));
             }
+            let sealed = self.seal_screen(&ask.question_id, &screen)?;
+            Ok((digest, Some(sealed)))
+        });
+        match shown {
+            Ok((digest, sealed)) => ScreenReply {
+                request_id,
+                sealed,
+                digest: Some(digest),
+                refused: None,
+            },
             Err(why) => ScreenReply {
                 request_id,
                 refused: Some(why.to_string()),
                 ..ScreenReply::default()
             },
         }
+    }
+
+    fn seal_screen(&self, question_id: &str, screen: &Screen) -> Result<String, Error> {
+        let unsealable = |why: &str| {
+            Error::Setup(format!(
+                "this machine {why}, so it shows no screen: log it in with the line `needs-you pair` prints, and start the agent with `needs-you run`"
+            ))
+        };
+        let owner = self
+            .owner
+            .as_deref()
+            .ok_or_else(|| unsealable("pins no owner key"))?;
+        let keys = content_keys()?.ok_or_else(|| unsealable("holds no content key"))?;
+        let key = keys
+            .newest()
+            .ok_or_else(|| unsealable("holds no content key"))?;
+        let json = serde_json::to_vec(screen).unwrap_or_default();
+        sealing::seal(key, owner, question_id, field::SCREEN, &json)
+            .map_err(|e| Error::Setup(format!("cannot seal the screen: {e}")))
     }
 
     fn read_screen(&mut self, session: &str) -> Result<Screen, Error> {
@@ -399,6 +426,31 @@ impl Relay {
             .insert(session.to_owned(), (Instant::now(), screen.clone()));
         Ok(screen)
     }
+}
+
+/// The owner's content key, from the file [`sealing::KEYS_VAR`] names
+/// (`needs-you run` sets it from the login): read at each use, so that a
+/// version made since is the one that seals. A file others can read is
+/// refused, as the login is.
+fn content_keys() -> Result<Option<ContentKeys>, Error> {
+    let Some(path) = std::env::var_os(sealing::KEYS_VAR).filter(|p| !p.is_empty()) else {
+        return Ok(None);
+    };
+    let path = PathBuf::from(path);
+    let meta = std::fs::metadata(&path)
+        .map_err(|e| Error::Setup(format!("cannot read {}: {e}", path.display())))?;
+    if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o077 != 0 {
+        return Err(Error::Setup(format!(
+            "{} can be read by others; run `chmod 600 {}`",
+            path.display(),
+            path.display()
+        )));
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::Setup(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|_| Error::Setup(format!("{} is not a needs-you content key", path.display())))
 }
 
 /// The relay's main loop; returns its exit code (0: always, it is detached).

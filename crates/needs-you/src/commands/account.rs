@@ -523,6 +523,15 @@ pub fn revoke_device(device: &str) -> Result<i32> {
         gone.push(device.to_owned());
         trusting::strike(&client, key, &gone)?;
     }
+    // What is sealed from now on, a revoked device cannot open.
+    let rotated = match &key {
+        Some(key) => Some(content_keys::rotate(
+            &client,
+            &trusting::vouched(&client, key)?,
+            &key.fingerprint(),
+        )?),
+        None => None,
+    };
     let others = r.devices.len().saturating_sub(1);
     println!(
         "Revoked {}{}{}.",
@@ -536,6 +545,11 @@ pub fn revoke_device(device: &str) -> Result<i32> {
             n => format!(" and {n} task(s) they created"),
         }
     );
+    if let Some((version, given)) = rotated {
+        println!(
+            "What is sealed from now on is under version {version} of your content key, which {given} remaining device(s) got and the revoked one did not; machines take it at their next `needs-you run`."
+        );
+    }
     Ok(exit::OK)
 }
 

@@ -9,11 +9,14 @@ use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Question, Queued,
 use needs_you_core::classify::card;
 use needs_you_core::request::Request;
 use needs_you_core::screen::Screen;
+use needs_you_core::sealed::field::SCREEN;
 use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
+use needs_you_reporter::sealing::open;
 use serde_json::{json, Value};
 
 use super::{cards, logged_in, now_ms, path_part, print_json, trusting};
+use crate::content_keys;
 use crate::display;
 use crate::fail::{exit, Fail, Result};
 use crate::keys;
@@ -42,11 +45,12 @@ pub fn ls(watch: bool, json_out: bool) -> Result<i32> {
     Ok(exit::OK)
 }
 
-/// The screen route's answer.
+/// The screen route's answer: the screen sealed under the owner's content
+/// key, absent when unchanged.
 #[derive(serde::Deserialize)]
 struct Shown {
     digest: String,
-    screen: Option<Screen>,
+    sealed: Option<String>,
 }
 
 /// How often `show --watch` asks for the pane.
@@ -67,8 +71,16 @@ fn passes(f: &Failure) -> bool {
 /// terminal (made here from the screen's numbers: nothing the pane printed
 /// reaches this terminal as a sequence), as plain text elsewhere.
 pub fn show(question: &str, watch: bool) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     let path = format!("/v1/questions/{}/screen", path_part(question)?);
+    // Opened here: the server carries the screen sealed, and cannot read it.
+    let no_key = || {
+        Fail::new(
+            exit::REFUSED,
+            "this login holds no content key, so it cannot open a screen: log in with the link `needs-you pair` shows on your own machine",
+        )
+    };
+    let mut keys = None;
     let colour = term::is_tty();
     let mut digest: Option<String> = None;
     loop {
@@ -94,7 +106,22 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
             Err(f) => return Err(unknown(question)(f)),
         };
         // Checked here too: what reaches this terminal is made from numbers.
-        if let Some(screen) = shown.screen.map(Screen::checked) {
+        if let Some(sealed) = shown.sealed {
+            if keys.is_none() {
+                keys = content_keys::on_this_device(&login, &client)?;
+            }
+            let owner = login.owner.as_deref().ok_or_else(no_key)?;
+            let opened = open(
+                keys.as_ref().ok_or_else(no_key)?,
+                owner,
+                question,
+                SCREEN,
+                &sealed,
+            )
+            .map_err(|e| Fail::new(exit::REFUSED, format!("the screen did not open: {e}")))?;
+            let screen = serde_json::from_slice::<Screen>(&opened)
+                .map(Screen::checked)
+                .map_err(|_| Fail::new(exit::REFUSED, "the screen opened, but is not a screen"))?;
             let text = if colour {
                 screen.to_ansi()
             } else {

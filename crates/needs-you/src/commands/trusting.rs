@@ -396,6 +396,41 @@ fn remember(device_id: &str, fingerprint: &str) -> Result<()> {
     .map_err(|e| Fail::new(exit::REFUSED, format!("cannot keep the device's key: {e}")))
 }
 
+/// A live device this machine vouched for, as the owner key certified it:
+/// its id, the seal key its certificate names, and that certificate.
+pub struct Vouched {
+    pub device_id: String,
+    pub seal_key: String,
+    pub certificate: Envelope,
+}
+
+/// The live devices this machine vouched for whose certificate the owner
+/// key signed, for the key vouched for, naming a seal key: those a new
+/// version of the content key is wrapped to. The server's word on a
+/// device's keys counts for nothing here.
+pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {
+    let vouched = certified();
+    let owner = key.fingerprint();
+    let listed: Devices = client.get("/v1/devices")?;
+    Ok(listed
+        .devices
+        .into_iter()
+        .filter_map(|device| {
+            let fp = vouched.get(&device.device_id)?;
+            let envelope = serde_json::from_value::<Envelope>(device.certificate?).ok()?;
+            let cert = owner_signed::<Certificate>(&owner, &envelope).ok()?;
+            let same_key = B64.decode(&cert.key).is_ok_and(|k| &fingerprint(&k) == fp);
+            (cert.owner == owner && cert.device_id == device.device_id && same_key).then_some(
+                Vouched {
+                    device_id: device.device_id,
+                    seal_key: cert.seal_key?,
+                    certificate: envelope,
+                },
+            )
+        })
+        .collect())
+}
+
 /// Strikes the keys this machine vouched for `devices` from the owner's
 /// device list, and forgets them.
 pub fn strike(client: &Client, key: &Key, devices: &[String]) -> Result<()> {

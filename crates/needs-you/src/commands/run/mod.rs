@@ -203,12 +203,14 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
     }
     // The content key, opened from what this machine's pairer wrapped to it
     // and kept beside the login, before an agent here has words to seal. A
-    // machine it has not reached yet still runs its agent.
-    if task.is_some() {
-        if let Err(f) = content_keys::on_this_device(&login, &client) {
+    // machine it has not reached yet still runs its agent, showing no screen.
+    let sealing = match task.is_some() {
+        true => content_keys::on_this_device(&login, &client).unwrap_or_else(|f| {
             eprintln!("needs-you: cannot take the content key ({})", f.message);
-        }
-    }
+            None
+        }),
+        false => None,
+    };
     let env: Vec<(&str, String)> = match &task {
         Some(t) => {
             let mut env = vec![
@@ -218,6 +220,13 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
             // The relay takes only answers the pinned owner key signed.
             if let Some(owner) = &login.owner {
                 env.push((needs_you_reporter::trust::OWNER_VAR, owner.clone()));
+            }
+            // The relay seals with it; the variable names the file, not the key.
+            if sealing.is_some() {
+                env.push((
+                    needs_you_reporter::sealing::KEYS_VAR,
+                    content_keys::path().to_string_lossy().into_owned(),
+                ));
             }
             // The agent's machine refuses screens too, whatever the server asks.
             if opts.no_screen {
