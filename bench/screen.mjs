@@ -1,10 +1,12 @@
 // See bench/screen.sh. Arguments: URL OWNER TASK WORK [--n N] [--busy-s S] [--idle-s S].
 // A view is what the page does: GET …/screen, then again every 500 ms with
-// the digest it shows.
+// the digest it shows, opening each sealed screen with the owner's content key.
 import { execFileSync, spawnSync } from "node:child_process";
+import { webcrypto } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../tests/worker/helpers.js";
+import { openText } from "../tests/support/sealing.js";
 
 const [url, owner, task, work] = process.argv.slice(2);
 const arg = (name, dflt) => {
@@ -17,6 +19,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 const stats = (xs) => ({ p50: Math.round(pct(xs, 50)), p95: Math.round(pct(xs, 95)), max: Math.round(Math.max(...xs)) });
 const stateDir = join(work, "state");
+// The owner's content key, in the file the relay seals with, and the owner
+// fingerprint it seals for (the bench answers nothing: any pin will do).
+const OWNER_FP = "bench-owner";
+const contentKey = { version: 1, key: Buffer.from(webcrypto.getRandomValues(new Uint8Array(32))).toString("base64url") };
+const keysFile = join(work, "content-key.json");
+writeFileSync(keysFile, JSON.stringify({ keys: [contentKey] }), { mode: 0o600 });
 
 async function api(path, token = owner) {
   const r = await fetch(url + path, { headers: { authorization: `Bearer ${token}` } });
@@ -31,7 +39,8 @@ async function agent(name, extra = {}) {
   execFileSync("tmux", ["-S", join(work, `${name}.sock`), "new-session", "-d", "-x", "120", "-y", "40",
     `python3 ${join(ROOT, "tests", "answers", "screen-agent.py")} ${dir}`], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: "xterm-256color", NEEDS_YOU_URL: url,
-      NEEDS_YOU_TOKEN: task, NEEDS_YOU_STATE_DIR: stateDir, REPORTER: process.env.REPORTER, AGENT_SESSION: name, ...extra },
+      NEEDS_YOU_TOKEN: task, NEEDS_YOU_STATE_DIR: stateDir, REPORTER: process.env.REPORTER, AGENT_SESSION: name,
+      NEEDS_YOU_OWNER: OWNER_FP, NEEDS_YOU_CONTENT_KEYS: keysFile, ...extra },
   });
   for (;;) {
     const q = (await api("/v1/needs-you")).body.questions.find((x) => x.session === name);
@@ -41,6 +50,8 @@ async function agent(name, extra = {}) {
 }
 const screenOf = (q, seen) => api(`/v1/questions/${q.question_id}/screen${seen ? `?seen=${seen}` : ""}`);
 const text = (s) => s.lines.map((l) => l.map((x) => x.t).join("")).join("\n");
+/** The screen a 200 answer carries, opened as the page opens it. */
+const opened = async (q, r) => JSON.parse(await openText(contentKey, OWNER_FP, `${q.session}\n${q.open_seq}`, "screen", r.body.sealed));
 
 const out = { views: N };
 const quiet = await agent("quiet");
@@ -50,7 +61,8 @@ const first = [];
 for (let i = 0; i < N; i++) {
   const t0 = performance.now();
   const r = await screenOf(quiet.q);
-  if (r.status !== 200 || !r.body.screen) throw new Error(JSON.stringify(r.body));
+  if (r.status !== 200 || !r.body.sealed) throw new Error(JSON.stringify(r.body));
+  await opened(quiet.q, r);
   first.push(performance.now() - t0);
   await sleep(250); // past the relay's 200 ms reuse: every view is a fresh read
 }
@@ -67,7 +79,7 @@ const view = (async () => {
   while (viewing) {
     const r = await screenOf(quiet.q, seen);
     seen = r.body.digest;
-    if (r.body.screen) shown = text(r.body.screen);
+    if (r.body.sealed) shown = text(await opened(quiet.q, r));
     await sleep(EVERY_MS);
   }
 })();
@@ -102,7 +114,7 @@ while (performance.now() < end) {
   const r = await screenOf(busy.q, busySeen);
   asks++;
   bytes += r.bytes;
-  if (r.body.screen) screens++;
+  if (r.body.sealed) screens++;
   busySeen = r.body.digest;
   await sleep(EVERY_MS);
 }

@@ -19,6 +19,7 @@ import { keptIn } from "./kept.js";
 const PROOF_LABEL = "needs-you pairing v2\n";
 const SEALED_LABEL = "needs-you sealed v1\n";
 const WRAP_LABEL = "needs-you content key v1\n";
+const COMMITMENT_LABEL = "needs-you content key commitment v1\n";
 const ECDH = { name: "ECDH", namedCurve: "P-256" };
 const LIFETIME_MS = 10 * 60 * 1000;
 const ECDSA = { name: "ECDSA", namedCurve: "P-256" };
@@ -62,14 +63,26 @@ export async function newKey(secret, owner) {
   return { key, seal_key: sealKey, proof };
 }
 
+/** The hex SHA-256 of a label, the owner, the version and the key's `raw`
+ *  bytes: what the owner key vouches for in a certificate. */
+async function commitment(owner, version, raw) {
+  const bytes = new Uint8Array([...enc.encode(`${COMMITMENT_LABEL}${owner}\n${version}\n`), ...new Uint8Array(raw)]);
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** Takes the content key versions in `wrapped` (`w1.…` texts, as the server
- *  keeps them for device `deviceId`) that this browser does not hold yet and
- *  that open with its seal key, each as a key no script can read back. A
+ *  keeps them for device `deviceId`) that this browser does not hold yet,
+ *  that open with its seal key, and that the certificate the owner key
+ *  signed for it vouches for, each as a key no script can read back. A
  *  version held is never replaced; one that does not open (the server
- *  changed it, or gave another device's) is left. The versions held. */
+ *  changed it, or gave another device's) or that the owner key did not
+ *  vouch for (anyone holding the seal key's public half can wrap a key) is
+ *  left. The versions held. */
 export async function takeContentKeys(deviceId, wrapped) {
   const me = await kept();
   if (!me?.sealPrivate || !me.certificate) return [];
+  const vouched = new Map((JSON.parse(new TextDecoder().decode(unb64url(me.certificate.statement))).content_keys || [])
+    .map((c) => [String(c.version), c.commitment]));
   const held = { ...(me.contentKeys || {}) };
   for (const text of wrapped || []) {
     const [form, version, ephemeral, nonce, ciphertext, more] = String(text).split(".");
@@ -82,7 +95,7 @@ export async function takeContentKeys(deviceId, wrapped) {
       const wrapping = await crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(), info },
         hkdf, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
       const raw = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64url(nonce) }, wrapping, unb64url(ciphertext));
-      if (raw.byteLength !== 32) continue;
+      if (raw.byteLength !== 32 || vouched.get(version) !== (await commitment(me.owner, version, raw))) continue;
       held[version] = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
     } catch {
       // Not one this browser's seal key opens: left.
@@ -91,6 +104,11 @@ export async function takeContentKeys(deviceId, wrapped) {
   await store.write({ ...(await kept()), contentKeys: held });
   return Object.keys(held).map(Number).sort((a, b) => a - b);
 }
+
+/** The scope question `q`'s screen is sealed in: its session and the `seq`
+ *  of its open, as the agent's machine recorded them
+ *  (needs_you_core::sealed::screen_scope). */
+export const screenScope = (q) => `${q.session}\n${q.open_seq}`;
 
 /** What `sealed` (a `s1.…` text) holds, as text, if it was sealed for this
  *  browser's owner as `scope`'s `field` under a version it holds; null when

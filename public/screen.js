@@ -8,7 +8,7 @@
 // ever interpreted.
 
 import { call } from "./api.js";
-import { openSealed } from "./keys.js";
+import { openSealed, screenScope } from "./keys.js";
 
 /** How often an open view asks for the pane: the relay reads it at most
  *  every 200 ms, and sends only a digest while it is unchanged. */
@@ -101,7 +101,7 @@ async function ask(v = view) {
     v.inflight = false;
     if (view !== v) return;
     if (r.body.sealed) {
-      const opened = await openSealed(v.question.question_id, "screen", r.body.sealed);
+      const opened = await openSealed(screenScope(v.question), "screen", r.body.sealed);
       if (view !== v) return;
       if (opened === null) {
         // Not for this browser's key, or changed on its way: nothing drawn.

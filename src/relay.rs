@@ -70,11 +70,10 @@ pub enum Asked {
 enum Command {
     /// An answer was queued: push it to the relay if one is connected.
     Deliver { task_id: String, answer_id: String },
-    /// Show terminal: the screen of `session`'s pane, sealed as
-    /// `question_id`'s; `seen`, the digest of the screen the reader has.
+    /// Show terminal: the screen of `session`'s pane; `seen`, the digest of
+    /// the screen the reader has.
     Screen {
         session: String,
-        question_id: String,
         seen: Option<String>,
     },
     /// A rule was asked to be taken back.
@@ -122,12 +121,7 @@ impl Relay {
 
     /// Asks the relay for a pane's screen and waits for its answer to this
     /// very ask.
-    async fn ask_screen(
-        &self,
-        session: String,
-        question_id: String,
-        seen: Option<String>,
-    ) -> Result<Response> {
+    async fn ask_screen(&self, session: String, seen: Option<String>) -> Result<Response> {
         let sockets = self.state.get_websockets_with_tag(CAN_SCREEN);
         if sockets.is_empty() {
             // A relay that cannot show screens (an older reporter's) is told
@@ -144,7 +138,6 @@ impl Relay {
         let ask = ToRelay::Screen(ScreenAsk {
             request_id: request_id.clone(),
             session,
-            question_id,
             seen,
         })
         .to_frame();
@@ -196,11 +189,7 @@ impl DurableObject for Relay {
                 }
                 Response::empty()
             }
-            Command::Screen {
-                session,
-                question_id,
-                seen,
-            } => self.ask_screen(session, question_id, seen).await,
+            Command::Screen { session, seen } => self.ask_screen(session, seen).await,
             Command::Revoke(revocation) => {
                 // With no relay connected the rule stays asked for: it goes
                 // at the hello.
@@ -400,18 +389,11 @@ pub async fn deliver(env: &Env, task_id: &str, answer_id: &str) {
     }
 }
 
-/// Asks the task's relay for the screen of `session`'s pane, sealed as
-/// `question_id`'s; `seen`, the digest of the screen the reader has.
-pub async fn screen(
-    env: &Env,
-    task_id: &str,
-    session: &str,
-    question_id: &str,
-    seen: &str,
-) -> Result<Asked> {
+/// Asks the task's relay for the screen of `session`'s pane; `seen`, the
+/// digest of the screen the reader has.
+pub async fn screen(env: &Env, task_id: &str, session: &str, seen: &str) -> Result<Asked> {
     let cmd = Command::Screen {
         session: session.to_owned(),
-        question_id: question_id.to_owned(),
         seen: Some(seen.to_owned()).filter(|s| !s.is_empty()),
     };
     let mut resp = command(env, task_id, &cmd).await?;

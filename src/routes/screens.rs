@@ -82,7 +82,7 @@ pub async fn get(req: Request, env: &Env, question_id: &str) -> ApiResult {
         };
         return Err(ApiError::new(409, why.0, why.1));
     }
-    match relay::screen(env, &q.task_id, &q.session, question_id, &seen).await? {
+    match relay::screen(env, &q.task_id, &q.session, &seen).await? {
         Asked::Reply(reply) => match (reply.refused, reply.digest) {
             // The Worker cannot read the screen: it passes on a sealed one in
             // form, with the relay's digest; "unchanged" only for the

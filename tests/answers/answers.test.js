@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFile
 import { join } from "node:path";
 import { ROOT, smuggleAnswer, waitFor, sleep } from "../worker/helpers.js";
 import { REPORTER, startWorld } from "./world.js";
-import { sealText } from "../support/sealing.js";
+import { sealText, wrapKey } from "../support/sealing.js";
+import { webcrypto } from "node:crypto";
 
 const AGENT = join(ROOT, "tests", "answers", "agent.py");
 
@@ -317,6 +318,17 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     assert.equal(await open(q.question_id, "screen", sealed), "AKIA-opened-on-the-page");
     assert.equal(await open("q_other", "screen", sealed), null, "moved to another question");
     assert.equal(await open(q.question_id, "text", sealed), null, "moved to another field");
+    // A key the server wraps to this browser's public seal key, as a newer
+    // version, opens with its seal key and is not taken: the owner key did
+    // not vouch for it. What the server seals under it does not open here.
+    const me = await w.db.prepare("SELECT id, seal_key, content_keys FROM devices WHERE seal_key IS NOT NULL ORDER BY created_at DESC LIMIT 1").first();
+    const planted = { version: 2, key: Buffer.from(webcrypto.getRandomValues(new Uint8Array(32))).toString("base64url") };
+    const given = [...JSON.parse(me.content_keys), await wrapKey(planted, o.key.fingerprint, me.id, me.seal_key)];
+    const held = await page.evaluate(([id, keys]) => import("/keys.js").then((k) => k.takeContentKeys(id, keys)), [me.id, given]);
+    assert.deepEqual(held, [1], "only the version the owner key vouched for");
+    const byServer = await sealText(planted, o.key.fingerprint, q.question_id, "screen", "made up by the server");
+    assert.equal(await open(q.question_id, "screen", byServer), null, "a planted key is never taken");
+    assert.equal(await open(q.question_id, "screen", sealed), "AKIA-opened-on-the-page", "the owner's still opens");
     const card = page.locator(`#question-${q.question_id}`);
     await card.waitFor();
     assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));

@@ -44,8 +44,10 @@ async function agentInTmux(o, env = {}, name = undefined) {
 
 const screen = (token, qid, seen) => api("GET", `/v1/questions/${qid}/screen${seen ? `?seen=${seen}` : ""}`, token);
 
-/** The screen in a 200 answer, opened with owner `o`'s content key. */
-const opened = async (o, qid, r) => JSON.parse(await openText(o.contentKey, o.key.fingerprint, qid, "screen", r.body.sealed));
+/** The scope question `q`'s screen is sealed in: its session and open's `seq`. */
+const scopeOf = (q) => `${q.session}\n${q.open_seq}`;
+/** The screen in a 200 answer for `q`, opened with owner `o`'s content key. */
+const opened = async (o, q, r) => JSON.parse(await openText(o.contentKey, o.key.fingerprint, scopeOf(q), "screen", r.body.sealed));
 
 /** Closes the agent's question as its next hook would (the tool ran). */
 function closeQuestion(o, session) {
@@ -154,7 +156,7 @@ test("the screen's wire: unchanged is a digest alone; bounded to the pane; clean
   assert.match(first.body.digest, /^[0-9a-f]{16}$/);
   assert.match(first.body.sealed, /^s1\.1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
   assert.ok(!first.body.sealed.includes("build"), "sealed: none of the pane's words");
-  const s = await opened(o, q.question_id, first);
+  const s = await opened(o, q, first);
   assert.equal(s.width, 100);
   assert.equal(s.height, 20);
   assert.ok(s.lines.length <= 20);
@@ -164,11 +166,13 @@ test("the screen's wire: unchanged is a digest alone; bounded to the pane; clean
   assert.equal(again.status, 200);
   assert.equal(again.body.digest, first.body.digest);
   assert.equal(again.body.sealed, undefined, "an unchanged screen is not sent again");
-  // Sealed as this question's screen: it opens as no other question's, and
-  // under no other owner's key.
-  await assert.rejects(openText(o.contentKey, o.key.fingerprint, "q_other", "screen", first.body.sealed));
+  // Sealed as the screen of this session's open as the machine recorded it:
+  // it opens as no other open's, no other session's, and under no other
+  // owner's key.
+  await assert.rejects(openText(o.contentKey, o.key.fingerprint, `${q.session}\n${q.open_seq + 1}`, "screen", first.body.sealed));
+  await assert.rejects(openText(o.contentKey, o.key.fingerprint, `other\n${q.open_seq}`, "screen", first.body.sealed));
   const stranger = await owner();
-  await assert.rejects(openText(stranger.contentKey, o.key.fingerprint, q.question_id, "screen", first.body.sealed));
+  await assert.rejects(openText(stranger.contentKey, o.key.fingerprint, scopeOf(q), "screen", first.body.sealed));
 });
 
 test("refusals: a device without the right, another owner, not in tmux, --no-screen, a pane at a shell, a closed question, a revoked task, no relay", async () => {

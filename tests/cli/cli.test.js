@@ -14,6 +14,7 @@ import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/h
 import { lastingId, requestDigest } from "../support/request.js";
 import { endProcessesWithin } from "../support/leftovers.js";
 import { b64url, importKey, seal } from "../support/signing.js";
+import { wrapKey } from "../support/sealing.js";
 
 const BIN = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
@@ -302,8 +303,14 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const wrappedTo = async (id) => JSON.parse((await w.db.prepare("SELECT content_keys FROM devices WHERE id = ?").bind(id).first()).content_keys);
   assert.deepEqual((await wrappedTo(held.id)).map((t) => t.split(".")[1]), ["1", "2"]);
   assert.deepEqual((await wrappedTo(phonePaired.paired)).map((t) => t.split(".")[1]), ["1"], "the revoked phone got nothing new");
+  // A server can wrap a key of its own to the laptop's public seal key, as a
+  // newer version: it opens there, and is not taken, for the owner key did
+  // not vouch for it in the laptop's certificate.
+  const planted = { version: 3, key: Buffer.from(webcrypto.getRandomValues(new Uint8Array(32))).toString("base64url") };
+  const plantedWrap = await wrapKey(planted, owner.login.owner, held.id, held.seal_key);
+  await w.db.prepare("UPDATE devices SET content_keys = ? WHERE id = ?").bind(JSON.stringify([...(await wrappedTo(held.id)), plantedWrap]), held.id).run();
   assert.equal((await cli(laptop, ["run", "--", "true"])).code, 0);
-  assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, rotated);
+  assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, rotated, "both versions, and not the planted one");
   // Logging out takes its keys with it.
   assert.equal((await cli(laptop, ["logout"])).code, 0);
   for (const file of ["device-key.json", "seal-key.json", "content-key.json"]) {
@@ -595,13 +602,14 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.equal(r.stderr, "needs-you: the code expired unused\n");
   assert.match(r.stdout, /[█▀▄]/);
   assert.match(r.stdout, new RegExp(`open: ${w.url.replace(/[.]/g, "\\.")}/pair#[0-9A-Z]{4}-[0-9A-Z]{4}\\.[A-Za-z0-9_-]{22}\\.${owner.login.owner}\\n`));
-  assert.match(r.stdout, new RegExp(`paste:\\n  needs-you login ${w.url.replace(/[.]/g, "\\.")} --code [0-9A-Z]{4}-[0-9A-Z]{4} --owner ${owner.login.owner}\\n`));
+  assert.match(r.stdout, new RegExp(`paste:\\n  needs-you login ${w.url.replace(/[.]/g, "\\.")} --code [0-9A-Z]{4}-[0-9A-Z]{4}\\.[A-Za-z0-9_-]{22} --owner ${owner.login.owner}\\n`));
   assert.match(r.stdout, /Waiting for the device…\n$/);
   const pairing = start(owner, ["pair", "--json"]);
   const first = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(String(d))));
   const j = JSON.parse(first.split("\n")[0]);
   assert.match(j.code, /^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
-  assert.equal(j.login, `needs-you login ${w.url} --code ${j.code} --owner ${owner.login.owner}`);
+  // The machine's line carries the link's secret after the code, as the link does after `#`.
+  assert.equal(j.login, `needs-you login ${w.url} --code ${j.code}.${new URL(j.url).hash.split(".")[1]} --owner ${owner.login.owner}`);
   assert.match(owner.login.owner, /^[A-Za-z0-9_-]{43}$/);
   // The owner's key beside the login, its own alone.
   assert.equal(statSync(join(owner.home, ".config", "needs-you", "owner-key.json")).mode & 0o777, 0o600);
@@ -615,10 +623,12 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.equal(joined.code, 0, joined.stderr);
   const pinned = JSON.parse(readFileSync(join(m.home, ".config", "needs-you", "login.json"), "utf8"));
   assert.equal(pinned.owner, owner.login.owner);
-  // The pairer saw the machine log in, with no key of its own to vouch for.
+  // The pairer saw the machine log in with keys it proved with the line's
+  // secret, vouched for them, and gave it the content key.
   const done = await pairing.ended;
   assert.equal(done.code, 0, done.stderr);
-  assert.deepEqual(JSON.parse(done.stdout.split("\n")[1]), { paired: pinned.device_id, name: `needs-you on ${readFileSync("/proc/sys/kernel/hostname", "utf8").trim()}`, certified: false });
+  assert.deepEqual(JSON.parse(done.stdout.split("\n")[1]), { paired: pinned.device_id, name: `needs-you on ${readFileSync("/proc/sys/kernel/hostname", "utf8").trim()}`, certified: true });
+  assert.equal(statSync(join(m.home, ".config", "needs-you", "seal-key.json")).mode & 0o777, 0o600);
 });
 
 test("log: every question with its answers, newest first, searched on this machine; --json as JSON Lines", async () => {

@@ -35,7 +35,7 @@ export async function startLive(name, vars) {
   return {
     w, owner, key, contentKey, keysFile, home, cwd, ...needsYou(w, owner.token),
     /** The screen in a 200 answer of the screen route for `q`, opened with the owner's content key. */
-    screen: async (q, shown) => JSON.parse(await openText(contentKey, key.fingerprint, q.question_id, "screen", shown.body.sealed)),
+    screen: async (q, shown) => JSON.parse(await openText(contentKey, key.fingerprint, `${q.session}\n${q.open_seq}`, "screen", shown.body.sealed)),
     /** Posts `body` as the owner's answer to `q`, signed by the owner's key. */
     answer: async (q, body) => call(w, "POST", `/v1/questions/${q.question_id}/answers`, { token: owner.token, body: await key.body(q, body) }),
     /** Asks to take back `rule` (as the rules list shows it), signed by the owner's key. */

@@ -98,7 +98,7 @@ before(async () => {
   fingerprint = login.owner;
   ({ listUntil } = needsYou(w, ownerToken));
   // The agent's machine logs in with the line `pair --json` prints first;
-  // `pair` waits for it, and says it holds no key.
+  // `pair` waits for it, and vouches for the keys it proved with the line's secret.
   const pairing = startIn(owner, ["pair", "--json"]);
   const line = JSON.parse(await pairing.first);
   assert.ok(line.url && line.login.includes(`--owner ${fingerprint}`), JSON.stringify(line));
@@ -110,7 +110,7 @@ before(async () => {
   assert.match(joined.stdout, /take only answers signed by the owner key/);
   const paired = await pairing.ended;
   assert.equal(paired.code, 0, paired.stderr);
-  assert.equal(JSON.parse(paired.stdout.split("\n")[1]).certified, false, paired.stdout);
+  assert.equal(JSON.parse(paired.stdout.split("\n")[1]).certified, true, paired.stdout);
   model = await startAnthropicMock();
   const vars = claudeEnv(live, model, { credential: "" }, REPORTER, { XDG_CONFIG_HOME: join(machine, ".config") });
   // `needs-you run` gives the agent these, from the machine's login.

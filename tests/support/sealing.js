@@ -26,3 +26,19 @@ export async function openText(key, owner, scope, field, sealed) {
   const plain = await subtle.decrypt({ name: "AES-GCM", iv: Buffer.from(nonce, "base64url"), additionalData }, aes, Buffer.from(ciphertext, "base64url"));
   return Buffer.from(plain).toString("utf8");
 }
+
+/** `key` wrapped for device `deviceId` of `owner` to its seal key
+ *  `recipient` (base64url), as the owner's `pair` wraps it: what a server
+ *  holding only the device's public seal key can make too. `w1.…`. */
+export async function wrapKey(key, owner, deviceId, recipient) {
+  const ecdh = await subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"]);
+  const ephemeral = b64url(await subtle.exportKey("raw", ecdh.publicKey));
+  const theirs = await subtle.importKey("raw", Buffer.from(recipient, "base64url"), { name: "ECDH", namedCurve: "P-256" }, false, []);
+  const shared = await subtle.deriveBits({ name: "ECDH", public: theirs }, ecdh.privateKey, 256);
+  const hkdf = await subtle.importKey("raw", shared, "HKDF", false, ["deriveKey"]);
+  const info = Buffer.from(`needs-you content key v1\n${owner}\n${deviceId}\n${key.version}\n${ephemeral}\n${recipient}`);
+  const aes = await subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(), info }, hkdf, { name: "AES-GCM", length: 256 }, false, ["encrypt"]);
+  const iv = webcrypto.getRandomValues(new Uint8Array(12));
+  const ciphertext = await subtle.encrypt({ name: "AES-GCM", iv }, aes, Buffer.from(key.key, "base64url"));
+  return `w1.${key.version}.${ephemeral}.${b64url(iv)}.${b64url(ciphertext)}`;
+}

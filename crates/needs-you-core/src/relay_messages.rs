@@ -103,10 +103,6 @@ pub struct ScreenAsk {
     pub request_id: String,
     /// The CLI's session of the question.
     pub session: String,
-    /// The question, whose field the sealed screen is
-    /// ([`crate::sealed::associated_data`]): a screen sealed for one
-    /// question does not open as another's.
-    pub question_id: String,
     /// The digest of the screen the reader shows already, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seen: Option<String>,
@@ -120,9 +116,9 @@ pub struct ScreenReply {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
     /// The screen's JSON ([`crate::screen::Screen`]) sealed under the owner's content key
-    /// (`s1.…`, [`crate::sealed`]), as the asked question's
-    /// [`crate::sealed::field::SCREEN`]; none when the reader has it
-    /// already, or when refused.
+    /// (`s1.…`, [`crate::sealed`]) as the [`crate::sealed::field::SCREEN`] of
+    /// the session's open question ([`crate::sealed::screen_scope`]); none
+    /// when the reader has it already, or when refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed: Option<String>,
     /// Why the relay does not show the pane, for a person.
@@ -354,12 +350,11 @@ mod tests {
         let ask = ToRelay::Screen(ScreenAsk {
             request_id: "r1".into(),
             session: "s".into(),
-            question_id: "q_1".into(),
             seen: None,
         });
         assert_eq!(
             ask.to_frame(),
-            r#"{"type":"screen","request_id":"r1","session":"s","question_id":"q_1"}"#
+            r#"{"type":"screen","request_id":"r1","session":"s"}"#
         );
         let reply: FromRelay = serde_json::from_value(
             json!({"type": "screen", "request_id": "r1", "digest": "ab", "sealed": "s1.1.bm9uY2U.Y2lw"}),

@@ -16,6 +16,11 @@
 //!                                 info = wrap_info(owner, device, version, ephemeral, recipient))
 //! ```
 //!
+//! A device takes an unwrapped version only if the certificate the owner
+//! key signed for it names that version's [`commitment`]: wrapping needs
+//! nothing but the device's public seal key, so a server could wrap a key
+//! of its own choosing; it cannot make the owner key vouch for it.
+//!
 //! A word is **sealed** with AES-256-GCM under the content key, its
 //! associated data naming the owner, the thing it belongs to and its field,
 //! so a blob moved to another question or field does not open:
@@ -42,12 +47,34 @@ pub const WRAPPED_PREFIX: &str = "w1";
 const SEALED_LABEL: &str = "needs-you sealed v1\n";
 /// What a wrapping key's HKDF info begins with.
 const WRAP_LABEL: &str = "needs-you content key v1\n";
+/// What a content key's commitment hashes first.
+const COMMITMENT_LABEL: &str = "needs-you content key commitment v1\n";
 
 /// The fields a sealed word can belong to: each blob opens only as the one
 /// it was sealed as.
 pub mod field {
-    /// A terminal's screen, as Show terminal shows it; sealed by the relay.
+    /// A terminal's screen, as Show terminal shows it; sealed by the relay,
+    /// its scope [`super::screen_scope`].
     pub const SCREEN: &str = "screen";
+}
+
+/// The scope a screen is sealed in: the session and the `seq` of the open
+/// question whose pane it is, as the agent's machine recorded them. Not a
+/// question id, which the server gives: a screen asked for one question
+/// cannot be sealed as another's, whatever the server says.
+pub fn screen_scope(session: &str, open_seq: u64) -> String {
+    format!("{session}\n{open_seq}")
+}
+
+/// What the owner key vouches for, in a device's certificate, of version
+/// `version` of `owner`'s content key `key`: the SHA-256, in hex, of a label,
+/// the owner, the version and the key. It tells nothing of the key.
+pub fn commitment(owner: &str, version: u32, key: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(format!("{COMMITMENT_LABEL}{owner}\n{version}\n").as_bytes());
+    hash.update(key);
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The associated data of a word sealed for `owner` (the owner key's
@@ -218,6 +245,15 @@ mod tests {
         assert_eq!(WrappedText::parse(&w.format()), Some(w));
         assert_eq!(WrappedText::parse("s1.1.bm9uY2U.Y2lwaGVy"), None);
         assert_eq!(WrappedText::parse("w1.1.BAAA.bm9uY2U"), None);
+    }
+
+    #[test]
+    fn a_commitment_names_one_owners_one_version_of_one_key() {
+        let c = commitment("fp", 1, &[7u8; 32]);
+        assert_eq!(c.len(), 64);
+        assert_ne!(c, commitment("fp", 2, &[7u8; 32]));
+        assert_ne!(c, commitment("fp2", 1, &[7u8; 32]));
+        assert_ne!(c, commitment("fp", 1, &[8u8; 32]));
     }
 
     #[test]

@@ -102,9 +102,22 @@ pub struct Certificate {
     /// one the server gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seal_key: Option<String>,
+    /// The versions of the owner's content key given to it, by their
+    /// commitments: the device takes no other, whatever the server hands it
+    /// wrapped to its seal key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content_keys: Vec<Committed>,
     /// What it may do; a machine takes answers only from one with `answer`.
     pub rights: Rights,
     pub expires_at: i64,
+}
+
+/// A version of the owner's content key, as a certificate vouches for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Committed {
+    pub version: u32,
+    /// `crate::sealed::commitment` of that version.
+    pub commitment: String,
 }
 
 /// The devices whose certificates count, as the owner's key last said:

@@ -68,6 +68,7 @@ fn main() {
         device_id: "dev_phone".into(),
         key: B64.encode(public(&phone)),
         seal_key: None,
+        content_keys: Vec::new(),
         rights: Rights::from_list("answer"),
         expires_at: now + CERTIFICATE_LIFETIME_MS,
     };

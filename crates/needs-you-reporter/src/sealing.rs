@@ -20,8 +20,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 use hkdf::Hkdf;
 use needs_you_core::sealed::{
-    associated_data, wrap_info, SealedText, WrappedText, KEY_BYTES, NONCE_BYTES,
+    associated_data, commitment, wrap_info, SealedText, WrappedText, KEY_BYTES, NONCE_BYTES,
 };
+use needs_you_core::signed::Committed;
 use p256::elliptic_curve::sec1::ToEncodedPoint as _;
 use p256::{PublicKey, SecretKey};
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,8 @@ pub enum SealError {
     /// The form is right but it does not open: another key, another owner,
     /// scope or field, or changed on its way.
     DoesNotOpen,
+    /// A wrapped key that opens, but that the owner key did not vouch for.
+    NotVouched,
 }
 
 impl std::fmt::Display for SealError {
@@ -60,7 +63,11 @@ impl std::fmt::Display for SealError {
             ),
             SealError::DoesNotOpen => write!(
                 f,
-                "it does not open: sealed for something else, or changed on its way"
+                "sealed for something else, or changed on its way"
+            ),
+            SealError::NotVouched => write!(
+                f,
+                "a content key your owner key did not vouch for: someone other than your owner key made it"
             ),
         }
     }
@@ -104,6 +111,16 @@ impl ContentKey {
                 key: B64.encode(bytes),
             })
             .ok_or(SealError::BadKey)
+    }
+
+    /// What the owner key vouches for of this version, for `owner`
+    /// ([`needs_you_core::sealed::commitment`]).
+    pub fn commitment(&self, owner: &str) -> Committed {
+        let bytes = B64.decode(&self.key).unwrap_or_default();
+        Committed {
+            version: self.version,
+            commitment: commitment(owner, self.version, &bytes),
+        }
     }
 
     fn cipher(&self) -> Result<Aes256Gcm, SealError> {
@@ -243,12 +260,16 @@ pub fn wrap(
 }
 
 /// The content key in `wrapped`, given to device `device_id` of `owner`
-/// holding `seal`.
+/// holding `seal`, if the owner key vouched for it: `vouched` are the
+/// commitments of the device's certificate, which the caller checked. A
+/// key that opens but is not among them was wrapped by someone else (any
+/// holder of the seal key's public half can wrap one): refused.
 pub fn unwrap(
     seal: &SealKey,
     owner: &str,
     device_id: &str,
     wrapped: &str,
+    vouched: &[Committed],
 ) -> Result<ContentKey, SealError> {
     let w = WrappedText::parse(wrapped).ok_or(SealError::NotSealed)?;
     let info = wrap_info(owner, device_id, w.version, w.ephemeral, &seal.public());
@@ -258,7 +279,11 @@ pub fn unwrap(
     let bytes = cipher
         .decrypt(Nonce::from_slice(&nonce), ciphertext.as_slice())
         .map_err(|_| SealError::DoesNotOpen)?;
-    ContentKey::from_bytes(w.version, &bytes)
+    let key = ContentKey::from_bytes(w.version, &bytes)?;
+    if !vouched.contains(&key.commitment(owner)) {
+        return Err(SealError::NotVouched);
+    }
+    Ok(key)
 }
 
 fn nonce_of(b64: &str) -> Result<Vec<u8>, SealError> {
@@ -336,6 +361,10 @@ mod tests {
         let phone = SealKey::generate().unwrap();
         let wrapped = wrap(key, "fp", "d_phone", &phone.public()).unwrap();
         assert!(!wrapped.contains(&key.key), "the key never in the clear");
+        let vouched = [key.commitment("fp")];
+        let unwrap = |seal: &SealKey, owner: &str, device: &str, text: &str| {
+            unwrap(seal, owner, device, text, &vouched)
+        };
         assert_eq!(unwrap(&phone, "fp", "d_phone", &wrapped).as_ref(), Ok(key));
 
         let other = SealKey::generate().unwrap();
@@ -362,6 +391,16 @@ mod tests {
         assert_eq!(
             unwrap(&phone, "fp", "d_phone", "w1.1.x"),
             Err(SealError::NotSealed)
+        );
+
+        // A server holds the seal key's public half, and can wrap a key of
+        // its own to it: it opens, and is refused, since the owner key
+        // vouched only for the owner's.
+        let planted = ContentKeys::first().unwrap();
+        let by_server = wrap(planted.newest().unwrap(), "fp", "d_phone", &phone.public()).unwrap();
+        assert_eq!(
+            unwrap(&phone, "fp", "d_phone", &by_server),
+            Err(SealError::NotVouched)
         );
     }
 

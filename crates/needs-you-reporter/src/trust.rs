@@ -485,6 +485,7 @@ mod tests {
             device_id: "dev_phone".into(),
             key: B64.encode(public(device)),
             seal_key: None,
+            content_keys: Vec::new(),
             rights: needs_you_core::api::Rights::from_list(rights),
             expires_at,
         };

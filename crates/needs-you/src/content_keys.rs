@@ -14,12 +14,16 @@
 use std::path::PathBuf;
 
 use needs_you_core::api::Devices;
+use needs_you_core::signed::Certificate;
 use needs_you_reporter::client::Client;
 use needs_you_reporter::sealing::{unwrap, wrap, ContentKeys, SealKey, StoredSealKey};
 use needs_you_reporter::state::write_private;
+use needs_you_reporter::trust::owner_signed;
 
 use crate::commands::path_part;
+use crate::commands::trusting::{own_certificate, Vouched};
 use crate::fail::{exit, Fail, Result};
+use crate::keys::{Key, Whose};
 use crate::login::{self, Login};
 
 pub fn path() -> PathBuf {
@@ -86,11 +90,8 @@ pub fn forget_devices() {
 /// before it, to each device the owner key still vouches for (`vouched`),
 /// never to one the server names. The revoked device keeps only the
 /// versions it had. The new version, and how many devices got it.
-pub fn rotate(
-    client: &Client,
-    vouched: &[crate::commands::trusting::Vouched],
-    owner: &str,
-) -> Result<(u32, usize)> {
+pub fn rotate(client: &Client, owner_key: &Key, vouched: &[Vouched]) -> Result<(u32, usize)> {
+    let owner = owner_key.fingerprint();
     let mut keys = owners()?;
     let version = keys.rotate().map_err(failed)?;
     save(&keys)?;
@@ -98,12 +99,17 @@ pub fn rotate(
         let wrapped = keys
             .keys
             .iter()
-            .map(|k| wrap(k, owner, &device.device_id, &device.seal_key))
+            .map(|k| wrap(k, &owner, &device.device_id, &device.seal_key))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(failed)?;
+        // Its certificate signed anew, vouching for every version now.
+        let certificate = Certificate {
+            content_keys: keys.keys.iter().map(|k| k.commitment(&owner)).collect(),
+            ..device.certificate.clone()
+        };
         let _: serde_json::Value = client.put(
             &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
-            &serde_json::json!({ "certificate": device.certificate, "content_keys": wrapped }),
+            &serde_json::json!({ "certificate": owner_key.sign_json(&certificate), "content_keys": wrapped }),
         )?;
     }
     Ok((version, vouched.len()))
@@ -148,7 +154,9 @@ fn seal_key() -> Result<Option<SealKey>> {
 /// not vouched for it yet. A wrapped key that does not open (the server
 /// changed it, or gave another device's) is left, never kept.
 pub fn on_this_device(login: &Login, client: &Client) -> Result<Option<ContentKeys>> {
-    if login.is_owner() {
+    // A machine that keeps the owner key keeps the owner's content key: a
+    // device login there takes nothing into it.
+    if login.is_owner() || Key::load(Whose::Owner).is_ok_and(|k| k.is_some()) {
         return load();
     }
     let mut keys = load()?.unwrap_or_default();
@@ -157,14 +165,21 @@ pub fn on_this_device(login: &Login, client: &Client) -> Result<Option<ContentKe
         return Ok((!keys.keys.is_empty()).then_some(keys));
     };
     let me: Devices = client.get("/v1/devices")?;
-    let given = me
-        .devices
-        .into_iter()
-        .filter(|d| &d.device_id == device_id)
-        .flat_map(|d| d.content_keys);
+    let Some(me) = me.devices.into_iter().find(|d| &d.device_id == device_id) else {
+        return Ok((!keys.keys.is_empty()).then_some(keys));
+    };
+    // Only versions the owner key vouched for in this device's certificate,
+    // for this device's own key.
+    let vouched = match Key::load(Whose::Device).ok().flatten() {
+        Some(device_key) => own_certificate(&me, owner, &device_key)
+            .and_then(|e| owner_signed::<Certificate>(owner, &e).ok())
+            .map(|c| c.content_keys)
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
     let held = keys.keys.len();
-    for wrapped in given {
-        if let Ok(key) = unwrap(&seal, owner, device_id, &wrapped) {
+    for wrapped in &me.content_keys {
+        if let Ok(key) = unwrap(&seal, owner, device_id, wrapped, &vouched) {
             keys.add(key);
         }
     }

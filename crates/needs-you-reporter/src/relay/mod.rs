@@ -53,7 +53,7 @@ use needs_you_core::relay_messages::{
     ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
-use needs_you_core::sealed::field;
+use needs_you_core::sealed::{field, screen_scope};
 use needs_you_core::signed::{DeviceList, Envelope, Revoking, Signed, Statement};
 use serde::de::DeserializeOwned;
 use tungstenite::protocol::frame::coding::CloseCode;
@@ -355,16 +355,19 @@ impl Relay {
     /// The pane of the session's open question, as asked: checked as before
     /// typing (the question open here, of this task, the pane still the
     /// agent's), and read at most every [`SCREEN_EVERY`].
-    /// The screen goes sealed under the owner's content key, as the asked
-    /// question's screen: the server carries it and cannot read it.
+    /// The screen goes sealed under the owner's content key, as the screen
+    /// of the session's open question as this machine recorded it (its
+    /// session and `seq`, never an id the server gives): the server carries
+    /// it and cannot read it, nor pass it off as another question's.
     fn screen(&mut self, ask: &ScreenAsk) -> ScreenReply {
         let request_id = ask.request_id.clone();
-        let shown = self.read_screen(&ask.session).and_then(|screen| {
+        let shown = self.read_screen(&ask.session).and_then(|(screen, seq)| {
             let digest = screen.digest();
             if ask.seen.as_deref() == Some(digest.as_str()) {
                 return Ok((digest, None));
             }
-            let sealed = self.seal_screen(&ask.question_id, &screen)?;
+            let scope = screen_scope(&ask.session, seq);
+            let sealed = self.seal_screen(&scope, &screen)?;
             Ok((digest, Some(sealed)))
         });
         match shown {
@@ -382,7 +385,7 @@ impl Relay {
         }
     }
 
-    fn seal_screen(&self, question_id: &str, screen: &Screen) -> Result<String, Error> {
+    fn seal_screen(&self, scope: &str, screen: &Screen) -> Result<String, Error> {
         let unsealable = |why: &str| {
             Error::Setup(format!(
                 "this machine {why}, so it shows no screen: log it in with the line `needs-you pair` prints, and start the agent with `needs-you run`"
@@ -397,11 +400,12 @@ impl Relay {
             .newest()
             .ok_or_else(|| unsealable("holds no content key"))?;
         let json = serde_json::to_vec(screen).unwrap_or_default();
-        sealing::seal(key, owner, question_id, field::SCREEN, &json)
+        sealing::seal(key, owner, scope, field::SCREEN, &json)
             .map_err(|e| Error::Setup(format!("cannot seal the screen: {e}")))
     }
 
-    fn read_screen(&mut self, session: &str) -> Result<Screen, Error> {
+    /// The pane's screen, and the `seq` of the open question it is of.
+    fn read_screen(&mut self, session: &str) -> Result<(Screen, u64), Error> {
         if no_screen() {
             return Err(Error::Terminal(
                 "this agent was started with --no-screen".into(),
@@ -410,13 +414,15 @@ impl Relay {
         let pane = recorded_pane(&self.dir, &self.task, session)
             .map_err(|f| Error::Terminal(f.reason))?
             .pane;
-        self.dir
+        let seq = self
+            .dir
             .open_question(session)
             .map_err(|e| Error::State(format!("cannot read the state directory: {e}")))?
-            .ok_or_else(|| Error::Terminal("the question is no longer open in the agent".into()))?;
+            .ok_or_else(|| Error::Terminal("the question is no longer open in the agent".into()))?
+            .seq;
         if let Some((at, screen)) = self.screens.get(session) {
             if at.elapsed() < SCREEN_EVERY {
-                return Ok(screen.clone());
+                return Ok((screen.clone(), seq));
             }
         }
         let screen = terminal::capture(&pane)?;
@@ -424,7 +430,7 @@ impl Relay {
             .retain(|_, (at, _)| at.elapsed() < SCREEN_EVERY);
         self.screens
             .insert(session.to_owned(), (Instant::now(), screen.clone()));
-        Ok(screen)
+        Ok((screen, seq))
     }
 }
 
@@ -436,21 +442,23 @@ fn content_keys() -> Result<Option<ContentKeys>, Error> {
     let Some(path) = std::env::var_os(sealing::KEYS_VAR).filter(|p| !p.is_empty()) else {
         return Ok(None);
     };
+    // What goes wrong is said without the file's path: the reason travels
+    // to the server, which has no business knowing this machine's folders.
+    let unreadable = |why: &str| {
+        Error::Setup(format!(
+            "this machine's content key ({}) {why}",
+            sealing::KEYS_VAR
+        ))
+    };
     let path = PathBuf::from(path);
-    let meta = std::fs::metadata(&path)
-        .map_err(|e| Error::Setup(format!("cannot read {}: {e}", path.display())))?;
+    let meta = std::fs::metadata(&path).map_err(|_| unreadable("cannot be read"))?;
     if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o077 != 0 {
-        return Err(Error::Setup(format!(
-            "{} can be read by others; run `chmod 600 {}`",
-            path.display(),
-            path.display()
-        )));
+        return Err(unreadable("can be read by others: make it 0600"));
     }
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| Error::Setup(format!("cannot read {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(&path).map_err(|_| unreadable("cannot be read"))?;
     serde_json::from_str(&text)
         .map(Some)
-        .map_err(|_| Error::Setup(format!("{} is not a needs-you content key", path.display())))
+        .map_err(|_| unreadable("is not a needs-you content key"))
 }
 
 /// The relay's main loop; returns its exit code (0: always, it is detached).

@@ -49,7 +49,7 @@ pub enum Command {
     /// may start and stop tasks and read the list; an agent that reads its
     /// login cannot answer another agent unless --allow answer gave it that.
     #[command(
-        after_help = "  needs-you login https://needs-you.example.workers.dev --code K7Q2-M9XD --owner 3q2-…\n  \
+        after_help = "  needs-you login https://needs-you.example.workers.dev --code K7Q2-M9XD.Hk3… --owner 3q2-…\n  \
         needs-you login 'https://needs-you.example.workers.dev/pair#K7Q2-M9XD'"
     )]
     Login {
@@ -61,7 +61,9 @@ pub enum Command {
         /// it may always.
         #[arg(long, value_name = "RIGHTS", value_parser = rights, default_value = "")]
         allow: Rights,
-        /// The pairing code, when TARGET is the Worker's URL.
+        /// The pairing code, when TARGET is the Worker's URL: as `needs-you
+        /// pair` prints it, with its secret after a dot, this machine proves
+        /// its keys to the pairer and gets the content key.
         #[arg(long)]
         code: Option<String>,
         /// The fingerprint of the owner's key, as `needs-you pair` printed

@@ -229,6 +229,12 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
             })?
         }
     };
+    // The line `pair` prints for a machine carries the link's secret after
+    // the code, `CODE.SECRET`, as the link does after `#`.
+    let (code, secret) = match code.split_once('.') {
+        Some((code, secret)) => (code.to_owned(), Some(secret.to_owned())),
+        None => (code, link.secret.clone()),
+    };
     let host = needs_you_reporter::terminal::host_name();
     let name = match host.as_str() {
         "" => "needs-you on this machine".to_owned(),
@@ -242,7 +248,7 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
     // A link from the owner's `pair` carries a secret: this command line then
     // makes a key of its own and proves it, for the pairer to vouch for.
     // It makes a seal key too, which the pairer wraps the content key to.
-    let keyed = match (&link.secret, &owner) {
+    let keyed = match (&secret, &owner) {
         (Some(secret), Some(_)) => {
             let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
             let seal = content_keys::new_seal_key()?;
@@ -406,7 +412,13 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
         }
         None => None,
     };
-    let line = login_line(client.base(), &p.code, login.owner.as_deref());
+    // With the secret, the machine that pastes it proves its keys as a
+    // phone does, and gets the content key.
+    let code = match &secret {
+        Some(s) => format!("{}.{s}", p.code),
+        None => p.code.clone(),
+    };
+    let line = login_line(client.base(), &code, login.owner.as_deref());
     if json_out {
         // One line: a script reads the first line, and gets it all.
         let mut v = serde_json::to_value(&p).unwrap_or_default();
@@ -527,8 +539,8 @@ pub fn revoke_device(device: &str) -> Result<i32> {
     let rotated = match &key {
         Some(key) => Some(content_keys::rotate(
             &client,
+            key,
             &trusting::vouched(&client, key)?,
-            &key.fingerprint(),
         )?),
         None => None,
     };

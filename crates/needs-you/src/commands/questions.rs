@@ -10,9 +10,10 @@ use needs_you_core::classify::card;
 use needs_you_core::request::Request;
 use needs_you_core::screen::Screen;
 use needs_you_core::sealed::field::SCREEN;
+use needs_you_core::sealed::screen_scope;
 use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
-use needs_you_reporter::sealing::open;
+use needs_you_reporter::sealing::{open, SealError};
 use serde_json::{json, Value};
 
 use super::{cards, logged_in, now_ms, path_part, print_json, trusting};
@@ -81,6 +82,7 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
         )
     };
     let mut keys = None;
+    let mut scope: Option<String> = None;
     let colour = term::is_tty();
     let mut digest: Option<String> = None;
     loop {
@@ -111,14 +113,29 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
                 keys = content_keys::on_this_device(&login, &client)?;
             }
             let owner = login.owner.as_deref().ok_or_else(no_key)?;
-            let opened = open(
-                keys.as_ref().ok_or_else(no_key)?,
-                owner,
-                question,
-                SCREEN,
-                &sealed,
-            )
-            .map_err(|e| Fail::new(exit::REFUSED, format!("the screen did not open: {e}")))?;
+            let keys = keys.as_ref().ok_or_else(no_key)?;
+            // Sealed as the screen of the question's session and `seq`, as
+            // the agent's machine recorded them; read again once if the
+            // question was opened anew since.
+            let mut opened = Err(SealError::NotSealed);
+            for _ in 0..2 {
+                if scope.is_none() {
+                    scope = Some(screen_scope_of(&client, question)?);
+                }
+                opened = open(
+                    keys,
+                    owner,
+                    scope.as_deref().unwrap_or_default(),
+                    SCREEN,
+                    &sealed,
+                );
+                if opened.is_ok() {
+                    break;
+                }
+                scope = None;
+            }
+            let opened = opened
+                .map_err(|e| Fail::new(exit::REFUSED, format!("the screen did not open: {e}")))?;
             let screen = serde_json::from_slice::<Screen>(&opened)
                 .map(Screen::checked)
                 .map_err(|_| Fail::new(exit::REFUSED, "the screen opened, but is not a screen"))?;
@@ -143,6 +160,18 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
         digest = Some(shown.digest);
         std::thread::sleep(SHOW_EVERY);
     }
+}
+
+/// The scope question `question_id`'s screen is sealed in: its session and
+/// `seq`, from the list.
+fn screen_scope_of(client: &Client, question_id: &str) -> Result<String> {
+    let list: NeedsYou = client.get("/v1/needs-you")?;
+    list.questions
+        .iter()
+        .map(|l| &l.question)
+        .find(|q| q.question_id == question_id)
+        .map(|q| screen_scope(&q.session, q.open_seq))
+        .ok_or_else(|| Fail::new(exit::REFUSED, "that question is no longer open"))
 }
 
 /// `tasks [--json]`.

@@ -182,12 +182,15 @@ pub fn wait_and_certify(
             ),
         ));
     }
+    let owner = key.fingerprint();
     let certificate = Certificate {
         v: VERSION,
-        owner: key.fingerprint(),
+        owner: owner.clone(),
         device_id: device.device_id.clone(),
         key: device_key.clone(),
         seal_key: Some(seal_key.clone()),
+        // The versions of the content key it is given, which alone it takes.
+        content_keys: content.keys.iter().map(|k| k.commitment(&owner)).collect(),
         // What `pair` asked for, whatever the server says the device got.
         rights: match asked {
             Some(a) => device.rights.and(a),
@@ -196,7 +199,6 @@ pub fn wait_and_certify(
         expires_at: now_ms() as i64 + CERTIFICATE_LIFETIME_MS,
     };
     let envelope = key.sign_json(&certificate);
-    let owner = key.fingerprint();
     let wrapped = content
         .keys
         .iter()
@@ -401,7 +403,7 @@ fn remember(device_id: &str, fingerprint: &str) -> Result<()> {
 pub struct Vouched {
     pub device_id: String,
     pub seal_key: String,
-    pub certificate: Envelope,
+    pub certificate: Certificate,
 }
 
 /// The live devices this machine vouched for whose certificate the owner
@@ -423,8 +425,8 @@ pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {
             (cert.owner == owner && cert.device_id == device.device_id && same_key).then_some(
                 Vouched {
                     device_id: device.device_id,
-                    seal_key: cert.seal_key?,
-                    certificate: envelope,
+                    seal_key: cert.seal_key.clone()?,
+                    certificate: cert,
                 },
             )
         })
