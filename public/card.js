@@ -82,6 +82,13 @@ export async function typedLine(text) {
   return (await withBuilder("typed", { text })).line;
 }
 
+/** `screen` (a screen as its relay sealed it, opened here) bounded and its
+ *  text cleaned of every control and invisible character, by the rule the
+ *  command line applies (needs_you_core::screen). */
+export function checkedScreen(screen) {
+  return withBuilder("screen", screen);
+}
+
 /** The places in `questions` (past questions, as the history gives them)
  *  of those that `query` finds, by the same rule as `needs-you log`. */
 export async function find(query, questions) {

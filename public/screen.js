@@ -8,6 +8,7 @@
 // ever interpreted.
 
 import { call } from "./api.js";
+import { checkedScreen } from "./card.js";
 import { openSealed, screenScope } from "./keys.js";
 
 /** How often an open view asks for the pane: the relay reads it at most
@@ -110,7 +111,7 @@ async function ask(v = view) {
         v.ended = true;
         return;
       }
-      draw(JSON.parse(opened));
+      draw(await checkedScreen(JSON.parse(opened)));
     }
     v.digest = r.body.digest;
     say(`Live · ${new Date().toLocaleTimeString()}`);

@@ -4,13 +4,15 @@
 //! what the command line does, from one card builder. It also searches the
 //! history as the command line does ([`needs_you_core::history::finds`]),
 //! and refuses a reply that the agent would run rather than read, by the
-//! rule the relay applies before it types ([`needs_you_core::answer::check`]).
+//! rule the relay applies before it types ([`needs_you_core::answer::check`]),
+//! and bounds and cleans a screen it opened, as the command line does
+//! ([`needs_you_core::screen::Screen::checked`]).
 //!
 //! The page passes JSON in and takes JSON out through linear memory, with
 //! no generated glue: it asks `room` for room, writes
 //! `{"form": "decision" | "choices", "request": {"tool": …, "input": …}}` there, calls `card`
 //! (or `{"query": …, "questions": [past questions]}`, and calls `find`; or
-//! `{"text": …}`, and calls `typed`),
+//! `{"text": …}`, and calls `typed`; or a screen's JSON, and calls `screen`),
 //! and reads the JSON whose place and length it returns, then gives both
 //! back with `give_back`.
 
@@ -18,6 +20,7 @@ use needs_you_core::afar::Afar;
 use needs_you_core::classify::card;
 use needs_you_core::history;
 use needs_you_core::request::Request;
+use needs_you_core::screen::Screen;
 use serde_json::{json, Value};
 
 /// What the page shows and signs for `input`, as JSON: the fields of
@@ -78,6 +81,17 @@ pub fn line(input: &[u8]) -> String {
     }
 }
 
+/// A screen as the page may draw it, as JSON: bounded, its text cleaned of
+/// every control and invisible character ([`Screen::checked`]); or
+/// `{"error": …}` for input that is no screen. The Worker cannot read a
+/// screen any more, so the device that opens one checks it.
+pub fn cleaned(input: &[u8]) -> String {
+    match serde_json::from_slice::<Screen>(input) {
+        Ok(screen) => json!(screen.checked()).to_string(),
+        Err(_) => json!({ "error": "not a screen" }).to_string(),
+    }
+}
+
 /// Room for `len` bytes of input, for the page to write into.
 #[no_mangle]
 pub extern "C" fn room(len: usize) -> *mut u8 {
@@ -128,6 +142,16 @@ pub unsafe extern "C" fn find(at: *mut u8, len: usize) -> u64 {
 #[no_mangle]
 pub unsafe extern "C" fn typed(at: *mut u8, len: usize) -> u64 {
     answer(at, len, line)
+}
+
+/// [`cleaned`] of the `len` bytes at `at`, as [`card()`] answers.
+///
+/// # Safety
+///
+/// As [`card()`]'s.
+#[no_mangle]
+pub unsafe extern "C" fn screen(at: *mut u8, len: usize) -> u64 {
+    answer(at, len, cleaned)
 }
 
 /// `with` of the input at `at`, which it frees, its result handed out as a
@@ -193,6 +217,25 @@ mod tests {
         for refused in ["!rm -rf ~", "/permissions", "exit", "\u{200b}!ls"] {
             assert!(typed(refused)["error"].is_string(), "{refused}");
         }
+    }
+
+    #[test]
+    fn a_screen_opened_is_bounded_and_cleaned_before_it_is_drawn() {
+        let made_up = json!({"width": 80, "height": 2, "lines": [
+            [{"t": "ok \u{1b}[2Jgone\u{202e}desrever", "fg": 1, "a": 255}],
+        ]});
+        let out: Value = serde_json::from_str(&cleaned(made_up.to_string().as_bytes())).unwrap();
+        let text = out["lines"][0][0]["t"].as_str().unwrap();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+            "{text:?}"
+        );
+        assert!(
+            out["lines"][0][0]["a"].as_u64().unwrap() < 64,
+            "unknown bits dropped"
+        );
+        let bad: Value = serde_json::from_str(&cleaned(b"{\"lines\": 3}")).unwrap();
+        assert!(bad["error"].is_string(), "{bad}");
     }
 
     #[test]
