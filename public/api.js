@@ -65,7 +65,7 @@ export async function checkCode(code) {
 }
 
 /** Turns a pairing code into this browser's device credential; `keyed`,
- *  {key, seal_key, proof}, sends this browser's keys with it (keys.js). */
+ *  {key, seal_key, rights, proof}, sends this browser's keys with it (keys.js). */
 export async function pair(code, name, keyed = null) {
   const { body } = await call("POST", "/v1/devices", { body: { code, name, ...(keyed || {}) } });
   localStorage.setItem(KEY, JSON.stringify(body));

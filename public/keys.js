@@ -21,6 +21,10 @@ const SEALED_LABEL = "needs-you sealed v1\n";
 const WRAP_LABEL = "needs-you content key v1\n";
 const COMMITMENT_LABEL = "needs-you content key commitment v1\n";
 const ECDH = { name: "ECDH", namedCurve: "P-256" };
+/** What a browser asks to be able to do when it pairs: all the code grants.
+ *  The proof covers it, in needs_you_core::api::Right's one order, so that
+ *  the pairer vouches for no more whatever the server says it got. */
+const ASKED = ["tasks", "answer", "pair", "screen"];
 const LIFETIME_MS = 10 * 60 * 1000;
 const ECDSA = { name: "ECDSA", namedCurve: "P-256" };
 const SIGN = { name: "ECDSA", hash: "SHA-256" };
@@ -50,8 +54,8 @@ export function forgetKey() {
 }
 
 /** New keys for this browser, kept: its signing key and its seal key; their
- *  public halves (base64url) and the proof of both under the pairing link's
- *  `secret`, for the pairer to check. */
+ *  public halves (base64url), the rights it asks for, and the proof of all
+ *  three under the pairing link's `secret`, for the pairer to check. */
 export async function newKey(secret, owner) {
   const pair = await crypto.subtle.generateKey(ECDSA, false, ["sign"]);
   const key = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
@@ -59,8 +63,8 @@ export async function newKey(secret, owner) {
   const sealKey = b64url(await crypto.subtle.exportKey("raw", seal.publicKey));
   await store.write({ privateKey: pair.privateKey, key, sealPrivate: seal.privateKey, sealKey, owner, contentKeys: {} });
   const mac = await crypto.subtle.importKey("raw", unb64url(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const proof = b64url(await crypto.subtle.sign("HMAC", mac, enc.encode(`${PROOF_LABEL}${key}\n${sealKey}`)));
-  return { key, seal_key: sealKey, proof };
+  const proof = b64url(await crypto.subtle.sign("HMAC", mac, enc.encode(`${PROOF_LABEL}${key}\n${sealKey}\n${ASKED.join(",")}`)));
+  return { key, seal_key: sealKey, rights: ASKED, proof };
 }
 
 /** The hex SHA-256 of a label, the owner, the version and the key's `raw`

@@ -103,15 +103,24 @@ async function ask(v = view) {
     if (view !== v) return;
     if (r.body.sealed) {
       const opened = await openSealed(screenScope(v.question), "screen", r.body.sealed);
+      let screen = null;
+      try {
+        screen = opened === null ? null : await checkedScreen(JSON.parse(opened));
+      } catch {
+        // Opened, but no screen: drawn as nothing, said below.
+      }
       if (view !== v) return;
-      if (opened === null) {
-        // Not for this browser's key, or changed on its way: nothing drawn.
-        say("This browser holds no key that opens this screen: pair it with `needs-you pair` on your computer.", true);
+      if (!screen) {
+        // Not for this browser's key, of another open of the question, or
+        // changed on its way: nothing drawn, and asking again would not mend it.
+        say(opened === null
+          ? "This screen does not open here: the question was asked again since this view opened (close it and open it again), or this browser holds no key for it (pair it with `needs-you pair` on your computer)."
+          : "The agent's machine sent something that is not a screen.", true);
         $("screen-view").classList.add("ended");
         v.ended = true;
         return;
       }
-      draw(await checkedScreen(JSON.parse(opened)));
+      draw(screen);
     }
     v.digest = r.body.digest;
     say(`Live · ${new Date().toLocaleTimeString()}`);

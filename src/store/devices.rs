@@ -124,8 +124,8 @@ const USE_CODE: &str = concat!(
 /// ?3 now, ?10 the rights asked for (bits), ?11 its signing key, ?12 the
 /// proof of its keys and ?13 its seal key (or nulls).
 const CREATE_DEVICE: &str = "
-INSERT INTO devices (id, owner_id, name, token_hash, created_at, rights, paired_by, pairing_id, public_key, key_proof, seal_key)
-SELECT ?7, owner_id, ?8, ?9, ?3, rights & ?10, made_by, id, ?11, ?12, ?13 FROM pairings WHERE id = ?1 AND used_by = ?4
+INSERT INTO devices (id, owner_id, name, token_hash, created_at, rights, paired_by, pairing_id, public_key, key_proof, seal_key, asked_rights)
+SELECT ?7, owner_id, ?8, ?9, ?3, rights & ?10, made_by, id, ?11, ?12, ?13, ?10 FROM pairings WHERE id = ?1 AND used_by = ?4
 RETURNING id, rights";
 
 pub struct Redeem<'a> {
@@ -310,7 +310,7 @@ pub async fn list_devices(
 /// The owner's pairing ?2 and the live device its code made since it was
 /// made (an id is drawn again once its code is spent). Binds ?1 the owner id.
 const PAIRING_STATE: &str = "
-SELECT p.id AS pairing_id, p.expires_at, d.id AS device_id, d.name, d.rights, d.public_key, d.seal_key, d.key_proof
+SELECT p.id AS pairing_id, p.expires_at, d.id AS device_id, d.name, d.rights, d.public_key, d.seal_key, d.asked_rights, d.key_proof
 FROM pairings p LEFT JOIN devices d
   ON d.pairing_id = p.id AND d.owner_id = p.owner_id AND d.created_at >= p.created_at AND d.revoked_at IS NULL
 WHERE p.id = ?2 AND p.owner_id = ?1";
@@ -330,6 +330,7 @@ pub async fn pairing_state(
         rights: Option<u32>,
         public_key: Option<String>,
         seal_key: Option<String>,
+        asked_rights: Option<u32>,
         key_proof: Option<String>,
     }
     let db = db(env)?;
@@ -345,6 +346,7 @@ pub async fn pairing_state(
             rights: Rights::from_bits(r.rights.unwrap_or(0)),
             key: r.public_key,
             seal_key: r.seal_key,
+            asked: r.asked_rights.map(Rights::from_bits),
             proof: r.key_proof,
         }),
     }))

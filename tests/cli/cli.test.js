@@ -334,8 +334,9 @@ test("a server that swaps a new device's seal key is caught: pair gives it no co
   const [code, secret] = new URL(link).hash.slice(1).split(".");
   const p256 = () => { const e = createECDH("prime256v1"); e.generateKeys(); return b64url(e.getPublicKey()); };
   const [key, sealKey, serversSealKey] = [p256(), p256(), p256()];
-  // The device proves its own seal key; the server hands the pairer its own.
-  const proof = createHmacB64(secret, `needs-you pairing v2\n${key}\n${sealKey}`);
+  // The device proves its own seal key (and the rights it asks for: all, by
+  // default); the server hands the pairer its own seal key.
+  const proof = createHmacB64(secret, `needs-you pairing v2\n${key}\n${sealKey}\ntasks,answer,pair,screen`);
   const old = await api("POST", "/v1/devices", null, { code, name: "old page", key, proof });
   assert.equal(old.status, 400);
   assert.equal(old.body.error, "upgrade");

@@ -33,8 +33,8 @@
 //! A device proves its keys to the one who pairs it with the pairing's
 //! secret, which only the pairing link carries (in its fragment, never sent
 //! to a server): the HMAC-SHA256, under that secret, of [`PROOF_LABEL`]
-//! followed by its signing key and its seal key as base64url
-//! ([`proof_message`]).
+//! followed by its signing key and its seal key as base64url and the rights
+//! it asked for ([`proof_message`]).
 //!
 //! Nothing here does cryptography: the reporter checks, the command line
 //! signs (`needs_you_reporter::trust`).
@@ -67,14 +67,19 @@ pub const CERTIFICATE_LIFETIME_MS: i64 = 30 * 24 * 3600 * 1000;
 pub const PROOF_LABEL: &str = "needs-you pairing v2\n";
 
 /// The bytes whose HMAC under the pairing's secret proves a device's
-/// signing `key` and its `seal_key` (both base64url), which the content key
-/// is wrapped to ([`crate::sealed`]): a server that swapped either is caught.
-pub fn proof_message(key: &str, seal_key: &str) -> Vec<u8> {
+/// signing `key`, its `seal_key` (both base64url), which the content key is
+/// wrapped to ([`crate::sealed`]), and the rights it `asked` for, as their
+/// list in the one order of [`Right::ALL`](crate::api::Right): a server that
+/// swapped a key, or says the device asked for more, is caught.
+pub fn proof_message(key: &str, seal_key: &str, asked: &Rights) -> Vec<u8> {
+    let asked = Rights::from_bits(asked.bits()).to_list();
     [
         PROOF_LABEL.as_bytes(),
         key.as_bytes(),
         b"\n",
         seal_key.as_bytes(),
+        b"\n",
+        asked.as_bytes(),
     ]
     .concat()
 }

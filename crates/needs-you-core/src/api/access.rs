@@ -176,6 +176,9 @@ pub struct PairedDevice {
     /// (`crate::sealed`); the proof covers both keys.
     #[serde(default)]
     pub seal_key: Option<String>,
+    /// What it asked to be able to do, which the proof covers too.
+    #[serde(default)]
+    pub asked: Option<Rights>,
     pub proof: Option<String>,
 }
 

@@ -231,10 +231,14 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
     };
     // The line `pair` prints for a machine carries the link's secret after
     // the code, `CODE.SECRET`, as the link does after `#`.
-    let (code, secret) = match code.split_once('.') {
-        Some((code, secret)) => (code.to_owned(), Some(secret.to_owned())),
-        None => (code, link.secret.clone()),
-    };
+    // A whole link's fragment, `CODE.SECRET.FINGERPRINT`, reads as the link does.
+    let mut parts = code.split('.').map(str::to_owned);
+    let code = parts.next().unwrap_or_default();
+    let secret = parts
+        .next()
+        .filter(|s| !s.is_empty())
+        .or(link.secret.clone());
+    let owner = owner.or(parts.next().filter(|o| is_fingerprint(o)));
     let host = needs_you_reporter::terminal::host_name();
     let name = match host.as_str() {
         "" => "needs-you on this machine".to_owned(),
@@ -253,9 +257,10 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
             let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
             let seal = content_keys::new_seal_key()?;
             let public = B64.encode(key.public());
-            let proof = trusting::prove(secret, &public, &seal.public()).ok_or_else(|| {
-                Fail::new(exit::USAGE, "the pairing link's secret is not base64url")
-            })?;
+            let proof =
+                trusting::prove(secret, &public, &seal.public(), &asked).ok_or_else(|| {
+                    Fail::new(exit::USAGE, "the pairing link's secret is not base64url")
+                })?;
             Some((key, seal, public, proof))
         }
         _ => None,

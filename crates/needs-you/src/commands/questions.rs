@@ -109,30 +109,34 @@ pub fn show(question: &str, watch: bool) -> Result<i32> {
         };
         // Checked here too: what reaches this terminal is made from numbers.
         if let Some(sealed) = shown.sealed {
-            if keys.is_none() {
-                keys = content_keys::on_this_device(&login, &client)?;
-            }
             let owner = login.owner.as_deref().ok_or_else(no_key)?;
-            let keys = keys.as_ref().ok_or_else(no_key)?;
             // Sealed as the screen of the question's session and `seq`, as
-            // the agent's machine recorded them; read again once if the
-            // question was opened anew since.
+            // the agent's machine recorded them, under a version of the
+            // content key: both read again once when it does not open (the
+            // question was opened anew, or the key turned, since).
             let mut opened = Err(SealError::NotSealed);
             for _ in 0..2 {
-                if scope.is_none() {
-                    scope = Some(screen_scope_of(&client, question)?);
+                if keys.is_none() {
+                    keys = content_keys::on_this_device(&login, &client)?;
                 }
-                opened = open(
-                    keys,
-                    owner,
-                    scope.as_deref().unwrap_or_default(),
-                    SCREEN,
-                    &sealed,
-                );
+                if scope.is_none() {
+                    scope = match screen_scope_of(&client, question) {
+                        Ok(scope) => Some(scope),
+                        // Closed under a watch: its view ends, done.
+                        Err(_) if watch && digest.is_some() => {
+                            eprintln!("needs-you: the question closed");
+                            return Ok(exit::OK);
+                        }
+                        Err(f) => return Err(f),
+                    };
+                }
+                let held = keys.as_ref().ok_or_else(no_key)?;
+                let scope_now = scope.as_deref().unwrap_or_default();
+                opened = open(held, owner, scope_now, SCREEN, &sealed);
                 if opened.is_ok() {
                     break;
                 }
-                scope = None;
+                (keys, scope) = (None, None);
             }
             let opened = opened
                 .map_err(|e| Fail::new(exit::REFUSED, format!("the screen did not open: {e}")))?;

@@ -45,19 +45,26 @@ pub fn new_secret() -> Result<String> {
     keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))
 }
 
-/// The HMAC of the proof of `key` and `seal_key` under `secret` (all
-/// base64url), fed and ready.
-fn proof_mac(secret: &str, key: &str, seal_key: &str) -> Option<Hmac<Sha256>> {
+/// The HMAC of the proof of `key`, `seal_key` (base64url) and the rights
+/// `asked` under `secret` (base64url), fed and ready.
+fn proof_mac(secret: &str, key: &str, seal_key: &str, asked: &Rights) -> Option<Hmac<Sha256>> {
     let secret = B64.decode(secret).ok()?;
     let mut mac = Hmac::<Sha256>::new_from_slice(&secret).ok()?;
-    mac.update(&proof_message(key, seal_key));
+    mac.update(&proof_message(key, seal_key, asked));
     Some(mac)
 }
 
-/// The proof of a device's signing `key` and `seal_key` (base64url) under
-/// the pairing link's `secret`: what a device sends with its keys when it pairs.
-pub fn prove(secret: &str, key: &str, seal_key: &str) -> Option<String> {
-    Some(B64.encode(proof_mac(secret, key, seal_key)?.finalize().into_bytes()))
+/// The proof of a device's signing `key` and `seal_key` (base64url) and of
+/// the rights it `asked` for, under the pairing link's `secret`: what a
+/// device sends with its keys when it pairs.
+pub fn prove(secret: &str, key: &str, seal_key: &str, asked: &Rights) -> Option<String> {
+    Some(
+        B64.encode(
+            proof_mac(secret, key, seal_key, asked)?
+                .finalize()
+                .into_bytes(),
+        ),
+    )
 }
 
 /// This device, as `GET /v1/devices` shows it to itself.
@@ -132,9 +139,9 @@ pub fn signer(login: &Login, client: &Client) -> Result<Option<Signer>> {
     }))
 }
 
-/// Whether `proof` is the HMAC of `key` and `seal_key` under `secret` (all base64url).
-fn proves(secret: &str, key: &str, seal_key: &str, proof: &str) -> bool {
-    match (proof_mac(secret, key, seal_key), B64.decode(proof)) {
+/// Whether `proof` is the HMAC of `key`, `seal_key` and `asked` under `secret`.
+fn proves(secret: &str, key: &str, seal_key: &str, asked: &Rights, proof: &str) -> bool {
+    match (proof_mac(secret, key, seal_key, asked), B64.decode(proof)) {
         (Some(mac), Ok(proof)) => mac.verify_slice(&proof).is_ok(),
         _ => false,
     }
@@ -172,7 +179,8 @@ pub fn wait_and_certify(
         return Ok(Paired::Keyless(device));
     };
     let seal_key = device.seal_key.clone().unwrap_or_default();
-    if !proves(secret, device_key, &seal_key, proof) {
+    let proved = device.asked.clone().unwrap_or_default();
+    if !proves(secret, device_key, &seal_key, &proved, proof) {
         let _ = client.delete::<Value>(&format!("/v1/devices/{}", path_part(&device.device_id)?));
         return Err(Fail::new(
             exit::REFUSED,
@@ -191,10 +199,11 @@ pub fn wait_and_certify(
         seal_key: Some(seal_key.clone()),
         // The versions of the content key it is given, which alone it takes.
         content_keys: content.keys.iter().map(|k| k.commitment(&owner)).collect(),
-        // What `pair` asked for, whatever the server says the device got.
+        // What the device proved it asked for and `pair` asked for, whatever
+        // the server says the device got.
         rights: match asked {
-            Some(a) => device.rights.and(a),
-            None => device.rights.clone(),
+            Some(a) => device.rights.and(&proved).and(a),
+            None => device.rights.and(&proved),
         },
         expires_at: now_ms() as i64 + CERTIFICATE_LIFETIME_MS,
     };
@@ -461,17 +470,30 @@ mod tests {
     fn only_the_links_secret_proves_a_key() {
         let secret = B64.encode([1u8; 16]);
         let (key, seal) = ("BPhone-key", "BPhone-seal-key");
+        let asked = Rights::from_list("tasks");
+        // The bytes written out here, not through `proof_message`: the page
+        // proves the same bytes in JavaScript.
         let mut mac = Hmac::<Sha256>::new_from_slice(&[1u8; 16]).unwrap();
-        mac.update(&proof_message(key, seal));
+        mac.update(b"needs-you pairing v2\nBPhone-key\nBPhone-seal-key\ntasks");
         let proof = B64.encode(mac.finalize().into_bytes());
-        assert_eq!(prove(&secret, key, seal), Some(proof.clone()));
-        assert!(proves(&secret, key, seal, &proof));
-        assert!(!proves(&secret, "BServer-key", seal, &proof));
+        assert_eq!(prove(&secret, key, seal, &asked), Some(proof.clone()));
+        assert!(proves(&secret, key, seal, &asked, &proof));
+        assert!(!proves(&secret, "BServer-key", seal, &asked, &proof));
         assert!(
-            !proves(&secret, key, "BServer-seal-key", &proof),
+            !proves(&secret, key, "BServer-seal-key", &asked, &proof),
             "a seal key swapped"
         );
-        assert!(!proves(&B64.encode([2u8; 16]), key, seal, &proof));
-        assert!(!proves(&secret, key, seal, "not-base64!"));
+        assert!(
+            !proves(
+                &secret,
+                key,
+                seal,
+                &Rights::from_list("tasks,answer"),
+                &proof
+            ),
+            "more rights than it asked for"
+        );
+        assert!(!proves(&B64.encode([2u8; 16]), key, seal, &asked, &proof));
+        assert!(!proves(&secret, key, seal, &asked, "not-base64!"));
     }
 }
