@@ -44,7 +44,8 @@ function unb64url(text) {
 
 const store = keptIn("needs-you-keys");
 
-/** This browser's key: {privateKey, key (base64url), owner?, certificate?}, or null. */
+/** This browser's keys: {privateKey, key (base64url), owner?, certificate?,
+ *  sealPrivate?, sealKey? (base64url), contentKeys? (by version)}, or null. */
 export function kept() {
   return store.read();
 }
@@ -100,7 +101,8 @@ export async function takeContentKeys(deviceId, wrapped) {
         hkdf, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
       const raw = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64url(nonce) }, wrapping, unb64url(ciphertext));
       if (raw.byteLength !== 32 || vouched.get(version) !== (await commitment(me.owner, version, raw))) continue;
-      held[version] = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+      // The page only opens: its key may do nothing else.
+      held[version] = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["decrypt"]);
     } catch {
       // Not one this browser's seal key opens: left.
     }

@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFile
 import { join } from "node:path";
 import { ROOT, smuggleAnswer, waitFor, sleep } from "../worker/helpers.js";
 import { REPORTER, startWorld } from "./world.js";
-import { sealText, wrapKey } from "../support/sealing.js";
+import { commitment, sealText, wrapKey } from "../support/sealing.js";
+import { seal } from "../support/signing.js";
 import { webcrypto } from "node:crypto";
 
 const AGENT = join(ROOT, "tests", "answers", "agent.py");
@@ -324,11 +325,20 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     const me = await w.db.prepare("SELECT id, seal_key, content_keys FROM devices WHERE seal_key IS NOT NULL ORDER BY created_at DESC LIMIT 1").first();
     const planted = { version: 2, key: Buffer.from(webcrypto.getRandomValues(new Uint8Array(32))).toString("base64url") };
     const given = [...JSON.parse(me.content_keys), await wrapKey(planted, o.key.fingerprint, me.id, me.seal_key)];
-    const held = await page.evaluate(([id, keys]) => import("/keys.js").then((k) => k.takeContentKeys(id, keys)), [me.id, given]);
-    assert.deepEqual(held, [1], "only the version the owner key vouched for");
+    const take = () => page.evaluate(([id, keys]) => import("/keys.js").then((k) => k.takeContentKeys(id, keys)), [me.id, given]);
+    assert.deepEqual(await take(), [1], "only the version the owner key vouched for");
     const byServer = await sealText(planted, o.key.fingerprint, q.question_id, "screen", "made up by the server");
     assert.equal(await open(q.question_id, "screen", byServer), null, "a planted key is never taken");
     assert.equal(await open(q.question_id, "screen", sealed), "AKIA-opened-on-the-page", "the owner's still opens");
+    // The same wrapping, once the owner key vouches for it in this browser's
+    // certificate (re-signed here by Node with the owner's key), is taken:
+    // what refused it was the owner key's word, not a wrapping that does not open.
+    const envelope = JSON.parse((await w.db.prepare("SELECT certificate FROM devices WHERE id = ?").bind(me.id).first()).certificate);
+    const cert = JSON.parse(Buffer.from(envelope.statement, "base64url"));
+    const vouched = await seal(o.key.signer, { ...cert, content_keys: [...cert.content_keys, { version: 2, commitment: commitment(o.key.fingerprint, planted) }] });
+    assert.equal(await page.evaluate((c) => import("/keys.js").then((k) => k.takeCertificate(c)), vouched), true);
+    assert.deepEqual(await take(), [1, 2]);
+    assert.equal(await open(q.question_id, "screen", byServer), "made up by the server");
     const card = page.locator(`#question-${q.question_id}`);
     await card.waitFor();
     assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));

@@ -14,7 +14,7 @@ import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/h
 import { lastingId, requestDigest } from "../support/request.js";
 import { endProcessesWithin } from "../support/leftovers.js";
 import { b64url, importKey, seal } from "../support/signing.js";
-import { wrapKey } from "../support/sealing.js";
+import { commitment, wrapKey } from "../support/sealing.js";
 
 const BIN = join(ROOT, "target", "release", "needs-you");
 const REPORTER = join(ROOT, "target", "release", "report-prompt");
@@ -311,6 +311,15 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   await w.db.prepare("UPDATE devices SET content_keys = ? WHERE id = ?").bind(JSON.stringify([...(await wrappedTo(held.id)), plantedWrap]), held.id).run();
   assert.equal((await cli(laptop, ["run", "--", "true"])).code, 0);
   assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, rotated, "both versions, and not the planted one");
+  // The same wrapping, once the owner key vouches for it in the laptop's
+  // certificate (signed here with the owner's key, by Node), is taken: what
+  // refused it was the owner key's word, not a wrapping that does not open.
+  const ownerSigner = await importKey(JSON.parse(readFileSync(join(owner.home, ".config", "needs-you", "owner-key.json"), "utf8")).secret);
+  const laptopCert = JSON.parse(Buffer.from(JSON.parse((await w.db.prepare("SELECT certificate FROM devices WHERE id = ?").bind(held.id).first()).certificate).statement, "base64url"));
+  const vouchedToo = await seal(ownerSigner, { ...laptopCert, content_keys: [...laptopCert.content_keys, { version: 3, commitment: commitment(owner.login.owner, planted) }] });
+  await w.db.prepare("UPDATE devices SET certificate = ? WHERE id = ?").bind(JSON.stringify(vouchedToo), held.id).run();
+  assert.equal((await cli(laptop, ["run", "--", "true"])).code, 0);
+  assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys.map((k) => k.version), [1, 2, 3]);
   // Logging out takes its keys with it.
   assert.equal((await cli(laptop, ["logout"])).code, 0);
   for (const file of ["device-key.json", "seal-key.json", "content-key.json"]) {

@@ -2,7 +2,7 @@
 // WebCrypto: another implementation than the Rust and the page's, to check
 // both against. `key` is a content key version as `content-key.json` keeps
 // it: {version, key (32 bytes, base64url)}.
-import { webcrypto } from "node:crypto";
+import { createHash, webcrypto } from "node:crypto";
 
 const { subtle } = webcrypto;
 const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
@@ -41,4 +41,11 @@ export async function wrapKey(key, owner, deviceId, recipient) {
   const iv = webcrypto.getRandomValues(new Uint8Array(12));
   const ciphertext = await subtle.encrypt({ name: "AES-GCM", iv }, aes, Buffer.from(key.key, "base64url"));
   return `w1.${key.version}.${ephemeral}.${b64url(iv)}.${b64url(ciphertext)}`;
+}
+
+/** The commitment a certificate names for version `key` of `owner`'s
+ *  content key: hex SHA-256 of the label, owner, version and key bytes. */
+export function commitment(owner, key) {
+  return createHash("sha256").update(`needs-you content key commitment v1\n${owner}\n${key.version}\n`)
+    .update(Buffer.from(key.key, "base64url")).digest("hex");
 }

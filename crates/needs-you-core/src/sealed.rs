@@ -35,8 +35,6 @@
 pub const KEY_BYTES: usize = 32;
 /// How many bytes an AES-GCM nonce has.
 pub const NONCE_BYTES: usize = 12;
-/// How many bytes of a public key, SEC1 uncompressed (P-256).
-pub const PUBLIC_KEY_BYTES: usize = 65;
 
 /// What a sealed word's text begins with.
 pub const SEALED_PREFIX: &str = "s1";

@@ -161,6 +161,27 @@ impl ContentKeys {
         Ok(version)
     }
 
+    /// Every version, for device `device_id` of `owner` holding seal key
+    /// `recipient`: the commitments its certificate vouches for, and the
+    /// versions wrapped to it, in one order. What `pair` and a rotation
+    /// hand a device.
+    pub fn for_device(
+        &self,
+        owner: &str,
+        device_id: &str,
+        recipient: &str,
+    ) -> Result<(Vec<Committed>, Vec<String>), SealError> {
+        let wrapped = self
+            .keys
+            .iter()
+            .map(|k| wrap(k, owner, device_id, recipient))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((
+            self.keys.iter().map(|k| k.commitment(owner)).collect(),
+            wrapped,
+        ))
+    }
+
     /// Takes `key` unless a version of its number is held already (a
     /// version, once held, is never replaced by what a server hands back).
     pub fn add(&mut self, key: ContentKey) {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use needs_you_core::api::Devices;
 use needs_you_core::signed::Certificate;
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::{unwrap, wrap, ContentKeys, SealKey, StoredSealKey};
+use needs_you_reporter::sealing::{unwrap, ContentKeys, SealKey, StoredSealKey};
 use needs_you_reporter::state::write_private;
 use needs_you_reporter::trust::owner_signed;
 
@@ -80,7 +80,7 @@ pub fn owners() -> Result<ContentKeys> {
 /// and opens everything sealed so far.
 pub fn forget_devices() {
     let _ = std::fs::remove_file(seal_key_path());
-    if !crate::keys::path(crate::keys::Whose::Owner).exists() {
+    if !crate::keys::path(Whose::Owner).exists() {
         let _ = std::fs::remove_file(path());
     }
 }
@@ -96,15 +96,12 @@ pub fn rotate(client: &Client, owner_key: &Key, vouched: &[Vouched]) -> Result<(
     let version = keys.rotate().map_err(failed)?;
     save(&keys)?;
     for device in vouched {
-        let wrapped = keys
-            .keys
-            .iter()
-            .map(|k| wrap(k, &owner, &device.device_id, &device.seal_key))
-            .collect::<std::result::Result<Vec<_>, _>>()
+        let (content_keys, wrapped) = keys
+            .for_device(&owner, &device.device_id, &device.seal_key)
             .map_err(failed)?;
         // Its certificate signed anew, vouching for every version now.
         let certificate = Certificate {
-            content_keys: keys.keys.iter().map(|k| k.commitment(&owner)).collect(),
+            content_keys,
             ..device.certificate.clone()
         };
         let _: serde_json::Value = client.put(

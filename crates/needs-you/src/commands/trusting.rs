@@ -14,7 +14,7 @@ use needs_you_core::signed::{
     proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS, VERSION,
 };
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::{wrap, ContentKeys};
+use needs_you_reporter::sealing::ContentKeys;
 use needs_you_reporter::trust::{fingerprint, owner_signed};
 use serde_json::{json, Value};
 use sha2::Sha256;
@@ -191,6 +191,14 @@ pub fn wait_and_certify(
         ));
     }
     let owner = key.fingerprint();
+    let (vouched, wrapped) = content
+        .for_device(&owner, &device.device_id, &seal_key)
+        .map_err(|e| {
+            Fail::new(
+                exit::REFUSED,
+                format!("cannot give {:?} the content key: {e}", device.name),
+            )
+        })?;
     let certificate = Certificate {
         v: VERSION,
         owner: owner.clone(),
@@ -198,7 +206,7 @@ pub fn wait_and_certify(
         key: device_key.clone(),
         seal_key: Some(seal_key.clone()),
         // The versions of the content key it is given, which alone it takes.
-        content_keys: content.keys.iter().map(|k| k.commitment(&owner)).collect(),
+        content_keys: vouched,
         // What the device proved it asked for and `pair` asked for, whatever
         // the server says the device got.
         rights: match asked {
@@ -208,17 +216,6 @@ pub fn wait_and_certify(
         expires_at: now_ms() as i64 + CERTIFICATE_LIFETIME_MS,
     };
     let envelope = key.sign_json(&certificate);
-    let wrapped = content
-        .keys
-        .iter()
-        .map(|k| wrap(k, &owner, &device.device_id, &seal_key))
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| {
-            Fail::new(
-                exit::REFUSED,
-                format!("cannot give {:?} the content key: {e}", device.name),
-            )
-        })?;
     let _: Value = client.put(
         &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
         &json!({ "certificate": envelope, "content_keys": wrapped }),
