@@ -254,11 +254,13 @@ pub async fn device_by_token_hash(env: &Env, hash: &str) -> Result<Option<Device
         .await
 }
 
-/// The owner's live devices, newest first; with ?2, only that one. Binds ?1
-/// the owner id, ?2 a device id or null.
+/// The owner's live devices, newest first; with ?2, only that one, with the
+/// content key wrapped to it, which no one else could open and so is not
+/// listed to the owner. Binds ?1 the owner id, ?2 a device id or null.
 const LIST_DEVICES: &str = "
 SELECT id AS device_id, name, created_at, push IS NOT NULL AS push, rights, paired_by,
-       public_key, seal_key, certificate, content_keys FROM devices
+       public_key, seal_key, certificate, CASE WHEN ?2 IS NULL THEN NULL ELSE content_keys END AS content_keys
+FROM devices
 WHERE owner_id = ?1 AND revoked_at IS NULL AND (?2 IS NULL OR id = ?2)
 ORDER BY created_at DESC";
 

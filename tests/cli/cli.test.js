@@ -299,6 +299,13 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.match(revokedPhone.stdout, /What is sealed from now on is under version 2 of your content key, which 1 remaining device\(s\) got and the revoked one did not/);
   const rotated = JSON.parse(readFileSync(join(owner.home, ".config", "needs-you", "content-key.json"), "utf8")).keys;
   assert.deepEqual(rotated.map((k) => k.version), [1, 2]);
+  // A device that never held the key (paired from a bare code) turns none.
+  const bare = await api("POST", "/v1/pairings", owner.login.token);
+  const keyless = await api("POST", "/v1/devices", null, { code: bare.body.code, name: "keyless" });
+  const revokedKeyless = await cli(owner, ["devices", "revoke", keyless.body.device_id]);
+  assert.equal(revokedKeyless.code, 0, revokedKeyless.stderr);
+  assert.doesNotMatch(revokedKeyless.stdout, /content key/);
+  assert.deepEqual(JSON.parse(readFileSync(join(owner.home, ".config", "needs-you", "content-key.json"), "utf8")).keys, rotated);
   assert.deepEqual(rotated[0], ownersKeys[0], "the first version stays, for what it sealed");
   const wrappedTo = async (id) => JSON.parse((await w.db.prepare("SELECT content_keys FROM devices WHERE id = ?").bind(id).first()).content_keys);
   assert.deepEqual((await wrappedTo(held.id)).map((t) => t.split(".")[1]), ["1", "2"]);

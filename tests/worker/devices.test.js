@@ -172,7 +172,7 @@ test("a device's seal key and the content key wrapped to it: kept as sent, hande
   for (const bad of [["plain words"], [wrapped[0], wrapped[0]], "w1.1.a.b.c", [`w1.1.${"A".repeat(300)}.bm9uY2U.Y2lw`], ["s1.1.bm9uY2U.Y2lwaGVy"]]) {
     const r = await put(ana.token, { certificate: cert, content_keys: bad });
     assert.equal(r.status, 400, JSON.stringify(bad));
-    assert.match(r.body.message, /^`content_keys` is a list of at most 64 wrapped keys/);
+    assert.match(r.body.message, /^`content_keys` is a list of at most 256 wrapped keys/);
   }
   assert.equal(await keysIn(), null, "a refused one wrote nothing");
   assert.equal((await put(d.body.token, { certificate: cert, content_keys: wrapped })).status, 401, "the device itself may not: only the owner's token writes it");
@@ -186,6 +186,10 @@ test("a device's seal key and the content key wrapped to it: kept as sent, hande
   assert.deepEqual([mine.body.devices[0].seal_key, mine.body.devices[0].content_keys], [sealKey, wrapped]);
   const other = await call(w, "GET", "/v1/devices", { token: ben.token });
   assert.equal(JSON.stringify(other.body).includes("w1."), false);
+  // The owner's own listing names the device's seal key, not what only it can open.
+  const owners = await call(w, "GET", "/v1/devices", { token: ana.token });
+  assert.equal(owners.body.devices.find((x) => x.device_id === id).seal_key, sealKey);
+  assert.equal(JSON.stringify(owners.body).includes("w1."), false);
 
   // A page or command line from before seal keys is told to upgrade, and
   // the code stays unused.

@@ -195,8 +195,9 @@ pub const fn max_sealed_chars(plain_bytes: usize) -> usize {
 
 /// The longest wrapped key: the five parts of one key's wrapping, with room.
 pub const MAX_WRAPPED_CHARS: usize = 256;
-/// The most content key versions a device is given.
-pub const MAX_VERSIONS: usize = 64;
+/// The most content key versions a device is given: one turns at each
+/// revocation of a device that held the key.
+pub const MAX_VERSIONS: usize = 256;
 
 /// A version as text: a number from 1, written without leading zeros, so
 /// that one version has one spelling.

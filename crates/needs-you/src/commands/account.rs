@@ -230,8 +230,8 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         }
     };
     // The line `pair` prints for a machine carries the link's secret after
-    // the code, `CODE.SECRET`, as the link does after `#`.
-    // A whole link's fragment, `CODE.SECRET.FINGERPRINT`, reads as the link does.
+    // the code, `CODE.SECRET`, as the link does after `#`; a whole fragment,
+    // `CODE.SECRET.FINGERPRINT`, reads as the link does.
     let mut parts = code.split('.').map(str::to_owned);
     let code = parts.next().unwrap_or_default();
     let secret = parts
@@ -534,21 +534,19 @@ pub fn revoke_device(device: &str) -> Result<i32> {
         true => Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))?,
         false => None,
     };
+    let mut rotated = None;
     if let Some(key) = &key {
         // The device named here goes, whatever the server says went with it.
         let mut gone = r.devices.clone();
         gone.push(device.to_owned());
-        trusting::strike(&client, key, &gone)?;
+        // What is sealed from now on, a revoked device that held the content
+        // key (one this machine vouched for) cannot open. One that never
+        // held it turns no key.
+        if trusting::strike(&client, key, &gone)? > 0 {
+            let remaining = trusting::vouched(&client, key)?;
+            rotated = Some(content_keys::rotate(&client, key, &remaining)?);
+        }
     }
-    // What is sealed from now on, a revoked device cannot open.
-    let rotated = match &key {
-        Some(key) => Some(content_keys::rotate(
-            &client,
-            key,
-            &trusting::vouched(&client, key)?,
-        )?),
-        None => None,
-    };
     let others = r.devices.len().saturating_sub(1);
     println!(
         "Revoked {}{}{}.",

@@ -440,8 +440,8 @@ pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {
 }
 
 /// Strikes the keys this machine vouched for `devices` from the owner's
-/// device list, and forgets them.
-pub fn strike(client: &Client, key: &Key, devices: &[String]) -> Result<()> {
+/// device list, and forgets them: how many of them it had vouched for.
+pub fn strike(client: &Client, key: &Key, devices: &[String]) -> Result<usize> {
     let mut all = certified();
     let keys: Vec<String> = devices.iter().filter_map(|d| all.remove(d)).collect();
     change_list(client, key, |listed| listed.retain(|fp| !keys.contains(fp)))?;
@@ -449,7 +449,8 @@ pub fn strike(client: &Client, key: &Key, devices: &[String]) -> Result<()> {
         &certified_path(),
         serde_json::to_string_pretty(&all).unwrap_or_default(),
     )
-    .map_err(|e| Fail::new(exit::REFUSED, format!("cannot keep the devices' keys: {e}")))
+    .map_err(|e| Fail::new(exit::REFUSED, format!("cannot keep the devices' keys: {e}")))?;
+    Ok(keys.len())
 }
 
 /// The owner's device list as this machine last signed it, beside the key.
