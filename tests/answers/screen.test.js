@@ -216,33 +216,29 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
   assert.deepEqual([noScreen.status, noScreen.body.error], [409, "no_screen"]);
   assert.equal((await api("POST", "/v1/tasks", o.token, { name: "x", screen: "no" })).status, 400);
 
+  /** What a relay started with `env` (in a state folder of its own, then
+   *  stopped) answers to a screen asked of its question. */
+  const relaySays = async (name, env) => {
+    const who = await owner();
+    const stateDir = join(scratch, `state-${name}`);
+    const { q: asked } = await world.agentInTmux(who, {
+      agent: "screen-agent.py", session: name, size: [100, 20], env: { NEEDS_YOU_STATE_DIR: stateDir, ...env },
+    });
+    const said = await waitFor(async () => {
+      const r = await screen(who.token, asked.question_id);
+      return r.status !== 409 || r.body.error !== "relay_offline" ? r : null;
+    }, 10000);
+    spawnSync("pkill", ["-f", `__relay --state-dir ${stateDir}`]);
+    return said;
+  };
   // NEEDS_YOU_NO_SCREEN on the agent's machine: its relay refuses too.
-  const machineSaysNo = await owner();
-  const { q: mq } = await world.agentInTmux(machineSaysNo, {
-    agent: "screen-agent.py", session: "no", size: [100, 20],
-    env: { NEEDS_YOU_STATE_DIR: join(scratch, "state-no"), NEEDS_YOU_NO_SCREEN: "1" },
-  });
-  const saysNo = await waitFor(async () => {
-    const r = await screen(machineSaysNo.token, mq.question_id);
-    return r.status !== 409 || r.body.error !== "relay_offline" ? r : null;
-  }, 10000);
+  const saysNo = await relaySays("no", { NEEDS_YOU_NO_SCREEN: "1" });
   assert.deepEqual([saysNo.status, saysNo.body.error], [409, "screen_refused"]);
   assert.match(saysNo.body.message, /--no-screen/);
-  spawnSync("pkill", ["-f", `__relay --state-dir ${join(scratch, "state-no")}`]);
-
   // A machine that holds no content key shows no screen: none goes unsealed.
-  const keyless = await owner();
-  const { q: kq } = await world.agentInTmux(keyless, {
-    agent: "screen-agent.py", session: "keyless", size: [100, 20],
-    env: { NEEDS_YOU_STATE_DIR: join(scratch, "state-keyless"), NEEDS_YOU_CONTENT_KEYS: "" },
-  });
-  const unsealed = await waitFor(async () => {
-    const r = await screen(keyless.token, kq.question_id);
-    return r.status !== 409 || r.body.error !== "relay_offline" ? r : null;
-  }, 10000);
+  const unsealed = await relaySays("keyless", { NEEDS_YOU_CONTENT_KEYS: "" });
   assert.deepEqual([unsealed.status, unsealed.body.error], [409, "screen_refused"]);
   assert.match(unsealed.body.message, /^this machine holds no content key, so it shows no screen: log it in with the line `needs-you pair` prints/);
-  spawnSync("pkill", ["-f", `__relay --state-dir ${join(scratch, "state-keyless")}`]);
 
   // No relay for that task's question: the machine is not connected.
   const nobody = all.find((x) => x.session === "nobody");
