@@ -86,8 +86,10 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
 
   const big = await owner();
   const b = await agentInTmux(big);
+  // On a connection of its own: the Worker answers before it reads the body,
+  // and a pooled connection left mid-body once failed the next request (CI).
   const huge = await fetch(`${w.url}/v1/questions/${b.q.question_id}/answers`, {
-    method: "POST", headers: { authorization: `Bearer ${big.token}` }, body: JSON.stringify({ text: "x".repeat(100_000) }),
+    method: "POST", headers: { authorization: `Bearer ${big.token}`, connection: "close" }, body: JSON.stringify({ text: "x".repeat(100_000) }),
   });
   assert.equal(huge.status, 413, "100 KB is refused before it is read");
   // Signed as `needs-you answer` signs it: the line that would be typed.
