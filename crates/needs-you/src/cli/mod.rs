@@ -68,7 +68,8 @@ pub enum Command {
         code: Option<String>,
         /// The fingerprint of the owner's key, as `needs-you pair` printed
         /// it: the agents run here then take only answers that key signed.
-        #[arg(long, value_name = "FINGERPRINT")]
+        // Base64url: one in 32 begins with `-`, which is still the value.
+        #[arg(long, value_name = "FINGERPRINT", allow_hyphen_values = true)]
         owner: Option<String>,
     },
     /// Revoke this machine's device credential and forget it.

@@ -191,3 +191,22 @@ fn the_help_shows_an_example_of_every_command() {
     assert!(help.contains("Exit codes:"));
     assert!(!help.contains("__exec"));
 }
+
+#[test]
+fn an_owner_fingerprint_that_begins_with_a_dash_is_still_the_value() {
+    // Base64url: the line `pair` prints can say `--owner -F…`.
+    let fp = "-Fq2bZ0x9yLk3VnW7aR1sT4uE6iO8pA5dG2hJ0kL9mN";
+    let Command::Login { owner, code, .. } = p(&[
+        "login",
+        "http://127.0.0.1:8787",
+        "--code",
+        "K7Q2-M9XD.c2VjcmV0",
+        "--owner",
+        fp,
+    ])
+    .unwrap() else {
+        panic!()
+    };
+    assert_eq!(owner.as_deref(), Some(fp));
+    assert_eq!(code.as_deref(), Some("K7Q2-M9XD.c2VjcmV0"));
+}
