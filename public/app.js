@@ -4,7 +4,7 @@
 // HTML.
 
 import { answerArea, answersOn } from "./answer.js";
-import { keepOnly, shown } from "./card.js";
+import { keepOnly, ruleShown, shown } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
 import { kept, newKey, renewCertificate, signRevoke, takeCertificate, takeContentKeys } from "./keys.js";
 import { liveList } from "./live.js";
@@ -389,7 +389,7 @@ function taskRow(t, now) {
   parts.push(t.last_report_at ? `last report ${ago(t.last_report_at, now)}` : "no report yet");
   last.textContent = parts.join(" · ");
   const rules = el.querySelector(".rules");
-  rules.replaceChildren(...(t.rules || []).map((r) => ruleRow(r, now)));
+  rules.replaceChildren(...(t.rules || []).map((r) => ruleRow(ruleShown(r, render), now)));
   rules.hidden = !rules.children.length;
   return el;
 }

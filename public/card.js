@@ -5,8 +5,15 @@
 // digest the server wrote: a server that put "npm test" over the request of
 // `curl … | sh` would get a signature for what it did not show.
 
+//
+// A question whose words were sealed on the agent's machine
+// (needs_you_core::words) is opened here first, with the content key this
+// browser holds, as the open the list names (its session and `seq`); its
+// card is then built from the opened request like any other.
+
 import { call } from "./api.js";
 import { CARD_SHA256 } from "./card-hash.js";
+import { openScope, openSealed } from "./keys.js";
 
 /** The wasm's exports, once loaded; a failed load is tried again. */
 let builder = null;
@@ -108,20 +115,26 @@ export function takesSigned(q) {
 }
 
 /**
- * `q` as this page shows it: for a question that takes a decision or
- * choices, the card built here from its request in place of the server's
- * words, options, lasting choices and digest; while that is being built, or
- * when it cannot be, a question answered in the terminal, saying why.
- * `ready` is called once a card is built, to draw the list again.
+ * `q` as this page shows it: its sealed words opened here; for a question
+ * that takes a decision or choices, the card built here from its request in
+ * place of the server's words, options, lasting choices and digest. While
+ * that is being done, or when it cannot be, a question answered in the
+ * terminal, saying why. `ready` is called once a card is built, to draw the
+ * list again.
  */
 export function shown(q, ready) {
-  if (!takesSigned(q)) return q;
-  const key = `${q.answer_from_afar}:${q.open_seq}:${q.digest}`;
+  if (!takesSigned(q) && !q.sealed) return q;
+  const key = `${q.answer_from_afar}:${q.open_seq}:${q.digest}:${q.sealed}`;
   const had = cards.get(q.question_id);
   if (had?.key === key) {
-    if (had.error) return { ...q, answer_from_afar: null, why_not: `this card could not be built here from its request (${had.error}): answer it in the terminal` };
+    if (had.error) {
+      const text = q.sealed ? `Its words are sealed, and this page could not open them (${had.error}).` : q.text;
+      return { ...q, text, answer_from_afar: null, why_not: `this card could not be built here (${had.error}): answer it in the terminal` };
+    }
     const b = had.built;
-    return { ...q, text: b.text, options: b.options, questions: b.questions, decisions: b.lasting, digest: b.digest };
+    const terminal = q.terminal && b.cwd !== undefined ? { ...q.terminal, cwd: b.cwd } : q.terminal;
+    const card = { ...q, text: b.text, options: b.options ?? [], questions: b.questions ?? [], terminal };
+    return takesSigned(q) ? { ...card, decisions: b.lasting, digest: b.digest } : card;
   }
   if (!building.has(q.question_id)) {
     building.add(q.question_id);
@@ -130,22 +143,52 @@ export function shown(q, ready) {
       setTimeout(ready, again ? RETRY_MS : 0);
     });
   }
-  return { ...q, answer_from_afar: null, why_not: "building this card from its request…" };
+  const waiting = q.sealed ? "opening its sealed words…" : "building this card from its request…";
+  return { ...q, text: q.sealed ? waiting : q.text, answer_from_afar: null, why_not: waiting };
 }
 
 /** How long a card whose request could not be fetched waits to try again. */
 const RETRY_MS = 5_000;
+/** How many times sealed words that no key here opens are tried. */
+const OPEN_TRIES = 4;
+/** How many times each question's words did not open, by question id. */
+const unopened = new Map();
 
-/** Builds `q`'s card from its request; true when the request or the
- *  builder could not be fetched (offline, a server error), to be tried
- *  again. A builder that is not this page's, or a request it refuses, is
- *  said on the card. */
+/** The words of `q` as its machine sealed them, opened here: `{text,
+ *  options, questions, request, cwd}`. `held` is what the server keeps of
+ *  its request; sealed words that were sealed for another open than the
+ *  one the list names are tried again with the next list. */
+async function opened(q, held) {
+  if (held.open_seq !== q.open_seq) throw Object.assign(new Error("the list is older than its words"), { again: true });
+  const plain = await openSealed(openScope(q), "question", held.sealed);
+  if (plain === null) {
+    // The key may be on its way (a page just paired, a version just made):
+    // tried again a few times before it is said.
+    const tried = (unopened.get(q.question_id) ?? 0) + 1;
+    unopened.set(q.question_id, tried);
+    throw Object.assign(new Error("this page holds no key that opens them: pair it again from a command line that holds the content key"), { again: tried < OPEN_TRIES });
+  }
+  unopened.delete(q.question_id);
+  return JSON.parse(plain);
+}
+
+/** Builds `q`'s card from its request, its sealed words opened first; true
+ *  when the request or the builder could not be fetched (offline, a server
+ *  error), to be tried again. A builder that is not this page's, or a
+ *  request it refuses, or words it cannot open, is said on the card. */
 async function fetchAndBuild(q, key) {
   try {
+    const held = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body ?? {};
+    const words = q.sealed ? await opened(q, held) : null;
+    if (!takesSigned(q)) {
+      cards.set(q.question_id, { key, built: { ...words, cwd: words.cwd ?? "" } });
+      return false;
+    }
     await loaded();
-    const { request } = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body ?? {};
+    const request = words ? words.request : held.request;
     if (!request) throw new Error("the server gave no request");
-    cards.set(q.question_id, { key, built: await build(q.answer_from_afar, request) });
+    const built = await build(q.answer_from_afar, request);
+    cards.set(q.question_id, { key, built: words ? { ...built, cwd: words.cwd ?? "" } : built });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
     if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;
@@ -154,8 +197,55 @@ async function fetchAndBuild(q, key) {
   return false;
 }
 
+/** A rule's words as its machine sealed them (`{label, rule}`), opened
+ *  here; null when this browser holds no key that opens them. */
+async function openRule(r) {
+  const plain = await openSealed(r.sealed_scope, "rule", r.rule);
+  return plain === null ? null : JSON.parse(plain);
+}
+
+/** Rules' words opened, by rule id: `{label, rule}`, or `{error}`. */
+const rules = new Map();
+
+/** `r` as this page shows it: its sealed words opened here (`ready` is
+ *  called once they are, to draw again). */
+export function ruleShown(r, ready) {
+  if (!r.sealed_scope) return r;
+  const had = rules.get(r.rule_id);
+  if (had?.error) return { ...r, rule: `(sealed: ${had.error})` };
+  if (had?.rule !== undefined) return { ...r, rule: had.rule, label: had.label };
+  if (!had) {
+    rules.set(r.rule_id, {});
+    openRule(r).then((w) => {
+      rules.set(r.rule_id, w ?? { error: "this page holds no key that opens it" });
+      ready();
+    });
+  }
+  return { ...r, rule: "(opening its sealed words…)" };
+}
+
+/** A past question of the history with its sealed words and its rules'
+ *  opened here; what does not open says so in its text. */
+export async function openedPast(p) {
+  const rulesOpened = await Promise.all(p.rules.map(async (r) => {
+    if (!r.sealed_scope) return r;
+    const w = await openRule(r).catch(() => null);
+    return w ? { ...r, rule: w.rule, label: w.label } : { ...r, rule: "(sealed: this page holds no key that opens it)" };
+  }));
+  if (!p.sealed) return { ...p, rules: rulesOpened };
+  try {
+    const held = (await call("GET", `/v1/questions/${encodeURIComponent(p.question_id)}/request`)).body ?? {};
+    const w = await opened(p, held);
+    const terminal = p.terminal ? { ...p.terminal, cwd: w.cwd ?? "" } : p.terminal;
+    return { ...p, text: w.text, options: w.options ?? [], questions: w.questions ?? [], terminal, rules: rulesOpened };
+  } catch (e) {
+    return { ...p, text: `(sealed: ${e.message})`, rules: rulesOpened };
+  }
+}
+
 /** Forgets the cards of questions no longer listed. */
 export function keepOnly(questions) {
   const listed = new Set(questions.map((q) => q.question_id));
   for (const id of cards.keys()) if (!listed.has(id)) cards.delete(id);
+  for (const id of unopened.keys()) if (!listed.has(id)) unopened.delete(id);
 }

@@ -2,10 +2,11 @@
 // the last 30 days), each with every answer (what, by which device, when,
 // what became of it) and the rules they granted, a page at a time from
 // GET /v1/history. A search runs here, by the rule `needs-you log` follows
-// (card.wasm's `find`): the server hands its pages over whole.
+// (card.wasm's `find`): the server hands its pages over whole, and sealed
+// words are opened here first, since the server cannot read them.
 
 import { call } from "./api.js";
-import { find } from "./card.js";
+import { find, openedPast } from "./card.js";
 import { ago } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -47,7 +48,10 @@ async function more() {
     const after = next ? `?before=${encodeURIComponent(next)}` : "";
     const page = (await call("GET", `/v1/history${after}`)).body;
     if (mine !== opening) return;
-    loaded.push(...page.questions);
+    // Sealed words are opened here, before a search can read them.
+    const pasts = await Promise.all(page.questions.map(openedPast));
+    if (mine !== opening) return;
+    loaded.push(...pasts);
     next = page.next;
   } catch (e) {
     if (mine === opening) state(`Could not read the history: ${e.message}`);

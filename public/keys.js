@@ -113,8 +113,8 @@ export async function takeContentKeys(deviceId, wrapped) {
 
 /** The scope question `q`'s screen is sealed in: its session and the `seq`
  *  of its open, as the agent's machine recorded them
- *  (needs_you_core::sealed::screen_scope). */
-export const screenScope = (q) => `${q.session}\n${q.open_seq}`;
+ *  (needs_you_core::sealed::open_scope). */
+export const openScope = (q) => `${q.session}\n${q.open_seq}`;
 
 /** What `sealed` (a `s1.…` text) holds, as text, if it was sealed for this
  *  browser's owner as `scope`'s `field` under a version it holds; null when

@@ -9,7 +9,7 @@
 
 import { call } from "./api.js";
 import { checkedScreen } from "./card.js";
-import { openSealed, screenScope } from "./keys.js";
+import { openSealed, openScope } from "./keys.js";
 
 /** How often an open view asks for the pane: the relay reads it at most
  *  every 200 ms, and sends only a digest while it is unchanged. */
@@ -102,7 +102,7 @@ async function ask(v = view) {
     v.inflight = false;
     if (view !== v) return;
     if (r.body.sealed) {
-      const opened = await openSealed(screenScope(v.question), "screen", r.body.sealed);
+      const opened = await openSealed(openScope(v.question), "screen", r.body.sealed);
       let screen = null;
       try {
         screen = opened === null ? null : await checkedScreen(JSON.parse(opened));

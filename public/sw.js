@@ -20,7 +20,7 @@
 // It is a module (the page registers it so), to sign a Deny with keys.js.
 
 import { keptIn } from "./kept.js";
-import { signAnswer } from "./keys.js";
+import { openScope, openSealed, signAnswer } from "./keys.js";
 
 const SHELL = "needs-you-shell-v9";
 const SHELL_FILES = [
@@ -125,10 +125,21 @@ function actions(m) {
   return [{ action: "deny", title: "Deny" }, { action: "allow", title: "Allow…" }];
 }
 
+/** The body of an open's notification: a question whose words its machine
+ *  sealed comes with its summary sealed too, opened here with the content
+ *  key this browser holds, as the open the push names; the Worker's own
+ *  words ("open needs-you to see it") where it does not open. */
+async function openBody(m) {
+  if (!m.sealed) return m.body;
+  const summary = await openSealed(openScope(m), "summary", m.sealed).catch(() => null);
+  return summary === null ? m.body : `${m.task}: ${summary}`;
+}
+
 async function pushedOpen(m) {
+  const body = await openBody(m);
   // `quiet`: its owner is looking at the page right now, where the card is:
   // shown, but without a sound or a buzz.
-  await inTurn(() => show(m.title, { body: m.body, tag: m.tag, data: data(m), renotify: !m.quiet, silent: !!m.quiet, actions: actions(m) }));
+  await inTurn(() => show(m.title, { body, tag: m.tag, data: data(m), renotify: !m.quiet, silent: !!m.quiet, actions: actions(m) }));
   // The quiet "answered" lines of earlier closes go once this one is on screen.
   await whenSettled((shown) => {
     for (const n of shown) if (n.data?.event === "close") n.close();

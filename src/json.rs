@@ -80,7 +80,14 @@ const DISCARD_FOR: std::time::Duration = std::time::Duration::from_millis(300);
 /// (`wrangler dev`) hands that connection the next request, anyone's, which
 /// then fails with "Your worker restarted mid-request".
 pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
-    if declared_length(req).is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+    read_bytes_up_to(req, MAX_BODY_BYTES).await
+}
+
+/// As [`read_bytes`], up to `limit` bytes: a report whose words are sealed
+/// may be larger than any other body.
+pub async fn read_bytes_up_to(req: &mut Request, limit: usize) -> Result<Vec<u8>, ApiError> {
+    let too_large = || too_large(limit);
+    if declared_length(req).is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
     // No body at all reads as an empty one.
@@ -90,7 +97,7 @@ pub async fn read_bytes(req: &mut Request) -> Result<Vec<u8>, ApiError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk?;
-        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+        if bytes.len() + chunk.len() > limit {
             discard_rest(&mut stream).await;
             return Err(too_large());
         }
@@ -195,11 +202,11 @@ pub async fn read_optional_object(
     }
 }
 
-fn too_large() -> ApiError {
+fn too_large(limit: usize) -> ApiError {
     ApiError::new(
         413,
         "too_large",
-        format!("the body is over the limit of {MAX_BODY_BYTES} bytes"),
+        format!("the body is over the limit of {limit} bytes"),
     )
 }
 

@@ -31,6 +31,9 @@ pub struct Question {
     /// Set by the alarm for one delivery: someone of its owner is looking at
     /// the page, so the notification makes no sound ([`crate::delivery::quiet`]).
     pub quiet: bool,
+    /// What a Web Push shows of a question whose words are sealed, sealed
+    /// too, for the page's service worker to open.
+    pub summary: Option<String>,
 }
 
 impl Deref for Question {
@@ -81,6 +84,7 @@ impl Question {
                 digest: None,
                 open_seq: 0,
                 screen: false,
+                sealed: false,
                 decisions: vec![],
             },
             task_expires_at: None,
@@ -88,6 +92,7 @@ impl Question {
             owner_id: String::new(),
             task_muted_until: None,
             quiet: false,
+            summary: None,
         }
     }
 
@@ -142,6 +147,9 @@ struct Row {
     #[serde(deserialize_with = "column")]
     task_muted_until: Option<i64>,
     task_screen: u8,
+    sealed: u8,
+    #[serde(deserialize_with = "column")]
+    summary: Option<String>,
 }
 
 /// A column that may hold NULL but must be there: serde reads a missing
@@ -193,6 +201,7 @@ impl From<Row> for Question {
             digest: row.digest,
             open_seq: row.open_seq,
             screen,
+            sealed: row.sealed != 0,
             decisions,
         };
         shown.settle_afar(row.takes.as_deref().and_then(Afar::parse));
@@ -203,6 +212,7 @@ impl From<Row> for Question {
             owner_id: row.owner_id,
             task_muted_until: row.task_muted_until,
             quiet: false,
+            summary: row.summary,
         }
     }
 }
@@ -236,7 +246,7 @@ mod tests {
                "close_reason": null, "terminal": null, "answerable": 0, "takes": null,
                "digest": null, "open_seq": 4, "questions": null, "decisions": null, "owner_id": "own_1",
                "task_expires_at": 5000, "task_revoked_at": null, "task_muted_until": null,
-               "task_screen": 1})
+               "task_screen": 1, "sealed": 0, "summary": null})
     }
 
     #[test]

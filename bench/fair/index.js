@@ -18,18 +18,22 @@ WHERE excluded.last_seq > sessions.last_seq`;
 const SUPERSEDE = `
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
+           AND same IS ?12)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at`;
 const REOPEN_SAME = `
-UPDATE questions SET open_seq = ?5
+UPDATE questions SET open_seq = ?5, sealed = ?13, summary = ?14
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
   AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
+  AND same IS ?12
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)`;
 const OPEN = `
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable, takes, digest, questions, decisions, request)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17 FROM tasks t
+                       terminal, answerable, takes, digest, questions, decisions, request, sealed, same,
+                       summary)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20
+FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -74,13 +78,13 @@ async function report(request, env, ctx) {
   const batch = [stmt(CLAIM, [r.seq, r.cli, r.action === "open" ? 20 : 4294967295])];
   const qid = id("q_");
   if (r.action === "open") {
-    const same = [r.kind, r.text, r.digest ?? null, r.terminal ? JSON.stringify(r.terminal) : null, r.cli, null];
+    const same = [r.kind, r.text, r.digest ?? null, r.terminal ? JSON.stringify(r.terminal) : null, r.cli, null, r.sealed?.same ?? null];
     batch.push(stmt(SUPERSEDE, ["superseded", ...same]));
     batch.push(stmt(OPEN, [qid, r.cli, r.kind, r.text, JSON.stringify(r.options ?? []), r.seq,
       r.terminal ? JSON.stringify(r.terminal) : null, r.kind === "reply" && r.terminal?.kind === "tmux" ? 1 : 0,
       r.takes ?? null, r.digest ?? null, r.questions?.length ? JSON.stringify(r.questions) : null, null,
-      r.request ? JSON.stringify(r.request) : null]));
-    batch.push(stmt(REOPEN_SAME, [r.seq, ...same]));
+      r.request ? JSON.stringify(r.request) : null, r.sealed?.words ?? null, r.sealed?.same ?? null, r.sealed?.summary ?? null]));
+    batch.push(stmt(REOPEN_SAME, [r.seq, ...same, r.sealed?.words ?? null, r.sealed?.summary ?? null]));
   } else {
     batch.push(stmt(CLOSE_IN_SESSION, [r.reason ?? "answered"]));
   }

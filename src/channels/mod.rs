@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use needs_you_core::{api, QuestionOption};
+use needs_you_core::api;
 use worker::{
     wasm_bindgen_futures, AbortController, Delay, Fetch, Headers, Method, Request, RequestInit,
     RequestRedirect,
@@ -143,15 +143,6 @@ pub fn words_of(c: &Map<String, Value>) -> Result<bool, String> {
         Some(Value::Bool(b)) => Ok(*b),
         Some(_) => Err("`words` must be true or false".into()),
     }
-}
-
-/// Option labels as a short list for a notification body.
-pub fn option_lines(options: &[QuestionOption]) -> String {
-    options
-        .iter()
-        .map(|o| format!("• {}", o.label))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Sends one request; `Ok(status)` for any HTTP answer, `Err` when none came

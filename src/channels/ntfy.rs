@@ -10,9 +10,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use needs_you_core::words::option_lines;
 use needs_you_core::{truncate_bytes, Kind};
 
-use super::{is_http_url, option_lines, Outgoing};
+use super::{is_http_url, Outgoing};
 use crate::delivery::Event;
 use crate::question::Question;
 
@@ -85,7 +86,8 @@ impl Ntfy {
                     Kind::Permission => "lock",
                     Kind::Dialog | Kind::Reply => "question",
                 };
-                let (title, message) = if self.words {
+                // Sealed words are not the server's to carry.
+                let (title, message) = if self.words && !q.sealed {
                     (words_title(q), words_message(q))
                 } else {
                     (q.cli.asking(q.kind), WORDLESS_MESSAGE.to_owned())

@@ -251,9 +251,11 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         Event::Open => q.cli.asking(q.kind),
     };
     let body = match event {
+        // Sealed words are not the server's to carry: the page shows them.
+        Event::Open if q.sealed => format!("{}: open needs-you to see it", q.task_name),
         Event::Open => {
             let text = truncate_chars(&q.text, text_chars);
-            let options = super::option_lines(&q.options);
+            let options = needs_you_core::words::option_lines(&q.options);
             if options.is_empty() {
                 format!("{}: {text}", q.task_name)
             } else {
@@ -273,9 +275,15 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         ),
         Event::Close => (None, None),
     };
-    let (session, open_seq) = match digest {
-        Some(_) => (Some(q.session.as_str()), Some(q.open_seq)),
-        None => (None, None),
+    // A sealed question's summary, which the service worker opens as the
+    // open's (`session`, `open_seq`), for the task it names.
+    let summary = q
+        .summary
+        .as_deref()
+        .filter(|_| q.sealed && event == Event::Open);
+    let (session, open_seq) = match (digest, summary) {
+        (None, None) => (None, None),
+        _ => (Some(q.session.as_str()), Some(q.open_seq)),
     };
     json!({
         "event": event.as_str(),
@@ -289,6 +297,8 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         "digest": digest,
         "session": session,
         "open_seq": open_seq,
+        "sealed": summary,
+        "task": summary.map(|_| q.task_name.as_str()),
         "quiet": q.quiet && event == Event::Open,
     })
 }
@@ -572,6 +582,41 @@ mod tests {
         let close: Value = serde_json::from_str(&message(Event::Close, &q)).unwrap();
         assert_eq!(close["takes"], Value::Null);
         assert_eq!(close["digest"], Value::Null);
+    }
+
+    #[test]
+    fn a_sealed_question_rings_with_its_summary_sealed_and_no_word_of_its_own() {
+        let mut q = question();
+        q.task_name = "deploy".into();
+        q.text = String::new();
+        q.sealed = true;
+        q.session = "s-7".into();
+        q.open_seq = 12;
+        // The longest summary there is, sealed: still one push.
+        let sealed = format!(
+            "s1.1.AAAAAAAAAAAAAAAA.{}",
+            "B".repeat(
+                needs_you_core::sealed::max_sealed_chars(needs_you_core::sealed::MAX_SUMMARY_BYTES)
+                    - 30
+            )
+        );
+        q.summary = Some(sealed.clone());
+        q.session = "s".repeat(200);
+        let open: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
+        assert_eq!(open["sealed"], sealed.as_str());
+        assert_eq!(open["task"], "deploy");
+        assert_eq!(
+            (
+                open["open_seq"].as_u64(),
+                open["session"].as_str().map(str::len)
+            ),
+            (Some(12), Some(200))
+        );
+        assert_eq!(open["body"], "deploy: open needs-you to see it");
+        assert!(push(Event::Open, &q).unwrap().body.unwrap().len() <= 4096);
+        // A close carries no summary.
+        let close: Value = serde_json::from_str(&message(Event::Close, &q)).unwrap();
+        assert_eq!(close["sealed"], Value::Null);
     }
 
     #[test]

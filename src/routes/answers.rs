@@ -62,6 +62,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
         digest: q.digest.as_deref(),
         questions: &q.questions,
         lasting: &lasting,
+        words_sealed: q.sealed,
     };
     let afar::Admitted { body, digest } =
         afar::admit(&asked, afar::Proposed { body, digest }).map_err(refused)?;

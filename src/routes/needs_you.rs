@@ -122,16 +122,21 @@ pub async fn dismiss(req: Request, env: &Env, question_id: &str) -> ApiResult {
 /// `GET /v1/questions/{id}/request`: the request a question takes an answer
 /// for, as its CLI gave it, so that a device builds the card itself
 /// (`needs_you_core::classify::card`) and signs the digest it computes; null
-/// for a question that takes none. Any reader of the list may read it: the
-/// card it gives is what the list shows already.
+/// for a question that takes none. For a question whose words are sealed,
+/// `sealed` instead: its words, request included, as its machine sealed
+/// them for its open `open_seq`, for the device to open. Any reader of the
+/// list may read it: the card it gives is what the list shows already.
 pub async fn request(req: Request, env: &Env, question_id: &str) -> ApiResult {
     let person = auth::person(&req, env).await?;
-    let (kind, request) = store::question_request(env, &person.owner_id, question_id)
+    let held = store::question_request(env, &person.owner_id, question_id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let request: Option<serde_json::Value> = request.and_then(|r| serde_json::from_str(&r).ok());
-    ok(
-        200,
-        &json!({"question_id": question_id, "kind": kind, "request": request}),
-    )
+    let request: Option<serde_json::Value> =
+        (held.request.as_deref()).and_then(|r| serde_json::from_str(r).ok());
+    let mut body = json!({"question_id": question_id, "kind": held.kind, "request": request});
+    if let Some(sealed) = held.sealed {
+        body["sealed"] = json!(sealed);
+        body["open_seq"] = json!(held.open_seq);
+    }
+    ok(200, &body)
 }

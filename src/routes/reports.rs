@@ -16,7 +16,7 @@ use worker::{Context, Env, Request};
 use needs_you_core::{Report, ReportError};
 
 use crate::ids::{new_id, now_ms};
-use crate::json::{ok, read_bytes, ApiError, ApiResult};
+use crate::json::{ok, read_bytes_up_to, ApiError, ApiResult};
 use crate::limits::{self, Rate};
 use crate::store::{ReportKeys, ReportOutcome};
 use crate::{auth, live, notifier, store};
@@ -25,7 +25,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let now = now_ms();
     let credential_hash = auth::task_credential_hash(&req)?;
     limits::within_rate(env, Rate::Reports, &credential_hash).await?;
-    let bytes = read_bytes(&mut req).await?;
+    let bytes = read_bytes_up_to(&mut req, needs_you_core::report::MAX_SEALED_BODY_BYTES).await?;
     // What an allow covers is shown as the request says, never in the
     // reporter's own words.
     let report = needs_you_core::classify::card::built(Report::parse(&bytes).map_err(refusal)?);

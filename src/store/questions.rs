@@ -19,12 +19,15 @@ use crate::question::{ClosedQuestion, Question};
 /// ?8 text, ?9 options (JSON), ?10 seq, ?11 terminal (JSON or null),
 /// ?12 answerable (0 or 1), ?13 what it takes from afar, ?14 its request's
 /// digest, ?15 a dialog's questions (JSON), ?16 a permission's lasting
-/// choices (JSON), ?17 the request it takes an answer for (JSON), each null
+/// choices (JSON), ?17 the request it takes an answer for (JSON), ?18 its
+/// sealed words, ?19 their sameness key, ?20 its sealed summary, each null
 /// when none.
 pub(super) const OPEN: &str = "
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,
-                       terminal, answerable, takes, digest, questions, decisions, request)
-SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17 FROM tasks t
+                       terminal, answerable, takes, digest, questions, decisions, request, sealed, same,
+                       summary)
+SELECT ?5, t.owner_id, t.id, ?2, ?6, ?7, ?8, ?9, ?4, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20
+FROM tasks t
 WHERE t.credential_hash = ?1
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = t.id AND s.session = ?2 AND s.applied_id = ?3)
   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.session = ?2 AND q.closed_at IS NULL)
@@ -32,27 +35,31 @@ RETURNING id";
 
 /// Closes the session's open question when a different one opens, while
 /// this request holds the claim. The same question is the same kind, text,
-/// request digest, agent, terminal and lasting choices: left open (a report
-/// that changed where the card says it runs, or what it offers, is another
-/// question). Binds the [`ReportKeys`], then ?5 the close reason, ?6 the
-/// new kind, ?7 the new text, ?8 the new digest, ?9 the new terminal
-/// (JSON), ?10 the new cli, ?11 the new lasting choices (JSON) (each null
-/// when none).
+/// request digest, agent, terminal, lasting choices and sealed words'
+/// sameness key: left open (a report that changed where the card says it
+/// runs, or what it offers, is another question). Binds the [`ReportKeys`],
+/// then ?5 the close reason, ?6 the new kind, ?7 the new text, ?8 the new
+/// digest, ?9 the new terminal (JSON), ?10 the new cli, ?11 the new lasting
+/// choices (JSON), ?12 the new sameness key (each null when none).
 pub(super) const SUPERSEDE: &str = "
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
+           AND same IS ?12)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at";
 
 /// The same question opened again (as [`SUPERSEDE`] says): it stays, now
 /// known by the `seq` of the machine's newest open of it, which an answer
-/// made from now on names. Binds the [`ReportKeys`], then ?5 the seq, and
-/// ?6 to ?11 as [`SUPERSEDE`]'s.
+/// made from now on names, and its sealed words by those sealed for that
+/// open (their scope names it). Binds the [`ReportKeys`], then ?5 the seq,
+/// ?6 to ?12 as [`SUPERSEDE`]'s, ?13 the sealed words, ?14 the sealed
+/// summary (null when none).
 pub(super) const REOPEN_SAME: &str = "
-UPDATE questions SET open_seq = ?5
+UPDATE questions SET open_seq = ?5, sealed = ?13, summary = ?14
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
   AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
+  AND same IS ?12
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)";
 
 /// Closes the session's open question, while this request holds the claim.
@@ -83,6 +90,10 @@ pub struct NewQuestion<'a> {
     pub decisions_json: Option<&'a str>,
     /// The request it takes an answer from afar for, as JSON.
     pub request_json: Option<&'a str>,
+    /// Its sealed words, and their sameness key.
+    pub sealed: Option<(&'a str, &'a str)>,
+    /// Its sealed summary.
+    pub summary: Option<&'a str>,
 }
 
 pub(super) fn open(
@@ -106,6 +117,10 @@ pub(super) fn open(
         q.questions_json.map_or(wasm_bindgen::JsValue::NULL, s),
         q.decisions_json.map_or(wasm_bindgen::JsValue::NULL, s),
         q.request_json.map_or(wasm_bindgen::JsValue::NULL, s),
+        q.sealed.map_or(wasm_bindgen::JsValue::NULL, |(w, _)| s(w)),
+        q.sealed
+            .map_or(wasm_bindgen::JsValue::NULL, |(_, same)| s(same)),
+        q.summary.map_or(wasm_bindgen::JsValue::NULL, s),
     ];
     stmt(db, OPEN, &keys.bind(&extra))
 }
@@ -119,10 +134,14 @@ pub(super) struct Sameness<'a> {
     pub terminal_json: Option<&'a str>,
     pub cli: &'a str,
     pub decisions_json: Option<&'a str>,
+    /// Its sealed words' sameness key, and the words and summary (set by a
+    /// reopen).
+    pub sealed: Option<(&'a str, &'a str)>,
+    pub summary: Option<&'a str>,
 }
 
 impl Sameness<'_> {
-    fn bind(&self) -> [wasm_bindgen::JsValue; 6] {
+    fn bind(&self) -> [wasm_bindgen::JsValue; 7] {
         [
             s(self.kind.as_str()),
             s(self.text),
@@ -130,6 +149,8 @@ impl Sameness<'_> {
             self.terminal_json.map_or(wasm_bindgen::JsValue::NULL, s),
             s(self.cli),
             self.decisions_json.map_or(wasm_bindgen::JsValue::NULL, s),
+            self.sealed
+                .map_or(wasm_bindgen::JsValue::NULL, |(_, same)| s(same)),
         ]
     }
 }
@@ -152,6 +173,11 @@ pub(super) fn reopen_same(
 ) -> Result<D1PreparedStatement> {
     let mut extra = vec![n(seq as f64)];
     extra.extend(same.bind());
+    extra.push(
+        same.sealed
+            .map_or(wasm_bindgen::JsValue::NULL, |(w, _)| s(w)),
+    );
+    extra.push(same.summary.map_or(wasm_bindgen::JsValue::NULL, s));
     stmt(db, REOPEN_SAME, &keys.bind(&extra))
 }
 
@@ -311,7 +337,8 @@ macro_rules! question_columns {
        q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason,
        q.terminal, q.answerable, q.takes, q.digest, q.open_seq, q.questions, q.decisions, q.owner_id,
        t.expires_at AS task_expires_at, t.revoked_at AS task_revoked_at,
-       t.muted_until AS task_muted_until, t.screen AS task_screen"
+       t.muted_until AS task_muted_until, t.screen AS task_screen, q.sealed IS NOT NULL AS sealed,
+       q.summary"
     };
 }
 
@@ -397,22 +424,28 @@ pub async fn delete_old(env: &Env, now: f64) -> Result<usize> {
 }
 
 /// The request question ?1 of owner ?2 takes an answer for, with its kind.
-const REQUEST: &str = "SELECT kind, request FROM questions WHERE id = ?1 AND owner_id = ?2";
+const REQUEST: &str =
+    "SELECT kind, request, sealed, open_seq FROM questions WHERE id = ?1 AND owner_id = ?2";
 
-/// The owner's question's kind and request (JSON), if the question is theirs.
+/// What a device opens or builds a question's card from: its kind, its
+/// request (JSON) or its sealed words, and the `seq` of the open those were
+/// sealed for.
+#[derive(serde::Deserialize)]
+pub struct HeldRequest {
+    pub kind: Kind,
+    pub request: Option<String>,
+    pub sealed: Option<String>,
+    pub open_seq: u64,
+}
+
+/// The owner's question's [`HeldRequest`], if the question is theirs.
 pub async fn question_request(
     env: &Env,
     owner_id: &str,
     question_id: &str,
-) -> Result<Option<(Kind, Option<String>)>> {
-    #[derive(serde::Deserialize)]
-    struct Row {
-        kind: Kind,
-        request: Option<String>,
-    }
+) -> Result<Option<HeldRequest>> {
     let db = super::db(env)?;
-    let row: Option<Row> = stmt(&db, REQUEST, &[s(question_id), s(owner_id)])?
+    stmt(&db, REQUEST, &[s(question_id), s(owner_id)])?
         .first(None)
-        .await?;
-    Ok(row.map(|r| (r.kind, r.request)))
+        .await
 }

@@ -138,6 +138,7 @@ pub async fn apply_report(
             takes,
             questions,
             request,
+            sealed,
             ..
         } => {
             let options_json = serde_json::to_string(options)
@@ -148,7 +149,17 @@ pub async fn apply_report(
             let questions_json = (!questions.is_empty())
                 .then(|| serde_json::to_string(questions).ok())
                 .flatten();
-            let decisions_json = lasting_choices(takes.as_ref(), request.as_deref());
+            let decisions_json = match sealed {
+                // Chosen by id and scope; their words sealed on the machine.
+                Some(s) => (!s.lasting.is_empty() && takes.is_some())
+                    .then(|| serde_json::to_string(&s.lasting).ok())
+                    .flatten(),
+                None => lasting_choices(takes.as_ref(), request.as_deref()),
+            };
+            let summary = sealed.as_deref().and_then(|s| s.summary.as_deref());
+            let sealed = sealed
+                .as_deref()
+                .map(|s| (s.words.as_str(), s.same.as_str()));
             let request_json = request
                 .as_deref()
                 .filter(|_| takes.is_some())
@@ -160,6 +171,8 @@ pub async fn apply_report(
                 terminal_json: terminal_json.as_deref(),
                 cli: cli.as_str(),
                 decisions_json: decisions_json.as_deref(),
+                sealed,
+                summary,
             };
             batch.push(questions::supersede(&db, keys, &same)?);
             batch.push(questions::open(
@@ -181,6 +194,8 @@ pub async fn apply_report(
                     questions_json: questions_json.as_deref(),
                     decisions_json: decisions_json.as_deref(),
                     request_json: request_json.as_deref(),
+                    sealed,
+                    summary,
                 },
             )?);
             batch.push(questions::reopen_same(&db, keys, *seq, &same)?);

@@ -15,16 +15,19 @@ use super::{db, n, s, stmt};
 /// Records the rule that answer ?1 of task ?2 granted, once the agent took
 /// it (its state is now ?3, `taken`): the question's offered choice whose id
 /// the answer's decision names, as the Worker built it from the request.
+/// A sealed question's choice keeps its words sealed, in `rule`, and its
+/// id as the scope they open in.
 /// An answer that chose no lasting choice records nothing. Binds ?1 the
 /// answer id, ?2 the task id, ?3 the state just marked, ?5 now, ?7 the new
 /// rule's id (?4 and ?6, the mark's reason, unused).
 pub(super) const RECORD: &str = "
 INSERT OR IGNORE INTO rules (id, owner_id, task_id, question_id, answer_id, device_id, cli, host,
-                             rule, label, scope, granted_at)
+                             rule, label, scope, granted_at, sealed_scope)
 SELECT ?7, a.owner_id, a.task_id, a.question_id, a.id, a.device_id, q.cli,
        json_extract(q.terminal, '$.host'),
        json_extract(d.value, '$.rule'), json_extract(d.value, '$.label'),
-       json_extract(d.value, '$.scope'), ?5
+       json_extract(d.value, '$.scope'), ?5,
+       CASE WHEN q.sealed IS NOT NULL THEN json_extract(d.value, '$.id') END
 FROM answers a JOIN questions q ON q.id = a.question_id, json_each(q.decisions) d
 WHERE a.id = ?1 AND a.task_id = ?2 AND ?3 = 'taken' AND a.state = 'taken'
   AND json_valid(a.body) AND json_extract(d.value, '$.id') = json_extract(a.body, '$.decision')
@@ -36,7 +39,7 @@ WHERE a.id = ?1 AND a.task_id = ?2 AND ?3 = 'taken' AND a.state = 'taken'
 macro_rules! rule_columns {
     () => {
         "
-SELECT r.id AS rule_id, r.task_id, r.question_id, r.answer_id, r.cli, r.host, r.rule, r.label, r.scope, r.granted_at,
+SELECT r.id AS rule_id, r.task_id, r.question_id, r.answer_id, r.cli, r.host, r.rule, r.label, r.scope, r.granted_at, r.sealed_scope,
        CASE WHEN r.device_id IS NULL THEN 'the owner' ELSE coalesce((SELECT name FROM devices WHERE id = r.device_id), 'a removed device') END AS granted_by,
        CASE WHEN r.ended_at IS NOT NULL THEN r.end_reason
             WHEN r.revoke_asked_at IS NOT NULL AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2) THEN 'revoking'
@@ -110,7 +113,7 @@ pub enum RevokeAsked {
     /// Asked: the task's relay hears of it (now, or when it connects).
     Yes(Revocation, String),
     /// Not asked, and why: the rule as it is.
-    No(api::Rule),
+    No(Box<api::Rule>),
     /// No rule of the owner's.
     NotFound,
 }
@@ -144,7 +147,7 @@ pub async fn ask_revoke(
                 let task_id = a.task_id.clone();
                 RevokeAsked::Yes(a.into(), task_id)
             }
-            (None, Some(rule)) => RevokeAsked::No(rule),
+            (None, Some(rule)) => RevokeAsked::No(Box::new(rule)),
             (None, None) => RevokeAsked::NotFound,
         },
     )

@@ -17,10 +17,10 @@ import { webcrypto } from "node:crypto";
 
 const AGENT = join(ROOT, "tests", "answers", "agent.py");
 
-let world, w, scratch, api, owner, ownerCli, pairedByOwner, relayByHand;
+let world, w, scratch, api, owner, words, ownerCli, pairedByOwner, relayByHand;
 before(async () => {
   world = await startWorld("answers", { taskName: "docs" });
-  ({ w, scratch, api, owner, ownerCli, pairedByOwner, relayByHand } = world);
+  ({ w, scratch, api, owner, words, ownerCli, pairedByOwner, relayByHand } = world);
 });
 after(async () => {
   await world?.stop();
@@ -52,7 +52,13 @@ test("an answer is typed into the agent's pane as one line, Enter a second later
   assert.equal(q.answerable, true);
   assert.equal(q.terminal.kind, "tmux");
   assert.match(q.terminal.target, /^agent\d+:0\.0$/);
-  assert.equal(q.terminal.cwd, dir);
+  // Its words and its folder left the machine sealed: the server lists
+  // neither, and they open with the owner's content key.
+  assert.equal(q.sealed, true);
+  assert.deepEqual([q.text, q.terminal.cwd], ["", ""]);
+  const opened = await words(o, q);
+  assert.equal(opened.cwd, dir);
+  assert.equal(opened.text, "The tests pass. Shall I also update the docs?");
 
   const posted = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "Yes, and the changelog too" });
   assert.equal(posted.status, 201, JSON.stringify(posted.body));
@@ -342,7 +348,8 @@ test("the page: a reply in tmux is answered from its card and the state follows;
     assert.deepEqual(await take(), [1, 2]);
     assert.equal(await open(q.question_id, "screen", byServer), "made up by the server");
     const card = page.locator(`#question-${q.question_id}`);
-    await card.waitFor();
+    // Drawn once its sealed words are opened here.
+    await card.locator(".text", { hasText: /^The tests pass\. Shall I also update the docs\?$/ }).waitFor();
     assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on \\S+ · ${dir} · tmux agent\\d+:0\\.0$`));
     const elsewhere = page.locator("#questions .card", { hasText: "Elsewhere?" });
     assert.equal(await elsewhere.locator(".answer").isHidden(), true);

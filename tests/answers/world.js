@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { ADMIN, ROOT, startWorker, waitFor } from "../worker/helpers.js";
 import { endProcessesWithin } from "../support/leftovers.js";
 import { b64url, ownerKey } from "../support/signing.js";
+import { openText } from "../support/sealing.js";
 
 export const REPORTER = join(ROOT, "target", "release", "report-prompt");
 
@@ -61,6 +62,14 @@ export async function startWorld(name, { taskName }) {
     const keysFile = join(config, "content-key.json");
     writeFileSync(keysFile, JSON.stringify({ keys: [contentKey] }), { mode: 0o600 });
     return { ...o, task, key, contentKey, home, keysFile };
+  }
+
+  /** The words of `o`'s question `q` as its machine sealed them, opened by
+   *  Node with `o`'s content key, as the open the list names. */
+  async function words(o, q) {
+    const held = (await api("GET", `/v1/questions/${q.question_id}/request`, o.token)).body;
+    assert.ok(held.sealed, `sealed words: ${JSON.stringify(held).slice(0, 200)}`);
+    return JSON.parse(await openText(o.contentKey, o.key.fingerprint, `${q.session}\n${q.open_seq}`, "question", held.sealed));
   }
 
   /**
@@ -152,5 +161,5 @@ export async function startWorld(name, { taskName }) {
     rmSync(scratch, { recursive: true, force: true });
   }
 
-  return { w, scratch, api, owner, ownerCli, pairedByOwner, agentInTmux, relayByHand, stop };
+  return { w, scratch, api, owner, words, ownerCli, pairedByOwner, agentInTmux, relayByHand, stop };
 }

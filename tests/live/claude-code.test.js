@@ -286,7 +286,7 @@ test("a command's \"don't ask again\" chosen from afar runs it and writes Claude
   assert.equal(runs(), 1, "the command ran once");
   assert.deepEqual(allowed(), ["Bash(npm test *)"], "Claude Code wrote its own rule, as suggested");
   await listUntil((l) => l.length === 0);
-  const rules = async () => (await call(w, "GET", "/v1/tasks", { token: owner.token })).body.tasks.find((t) => t.task_id === task.task_id).rules;
+  const rules = async () => live.openedRules((await call(w, "GET", "/v1/tasks", { token: owner.token })).body.tasks.find((t) => t.task_id === task.task_id).rules);
   assert.ok(await waitFor(async () => (await rules()).length === 1, 5000), "the task lists the rule");
   const [rule] = await rules();
   assert.deepEqual([rule.rule, rule.scope, rule.state, rule.granted_by], ["Bash(npm test *)", "project_local", "granted", "the owner"]);
@@ -360,7 +360,7 @@ test("in accept-edits mode, a folder's \"always allow access\" chosen from afar 
     assert.equal(readFileSync(second, "utf8"), "two", "no dialog: the folder is allowed");
     assert.deepEqual(await list(), []);
 
-    const rules = (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules;
+    const rules = await live.openedRules((await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules);
     const rule = rules.find((r) => r.rule === `access to ${outside}`);
     assert.equal(rule?.scope, "session", JSON.stringify(rules));
     const back = await call(w, "DELETE", `/v1/rules/${rule.rule_id}`, { token: owner.token });
@@ -499,7 +499,7 @@ test("a lasting choice made up by a report with the task credential is never app
   await term.waitFor(/Interrupted/);
   await call(w, "POST", `/v1/questions/${shown.question_id}/dismiss`, { token: owner.token });
   await listUntil((l) => l.length === 0, 10_000);
-  assert.deepEqual((await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules.filter((r) => r.rule === "Bash"), []);
+  assert.deepEqual((await live.openedRules((await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules)).filter((r) => r.rule === "Bash"), []);
 });
 
 test("an answer made for a dialog that was replaced is refused: it never lands on the new one", { skip }, async () => {

@@ -210,7 +210,8 @@ function runTest(name, body, vars) {
 }
 
 const answerFor = (q, body) => live.answer(q, body);
-const answerRow = (q) => w.db.prepare("SELECT state, reason, reason_code FROM answers WHERE question_id = ?").bind(q.question_id).first();
+// The question's newest answer.
+const answerRow = (q) => w.db.prepare("SELECT state, reason, reason_code FROM answers WHERE question_id = ? ORDER BY created_at DESC, rowid DESC").bind(q.question_id).first();
 // Codex's shared server for this CODEX_HOME, and its pid-update-loop.
 const daemons = () => spawnSync("pgrep", ["-f", `${codexHome}/packages/app-server-daemon`], { encoding: "utf8" }).stdout.trim();
 // The task's private app-server, which `needs-you run` starts in its state directory.
@@ -300,7 +301,7 @@ runTest("`needs-you run -- codex`: Codex's own \"don't ask again\" chosen from a
   await t.waitFor(/Cleaned it again/);
   assert.equal(existsSync(folder), false, "ran with no dialog");
   assert.deepEqual(await list(), []);
-  const rules = (await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules;
+  const rules = await live.openedRules((await call(w, "GET", "/v1/rules", { token: owner.token })).body.rules);
   const [rule] = rules.filter((r) => r.cli === "codex");
   assert.deepEqual([rule.rule, rule.scope], [keep[0].rule, "codex_rules"]);
   const file = join(codexHome, "rules", "default.rules");
@@ -496,8 +497,14 @@ runTest("`needs-you run -- codex`: the model's question is listed with its own o
   assert.equal(q.text, "Which database?");
   assert.deepEqual(q.questions, [{ question: "Which database?", header: "Database", multi_select: false, other: true,
     options: [{ label: "SQLite (Recommended)", description: "One file." }, { label: "Postgres", description: "A server." }] }]);
-  // Two choices for a question that takes one: refused before anything leaves the Worker.
-  assert.equal((await answerFor(q, { choices: [["Postgres", "SQLite (Recommended)"]], digest: q.digest })).status, 409);
+  // Two choices for a question that takes one. Its words are sealed, so the
+  // Worker cannot check them and queues it; the agent's machine refuses it
+  // against its own dialog, and nothing reaches the model.
+  assert.equal(q.sealed, true);
+  const two = await answerFor(q, { choices: [["Postgres", "SQLite (Recommended)"]], digest: q.digest });
+  assert.equal(two.status, 201, two.text);
+  assert.ok(await waitFor(async () => (await answerRow(q))?.reason_code === "wrong_answer", 10_000), JSON.stringify(await answerRow(q)));
+  assert.match(t.screen(), QUESTION_UI, "the question still waits");
   model.next({ text: "Postgres it is." });
   const r = await answerFor(q, { choices: [["Postgres"]], digest: q.digest });
   assert.equal(r.status, 201, r.text);
@@ -685,8 +692,13 @@ runTest("`needs-you run -- codex`: an MCP tool call's approval is a permission a
     assert.equal(f.kind, "dialog");
     assert.deepEqual(f.questions, [{ question: "Which environment should I deploy to?\n(from the MCP server asker)", header: "Environment",
       multi_select: false, other: false, options: [{ label: "staging" }, { label: "production" }] }]);
-    // Not one of the form's values: refused before anything leaves the Worker.
-    assert.equal((await answerFor(f, { choices: [["prod"]], digest: f.digest })).status, 409);
+    // Not one of the form's values. Its words are sealed, so the Worker
+    // cannot check it and queues it; the agent's machine refuses it against
+    // its own form, and nothing reaches the server.
+    assert.equal(f.sealed, true);
+    assert.equal((await answerFor(f, { choices: [["prod"]], digest: f.digest })).status, 201);
+    assert.ok(await waitFor(async () => (await answerRow(f))?.reason_code === "wrong_answer", 10_000), JSON.stringify(await answerRow(f)));
+    assert.deepEqual(askerAnswers(), []);
     model.next({ text: "Deploying to production." });
     assert.equal((await answerFor(f, { choices: [["production"]], digest: f.digest })).status, 201);
     await t.waitFor(/Deploying to production\./);

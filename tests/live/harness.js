@@ -33,7 +33,7 @@ export async function startLive(name, vars) {
   const keysFile = join(home, "content-key.json");
   writeFileSync(keysFile, JSON.stringify({ keys: [contentKey] }), { mode: 0o600 });
   return {
-    w, owner, key, contentKey, keysFile, home, cwd, ...needsYou(w, owner.token),
+    w, owner, key, contentKey, keysFile, home, cwd, ...needsYou(w, owner.token, { owner: key.fingerprint, keys: () => [contentKey] }),
     /** The screen in a 200 answer of the screen route for `q`, opened with the owner's content key. */
     screen: async (q, shown) => JSON.parse(await openText(contentKey, key.fingerprint, `${q.session}\n${q.open_seq}`, "screen", shown.body.sealed)),
     /** Posts `body` as the owner's answer to `q`, signed by the owner's key. */
@@ -55,10 +55,16 @@ export async function startLive(name, vars) {
 }
 
 /** The owner's list: `list()`, `listUntil(check)`, and `reason(questionId)` once closed. */
-export function needsYou(w, ownerToken) {
-  const list = async () => (await call(w, "GET", "/v1/needs-you", { token: ownerToken })).body.questions;
+export function needsYou(w, ownerToken, sealing) {
+  const opener = sealing && openerOf(w, ownerToken, sealing);
+  const list = async () => {
+    const questions = (await call(w, "GET", "/v1/needs-you", { token: ownerToken })).body.questions;
+    return opener ? Promise.all(questions.map(opener.question)) : questions;
+  };
   return {
     list,
+    /** `rules` (as a list gives them) with their sealed words opened. */
+    openedRules: (rules) => (opener ? Promise.all(rules.map(opener.rule)) : rules),
     /** Waits until the list satisfies `check`; returns the list. */
     async listUntil(check, ms = 15_000) {
       let last;
@@ -69,6 +75,41 @@ export function needsYou(w, ownerToken) {
     reason: async (qid) =>
       (await w.db.prepare("SELECT close_reason FROM questions WHERE id = ?").bind(qid).first())?.close_reason,
   };
+}
+
+/**
+ * What a device does with what the agents' machines sealed, done here with
+ * Node's own crypto: `sealing` is `{owner, keys: () => [content key
+ * versions]}`. `question(q)` is `q` with its words opened and put back as a
+ * device shows them (its lasting choices' too); `rule(r)` a rule's.
+ */
+function openerOf(w, ownerToken, { owner, keys }) {
+  const open = (scope, field, sealed) => {
+    const version = Number(String(sealed).split(".")[1]);
+    const key = keys().find((k) => k.version === version);
+    return key ? openText(key, owner, scope, field, sealed) : Promise.reject(new Error(`no version ${version}`));
+  };
+  const rule = async (r) => {
+    if (!r.sealed_scope) return r;
+    const words = JSON.parse(await open(r.sealed_scope, "rule", r.rule));
+    return { ...r, label: words.label, rule: words.rule };
+  };
+  const choice = async (d) => {
+    if (!d.lasting || d.label) return d;
+    const words = JSON.parse(await open(d.id, "rule", d.rule));
+    return { ...d, label: words.label, rule: words.rule };
+  };
+  const question = async (q) => {
+    if (!q.sealed) return q;
+    const held = (await call(w, "GET", `/v1/questions/${q.question_id}/request`, { token: ownerToken })).body;
+    // Sealed for a newer open than this list names: the next list opens it.
+    if (held?.open_seq !== q.open_seq) return q;
+    const words = JSON.parse(await open(`${q.session}\n${q.open_seq}`, "question", held.sealed));
+    const terminal = q.terminal && { ...q.terminal, cwd: words.cwd ?? "" };
+    return { ...q, text: words.text, options: words.options ?? [], questions: words.questions ?? [], terminal,
+      request: words.request ?? null, decisions: await Promise.all((q.decisions ?? []).map(choice)) };
+  };
+  return { question, rule };
 }
 
 /**

@@ -96,7 +96,9 @@ before(async () => {
   const login = JSON.parse(readFileSync(join(owner, ".config", "needs-you", "login.json"), "utf8"));
   ownerToken = login.token;
   fingerprint = login.owner;
-  ({ listUntil } = needsYou(w, ownerToken));
+  // What the machine seals, opened with the owner's content key as `setup` keeps it.
+  const keysFile = join(owner, ".config", "needs-you", "content-key.json");
+  ({ listUntil } = needsYou(w, ownerToken, { owner: fingerprint, keys: () => JSON.parse(readFileSync(keysFile, "utf8")).keys }));
   // The agent's machine logs in with the line `pair --json` prints first;
   // `pair` waits for it, and vouches for the keys it proved with the line's secret.
   const pairing = startIn(owner, ["pair", "--json"]);
@@ -191,7 +193,12 @@ test("a server that holds the owner's token, the database or the relay's socket 
   // from the owner's command line, which builds the card from the request.
   const count = async () => (await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(q.question_id).first()).n;
   const before = await count();
-  await w.db.prepare("UPDATE questions SET text = ? WHERE id = ?").bind("Make the file\n$ npm test", q.question_id).run();
+  // Its words are sealed on the machine: a server shows others only by
+  // listing it in the clear, with words of its own over the real request.
+  assert.equal(q.sealed, true);
+  const sealedWords = (await w.db.prepare("SELECT sealed FROM questions WHERE id = ?").bind(q.question_id).first()).sealed;
+  await w.db.prepare("UPDATE questions SET sealed = NULL, text = ?, request = ? WHERE id = ?")
+    .bind("Make the file\n$ npm test", JSON.stringify(q.request), q.question_id).run();
   const lied = await needsYouIn(owner, ["answer", q.question_id, "--allow"]);
   assert.equal(lied.code, 1, lied.stdout);
   assert.match(lied.stderr, /^needs-you: the card the server shows is not what the agent's request asks, so nothing was answered; the request asks: Make the file \$ touch /);
@@ -213,7 +220,9 @@ test("a server that holds the owner's token, the database or the relay's socket 
   const swapped = await w.db.prepare("SELECT reason_code FROM answers WHERE question_id = ? ORDER BY created_at DESC").bind(q.question_id).first();
   assert.equal(swapped.reason_code, "not_this_request");
   assert.equal(existsSync(file), false, "the command the dialog shows did not run");
-  await w.db.prepare("UPDATE questions SET text = ?, request = ?, digest = ? WHERE id = ?").bind(q.text, kept, q.digest, q.question_id).run();
+  // Back as its machine sealed it.
+  await w.db.prepare("UPDATE questions SET sealed = ?, text = '', request = NULL, digest = ? WHERE id = ?")
+    .bind(sealedWords, q.digest, q.question_id).run();
 
   // The owner's command line signs, and the machine takes it.
   const answered = await needsYouIn(owner, ["answer", q.question_id, "--allow"]);
@@ -270,9 +279,11 @@ test("the page, paired through the link `needs-you pair` shows, allows from its 
   // real request's digest: the page shows and signs the request it built
   // the card from, never the digest it was handed, so the real command,
   // which an allow over the listed digest would run, does not.
-  const kept = await w.db.prepare("SELECT text, request FROM questions WHERE id = ?").bind(q.question_id).first();
+  // Its words sealed, the server serves its own by listing it in the clear.
+  assert.equal(q.sealed, true);
+  const kept = await w.db.prepare("SELECT sealed FROM questions WHERE id = ?").bind(q.question_id).first();
   const harmless = { tool: "Bash", input: { command: "npm test", description: "Make the file" } };
-  await w.db.prepare("UPDATE questions SET text = ?, request = ? WHERE id = ?")
+  await w.db.prepare("UPDATE questions SET sealed = NULL, text = ?, request = ? WHERE id = ?")
     .bind("Make the file\n$ npm test", JSON.stringify(harmless), q.question_id).run();
   await page.reload();
   await card.locator(".text", { hasText: "$ npm test" }).waitFor();
@@ -287,9 +298,9 @@ test("the page, paired through the link `needs-you pair` shows, allows from its 
   await sleep(500);
   assert.equal(existsSync(file), false, "the command the server hid did not run");
 
-  // Words written over the real request: the page shows the request's own.
-  await w.db.prepare("UPDATE questions SET text = ?, request = ? WHERE id = ?")
-    .bind("Make the file\n$ npm test", kept.request, q.question_id).run();
+  // Words written beside the sealed ones: the page shows what its machine sealed.
+  await w.db.prepare("UPDATE questions SET sealed = ?, text = ?, request = NULL WHERE id = ?")
+    .bind(kept.sealed, "Make the file\n$ npm test", q.question_id).run();
   await page.reload();
   await card.locator(".text", { hasText: `$ touch ${file}` }).waitFor();
   assert.doesNotMatch(await card.locator(".text").textContent(), /npm test/);

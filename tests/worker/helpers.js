@@ -79,6 +79,8 @@ export async function startWorker(vars = {}, { rates, script } = {}) {
   w.db = await w.mf.getD1Database("DB");
   await applyMigrations(w.db);
   w.url = (await w.mf.ready).toString().replace(/\/$/, "");
+  // Every file the runtime keeps of D1 and the Durable Objects.
+  w.state = state;
   w.restart = async () => {
     await w.mf.dispose();
     // On the same port, as a restarted server would be: clients reconnect.

@@ -6,6 +6,8 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { ADMIN, call, newOwner, newTask, post, report, sleep, startWorker, waitFor } from "./helpers.js";
 import { startPushService, vapidKeys } from "../support/push-service.js";
+import { openText, sealText } from "../support/sealing.js";
+import { randomBytes } from "node:crypto";
 
 let w, push, keys;
 before(async () => {
@@ -220,4 +222,24 @@ test("a test push goes to every channel of the owner, each device's browser too,
   for (const token of [device.token, gone.task.credential, ADMIN, undefined]) {
     assert.equal((await call(w, "POST", "/v1/channels/test", { token })).status, 401);
   }
+});
+
+test("a question whose words its machine sealed rings with its summary sealed: none of its words in the push, and the summary opens with the owner's content key", async () => {
+  const { sub, task } = await ownerWithDevice();
+  const contentKey = { version: 1, key: randomBytes(32).toString("base64url") };
+  const owner = "the-owner-fingerprint";
+  const secret = `planted-push-${randomBytes(6).toString("hex")}`;
+  const [session, seq] = ["wp-sealed", 3];
+  const seal = (field, text) => sealText(contentKey, owner, `${session}\n${seq}`, field, text);
+  const opened = await post(w, task.credential, report({ session, seq, action: "open", kind: "dialog",
+    sealed: { words: await seal("question", JSON.stringify({ text: `Rotate ${secret}?` })), same: "a".repeat(64),
+      summary: await seal("summary", `Rotate ${secret}?`) } }));
+  assert.equal(opened.status, 200, opened.text);
+  assert.ok(await settled(sub, 1), "the open push arrived");
+  const { message, problems } = sub.received[0];
+  assert.deepEqual(problems, []);
+  assert.ok(!JSON.stringify(message).includes(secret), JSON.stringify(message));
+  assert.equal(message.body, `${task.name}: open needs-you to see it`);
+  assert.deepEqual([message.task, message.session, message.open_seq], [task.name, session, seq]);
+  assert.equal(await openText(contentKey, owner, `${message.session}\n${message.open_seq}`, "summary", message.sealed), `Rotate ${secret}?`);
 });

@@ -226,6 +226,11 @@ pub fn lasting_id(suggestion: &Value) -> String {
     format!("keep-{}", digest("lasting", suggestion))
 }
 
+/// Whether `id` could be one of [`lasting_id`]'s.
+pub fn is_lasting_id(id: &str) -> bool {
+    id.strip_prefix("keep-").is_some_and(is_digest)
+}
+
 /// Whether `digest` could be one of [`digest`]'s: 64 lower-case hex digits.
 pub fn is_digest(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -255,6 +260,10 @@ pub struct Asked<'a> {
     pub questions: &'a [DialogQuestion],
     /// The ids of the lasting choices it offers.
     pub lasting: &'a [String],
+    /// Whether its words are sealed ([`crate::words`]): then its dialog's
+    /// questions are unknown here, and choices are checked against them on
+    /// the agent's machine only.
+    pub words_sealed: bool,
 }
 
 /// An answer as it arrived: its body, and the digest of the request it was
@@ -408,12 +417,8 @@ pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
             kind => Refusal::AnswerInTerminal(kind, why),
         });
     }
-    if let Some(why) = check(
-        &answer.body,
-        question.kind,
-        question.takes,
-        question.questions,
-    ) {
+    let questions = (!question.words_sealed).then_some(question.questions);
+    if let Some(why) = check(&answer.body, question.kind, question.takes, questions) {
         return Err(Refusal::WrongAnswer(why));
     }
     if let AnswerBody::Decision {
@@ -455,13 +460,14 @@ pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
 }
 
 /// Why `body` cannot answer a question of `kind` that takes `takes`, with
-/// its dialog's `questions`; `None` when it can. Pure: the Worker applies it
-/// before it queues anything.
+/// its dialog's `questions` (`None` when they are sealed, so unknown here);
+/// `None` when it can. Pure: the Worker applies it before it queues
+/// anything.
 pub fn check(
     body: &AnswerBody,
     kind: Kind,
     takes: Option<Afar>,
-    questions: &[DialogQuestion],
+    questions: Option<&[DialogQuestion]>,
 ) -> Option<String> {
     let form = body.form();
     if !form.answers(kind) {
@@ -482,12 +488,17 @@ pub fn check(
             .as_ref()
             .filter(|m| m.chars().count() > MAX_TYPED_CHARS)
             .map(|_| format!("a denial's message is at most {MAX_TYPED_CHARS} characters")),
-        AnswerBody::Choices { choices } => check_choices(choices, questions),
+        AnswerBody::Choices { choices } => questions.and_then(|qs| check_choices(choices, qs)),
         AnswerBody::Text { .. } => None,
     }
 }
 
-fn check_choices(choices: &[Vec<String>], questions: &[DialogQuestion]) -> Option<String> {
+/// Why `choices` do not answer a dialog that asks `questions`; `None` when
+/// they do: one list a question, one choice where it takes one, its own
+/// options, and a typed answer only where it takes one. The Worker applies
+/// it where it can read the dialog, and the waiter on the agent's machine
+/// always, against its own.
+pub fn check_choices(choices: &[Vec<String>], questions: &[DialogQuestion]) -> Option<String> {
     if choices.len() != questions.len() {
         return Some(format!(
             "this dialog asks {} question(s): give one list of choices for each",
@@ -616,16 +627,16 @@ mod tests {
             message: None,
         };
         assert_eq!(
-            check(&allow, Kind::Permission, Some(Afar::Decision), &[]),
+            check(&allow, Kind::Permission, Some(Afar::Decision), Some(&[])),
             None
         );
         assert!(
-            check(&allow, Kind::Permission, None, &[]).is_some(),
+            check(&allow, Kind::Permission, None, Some(&[])).is_some(),
             "takes nothing"
         );
-        assert!(check(&allow, Kind::Dialog, Some(Afar::Choices), &[]).is_some());
+        assert!(check(&allow, Kind::Dialog, Some(Afar::Choices), Some(&[])).is_some());
         let text = AnswerBody::Text { text: "y".into() };
-        assert!(check(&text, Kind::Permission, Some(Afar::Decision), &[]).is_some());
+        assert!(check(&text, Kind::Permission, Some(Afar::Decision), Some(&[])).is_some());
 
         let qs = [
             q(&["SQLite", "Postgres"], false, true),
@@ -638,7 +649,7 @@ mod tests {
             &choose(json!([["SQLite"], ["Login", "Search"]])),
             Kind::Dialog,
             Some(Afar::Choices),
-            &qs,
+            Some(&qs),
         );
         assert_eq!(ok, None);
         assert_eq!(
@@ -646,7 +657,7 @@ mod tests {
                 &choose(json!([["a mix of both"], ["Login"]])),
                 Kind::Dialog,
                 Some(Afar::Choices),
-                &qs
+                Some(&qs)
             ),
             None,
             "a typed answer where the question takes one"
@@ -660,8 +671,24 @@ mod tests {
             json!([["line\nbreak"], ["Login"]]),
         ] {
             assert!(
-                check(&choose(bad.clone()), Kind::Dialog, Some(Afar::Choices), &qs).is_some(),
+                check(
+                    &choose(bad.clone()),
+                    Kind::Dialog,
+                    Some(Afar::Choices),
+                    Some(&qs)
+                )
+                .is_some(),
                 "{bad}"
+            );
+            assert_eq!(
+                check(
+                    &choose(bad.clone()),
+                    Kind::Dialog,
+                    Some(Afar::Choices),
+                    None
+                ),
+                None,
+                "sealed: checked on the agent's machine only"
             );
         }
     }
@@ -675,6 +702,7 @@ mod tests {
             digest,
             questions: &[],
             lasting: &[],
+            words_sealed: false,
         }
     }
 

@@ -138,6 +138,7 @@ pub struct Lasting {
 }
 
 /// The id of the choice that applies `suggestion` ([`crate::afar::lasting_id`]).
+pub use crate::afar::is_lasting_id as is_id;
 pub use crate::afar::lasting_id as id_of;
 
 /// The lasting choices `request` offers, in the order its CLI suggested

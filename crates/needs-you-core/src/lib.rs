@@ -33,6 +33,8 @@
 //!   envelope it travels in, checked on the agent's machine.
 //! * [`sealed`]: the content key's wrapping to each device and the sealing
 //!   of words under it: their text forms and associated data.
+//! * [`words`]: what of a question is sealed on the agent's machine, and
+//!   put back on the device that opens it.
 //! * [`url`]: which server addresses a client may talk to.
 //! * [`query`]: a URL's query, written and read by hand.
 //! * `wire`: the macro that makes an enum travel as a fixed set of strings.
@@ -59,6 +61,7 @@ pub mod sealed;
 pub mod signed;
 pub mod text;
 pub mod url;
+pub mod words;
 
 pub use classify::{classify, Classified, Decision};
 pub use report::{

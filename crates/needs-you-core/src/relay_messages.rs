@@ -117,7 +117,7 @@ pub struct ScreenReply {
     pub digest: Option<String>,
     /// The screen's JSON ([`crate::screen::Screen`]) sealed under the owner's content key
     /// (`s1.…`, [`crate::sealed`]) as the [`crate::sealed::field::SCREEN`] of
-    /// the session's open question ([`crate::sealed::screen_scope`]); none
+    /// the session's open question ([`crate::sealed::open_scope`]); none
     /// when the reader has it already, or when refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed: Option<String>,

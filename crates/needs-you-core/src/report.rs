@@ -8,11 +8,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::afar::{self, Afar, DialogQuestion, Takes};
+use crate::lasting::Offer;
 use crate::request::Request;
 use crate::text;
 
 /// Most bytes in a request body.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
+/// Most bytes in a report whose words are sealed: they hold its request and
+/// the card built from it, as base64url, a third larger than in the clear.
+pub const MAX_SEALED_BODY_BYTES: usize = 96 * 1024;
 /// Most characters of `text`; longer text is cut with an ellipsis.
 pub const MAX_TEXT_CHARS: usize = 4000;
 /// Most options kept; further options are dropped.
@@ -26,6 +30,25 @@ pub const MAX_SESSION_CHARS: usize = 200;
 pub const MAX_SEQ: u64 = (1 << 53) - 1;
 
 pub use crate::kinds::{Cli, CloseReason, Kind, QuestionOption};
+
+/// The sealed part of an open report, as it travels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sealed {
+    /// The question's words ([`crate::words::Words`]), sealed.
+    pub words: String,
+    /// Which question it is, for the server to tell the same one reported
+    /// again from another: a keyed hash of the words (64 hex digits) that
+    /// says nothing of them to whoever lacks the content key.
+    pub same: String,
+    /// A permission's lasting choices, each with an empty label and its
+    /// words ([`crate::words::RuleWords`]) sealed as its `rule`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lasting: Vec<Offer>,
+    /// What a notification shows of it, sealed apart
+    /// ([`crate::sealed::field::SUMMARY`]), for the service worker to open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
 
 /// A validated report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -54,6 +77,11 @@ pub enum Report {
         /// report's own words ([`crate::request`]).
         #[serde(skip_serializing_if = "Option::is_none")]
         request: Option<Box<Request>>,
+        /// Its words, sealed on the agent's machine ([`crate::words`]):
+        /// then its `text`, `options`, `questions`, `request` and its
+        /// terminal's folder travel empty.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sealed: Option<Box<Sealed>>,
     },
     Close {
         cli: Cli,
@@ -163,20 +191,29 @@ impl Report {
     /// Parses and validates a request body. Unknown fields are ignored so that
     /// newer reporters can talk to older servers.
     pub fn parse(body: &[u8]) -> Result<Report, ReportError> {
-        if body.len() > MAX_BODY_BYTES {
-            return Err(ReportError {
-                code: "too_large",
-                message: format!(
-                    "the body is {} bytes; the limit is {MAX_BODY_BYTES}",
-                    body.len()
-                ),
-            });
+        let too_large = |limit: usize| ReportError {
+            code: "too_large",
+            message: format!("the body is {} bytes; the limit is {limit}", body.len()),
+        };
+        if body.len() > MAX_SEALED_BODY_BYTES {
+            return Err(too_large(MAX_SEALED_BODY_BYTES));
         }
         let value: Value = serde_json::from_slice(body).map_err(|e| ReportError {
             code: "invalid_json",
             message: format!("the body is not valid JSON: {e}"),
         })?;
-        Report::from_value(&value)
+        let report = Report::from_value(&value)?;
+        let sealed = matches!(
+            report,
+            Report::Open {
+                sealed: Some(_),
+                ..
+            }
+        );
+        if !sealed && body.len() > MAX_BODY_BYTES {
+            return Err(too_large(MAX_BODY_BYTES));
+        }
+        Ok(report)
     }
 
     /// Validates an already parsed JSON value.
@@ -212,7 +249,29 @@ impl Report {
                 let terminal = Terminal::from_value(obj.get("terminal"))?;
                 let takes = parse_takes(obj, kind)?;
                 let questions = parse_questions(obj.get("questions"))?;
-                let (takes, request) = bind_request(takes, parse_request(obj)?)?.unzip();
+                let sealed = parse_sealed(obj.get("sealed"))?;
+                let request = parse_request(obj)?;
+                let (takes, request) = match &sealed {
+                    Some(_) => {
+                        let cwd = terminal.as_ref().map_or("", |t| t.cwd.as_str());
+                        if !(text.is_empty()
+                            && options.is_empty()
+                            && questions.is_empty()
+                            && request.is_none()
+                            && cwd.is_empty())
+                        {
+                            return Err(ReportError {
+                                code: "words_in_the_clear",
+                                message: "a sealed report carries its words sealed only: no `text`, `options`, `questions`, `request` or `terminal.cwd` beside `sealed`".into(),
+                            });
+                        }
+                        // Its request is sealed with its words: what it
+                        // takes stays bound by the digest alone, which the
+                        // agent's machine checks against its own record.
+                        (takes, None)
+                    }
+                    None => bind_request(takes, request)?.unzip(),
+                };
                 Ok(Report::Open {
                     cli,
                     session,
@@ -224,6 +283,7 @@ impl Report {
                     takes,
                     questions,
                     request,
+                    sealed,
                 })
             }
             "close" => {
@@ -328,6 +388,56 @@ fn parse_takes(obj: &Map<String, Value>, kind: Kind) -> Result<Option<Takes>, Re
         takes,
         digest: digest.clone(),
     }))
+}
+
+/// `sealed`, when given: the words blob, the sameness key, and the lasting
+/// choices by id and scope with their words sealed. Only the forms are
+/// checked: nothing here can open them.
+fn parse_sealed(value: Option<&Value>) -> Result<Option<Box<Sealed>>, ReportError> {
+    use crate::sealed::{max_sealed_chars, SealedText};
+    let bad = |why: &str| ReportError::invalid(format!("`sealed` {why}"));
+    let v = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => v,
+    };
+    let mut sealed: Sealed = serde_json::from_value(v.clone()).map_err(|_| {
+        bad("must be {\"words\": a sealed text, \"same\": 64 hex digits, \"lasting\"?: [choices]}")
+    })?;
+    let is_sealed = |t: &str, max: usize| t.len() <= max && SealedText::parse(t).is_some();
+    if !is_sealed(&sealed.words, MAX_SEALED_BODY_BYTES) {
+        return Err(bad(
+            "`words` must be a sealed text (s1.…) that fits a report",
+        ));
+    }
+    let summary_chars = max_sealed_chars(crate::sealed::MAX_SUMMARY_BYTES);
+    if !(sealed.summary.as_deref()).is_none_or(|s| is_sealed(s, summary_chars)) {
+        return Err(bad("`summary` must be a sealed text (s1.…) of a summary"));
+    }
+    if !afar::is_digest(&sealed.same) {
+        return Err(bad("`same` must be 64 lower-case hex digits"));
+    }
+    if sealed.lasting.len() > crate::lasting::MAX_LASTING {
+        return Err(bad("offers too many lasting choices"));
+    }
+    for offer in &mut sealed.lasting {
+        let well_formed = offer.lasting
+            && crate::lasting::is_id(&offer.id)
+            && offer.label.is_empty()
+            && offer
+                .rule
+                .as_deref()
+                .is_some_and(|r| is_sealed(r, max_sealed_chars(2 * MAX_DESCRIPTION_CHARS)));
+        let Some(scope) = offer.scope.filter(|_| well_formed) else {
+            return Err(bad(
+                "`lasting` holds a choice that is not an id, a scope and its sealed words",
+            ));
+        };
+        // Where it is kept, in words, as every choice says it: the server's
+        // own, never the reporter's.
+        offer.place = Some(scope.place().to_owned());
+        offer.lasts = Some(scope.lasts().to_owned());
+    }
+    Ok(Some(Box::new(sealed)))
 }
 
 /// `request`, when given: `{"tool", "input"}`.
@@ -519,6 +629,73 @@ mod tests {
         Report::parse(v.to_string().as_bytes())
     }
 
+    fn sealed_open(extra: Value) -> Value {
+        let mut v = json!({"action": "open", "cli": "claude-code", "session": "s", "seq": 2,
+            "kind": "permission", "takes": "decision", "digest": "a".repeat(64),
+            "terminal": {"kind": "tmux", "host": "box", "target": "a:0.1"},
+            "sealed": {"words": "s1.1.AAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB", "same": "b".repeat(64),
+                       "lasting": [{"id": format!("keep-{}", "c".repeat(64)), "label": "",
+                                    "lasting": true, "rule": "s1.1.AAAAAAAAAAAAAAAA.CCCCCCCC",
+                                    "scope": "project", "place": "made up by the reporter"}]}});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    }
+
+    #[test]
+    fn a_sealed_open_keeps_what_it_takes_without_its_request() {
+        let Report::Open {
+            takes,
+            sealed,
+            request,
+            ..
+        } = parse(sealed_open(json!({}))).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(takes.unwrap().takes, Afar::Decision);
+        assert!(request.is_none());
+        let offer = &sealed.unwrap().lasting[0];
+        // Where a choice is kept is said in the server's words.
+        assert_eq!(
+            offer.place.as_deref(),
+            Some(crate::lasting::Scope::Project.place())
+        );
+    }
+
+    #[test]
+    fn a_sealed_open_with_words_in_the_clear_is_refused() {
+        for clear in [
+            json!({"text": "deploy"}),
+            json!({"options": [{"label": "yes"}]}),
+            json!({"request": {"tool": "Bash", "input": {}}}),
+            json!({"terminal": {"kind": "tmux", "host": "box", "cwd": "/srv/x"}}),
+        ] {
+            let err = parse(sealed_open(clear.clone())).unwrap_err();
+            assert_eq!(err.code, "words_in_the_clear", "{clear}");
+        }
+    }
+
+    #[test]
+    fn a_sealed_part_that_is_not_sealed_is_refused() {
+        for bad in [
+            json!({"words": "deploy --token x", "same": "b".repeat(64)}),
+            json!({"words": "s1.1.AAAA.BBBB", "same": "short"}),
+            json!({"words": "s1.1.AAAA.BBBB", "same": "b".repeat(64),
+                   "lasting": [{"id": "always", "label": "", "lasting": true, "rule": "s1.1.A.B", "scope": "user"}]}),
+            json!({"words": "s1.1.AAAA.BBBB", "same": "b".repeat(64),
+                   "lasting": [{"id": format!("keep-{}", "c".repeat(64)), "label": "Allow npm",
+                                "lasting": true, "rule": "s1.1.A.B", "scope": "user"}]}),
+            json!({"words": "s1.1.AAAA.BBBB", "same": "b".repeat(64),
+                   "lasting": [{"id": format!("keep-{}", "c".repeat(64)), "label": "",
+                                "lasting": true, "rule": "Bash(npm *)", "scope": "user"}]}),
+        ] {
+            let err = parse(sealed_open(json!({"sealed": bad.clone()}))).unwrap_err();
+            assert_eq!(err.code, "invalid_report", "{bad}");
+        }
+    }
+
     #[test]
     fn open_round_trips() {
         let body = json!({"action": "open", "kind": "dialog", "cli": "claude-code",
@@ -606,8 +783,17 @@ mod tests {
     #[test]
     fn refuses_non_json_and_large_bodies() {
         assert_eq!(Report::parse(b"{nope").unwrap_err().code, "invalid_json");
-        let big = vec![b' '; MAX_BODY_BYTES + 1];
+        let big = vec![b' '; MAX_SEALED_BODY_BYTES + 1];
         assert_eq!(Report::parse(&big).unwrap_err().code, "too_large");
+        // Above the clear limit: refused in the clear, taken sealed.
+        let mut clear =
+            json!({"action": "open", "kind": "reply", "cli": "codex", "session": "s", "seq": 1});
+        clear["pad"] = json!("x".repeat(MAX_BODY_BYTES));
+        let bytes = clear.to_string().into_bytes();
+        assert_eq!(Report::parse(&bytes).unwrap_err().code, "too_large");
+        clear["sealed"] =
+            json!({"words": format!("s1.1.AAAA.{}", "B".repeat(40_000)), "same": "c".repeat(64)});
+        assert!(Report::parse(clear.to_string().as_bytes()).is_ok());
     }
 
     #[test]

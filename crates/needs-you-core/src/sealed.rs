@@ -52,15 +52,33 @@ const COMMITMENT_LABEL: &str = "needs-you content key commitment v1\n";
 /// it was sealed as.
 pub mod field {
     /// A terminal's screen, as Show terminal shows it; sealed by the relay,
-    /// its scope [`super::screen_scope`].
+    /// its scope [`super::open_scope`].
     pub const SCREEN: &str = "screen";
+    /// A question's words: sealed by the reporter's sender, its scope
+    /// [`super::open_scope`].
+    pub const QUESTION: &str = "question";
+    /// A lasting choice's words (its label and rule): sealed with the
+    /// question, its scope the choice's id, which hashes the suggestion it
+    /// applies.
+    pub const RULE: &str = "rule";
+    /// What a notification shows of a question ([`super::MAX_SUMMARY_BYTES`]
+    /// at most): sealed with its words, its scope [`super::open_scope`],
+    /// and opened by the page's service worker.
+    pub const SUMMARY: &str = "summary";
 }
 
-/// The scope a screen is sealed in: the session and the `seq` of the open
-/// question whose pane it is, as the agent's machine recorded them. Not a
-/// question id, which the server gives: a screen asked for one question
-/// cannot be sealed as another's, whatever the server says.
-pub fn screen_scope(session: &str, open_seq: u64) -> String {
+/// The most bytes of a question's summary before it is sealed: a Web Push
+/// carries it sealed beside its other fields, within its 4 KB.
+pub const MAX_SUMMARY_BYTES: usize = 600;
+
+/// What a question's sameness key hashes first.
+pub const SAME_LABEL: &str = "needs-you same question v1\n";
+
+/// The scope a question's words and its screens are sealed in: the session
+/// and the `seq` of its open, as the agent's machine recorded them. Not a
+/// question id, which the server gives: what was sealed for one open
+/// cannot be opened as another's, whatever the server says.
+pub fn open_scope(session: &str, open_seq: u64) -> String {
     format!("{session}\n{open_seq}")
 }
 
@@ -118,7 +136,7 @@ impl<'a> SealedText<'a> {
             return None;
         };
         let version = version_of(version)?;
-        (crate::signed::is_b64url(nonce) && crate::signed::is_b64url(ciphertext)).then_some(
+        (crate::text::is_b64url(nonce) && crate::text::is_b64url(ciphertext)).then_some(
             SealedText {
                 version,
                 nonce,
@@ -170,7 +188,7 @@ impl<'a> WrappedText<'a> {
         let version = version_of(version)?;
         [ephemeral, nonce, ciphertext]
             .iter()
-            .all(|p| crate::signed::is_b64url(p))
+            .all(|p| crate::text::is_b64url(p))
             .then_some(WrappedText {
                 version,
                 ephemeral,

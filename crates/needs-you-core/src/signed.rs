@@ -84,13 +84,7 @@ pub fn proof_message(key: &str, seal_key: &str, asked: &Rights) -> Vec<u8> {
     .concat()
 }
 
-/// Whether `s` is base64url without padding, and not empty: how every key,
-/// signature, statement and proof travels.
-pub fn is_b64url(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
+pub use crate::text::is_b64url;
 
 /// What the owner's key says of a device it paired.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

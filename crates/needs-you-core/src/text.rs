@@ -112,6 +112,14 @@ pub fn is_clean_line(s: &str) -> bool {
     line(s) == s
 }
 
+/// Whether `s` is base64url without padding, and not empty: how every key,
+/// signature, statement, proof and sealed word travels.
+pub fn is_b64url(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

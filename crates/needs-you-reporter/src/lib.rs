@@ -48,6 +48,8 @@
 //!   own open question: checked by the relay before anything else.
 //! * [`sealing`]: the owner's content key: wrapped to a device, unwrapped
 //!   there, and words sealed and opened under it.
+//! * [`sealed_report`]: this machine's content key, and a report's words
+//!   sealed under it in the sender, before they leave.
 //! * `granted`: the lasting rules this machine wrote for answers from
 //!   afar, and taking one back.
 //! * [`clis`]: what this machine does for each CLI, one module each: its
@@ -81,6 +83,7 @@ pub mod program;
 mod questions;
 mod record;
 pub mod relay;
+pub mod sealed_report;
 pub mod sealing;
 pub mod send;
 pub mod socket;

@@ -123,6 +123,20 @@ impl ContentKey {
         }
     }
 
+    /// The keyed hash of `words` for `owner`, in hex: the same words give
+    /// the same hash under this version, and nothing of them shows to
+    /// whoever lacks it ([`needs_you_core::report::Sealed::same`]).
+    pub fn same(&self, owner: &str, words: &[u8]) -> String {
+        use hmac::Mac as _;
+        let bytes = B64.decode(&self.key).unwrap_or_default();
+        let mut mac =
+            <hmac::Hmac<Sha256> as hmac::Mac>::new_from_slice(&bytes).expect("HMAC takes any key");
+        mac.update(format!("{}{owner}\n", needs_you_core::sealed::SAME_LABEL).as_bytes());
+        mac.update(words);
+        let hash = mac.finalize().into_bytes();
+        hash.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     fn cipher(&self) -> Result<Aes256Gcm, SealError> {
         let bytes = B64.decode(&self.key).map_err(|_| SealError::BadKey)?;
         Aes256Gcm::new_from_slice(&bytes).map_err(|_| SealError::BadKey)

@@ -14,6 +14,7 @@ use needs_you_core::Report;
 use crate::detach;
 use crate::error::Error;
 use crate::outbox::{Outbox, Queued};
+use crate::sealed_report;
 use crate::state::{self, now_micros, StateDir};
 
 /// One request's whole budget.
@@ -177,6 +178,12 @@ fn send_one(agent: &ureq::Agent, target: &Target, q: &Queued, dir: &StateDir, wi
     let body = match q.read() {
         Ok(b) => b,
         Err(e) => return dir.log(&format!("cannot read a queued report: {e}")),
+    };
+    // Sealed here, once, off the agent's path: never sent unsealed by a
+    // machine that holds the key.
+    let body = match sealed_report::sealed_body(body) {
+        Ok(b) => b,
+        Err(e) => return dir.log(&format!("kept a report back: {e}")),
     };
     let mut backoff = FIRST_BACKOFF;
     let mut logged = false;

@@ -318,6 +318,19 @@ fn wait_once(
             return Some(Waited::Again);
         }
     }
+    // Choices only as this dialog asks them: a server that cannot read the
+    // dialog (its words sealed) checked none.
+    if let (AnswerBody::Choices { choices }, Expect::Request(takeable)) = (&handed.answer, expect) {
+        if let Some(why) = needs_you_core::afar::check_choices(choices, &takeable.questions) {
+            let refused = Took {
+                took: false,
+                code: Some(Refusal::WrongAnswer(why).code().to_owned()),
+            };
+            let mut stream = stream;
+            let _ = writeln!(stream, "{}", serde_json::to_string(&refused).ok()?);
+            return Some(Waited::Again);
+        }
+    }
     if !spend(&path.with_file_name(SPENT_FILE), &handed.answer_id) {
         let refused = Took {
             took: false,
@@ -469,6 +482,13 @@ impl Waiters {
             }
             (Ok(_), Ok(Took { code: Some(c), .. })) if c == Refusal::NotOffered.code() => {
                 Err(NotHanded::Refused(Refusal::NotOffered))
+            }
+            (Ok(_), Ok(Took { code: Some(c), .. }))
+                if c == Refusal::WrongAnswer(String::new()).code() =>
+            {
+                Err(NotHanded::Refused(Refusal::WrongAnswer(
+                    "these choices do not answer the dialog as the agent's machine has it".into(),
+                )))
             }
             _ => Err(NotHanded::Failed(
                 NotDone::NotTaken,
@@ -647,6 +667,48 @@ mod tests {
             Ok(())
         );
         assert_eq!(first.join().unwrap(), Some(offered));
+    }
+
+    #[test]
+    fn choices_are_taken_only_as_the_waiter_s_own_dialog_asks_and_a_refusal_keeps_it_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("relay.sock");
+        let waiters = Waiters::listen(&path).unwrap();
+        let mut own = takeable("d2");
+        own.takes.takes = Afar::Choices;
+        own.questions = vec![serde_json::from_value(serde_json::json!({
+            "question": "Which database?", "multi_select": false, "other": false,
+            "options": [{"label": "SQLite"}, {"label": "Postgres"}]}))
+        .unwrap()];
+        let waiting = {
+            let (path, own) = (path.clone(), own.clone());
+            std::thread::spawn(move || {
+                wait(&path, "s1", &own, None).map(|a| {
+                    let answer = a.answer.clone();
+                    a.took();
+                    answer
+                })
+            })
+        };
+        let choose = |c: serde_json::Value| AnswerBody::Choices {
+            choices: serde_json::from_value(c).unwrap(),
+        };
+        let awaits = Awaits::Request("d2".into());
+        for (id, bad) in [
+            ("ans_1", serde_json::json!([["SQLite", "Postgres"]])),
+            ("ans_2", serde_json::json!([["MariaDB"]])),
+            ("ans_3", serde_json::json!([["SQLite"], ["Postgres"]])),
+        ] {
+            let refused = waiters.hand("s1", &awaits, id, &choose(bad.clone()));
+            assert!(
+                matches!(refused, Err(NotHanded::Refused(Refusal::WrongAnswer(_)))),
+                "{bad}: {refused:?}"
+            );
+        }
+        // Nothing handed on, and the dialog still waits for a real answer.
+        let good = choose(serde_json::json!([["Postgres"]]));
+        assert_eq!(waiters.hand("s1", &awaits, "ans_4", &good), Ok(()));
+        assert_eq!(waiting.join().unwrap(), Some(good));
     }
 
     #[test]

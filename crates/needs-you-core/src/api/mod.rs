@@ -75,6 +75,11 @@ pub struct Question {
     /// terminals.
     #[serde(default)]
     pub screen: bool,
+    /// Whether its words are sealed ([`crate::words`]): its text, options,
+    /// dialog questions and folder are empty here, and a device opens them
+    /// from `GET /v1/questions/{id}/request` before it shows it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sealed: bool,
     /// For a permission that takes a decision: what it offers, allow once
     /// and deny first, then the lasting choices its CLI suggests
     /// ([`crate::lasting`]); an answer's `decision` is one of their ids.
@@ -284,7 +289,9 @@ pub struct Rule {
     pub cli: Cli,
     /// The machine it was granted on, as its terminal said.
     pub host: Option<String>,
-    /// What it allows from now on (`Bash(npm test *)`).
+    /// What it allows from now on (`Bash(npm test *)`); for a rule granted
+    /// on a sealed question, its [`crate::words::RuleWords`] sealed, and
+    /// [`Rule::sealed_scope`] set.
     pub rule: String,
     /// The choice as it was shown.
     pub label: String,
@@ -296,6 +303,10 @@ pub struct Rule {
     pub place: String,
     #[serde(default)]
     pub lasts: String,
+    /// The scope its sealed words open in (its choice's id), when they are
+    /// sealed; its `label` is empty then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_scope: Option<String>,
     /// Who granted it: a device's name, or "the owner".
     pub granted_by: String,
     pub granted_at: i64,

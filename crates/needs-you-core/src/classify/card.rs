@@ -170,6 +170,7 @@ pub fn built(report: Report) -> Report {
                 takes: takes.filter(|_| whole),
                 questions: card.questions,
                 request: Some(request).filter(|_| whole),
+                sealed: None,
             }
         }
         other => other,

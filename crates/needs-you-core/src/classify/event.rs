@@ -63,6 +63,7 @@ impl Decision {
                 takes: None,
                 questions: Vec::new(),
                 request: None,
+                sealed: None,
             }),
             Decision::Close { reason } => Some(Report::Close {
                 cli,

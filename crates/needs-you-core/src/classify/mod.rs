@@ -321,6 +321,7 @@ mod tests {
                 takes: None,
                 questions: vec![],
                 request: None,
+                sealed: None,
             })
         );
         let close = Decision::Close {

@@ -58,6 +58,7 @@ impl Client<'_> {
                     .map(|t| t.questions.clone())
                     .unwrap_or_default(),
                 request: takeable.as_ref().map(|t| Box::new(t.request.clone())),
+                sealed: None,
             }
         })?;
         // Show terminal, as for any question in a pane.

@@ -53,7 +53,7 @@ use needs_you_core::relay_messages::{
     ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
 use needs_you_core::screen::Screen;
-use needs_you_core::sealed::{field, screen_scope};
+use needs_you_core::sealed::{field, open_scope};
 use needs_you_core::signed::{DeviceList, Envelope, Revoking, Signed, Statement};
 use serde::de::DeserializeOwned;
 use tungstenite::protocol::frame::coding::CloseCode;
@@ -61,7 +61,8 @@ use tungstenite::Message;
 
 use crate::detach;
 use crate::error::Error;
-use crate::sealing::{self, ContentKeys};
+use crate::sealed_report;
+use crate::sealing;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
 use crate::state::{self, StateDir};
@@ -366,7 +367,7 @@ impl Relay {
             if ask.seen.as_deref() == Some(digest.as_str()) {
                 return Ok((digest, None));
             }
-            let scope = screen_scope(&ask.session, seq);
+            let scope = open_scope(&ask.session, seq);
             let sealed = self.seal_screen(&scope, &screen)?;
             Ok((digest, Some(sealed)))
         });
@@ -395,7 +396,7 @@ impl Relay {
             .owner
             .as_deref()
             .ok_or_else(|| unsealable("pins no owner key"))?;
-        let keys = content_keys()?.ok_or_else(|| unsealable("holds no content key"))?;
+        let keys = sealed_report::held_keys()?.ok_or_else(|| unsealable("holds no content key"))?;
         let key = keys
             .newest()
             .ok_or_else(|| unsealable("holds no content key"))?;
@@ -432,33 +433,6 @@ impl Relay {
             .insert(session.to_owned(), (Instant::now(), screen.clone()));
         Ok((screen, seq))
     }
-}
-
-/// The owner's content key, from the file [`sealing::KEYS_VAR`] names
-/// (`needs-you run` sets it from the login): read at each use, so that a
-/// version made since is the one that seals. A file others can read is
-/// refused, as the login is.
-fn content_keys() -> Result<Option<ContentKeys>, Error> {
-    let Some(path) = std::env::var_os(sealing::KEYS_VAR).filter(|p| !p.is_empty()) else {
-        return Ok(None);
-    };
-    // What goes wrong is said without the file's path: the reason travels
-    // to the server, which has no business knowing this machine's folders.
-    let unreadable = |why: &str| {
-        Error::Setup(format!(
-            "this machine's content key ({}) {why}",
-            sealing::KEYS_VAR
-        ))
-    };
-    let path = PathBuf::from(path);
-    let meta = std::fs::metadata(&path).map_err(|_| unreadable("cannot be read"))?;
-    if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o077 != 0 {
-        return Err(unreadable("can be read by others: make it 0600"));
-    }
-    let text = std::fs::read_to_string(&path).map_err(|_| unreadable("cannot be read"))?;
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|_| unreadable("is not a needs-you content key"))
 }
 
 /// The relay's main loop; returns its exit code (0: always, it is detached).

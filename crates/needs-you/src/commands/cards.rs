@@ -2,34 +2,63 @@
 //! choices: built here from each question's request
 //! (`needs_you_core::classify::card::to_sign`, the page's builder too), in
 //! place of the words, options and lasting choices the server wrote, so
-//! that what the owner reads is what `answer` signs for.
+//! that what the owner reads is what `answer` signs for. And the words an
+//! agent's machine sealed ([`needs_you_core::words`]), of questions, rules
+//! and the history, opened here with the content key this command line
+//! holds, since the server cannot read them.
 
 use std::collections::HashMap;
 
 use needs_you_core::afar::Afar;
-use needs_you_core::api::{Listed, Question};
+use needs_you_core::api::{Listed, Question, Rule};
 use needs_you_core::classify::card::{self, ToSign};
 use needs_you_core::request::Request;
+use needs_you_core::sealed::{field, open_scope};
+use needs_you_core::words::{RuleWords, Words};
 use needs_you_reporter::client::Client;
+use needs_you_reporter::sealing::{open, ContentKeys};
+use serde_json::Value;
 
 use super::path_part;
+use crate::content_keys;
+use crate::login::Login;
 
-/// Cards built, by question id, with what the list said of the question
-/// when each was built (its open and digest): a question opened again is
-/// built again; a card is fetched once while it stays.
-#[derive(Default)]
-pub struct Built(HashMap<String, (String, Result<ToSign, String>)>);
+/// What was made here of one question: its sealed words opened, and the
+/// card of what takes a decision or choices.
+struct Made {
+    words: Option<Words>,
+    card: Option<ToSign>,
+}
+
+/// Cards built and words opened, by question id, with what the list said of
+/// the question when each was made (its open and digest): a question
+/// opened again is made again; each is fetched once while it stays.
+pub struct Built {
+    made: HashMap<String, (String, Result<Made, String>)>,
+    login: Login,
+    /// The content key, read at the first sealed question.
+    keys: Option<ContentKeys>,
+}
 
 impl Built {
-    /// `listed` as this command line shows it: each question that takes a
-    /// decision or choices with the card built here from its request, or,
-    /// when that cannot be, taking no answer from here and saying why.
+    pub fn new(login: &Login) -> Built {
+        Built {
+            made: HashMap::new(),
+            login: login.clone(),
+            keys: None,
+        }
+    }
+
+    /// `listed` as this command line shows it: sealed words opened here,
+    /// and each question that takes a decision or choices with the card
+    /// built here from its request; when that cannot be, taking no answer
+    /// from here and saying why.
     pub fn shown(&mut self, client: &Client, listed: &[Listed]) -> Vec<Listed> {
         let ids: Vec<&str> = listed
             .iter()
             .map(|l| l.question.question_id.as_str())
             .collect();
-        self.0.retain(|id, _| ids.contains(&id.as_str()));
+        self.made.retain(|id, _| ids.contains(&id.as_str()));
         listed
             .iter()
             .map(|l| {
@@ -41,50 +70,172 @@ impl Built {
     }
 
     fn apply(&mut self, client: &Client, q: &mut Question) {
-        let Some(form @ (Afar::Decision | Afar::Choices)) = q.answer_from_afar else {
+        let form = q
+            .answer_from_afar
+            .filter(|f| matches!(f, Afar::Decision | Afar::Choices));
+        if form.is_none() && !q.sealed {
             return;
-        };
-        let key = format!(
-            "{}:{}:{}",
-            form.as_str(),
-            q.open_seq,
-            q.digest.as_deref().unwrap_or("")
-        );
-        let fresh = self.0.get(&q.question_id).is_some_and(|(k, _)| *k == key);
-        if !fresh {
-            let built = build(client, q, form);
-            self.0.insert(q.question_id.clone(), (key, built));
         }
-        match &self.0[&q.question_id].1 {
-            Ok(b) => {
-                q.text = b.text.clone();
-                q.options = b.options.clone();
-                q.questions = b.questions.clone();
-                q.decisions = b.lasting.clone();
-                q.digest = Some(b.digest.clone());
+        let key = format!(
+            "{}:{}:{}:{}",
+            form.map_or("", Afar::as_str),
+            q.open_seq,
+            q.digest.as_deref().unwrap_or(""),
+            q.sealed
+        );
+        let fresh = self
+            .made
+            .get(&q.question_id)
+            .is_some_and(|(k, _)| *k == key);
+        if !fresh {
+            let made = self.make(client, q, form);
+            self.made.insert(q.question_id.clone(), (key, made));
+        }
+        match &self.made[&q.question_id].1 {
+            Ok(made) => {
+                if let Some(words) = &made.words {
+                    words.clone().restore(q);
+                }
+                if let Some(b) = &made.card {
+                    q.text = b.text.clone();
+                    q.options = b.options.clone();
+                    q.questions = b.questions.clone();
+                    q.decisions = b.lasting.clone();
+                    q.digest = Some(b.digest.clone());
+                }
             }
             Err(why) => {
+                if q.sealed {
+                    q.text = format!("Its words are sealed, and could not be opened here ({why}).");
+                }
                 q.answer_from_afar = None;
                 q.why_not = Some(format!(
-                    "its card could not be built here from its request ({why}): answer it in the terminal"
+                    "its card could not be built here ({why}): answer it in the terminal"
                 ));
             }
         }
     }
-}
 
-/// The card of `q`, built from the request the server keeps for it, as the
-/// kind of question `form` answers (never the kind the server says `q` is:
-/// the machine takes that form for that kind only).
-fn build(client: &Client, q: &Question, form: Afar) -> Result<ToSign, String> {
-    #[derive(serde::Deserialize)]
-    struct Held {
-        request: Option<Request>,
+    fn make(&mut self, client: &Client, q: &Question, form: Option<Afar>) -> Result<Made, String> {
+        let (words, request) = self.request_of(client, q)?;
+        let card = match form {
+            Some(form) => {
+                let request = request.ok_or("the server gave no request")?;
+                // Built as the kind the form answers, never the kind the
+                // server says: the machine takes that form for that kind only.
+                Some(card::to_sign(form.kind(), &request))
+            }
+            None => None,
+        };
+        Ok(Made { words, card })
     }
-    let id = path_part(&q.question_id).map_err(|f| f.message)?;
-    let held: Held = client
-        .get(&format!("/v1/questions/{id}/request"))
-        .map_err(|f| f.message)?;
-    let request = held.request.ok_or("the server gave no request")?;
-    Ok(card::to_sign(form.kind(), &request))
+
+    /// `q`'s request as the server keeps it, or, for a question whose words
+    /// are sealed, as they open here (with the words): sealed for the open
+    /// the list names, by the owner this command line is logged in under.
+    pub fn request_of(
+        &mut self,
+        client: &Client,
+        q: &Question,
+    ) -> Result<(Option<Words>, Option<Request>), String> {
+        #[derive(serde::Deserialize)]
+        struct Held {
+            request: Option<Request>,
+            sealed: Option<String>,
+            open_seq: Option<u64>,
+        }
+        let id = path_part(&q.question_id).map_err(|f| f.message)?;
+        let held: Held = client
+            .get(&format!("/v1/questions/{id}/request"))
+            .map_err(|f| f.message)?;
+        let Some(sealed) = held.sealed.filter(|_| q.sealed) else {
+            return Ok((None, held.request));
+        };
+        if held.open_seq != Some(q.open_seq) {
+            return Err("the list is older than its words: list again".into());
+        }
+        let scope = open_scope(&q.session, q.open_seq);
+        let plain = self.open(client, &scope, field::QUESTION, &sealed)?;
+        let words: Words =
+            serde_json::from_slice(&plain).map_err(|_| "its words opened, but are not words")?;
+        let request = words.request.clone();
+        Ok((Some(words), request))
+    }
+
+    /// `rule` with its sealed words opened here, if they are sealed.
+    pub fn rule(&mut self, client: &Client, mut rule: Rule) -> Rule {
+        let Some(scope) = rule.sealed_scope.clone() else {
+            return rule;
+        };
+        let opened = self
+            .open(client, &scope, field::RULE, &rule.rule)
+            .and_then(|p| serde_json::from_slice::<RuleWords>(&p).map_err(|_| "not a rule".into()));
+        match opened {
+            Ok(w) => (rule.label, rule.rule) = (w.label, w.rule),
+            Err(why) => rule.rule = format!("(sealed: {why})"),
+        }
+        rule
+    }
+
+    /// What `sealed` holds, opened with the content key held here (read
+    /// again once, for a version made since).
+    fn open(
+        &mut self,
+        client: &Client,
+        scope: &str,
+        field: &str,
+        sealed: &str,
+    ) -> Result<Vec<u8>, String> {
+        let owner = self
+            .login
+            .owner
+            .clone()
+            .ok_or("this login pins no owner, so it holds no content key")?;
+        for fresh in [false, true] {
+            if self.keys.is_none() || fresh {
+                self.keys =
+                    content_keys::on_this_device(&self.login, client).map_err(|f| f.message)?;
+            }
+            let keys = self
+                .keys
+                .as_ref()
+                .ok_or("this command line holds no content key: log in with the line `needs-you pair` prints")?;
+            if let Ok(plain) = open(keys, &owner, scope, field, sealed) {
+                return Ok(plain);
+            }
+        }
+        Err("no content key held here opens them".into())
+    }
+
+    /// A past question of the history, as JSON, with its sealed words and
+    /// its rules' opened here; what does not open says so in its text.
+    pub fn opened_past(&mut self, client: &Client, mut p: Value) -> Value {
+        if let Some(rules) = p["rules"].as_array_mut() {
+            for r in rules.iter_mut().filter(|r| r["sealed_scope"].is_string()) {
+                if let Ok(rule) = serde_json::from_value::<Rule>(r.clone()) {
+                    let opened = self.rule(client, rule);
+                    r["rule"] = Value::String(opened.rule);
+                    r["label"] = Value::String(opened.label);
+                }
+            }
+        }
+        let Ok(q) = serde_json::from_value::<Question>(p.clone()) else {
+            return p;
+        };
+        if q.sealed {
+            match self.request_of(client, &q) {
+                Ok((Some(words), _)) => {
+                    let mut opened = q;
+                    words.restore(&mut opened);
+                    let mut opened = serde_json::to_value(&opened).unwrap_or_default();
+                    for field in ["text", "options", "questions", "terminal"] {
+                        p[field] = opened[field].take();
+                    }
+                }
+                Ok((None, _)) => {}
+                Err(why) => p["text"] = Value::String(format!("(sealed: {why})")),
+            }
+        }
+        p
+    }
 }

@@ -1,6 +1,8 @@
 //! `log`: the history of every question, with its answers and the rules they
 //! granted, searched here: the server hands its pages over whole
-//! ([`needs_you_core::history`] is the one rule of a search).
+//! ([`needs_you_core::history`] is the one rule of a search), and sealed
+//! words are opened here first ([`super::cards`]), since it cannot read
+//! them.
 
 use needs_you_core::api::Past;
 use needs_you_core::{history, query};
@@ -18,10 +20,11 @@ const PAGE: u32 = 200;
 /// the words find, newest first; `--json`, one a line, as the server gave
 /// them.
 pub fn log(words: &[String], limit: u32, json_out: bool) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
+    let mut opener = super::cards::Built::new(&login);
     let search = words.join(" ");
-    // Searched and written as the server gave them, by the rule the page
-    // follows on the same JSON.
+    // Searched and written as the server gave them, their sealed words
+    // opened, by the rule the page follows on the same JSON.
     let mut found: Vec<Value> = Vec::new();
     let mut before: Option<String> = None;
     loop {
@@ -38,7 +41,12 @@ pub fn log(words: &[String], limit: u32, json_out: bool) -> Result<i32> {
         }
         let mut page: Value = client.get(&format!("/v1/history?{}", query::encode(&pairs)))?;
         if let Value::Array(questions) = page["questions"].take() {
-            found.extend(questions.into_iter().filter(|p| history::finds(p, &search)));
+            found.extend(
+                questions
+                    .into_iter()
+                    .map(|p| opener.opened_past(&client, p))
+                    .filter(|p| history::finds(p, &search)),
+            );
         }
         match page["next"].as_str() {
             Some(next) if found.len() < limit as usize => before = Some(next.to_owned()),

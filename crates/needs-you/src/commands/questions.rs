@@ -7,10 +7,9 @@ use std::time::{Duration, Instant};
 use needs_you_core::afar::{Afar, AnswerBody, Verdict};
 use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Question, Queued, Task, Tasks};
 use needs_you_core::classify::card;
-use needs_you_core::request::Request;
 use needs_you_core::screen::Screen;
 use needs_you_core::sealed::field::SCREEN;
-use needs_you_core::sealed::screen_scope;
+use needs_you_core::sealed::open_scope;
 use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
 use needs_you_reporter::sealing::{open, SealError};
@@ -28,13 +27,14 @@ const FOLLOW_FOR: Duration = Duration::from_secs(15);
 
 /// `ls [--watch] [--json]`.
 pub fn ls(watch: bool, json_out: bool) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     if watch {
-        return super::watch::watch_list(&client);
+        return super::watch::watch_list(&login, &client);
     }
     let list: NeedsYou = client.get("/v1/needs-you")?;
-    // Each card that takes a decision or choices as built here from its request.
-    let questions = cards::Built::default().shown(&client, &list.questions);
+    // Sealed words opened here, and each card that takes a decision or
+    // choices built here from its request.
+    let questions = cards::Built::new(&login).shown(&client, &list.questions);
     if json_out {
         print_json(&json!({ "questions": questions }));
     } else {
@@ -174,13 +174,13 @@ fn screen_scope_of(client: &Client, question_id: &str) -> Result<String> {
         .iter()
         .map(|l| &l.question)
         .find(|q| q.question_id == question_id)
-        .map(|q| screen_scope(&q.session, q.open_seq))
+        .map(|q| open_scope(&q.session, q.open_seq))
         .ok_or_else(|| Fail::new(exit::REFUSED, "that question is no longer open"))
 }
 
 /// `tasks [--json]`.
 pub fn tasks(json_out: bool, with_rules: bool) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     let tasks: Tasks = client.get("/v1/tasks")?;
     if json_out {
         print_json(&tasks);
@@ -188,7 +188,11 @@ pub fn tasks(json_out: bool, with_rules: bool) -> Result<i32> {
         let now = now_ms();
         print!("{}", display::tasks(&tasks.tasks, now, term::width()));
         if with_rules {
-            let rules: Vec<_> = tasks.tasks.iter().flat_map(|t| t.rules.clone()).collect();
+            let mut opener = cards::Built::new(&login);
+            let rules: Vec<_> = (tasks.tasks.iter())
+                .flat_map(|t| t.rules.clone())
+                .map(|r| opener.rule(&client, r))
+                .collect();
             print!("\n{}", display::rules(&rules, now));
         }
     }
@@ -401,14 +405,16 @@ fn statement(
 /// the request itself, once the card built here from it is the one the
 /// list shows: a server that shows other words than its request's gets no
 /// answer, and the statement never carries a digest the server handed over.
-fn request_shown(client: &Client, q: &Question, form: Afar) -> Result<String> {
-    #[derive(serde::Deserialize)]
-    struct Shown {
-        request: Option<Request>,
-    }
-    let path = format!("/v1/questions/{}/request", path_part(&q.question_id)?);
-    let shown: Shown = client.get(&path)?;
-    let request = shown.request.ok_or_else(|| {
+fn request_shown(
+    client: &Client,
+    opener: &mut cards::Built,
+    q: &Question,
+    form: Afar,
+) -> Result<String> {
+    let (_, request) = opener
+        .request_of(client, q)
+        .map_err(|why| Fail::new(exit::SERVER, why))?;
+    let request = request.ok_or_else(|| {
         Fail::new(
             exit::SERVER,
             "the server gave no request for that question, so its card cannot be checked: not answered",
@@ -439,15 +445,32 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
     let signer = trusting::signer(&login, &client)?;
     if body.form() != Afar::Text || signer.is_some() {
         let list: NeedsYou = client.get("/v1/needs-you")?;
-        let shown = list
+        let listed = list
             .questions
             .iter()
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
+        // The question as the list shows it, its sealed words opened here;
+        // the request is opened again for the check below.
+        let mut opener = cards::Built::new(&login);
+        let mut shown = listed.clone();
+        if listed.question.sealed {
+            shown.question.text = opener
+                .request_of(&client, &listed.question)
+                .map_err(|why| {
+                    Fail::new(
+                        exit::REFUSED,
+                        format!("its words did not open here ({why}): not answered"),
+                    )
+                })?
+                .0
+                .map(|w| w.text)
+                .unwrap_or_default();
+        }
         let digest = match body.form() {
             Afar::Text => None,
             _ => {
-                let digest = request_shown(&client, &shown.question, body.form())?;
+                let digest = request_shown(&client, &mut opener, &shown.question, body.form())?;
                 // What is signed: the card as built here from the request.
                 let card = needs_you_core::text::line(&shown.question.text);
                 println!("{}: {card}", body.summary());

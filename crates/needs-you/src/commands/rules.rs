@@ -18,8 +18,13 @@ use crate::keys;
 const FOLLOW_FOR: Duration = Duration::from_secs(10);
 
 pub fn list(json_out: bool) -> Result<i32> {
-    let (_, client) = logged_in()?;
-    let rules: Rules = client.get("/v1/rules")?;
+    let (login, client) = logged_in()?;
+    let mut rules: Rules = client.get("/v1/rules")?;
+    // Sealed words opened here, in the JSON too: whoever reads it holds the key.
+    let mut opener = super::cards::Built::new(&login);
+    rules.rules = (rules.rules.into_iter())
+        .map(|r| opener.rule(&client, r))
+        .collect();
     if json_out {
         print_json(&rules);
     } else {

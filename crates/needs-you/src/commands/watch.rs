@@ -18,6 +18,7 @@ use serde_json::json;
 use super::{cards, now_ms};
 use crate::display;
 use crate::fail::{exit, Fail, Result};
+use crate::login::Login;
 use crate::term;
 
 /// A read waits at most this long: then the ages on screen move on.
@@ -41,7 +42,7 @@ enum Went {
     Dropped,
 }
 
-pub fn watch_list(client: &Client) -> Result<i32> {
+pub fn watch_list(login: &Login, client: &Client) -> Result<i32> {
     let mut drawn = Drawn {
         revision: None,
         list: NeedsYou {
@@ -49,7 +50,7 @@ pub fn watch_list(client: &Client) -> Result<i32> {
             more: 0,
             tasks: vec![],
         },
-        cards: cards::Built::default(),
+        cards: cards::Built::new(login),
     };
     let mut retry = FIRST_RETRY;
     loop {

@@ -1,0 +1,216 @@
+//! What of a question is sealed on the agent's machine before it leaves it:
+//! its words.
+//!
+//! The reporter's sender takes them out of an open report ([`take`]) and
+//! seals them, as the field `question` in the scope of that open
+//! ([`crate::sealed::open_scope`]), under the owner's content key. What
+//! travels in the clear is what the server needs to keep the list, ring
+//! and route answers: ids, the CLI, the kind, the state, times, `seq`s, the
+//! request's digest, what it takes from afar, whether its terminal is tmux,
+//! and a permission's lasting choices by id and scope, each with its own
+//! words sealed apart ([`RuleWords`], as the field `rule`, scoped by the
+//! choice's id) so that a rule granted on it is recorded, and opened where
+//! it is listed, without the question. A device opens the words and puts
+//! them back ([`Words::restore`]) before it draws a card, and builds the
+//! card of what takes a decision or choices from the opened request, as it
+//! does for any question.
+//!
+
+use serde::{Deserialize, Serialize};
+
+use crate::afar::{Afar, DialogQuestion};
+use crate::api;
+use crate::kinds::QuestionOption;
+use crate::lasting::{self, Offer};
+use crate::report::Report;
+use crate::request::Request;
+
+/// A question's words, as they are sealed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Words {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<QuestionOption>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<DialogQuestion>,
+    /// The request it takes an answer from afar for, if it takes one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Request>,
+    /// The folder its agent runs in.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cwd: String,
+}
+
+/// A lasting choice's words, sealed apart from its question's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleWords {
+    pub label: String,
+    pub rule: String,
+}
+
+/// What [`take`] took out of an open report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
+    /// The report with no words left: empty text, options and questions, no
+    /// request, no folder.
+    pub wordless: Report,
+    pub words: Words,
+    /// The lasting choices it offers, with their words, to be sealed one by
+    /// one.
+    pub lasting: Vec<Offer>,
+}
+
+/// The words of `report`, an open whose card was built
+/// ([`crate::classify::card::built`]), taken out of it; `None` for a close.
+pub fn take(report: Report) -> Option<Taken> {
+    let Report::Open {
+        cli,
+        session,
+        seq,
+        kind,
+        text,
+        options,
+        mut terminal,
+        takes,
+        questions,
+        request,
+        ..
+    } = report
+    else {
+        return None;
+    };
+    let cwd = terminal
+        .as_mut()
+        .map(|t| std::mem::take(&mut t.cwd))
+        .unwrap_or_default();
+    let lasting = match (&takes, &request) {
+        (Some(t), Some(r)) if t.takes == Afar::Decision => {
+            lasting::offered(r).into_iter().map(|l| l.offer).collect()
+        }
+        _ => vec![],
+    };
+    Some(Taken {
+        wordless: Report::Open {
+            cli,
+            session,
+            seq,
+            kind,
+            text: String::new(),
+            options: vec![],
+            terminal,
+            takes,
+            questions: vec![],
+            request: None,
+            sealed: None,
+        },
+        words: Words {
+            text,
+            options,
+            questions,
+            request: request.map(|r| *r),
+            cwd,
+        },
+        lasting,
+    })
+}
+
+/// `offer`'s words, and the offer as it travels: no label, its sealed words
+/// (`seal` seals them) as its rule.
+pub fn rule_words(offer: &Offer) -> RuleWords {
+    RuleWords {
+        label: offer.label.clone(),
+        rule: offer.rule.clone().unwrap_or_default(),
+    }
+}
+
+/// A question's options as a notification lists them, one a line.
+pub fn option_lines(options: &[QuestionOption]) -> String {
+    options
+        .iter()
+        .map(|o| format!("• {}", o.label))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl Words {
+    /// What a notification shows of them: the text, then the options, cut
+    /// to [`crate::sealed::MAX_SUMMARY_BYTES`].
+    pub fn summary(&self) -> String {
+        let options = option_lines(&self.options);
+        let whole = if options.is_empty() {
+            self.text.clone()
+        } else {
+            format!("{}\n{options}", self.text)
+        };
+        let mut chars = whole.chars().count();
+        loop {
+            let cut = crate::report::truncate_chars(&whole, chars);
+            if cut.len() <= crate::sealed::MAX_SUMMARY_BYTES {
+                return cut;
+            }
+            chars = chars * crate::sealed::MAX_SUMMARY_BYTES / cut.len();
+        }
+    }
+
+    /// Puts the words back into `q`, as its reporter saw them.
+    pub fn restore(self, q: &mut api::Question) {
+        q.text = self.text;
+        q.options = self.options;
+        q.questions = self.questions;
+        if let Some(t) = q.terminal.as_mut() {
+            t.cwd = self.cwd;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn permission() -> Report {
+        let body = json!({"action": "open", "cli": "claude-code", "session": "s", "seq": 3,
+            "kind": "permission", "text": "Run it?",
+            "terminal": {"kind": "tmux", "host": "box", "cwd": "/srv/secret-project", "target": "a:0.1"},
+            "takes": "decision",
+            "request": {"tool": "Bash", "input": {"command": "deploy --token hunter2"},
+                        "lasting": [{"type": "addRules", "behavior": "allow", "destination": "session",
+                                     "rules": [{"toolName": "Bash", "ruleContent": "deploy:*"}]}]}});
+        let mut body = body;
+        let request: Request = serde_json::from_value(body["request"].clone()).unwrap();
+        body["digest"] = json!(request.digest());
+        crate::classify::card::built(Report::from_value(&body).unwrap())
+    }
+
+    #[test]
+    fn taking_the_words_leaves_no_word_of_them_in_the_report() {
+        let taken = take(permission()).unwrap();
+        let wire = serde_json::to_string(&taken.wordless).unwrap();
+        for word in ["hunter2", "secret-project", "deploy"] {
+            assert!(!wire.contains(word), "{word} in {wire}");
+        }
+        assert!(taken.words.text.contains("hunter2"));
+        assert_eq!(taken.words.cwd, "/srv/secret-project");
+        assert!(taken.words.request.is_some());
+        assert_eq!(taken.lasting.len(), 1);
+        assert!(rule_words(&taken.lasting[0]).rule.contains("deploy"));
+        // What stays: the digest, what it takes, the terminal's kind.
+        assert!(wire.contains("\"takes\":\"decision\"") && wire.contains("tmux"));
+    }
+
+    #[test]
+    fn restoring_puts_back_what_was_taken() {
+        let taken = take(permission()).unwrap();
+        let mut q: api::Question = serde_json::from_value(json!({
+            "question_id": "q_1", "task_id": "t", "task_name": "", "session": "s",
+            "cli": "claude-code", "kind": "permission", "text": "", "options": [],
+            "opened_at": 1, "notified_at": null, "closed_at": null, "close_reason": null,
+            "terminal": {"kind": "tmux", "host": "box", "cwd": ""}}))
+        .unwrap();
+        let text = taken.words.text.clone();
+        taken.words.restore(&mut q);
+        assert_eq!(q.text, text);
+        assert_eq!(q.terminal.unwrap().cwd, "/srv/secret-project");
+    }
+}

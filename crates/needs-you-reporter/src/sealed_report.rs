@@ -1,0 +1,211 @@
+//! This machine's content key, and a report's words sealed under it before
+//! they leave the machine ([`needs_you_core::words`]).
+//!
+//! The hook's foreground queues a report as it makes it; the detached
+//! sender, off the agent's path, seals it once before its first try
+//! ([`sealed_body`]). A machine that names a content key never sends a word
+//! in the clear: a key it cannot read, or no owner pinned to seal for,
+//! keeps the report back (in the log) rather than send it unsealed.
+
+use std::path::PathBuf;
+
+use needs_you_core::classify::card;
+use needs_you_core::report::Sealed;
+use needs_you_core::sealed::{field, open_scope};
+use needs_you_core::words;
+use needs_you_core::Report;
+
+use crate::error::Error;
+use crate::sealing::{self, ContentKeys};
+use crate::trust;
+
+/// The owner's content key on this machine, from the file
+/// [`sealing::KEYS_VAR`] names
+/// (`needs-you run` sets it from the login): read at each use, so that a
+/// version made since is the one that seals. A file others can read is
+/// refused, as the login is.
+pub fn held_keys() -> Result<Option<ContentKeys>, Error> {
+    let Some(path) = std::env::var_os(sealing::KEYS_VAR).filter(|p| !p.is_empty()) else {
+        return Ok(None);
+    };
+    // What goes wrong is said without the file's path: the reason travels
+    // to the server, which has no business knowing this machine's folders.
+    let unreadable = |why: &str| {
+        Error::Setup(format!(
+            "this machine's content key ({}) {why}",
+            sealing::KEYS_VAR
+        ))
+    };
+    let path = PathBuf::from(path);
+    let meta = std::fs::metadata(&path).map_err(|_| unreadable("cannot be read"))?;
+    if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o077 != 0 {
+        return Err(unreadable("can be read by others: make it 0600"));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|_| unreadable("cannot be read"))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|_| unreadable("is not a needs-you content key"))
+}
+
+/// `body`, a queued report, as it is sent: unchanged on a machine that
+/// holds no content key, and for a close; an open's words sealed on one
+/// that does.
+pub fn sealed_body(body: Vec<u8>) -> Result<Vec<u8>, Error> {
+    let Some(keys) = held_keys()? else {
+        return Ok(body);
+    };
+    let owner = trust::pinned_owner().ok_or_else(|| {
+        Error::Setup(format!(
+            "this machine holds a content key ({}) but pins no owner to seal for: log it in with the line `needs-you pair` prints",
+            sealing::KEYS_VAR
+        ))
+    })?;
+    let report = Report::parse(&body)
+        .map_err(|e| Error::State(format!("a queued report does not read: {}", e.message)))?;
+    let Some(taken) = words::take(card::built(report)) else {
+        return Ok(body);
+    };
+    let key = keys
+        .newest()
+        .ok_or_else(|| Error::Setup("this machine's content key holds no version".into()))?;
+    let sealed = seal_taken(key, &owner, taken)?;
+    serde_json::to_vec(&sealed).map_err(|e| Error::State(format!("cannot encode a report: {e}")))
+}
+
+/// The wordless report of `taken`, its words sealed for `owner` under `key`.
+fn seal_taken(
+    key: &sealing::ContentKey,
+    owner: &str,
+    taken: words::Taken,
+) -> Result<Report, Error> {
+    let failed = |e: sealing::SealError| Error::Setup(format!("cannot seal a report: {e}"));
+    let mut report = taken.wordless;
+    let scope = open_scope(report.session(), report.seq());
+    let plain = serde_json::to_vec(&taken.words).unwrap_or_default();
+    let mut lasting = Vec::with_capacity(taken.lasting.len());
+    for mut offer in taken.lasting {
+        let rule = serde_json::to_vec(&words::rule_words(&offer)).unwrap_or_default();
+        offer.rule =
+            Some(sealing::seal(key, owner, &offer.id, field::RULE, &rule).map_err(failed)?);
+        offer.label = String::new();
+        lasting.push(offer);
+    }
+    let same = key.same(
+        owner,
+        &[report.session().as_bytes(), b"\n", &plain].concat(),
+    );
+    let words = sealing::seal(key, owner, &scope, field::QUESTION, &plain).map_err(failed)?;
+    let summary = taken.words.summary();
+    let summary =
+        sealing::seal(key, owner, &scope, field::SUMMARY, summary.as_bytes()).map_err(failed)?;
+    if let Report::Open { sealed, .. } = &mut report {
+        *sealed = Some(Box::new(Sealed {
+            words,
+            same,
+            lasting,
+            summary: Some(summary),
+        }));
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use needs_you_core::request::Request;
+    use needs_you_core::words::{RuleWords, Words};
+    use serde_json::json;
+
+    use super::*;
+
+    fn permission() -> Report {
+        let mut body = json!({"action": "open", "cli": "claude-code", "session": "s1", "seq": 9,
+            "kind": "permission", "text": "",
+            "terminal": {"kind": "tmux", "host": "box", "cwd": "/srv/hidden-folder", "target": "a:0.1"},
+            "takes": "decision",
+            "request": {"tool": "Bash", "input": {"command": "curl -H 'token: planted-7f3a' x"},
+                        "lasting": [{"type": "addRules", "behavior": "allow", "destination": "localSettings",
+                                     "rules": [{"toolName": "Bash", "ruleContent": "curl -H 'token: planted-7f3a':*"}]}]}});
+        let request: Request = serde_json::from_value(body["request"].clone()).unwrap();
+        body["digest"] = json!(request.digest());
+        card::built(Report::from_value(&body).unwrap())
+    }
+
+    #[test]
+    fn a_sealed_report_holds_no_word_and_opens_to_its_words_with_the_key() {
+        let keys = ContentKeys::first().unwrap();
+        let key = keys.newest().unwrap();
+        let taken = words::take(permission()).unwrap();
+        let sealed = seal_taken(key, "owner-fp", taken.clone()).unwrap();
+        let wire = serde_json::to_vec(&sealed).unwrap();
+        let text = String::from_utf8(wire.clone()).unwrap();
+        for word in ["planted-7f3a", "hidden-folder", "curl"] {
+            assert!(!text.contains(word), "{word} in {text}");
+        }
+        // The Worker takes it, and keeps what it takes and its digest.
+        let Report::Open {
+            sealed: Some(s),
+            takes,
+            ..
+        } = Report::parse(&wire).unwrap()
+        else {
+            panic!("a sealed open")
+        };
+        assert!(takes.is_some());
+        let scope = open_scope("s1", 9);
+        let plain = sealing::open(&keys, "owner-fp", &scope, field::QUESTION, &s.words).unwrap();
+        let words: Words = serde_json::from_slice(&plain).unwrap();
+        assert_eq!(words, taken.words);
+        // Bound to its open: not as another seq, not as another field.
+        assert!(sealing::open(
+            &keys,
+            "owner-fp",
+            &open_scope("s1", 10),
+            field::QUESTION,
+            &s.words
+        )
+        .is_err());
+        assert!(sealing::open(&keys, "owner-fp", &scope, field::SCREEN, &s.words).is_err());
+        let offer = &s.lasting[0];
+        let rule = sealing::open(
+            &keys,
+            "owner-fp",
+            &offer.id,
+            field::RULE,
+            offer.rule.as_ref().unwrap(),
+        )
+        .unwrap();
+        let rule: RuleWords = serde_json::from_slice(&rule).unwrap();
+        assert!(rule.rule.contains("planted-7f3a") && rule.label.contains("don't ask again"));
+        let summary = s.summary.as_deref().unwrap();
+        let summary = sealing::open(&keys, "owner-fp", &scope, field::SUMMARY, summary).unwrap();
+        assert_eq!(String::from_utf8(summary).unwrap(), taken.words.summary());
+        assert!(taken.words.summary().contains("planted-7f3a"));
+    }
+
+    #[test]
+    fn the_same_words_are_the_same_question_and_others_are_not() {
+        let keys = ContentKeys::first().unwrap();
+        let key = keys.newest().unwrap();
+        let once = seal_taken(key, "o", words::take(permission()).unwrap()).unwrap();
+        let again = seal_taken(key, "o", words::take(permission()).unwrap()).unwrap();
+        let same = |r: &Report| match r {
+            Report::Open {
+                sealed: Some(s), ..
+            } => s.same.clone(),
+            _ => panic!(),
+        };
+        assert_eq!(same(&once), same(&again));
+        let other_key = ContentKeys::first().unwrap();
+        let other = seal_taken(
+            other_key.newest().unwrap(),
+            "o",
+            words::take(permission()).unwrap(),
+        )
+        .unwrap();
+        assert_ne!(
+            same(&once),
+            same(&other),
+            "keyed: the hash says nothing without the key"
+        );
+    }
+}

@@ -1,0 +1,201 @@
+// A question's words sealed on the agent's machine (needs_you_core::words):
+// the real reporter seals a reply's words and folder in its sender; a
+// permission is sealed here by Node's own crypto, as the reporter seals one,
+// to check the Worker, the page and the command line against another
+// implementation. Each test plants words of its own, then looks for them in
+// every D1 table and every file the runtime keeps, and finds them only
+// where the owner's keys open them: `needs-you ls`, `log`, `rules`, and the
+// page in Chromium.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { waitFor } from "../worker/helpers.js";
+import { lastingId, requestDigest } from "../support/request.js";
+import { sealText } from "../support/sealing.js";
+import { startWorld } from "./world.js";
+
+let world, w, api, owner, words, ownerCli, pairedByOwner, relayByHand;
+before(async () => {
+  world = await startWorld("sealed", { taskName: "release" });
+  ({ w, api, owner, words, ownerCli, pairedByOwner, relayByHand } = world);
+});
+after(async () => {
+  await world?.stop();
+});
+
+/** Every file under `dir`, recursively. */
+function files(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : [path];
+  });
+}
+
+/** Holds that none of `planted` is in any D1 table or any file the
+ *  runtime keeps of D1 and the Durable Objects. */
+async function heldNowhere(planted) {
+  const tables = (await w.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'").all()).results;
+  for (const t of ["questions", "answers", "rules", "tasks", "sessions", "devices", "owners"]) {
+    assert.ok(tables.some((x) => x.name === t), `table ${t} read`);
+  }
+  for (const { name } of tables) {
+    const rows = JSON.stringify((await w.db.prepare(`SELECT * FROM "${name}"`).all()).results);
+    for (const p of planted) assert.ok(!rows.includes(p), `table ${name} holds ${p}`);
+  }
+  const kept = files(w.state);
+  assert.ok(kept.some((f) => f.endsWith(".sqlite")), `the runtime's files: ${kept.join(", ")}`);
+  for (const f of kept) {
+    const bytes = readFileSync(f);
+    for (const p of planted) assert.ok(!bytes.includes(p), `${f} holds ${p}`);
+  }
+}
+
+const cliOf = async (o, ...args) => {
+  const r = await ownerCli(o)(...args).ended;
+  assert.equal(r.code, 0, r.err);
+  return r.out;
+};
+
+test("a reply's words and folder leave the machine sealed by its reporter: no word of them is kept; ls, log and the page open them", async () => {
+  const o = await owner();
+  const secret = `planted-reply-${randomBytes(6).toString("hex")}`;
+  const { dir, q } = await world.agentInTmux(o, { agent: "agent.py", env: { AGENT_ASKS: `Done. Shall I rotate ${secret} now?` } });
+  assert.equal(q.sealed, true);
+  assert.deepEqual([q.text, q.terminal.cwd], ["", ""]);
+  assert.deepEqual(await words(o, q), { text: `Done. Shall I rotate ${secret} now?`, cwd: dir });
+  await heldNowhere([secret, dir]);
+
+  const listed = JSON.parse(await cliOf(o, "ls", "--json")).questions.find((x) => x.question_id === q.question_id);
+  assert.deepEqual([listed.text, listed.terminal.cwd], [`Done. Shall I rotate ${secret} now?`, dir]);
+  const logged = (await cliOf(o, "log", secret, "--json")).trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(logged.map((p) => p.question_id), [q.question_id], "the history searched on the device finds it");
+
+  const { launch, newPage } = await import("../page/browser.js");
+  const browser = await launch();
+  try {
+    const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
+    const card = page.locator(`#question-${q.question_id}`);
+    await card.locator(".text", { hasText: new RegExp(`^Done\\. Shall I rotate ${secret} now\\?$`) }).waitFor();
+    assert.match(await card.locator(".terminal").textContent(), new RegExp(` · ${dir} · tmux `));
+    await page.click("#history-open");
+    await page.fill("#history-search", secret);
+    await page.locator(`#past-${q.question_id} .past-text`, { hasText: secret }).waitFor();
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("a permission sealed as its machine seals it: its card built on the device from the opened request; its rule recorded sealed and opened where it is listed", async () => {
+  const o = await owner();
+  const secret = `planted-cmd-${randomBytes(6).toString("hex")}`;
+  const folder = `/srv/planted-folder-${randomBytes(4).toString("hex")}`;
+  const input = { command: `deploy --token ${secret}` };
+  const suggestion = { type: "addRules", behavior: "allow", destination: "localSettings", rules: [{ toolName: "Bash", ruleContent: `deploy --token ${secret}:*` }] };
+  const session = "s-perm", seq = 4;
+  const seal = (scope, field, value) => sealText(o.contentKey, o.key.fingerprint, scope, field, JSON.stringify(value));
+  const id = lastingId(suggestion);
+  const report = {
+    action: "open", cli: "claude-code", session, seq, kind: "permission",
+    terminal: { kind: "tmux", host: "box", target: "w:0.1" },
+    takes: "decision", digest: requestDigest("Bash", input),
+    sealed: {
+      words: await seal(`${session}\n${seq}`, "question", { text: "", request: { tool: "Bash", input, lasting: [suggestion] }, cwd: folder }),
+      same: randomBytes(32).toString("hex"),
+      lasting: [{ id, label: "", lasting: true, scope: "project_local",
+        rule: await seal(id, "rule", { label: `Allow, and don't ask again for Bash(deploy --token ${secret}:*)`, rule: `Bash(deploy --token ${secret}:*)` }) }],
+    },
+  };
+  // Words in the clear beside the sealed ones: refused, and nothing kept.
+  const clear = await api("POST", "/v1/reports", o.task.credential, { ...report, text: `deploy --token ${secret}` });
+  assert.deepEqual([clear.status, clear.body.error], [400, "words_in_the_clear"]);
+  const posted = await api("POST", "/v1/reports", o.task.credential, report);
+  assert.equal(posted.status, 200, JSON.stringify(posted.body));
+  const qid = posted.body.question_id;
+  const q = (await api("GET", "/v1/needs-you", o.token)).body.questions.find((x) => x.question_id === qid);
+  assert.deepEqual([q.sealed, q.text, q.answer_from_afar, q.digest], [true, "", "decision", report.digest]);
+  assert.deepEqual(q.decisions.map((d) => d.id), ["allow", "deny", id], "chosen by id: its words sealed");
+
+  // The command line builds the card from the opened request.
+  const listed = JSON.parse(await cliOf(o, "ls", "--json")).questions.find((x) => x.question_id === qid);
+  assert.match(listed.text, new RegExp(`deploy --token ${secret}`));
+  assert.equal(listed.terminal.cwd, folder);
+  assert.equal(listed.decisions.find((d) => d.id === id).rule, `Bash(deploy --token ${secret}:*)`);
+
+  // The page too; its "don't ask again", taken by the agent's machine,
+  // records a rule whose words stay sealed.
+  const relay = await relayByHand(o.task.credential);
+  const { launch, newPage } = await import("../page/browser.js");
+  const browser = await launch();
+  try {
+    const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
+    const card = page.locator(`#question-${qid}`);
+    await card.locator(".text", { hasText: `deploy --token ${secret}` }).waitFor();
+    await card.locator("button", { hasText: `Allow, and don't ask again for Bash(deploy --token ${secret}:*)` }).click();
+    await card.locator(".confirm-yes").click();
+    const sent = await waitFor(() => relay.got.find((m) => m.type === "answer"), 10000);
+    assert.ok(sent, "the answer reached the relay");
+    relay.ws.send(JSON.stringify({ type: "received", answer_id: sent.answer_id }));
+    relay.ws.send(JSON.stringify({ type: "taken", answer_id: sent.answer_id }));
+    const rule = await waitFor(async () => (await api("GET", "/v1/rules", o.token)).body.rules[0], 10000);
+    assert.equal(rule.sealed_scope, id);
+    assert.equal(rule.label, "");
+    assert.ok(!rule.rule.includes(secret), rule.rule);
+    await page.locator(".rule", { hasText: `Allowed without asking: Bash(deploy --token ${secret}:*).` }).waitFor();
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await browser.close();
+    relay.ws.close();
+  }
+  assert.match(await cliOf(o, "rules"), new RegExp(`Bash\\(deploy --token ${secret}:\\*\\)`));
+  await heldNowhere([secret, folder]);
+});
+
+test("words sealed for another open, or under a key the owner never made, do not open: the card says so and takes no answer", async () => {
+  const o = await owner();
+  const secret = `planted-moved-${randomBytes(6).toString("hex")}`;
+  const sealed = (key, scope) => sealText(key, o.key.fingerprint, scope, "question", JSON.stringify({ text: `Go on with ${secret}?` }));
+  const open = async (session, words) => (await api("POST", "/v1/reports", o.task.credential, {
+    action: "open", cli: "claude-code", session, seq: 7, kind: "reply",
+    sealed: { words, same: randomBytes(32).toString("hex") } })).body.question_id;
+  const moved = await open("s-moved", await sealed(o.contentKey, "s-moved\n6"));
+  const stranger = { version: 1, key: randomBytes(32).toString("base64url") };
+  const planted = await open("s-planted", await sealed(stranger, "s-planted\n7"));
+  const good = await open("s-good", await sealed(o.contentKey, "s-good\n7"));
+  const listed = JSON.parse(await cliOf(o, "ls", "--json")).questions;
+  const text = (qid) => listed.find((x) => x.question_id === qid).text;
+  assert.equal(text(good), `Go on with ${secret}?`);
+  for (const qid of [moved, planted]) {
+    assert.match(text(qid), /^Its words are sealed, and could not be opened here/);
+    assert.equal(listed.find((x) => x.question_id === qid).answer_from_afar, null);
+  }
+});
+
+test("a sealed question's push: the service worker opens its summary with this browser's content key, as the open the push names", async () => {
+  const o = await owner();
+  const secret = `planted-push-${randomBytes(6).toString("hex")}`;
+  const { deliverPush, launch, newPage, notifications, registrationId } = await import("../page/browser.js");
+  const browser = await launch();
+  try {
+    const { context, page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
+    await context.grantPermissions(["notifications"], { origin: w.url });
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    // The service worker alone, from a document of the same origin without the page's script.
+    await page.goto(w.url + "/style.css");
+    const { cdp, id } = await registrationId(context, page, w.url);
+    const summary = await sealText(o.contentKey, o.key.fingerprint, "s-sw\n5", "summary", `Rotate ${secret}?`);
+    const push = (qid, openSeq) => deliverPush(cdp, w.url, id, { event: "open", question_id: qid, tag: `question-${qid}`,
+      title: "Claude Code is asking", body: "release: open needs-you to see it", url: `/#question-${qid}`,
+      task: "release", session: "s-sw", open_seq: openSeq, sealed: summary });
+    await push("q_sealed", 5);
+    // Named as another open than the one it was sealed for: not opened.
+    await push("q_moved", 6);
+    await waitFor(async () => (await notifications(page)).length === 2, 5000);
+    const shown = Object.fromEntries((await notifications(page)).map((n) => [n.tag, n.body]));
+    assert.deepEqual(shown, { "question-q_sealed": `release: Rotate ${secret}?`, "question-q_moved": "release: open needs-you to see it" });
+  } finally {
+    await browser.close();
+  }
+});
