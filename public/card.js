@@ -128,7 +128,7 @@ export function shown(q, ready) {
   const had = cards.get(q.question_id);
   if (had?.key === key) {
     if (had.error) {
-      const text = q.sealed ? `Its words are sealed, and this page could not open them (${had.error}).` : q.text;
+      const text = q.sealed ? `Its words are sealed, and this page could not show them (${had.error}).` : q.text;
       return { ...q, text, answer_from_afar: null, why_not: `this card could not be built here (${had.error}): answer it in the terminal` };
     }
     const b = had.built;
@@ -216,7 +216,7 @@ export function ruleShown(r, ready) {
   if (had?.rule !== undefined) return { ...r, rule: had.rule, label: had.label };
   if (!had) {
     rules.set(r.rule_id, {});
-    openRule(r).then((w) => {
+    openRule(r).catch(() => null).then((w) => {
       rules.set(r.rule_id, w ?? { error: "this page holds no key that opens it" });
       ready();
     });

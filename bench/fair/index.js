@@ -18,15 +18,15 @@ WHERE excluded.last_seq > sessions.last_seq`;
 const SUPERSEDE = `
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
-           AND same IS ?12)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
+           AND (decisions IS ?11 OR ?12 IS NOT NULL) AND same IS ?12)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at`;
 const REOPEN_SAME = `
 UPDATE questions SET open_seq = ?5, sealed = ?13, summary = ?14
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
-  AND same IS ?12
+  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
+  AND (decisions IS ?11 OR ?12 IS NOT NULL) AND same IS ?12
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)`;
 const OPEN = `
 INSERT INTO questions (id, owner_id, task_id, session, cli, kind, text, options, opened_at, open_seq,

@@ -36,7 +36,8 @@ RETURNING id";
 /// Closes the session's open question when a different one opens, while
 /// this request holds the claim. The same question is the same kind, text,
 /// request digest, agent, terminal, lasting choices and sealed words'
-/// sameness key: left open (a report that changed where the card says it
+/// sameness key (which covers the lasting choices of sealed words, whose
+/// words are sealed afresh at each report): left open (a report that changed where the card says it
 /// runs, or what it offers, is another question). Binds the [`ReportKeys`],
 /// then ?5 the close reason, ?6 the new kind, ?7 the new text, ?8 the new
 /// digest, ?9 the new terminal (JSON), ?10 the new cli, ?11 the new lasting
@@ -44,8 +45,8 @@ RETURNING id";
 pub(super) const SUPERSEDE: &str = "
 UPDATE questions SET closed_at = ?4, close_reason = ?5
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
-           AND same IS ?12)
+  AND NOT (kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
+           AND (decisions IS ?11 OR ?12 IS NOT NULL) AND same IS ?12)
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)
 RETURNING id, kind, notified_at";
 
@@ -58,8 +59,8 @@ RETURNING id, kind, notified_at";
 pub(super) const REOPEN_SAME: &str = "
 UPDATE questions SET open_seq = ?5, sealed = ?13, summary = ?14
 WHERE task_id = (SELECT id FROM tasks WHERE credential_hash = ?1) AND session = ?2 AND closed_at IS NULL
-  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10 AND decisions IS ?11
-  AND same IS ?12
+  AND kind = ?6 AND text = ?7 AND digest IS ?8 AND terminal IS ?9 AND cli = ?10
+  AND (decisions IS ?11 OR ?12 IS NOT NULL) AND same IS ?12
   AND EXISTS (SELECT 1 FROM sessions s WHERE s.task_id = questions.task_id AND s.session = ?2 AND s.applied_id = ?3)";
 
 /// Closes the session's open question, while this request holds the claim.

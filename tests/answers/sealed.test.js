@@ -94,27 +94,36 @@ test("a permission sealed as its machine seals it: its card built on the device 
   const folder = `/srv/planted-folder-${randomBytes(4).toString("hex")}`;
   const input = { command: `deploy --token ${secret}` };
   const suggestion = { type: "addRules", behavior: "allow", destination: "localSettings", rules: [{ toolName: "Bash", ruleContent: `deploy --token ${secret}:*` }] };
-  const session = "s-perm", seq = 4;
+  const session = "s-perm";
   const seal = (scope, field, value) => sealText(o.contentKey, o.key.fingerprint, scope, field, JSON.stringify(value));
   const id = lastingId(suggestion);
-  const report = {
+  const same = randomBytes(32).toString("hex");
+  // Sealed afresh for each report of it, as the reporter seals: new nonces, the same words.
+  const sealedOpen = async (seq) => ({
     action: "open", cli: "claude-code", session, seq, kind: "permission",
     terminal: { kind: "tmux", host: "box", target: "w:0.1" },
     takes: "decision", digest: requestDigest("Bash", input),
     sealed: {
       words: await seal(`${session}\n${seq}`, "question", { text: "", request: { tool: "Bash", input, lasting: [suggestion] }, cwd: folder }),
-      same: randomBytes(32).toString("hex"),
+      same,
       lasting: [{ id, label: "", lasting: true, scope: "project_local",
         rule: await seal(id, "rule", { label: `Allow, and don't ask again for Bash(deploy --token ${secret}:*)`, rule: `Bash(deploy --token ${secret}:*)` }) }],
     },
-  };
+  });
+  const report = await sealedOpen(4);
   // Words in the clear beside the sealed ones: refused, and nothing kept.
   const clear = await api("POST", "/v1/reports", o.task.credential, { ...report, text: `deploy --token ${secret}` });
   assert.deepEqual([clear.status, clear.body.error], [400, "words_in_the_clear"]);
   const posted = await api("POST", "/v1/reports", o.task.credential, report);
   assert.equal(posted.status, 200, JSON.stringify(posted.body));
   const qid = posted.body.question_id;
-  const q = (await api("GET", "/v1/needs-you", o.token)).body.questions.find((x) => x.question_id === qid);
+  // Reported again (a hook that fires twice): the same question, now known
+  // by the newer open, its words those sealed for it.
+  const again = await api("POST", "/v1/reports", o.task.credential, await sealedOpen(5));
+  assert.deepEqual([again.status, again.body.question_id], [200, null], JSON.stringify(again.body));
+  const listedNow = (await api("GET", "/v1/needs-you", o.token)).body.questions;
+  assert.deepEqual(listedNow.map((x) => [x.question_id, x.open_seq]), [[qid, 5]]);
+  const q = listedNow[0];
   assert.deepEqual([q.sealed, q.text, q.answer_from_afar, q.digest], [true, "", "decision", report.digest]);
   assert.deepEqual(q.decisions.map((d) => d.id), ["allow", "deny", id], "chosen by id: its words sealed");
 

@@ -176,9 +176,17 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
     })
 }
 
+/// The file a rule was written to, by its name alone: a note travels to the
+/// server, which has no business knowing this machine's folders, nor the
+/// rule's words, which are sealed.
+fn named(file: &Path) -> String {
+    file.file_name()
+        .map_or("its file".into(), |n| n.to_string_lossy().into_owned())
+}
+
 /// Takes `grant`'s entries out of its file, as its kind of file keeps them.
 fn take_back(grant: &Grant, reply: &dyn Fn(RevokeOutcome, String) -> Revoked) -> Revoked {
-    let shown = grant.file.display();
+    let shown = named(&grant.file);
     let text = match std::fs::read_to_string(&grant.file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -197,21 +205,19 @@ fn take_out_lines(
     text: &str,
     reply: &dyn Fn(RevokeOutcome, String) -> Revoked,
 ) -> Revoked {
-    let shown = grant.file.display();
-    let entries = grant.written.entries.join(", ");
+    let shown = named(&grant.file);
     match lasting::without_lines(text, &grant.written) {
         None => reply(
             RevokeOutcome::Gone,
-            format!("{entries} is not in {shown} as written any more: left alone; look at it there"),
+            format!("the rule is not in {shown} as written any more: left alone; look at it there"),
         ),
         // Codex holds an amendment in memory for the session that made it
         // (seen with 0.171.0): the file is what new sessions read.
-        Some((out, removed)) => match replace(&grant.file, &out) {
+        Some((out, _)) => match replace(&grant.file, &out) {
             Ok(()) => reply(
                 RevokeOutcome::Removed,
                 format!(
-                    "removed {} from {shown}; the Codex session running now keeps it until it restarts",
-                    removed.join(", ")
+                    "removed the rule from {shown}; the Codex session running now keeps it until it restarts"
                 ),
             ),
             Err(e) => reply(RevokeOutcome::Failed, format!("cannot write {shown}: {e}")),
@@ -226,8 +232,7 @@ fn take_out_of_json(
     text: &str,
     reply: &dyn Fn(RevokeOutcome, String) -> Revoked,
 ) -> Revoked {
-    let shown = grant.file.display();
-    let entries = grant.written.entries.join(", ");
+    let shown = named(&grant.file);
     let settings = match text.trim() {
         "" => Value::Object(Default::default()),
         t => match serde_json::from_str::<Value>(t) {
@@ -235,7 +240,7 @@ fn take_out_of_json(
             Err(e) => {
                 return reply(
                     RevokeOutcome::Failed,
-                    format!("{shown} is not JSON ({e}): remove {entries} by hand"),
+                    format!("{shown} is not JSON ({e}): remove the rule by hand"),
                 )
             }
         },
@@ -243,18 +248,16 @@ fn take_out_of_json(
     match lasting::without(&settings, &grant.written) {
         None => reply(
             RevokeOutcome::Gone,
-            format!(
-                "{entries} is not in {shown} as written any more: left alone; look at it there"
-            ),
+            format!("the rule is not in {shown} as written any more: left alone; look at it there"),
         ),
-        Some((out, removed)) => {
+        Some((out, _)) => {
             let body = serde_json::to_string_pretty(&out).unwrap_or_default() + "\n";
             if let Err(e) = replace(&grant.file, &body) {
                 return reply(RevokeOutcome::Failed, format!("cannot write {shown}: {e}"));
             }
             reply(
                 RevokeOutcome::Removed,
-                format!("removed {} from {shown}", removed.join(", ")),
+                format!("removed the rule from {shown}"),
             )
         }
     }

@@ -318,10 +318,15 @@ fn wait_once(
             return Some(Waited::Again);
         }
     }
-    // Choices only as this dialog asks them: a server that cannot read the
+    // Choices only as this dialog asks them, on the card every device built
+    // from its request (its labels as shown): a server that cannot read the
     // dialog (its words sealed) checked none.
     if let (AnswerBody::Choices { choices }, Expect::Request(takeable)) = (&handed.answer, expect) {
-        if let Some(why) = needs_you_core::afar::check_choices(choices, &takeable.questions) {
+        let card = needs_you_core::classify::card::to_sign(
+            needs_you_core::Kind::Dialog,
+            &takeable.request,
+        );
+        if let Some(why) = needs_you_core::afar::check_choices(choices, &card.questions) {
             let refused = Took {
                 took: false,
                 code: Some(Refusal::WrongAnswer(why).code().to_owned()),
@@ -676,10 +681,12 @@ mod tests {
         let waiters = Waiters::listen(&path).unwrap();
         let mut own = takeable("d2");
         own.takes.takes = Afar::Choices;
-        own.questions = vec![serde_json::from_value(serde_json::json!({
-            "question": "Which database?", "multi_select": false, "other": false,
-            "options": [{"label": "SQLite"}, {"label": "Postgres"}]}))
-        .unwrap()];
+        own.request = needs_you_core::request::Request::new(
+            "AskUserQuestion",
+            &serde_json::json!({"questions": [{"question": "Which database?", "header": "DB",
+                "multiSelect": false, "custom": false,
+                "options": [{"label": "SQLite"}, {"label": "Postgres"}]}]}),
+        );
         let waiting = {
             let (path, own) = (path.clone(), own.clone());
             std::thread::spawn(move || {

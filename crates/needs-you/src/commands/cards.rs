@@ -148,9 +148,14 @@ impl Built {
         let held: Held = client
             .get(&format!("/v1/questions/{id}/request"))
             .map_err(|f| f.message)?;
-        let Some(sealed) = held.sealed.filter(|_| q.sealed) else {
+        if !q.sealed {
             return Ok((None, held.request));
-        };
+        }
+        // Listed as sealed: its words are the machine's or none, never the
+        // server's in the clear.
+        let sealed = held
+            .sealed
+            .ok_or("the server gave no sealed words for it")?;
         if held.open_seq != Some(q.open_seq) {
             return Err("the list is older than its words: list again".into());
         }

@@ -455,17 +455,22 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
         let mut opener = cards::Built::new(&login);
         let mut shown = listed.clone();
         if listed.question.sealed {
-            shown.question.text = opener
+            let (words, request) = opener
                 .request_of(&client, &listed.question)
                 .map_err(|why| {
                     Fail::new(
                         exit::REFUSED,
                         format!("its words did not open here ({why}): not answered"),
                     )
-                })?
-                .0
-                .map(|w| w.text)
-                .unwrap_or_default();
+                })?;
+            // The card as built here from the request its machine sealed, as
+            // for any question: never another build's words.
+            shown.question.text = match (body.form(), request) {
+                (Afar::Decision | Afar::Choices, Some(r)) => {
+                    needs_you_core::classify::card::to_sign(body.form().kind(), &r).text
+                }
+                _ => words.map(|w| w.text).unwrap_or_default(),
+            };
         }
         let digest = match body.form() {
             Afar::Text => None,
