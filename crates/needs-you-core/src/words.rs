@@ -114,8 +114,8 @@ pub fn take(report: Report) -> Option<Taken> {
     })
 }
 
-/// `offer`'s words, and the offer as it travels: no label, its sealed words
-/// (`seal` seals them) as its rule.
+/// `offer`'s words, as they are sealed apart from its question's: the
+/// sender then sends the offer with no label and these, sealed, as its rule.
 pub fn rule_words(offer: &Offer) -> RuleWords {
     RuleWords {
         label: offer.label.clone(),
