@@ -4,8 +4,8 @@
 // page with textContent, never as HTML.
 
 import { call } from "./api.js";
-import { typedLine } from "./card.js";
-import { signAnswer } from "./keys.js";
+import { answerTold, typedLine } from "./card.js";
+import { sealWords, signAnswer } from "./keys.js";
 import { ago } from "./words.js";
 
 /** What the page does around an answer: say why one failed, and fetch the
@@ -42,7 +42,7 @@ function answeredBy(a) {
     const what = { allow: "Allowed once", deny: "Denied" }[a.text] ?? "Allowed, with its rule kept";
     return `${what}${by}`;
   }
-  if (a.form === "choices") return `Chosen${by}: ${a.text}`;
+  if (a.form === "choices") return `Chosen${by}: ${a.text || a.note}`;
   return `Sent${by}`;
 }
 
@@ -115,13 +115,16 @@ function textAnswer(q, el, busy) {
     ev.preventDefault();
     // Refused here, before it is signed or sent, by the rule the relay
     // applies again before it types: the server need not read it.
+    let line;
     try {
-      await typedLine(input.value);
+      line = await typedLine(input.value);
     } catch (e) {
       page.status(`Not sent: ${e.message}.`);
       return;
     }
-    send(q, { text: input.value }, form.querySelector("button")).then((sent) => sent && drafts.delete(q.question_id));
+    // Sealed, it is the line as it would be typed: the server, which
+    // cleans one in the clear, cannot read it.
+    send(q, { text: q.sealed ? line : input.value }, form.querySelector("button")).then((sent) => sent && drafts.delete(q.question_id));
   });
 }
 
@@ -275,15 +278,29 @@ async function takeBack(q, a, button) {
 }
 
 /** Posts an answer, signed by this browser's key when it holds a certified
- *  one (keys.js); true once the Worker queued it. */
+ *  one (keys.js); true once the Worker queued it. The words of an answer to
+ *  a question whose words are sealed are sealed here, as the answer's
+ *  (needs_you_core::sealed::field::ANSWER, scope the question's id): the
+ *  server gets its form, the agent's machine opens them. */
 async function send(q, body, button) {
   button.disabled = true;
   let sent = false;
   try {
-    const answer = { ...body };
+    let answer = { ...body };
     delete answer.digest;
-    const signed = await signAnswer(q, answer);
-    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/answers`, { body: signed ? { ...body, signed } : body });
+    let posted = body;
+    let words = null;
+    const left = q.sealed ? (await answerTold(answer)).wordless : null;
+    if (left) {
+      // Under the version its question's words were sealed under, which
+      // its machine holds, whatever newer one this page has.
+      words = await sealWords(q.question_id, "answer", JSON.stringify(answer), q.sealed_version);
+      if (!words) throw new Error("this page holds no content key to seal it with: pair it again");
+      answer = left;
+      posted = { ...left, ...(body.digest ? { digest: body.digest } : {}), sealed: words };
+    }
+    const signed = await signAnswer(q, answer, words);
+    await call("POST", `/v1/questions/${encodeURIComponent(q.question_id)}/answers`, { body: signed ? { ...posted, signed } : posted });
     sent = true;
   } catch (e) {
     page.status(`Could not send the answer: ${e.message}`);

@@ -4,7 +4,7 @@
 // HTML.
 
 import { answerArea, answersOn } from "./answer.js";
-import { keepOnly, ruleShown, shown } from "./card.js";
+import { keepOnly, ruleShown, shown, taskName } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
 import { kept, newKey, renewCertificate, signRevoke, takeCertificate, takeContentKeys } from "./keys.js";
 import { liveList } from "./live.js";
@@ -370,7 +370,7 @@ async function mute(taskId, seconds, button) {
 
 function taskRow(t, now) {
   const el = $("task").content.firstElementChild.cloneNode(true);
-  el.querySelector(".name").textContent = t.name;
+  el.querySelector(".name").textContent = taskName(t.task_id, t.sealed_name, t.name, render);
   const state = el.querySelector(".state");
   const waiting = t.state === "waiting";
   state.textContent = waiting ? "Waiting for your answer" : "Running";

@@ -123,6 +123,44 @@ export function takesSigned(q) {
  * list again.
  */
 export function shown(q, ready) {
+  const card = { ...cardShown(q, ready), task_name: taskName(q.task_id, q.task_sealed_name, q.task_name, ready) };
+  return card.answer?.sealed ? { ...card, answer: answerShown(q.question_id, card.answer, ready) } : card;
+}
+
+/** What `open()` gives, kept in `cache` under `id` once it is opened:
+ *  `{value}`, or `{error}` once it did not open `OPEN_TRIES` times (the key
+ *  may be on its way: a page just paired, a version just made); null while
+ *  it is being opened, `ready` called each time it was tried, to draw again. */
+function openedOnce(cache, id, open, ready) {
+  const had = cache.get(id);
+  if (had?.value !== undefined || had?.error) return had;
+  if (!had?.opening) {
+    const tries = (had?.tries ?? 0) + 1;
+    cache.set(id, { opening: true, tries });
+    open().catch(() => null).then((value) => {
+      if (value !== null) cache.set(id, { value });
+      else if (tries < OPEN_TRIES) cache.set(id, { tries });
+      else cache.set(id, { error: "this page holds no key that opens it" });
+      setTimeout(ready, value === null && tries < OPEN_TRIES ? RETRY_MS : 0);
+    });
+  }
+  return null;
+}
+
+/** Tasks' sealed names opened here, by task id (openedOnce). */
+const taskNames = new Map();
+
+/** The name of task `taskId`: `name`, as the server keeps it, or its
+ *  `sealed` name opened here (needs_you_core::sealed::field::TASK, scope
+ *  the task's id); `ready` is called once it is, to draw again. */
+export function taskName(taskId, sealed, name, ready) {
+  if (!sealed) return name;
+  const had = openedOnce(taskNames, taskId, () => openSealed(taskId, "task", sealed), ready);
+  if (had?.error) return `(sealed: ${had.error})`;
+  return had ? had.value : "(opening its sealed name…)";
+}
+
+function cardShown(q, ready) {
   if (!takesSigned(q) && !q.sealed) return q;
   const key = `${q.answer_from_afar}:${q.open_seq}:${q.digest}:${q.sealed}`;
   const had = cards.get(q.question_id);
@@ -133,7 +171,7 @@ export function shown(q, ready) {
     }
     const b = had.built;
     const terminal = q.terminal && b.cwd !== undefined ? { ...q.terminal, cwd: b.cwd } : q.terminal;
-    const card = { ...q, text: b.text, options: b.options ?? [], questions: b.questions ?? [], terminal };
+    const card = { ...q, text: b.text, options: b.options ?? [], questions: b.questions ?? [], terminal, sealed_version: b.version };
     return takesSigned(q) ? { ...card, decisions: b.lasting, digest: b.digest } : card;
   }
   if (!building.has(q.question_id)) {
@@ -169,7 +207,9 @@ async function opened(q, held) {
     throw Object.assign(new Error("this page holds no key that opens them: pair it again from a command line that holds the content key"), { again: tried < OPEN_TRIES });
   }
   unopened.delete(q.question_id);
-  return JSON.parse(plain);
+  // The version they were sealed under, which their machine holds: an
+  // answer's words are sealed under it too.
+  return { ...JSON.parse(plain), version: Number(held.sealed.split(".")[1]) };
 }
 
 /** Builds `q`'s card from its request, its sealed words opened first; true
@@ -188,7 +228,7 @@ async function fetchAndBuild(q, key) {
     const request = words ? words.request : held.request;
     if (!request) throw new Error("the server gave no request");
     const built = await build(q.answer_from_afar, request);
-    cards.set(q.question_id, { key, built: words ? { ...built, cwd: words.cwd ?? "" } : built });
+    cards.set(q.question_id, { key, built: words ? { ...built, cwd: words.cwd ?? "", version: words.version } : built });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
     if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;
@@ -204,29 +244,62 @@ async function openRule(r) {
   return plain === null ? null : JSON.parse(plain);
 }
 
-/** Rules' words opened, by rule id: `{label, rule}`, or `{error}`. */
+/** Rules' words opened (`{label, rule}`), by rule id (openedOnce). */
 const rules = new Map();
 
 /** `r` as this page shows it: its sealed words opened here (`ready` is
  *  called once they are, to draw again). */
 export function ruleShown(r, ready) {
   if (!r.sealed_scope) return r;
-  const had = rules.get(r.rule_id);
+  const had = openedOnce(rules, r.rule_id, () => openRule(r), ready);
   if (had?.error) return { ...r, rule: `(sealed: ${had.error})` };
-  if (had?.rule !== undefined) return { ...r, rule: had.rule, label: had.label };
-  if (!had) {
-    rules.set(r.rule_id, {});
-    openRule(r).catch(() => null).then((w) => {
-      rules.set(r.rule_id, w ?? { error: "this page holds no key that opens it" });
-      ready();
-    });
-  }
-  return { ...r, rule: "(opening its sealed words…)" };
+  return had ? { ...r, rule: had.value.rule, label: had.value.label } : { ...r, rule: "(opening its sealed words…)" };
+}
+
+/** What answers' sealed words say, opened here (as the list would say them
+ *  in the clear), by answer id (openedOnce). */
+const answers = new Map();
+
+/** `answer` (an answer's fields) as the builder tells it: `{wordless,
+ *  summary}`, the answer with its words left out (null when it has none)
+ *  and what the list says of it. */
+export function answerTold(answer) {
+  return withBuilder("answer_words", answer);
+}
+
+/** What the list says of `a`, an answer to question `questionId`, its
+ *  words opened here as the device that made it sealed them; null when they
+ *  do not open. */
+async function openAnswer(questionId, a) {
+  const plain = await openSealed(questionId, "answer", a.sealed);
+  return plain === null ? null : (await answerTold(JSON.parse(plain))).summary;
+}
+
+/** `a` as this page shows it: its sealed words opened here into its
+ *  `text` (`ready` is called once they are, to draw again). */
+function answerShown(questionId, a, ready) {
+  // By question and answer: an answer id the server gives again under
+  // another question is opened again, as that question's.
+  const had = openedOnce(answers, `${questionId} ${a.answer_id}`, () => openAnswer(questionId, a), ready);
+  if (had) return had.error ? { ...a, text: "", note: `(sealed: ${had.error})` } : { ...a, text: had.value };
+  // Only what opened is ever its text (a draft is made of it): until then,
+  // a note says why there is none.
+  return { ...a, text: a.form === "decision" ? a.text : "", note: "(opening its sealed words…)" };
 }
 
 /** A past question of the history with its sealed words and its rules'
  *  opened here; what does not open says so in its text. */
 export async function openedPast(p) {
+  const answersOpened = await Promise.all(p.answers.map(async (a) => {
+    if (!a.sealed) return a;
+    const text = await openAnswer(p.question_id, a).catch(() => null);
+    return { ...a, text: text ?? "(sealed: this page holds no key that opens it)" };
+  }));
+  const task = p.task_sealed_name ? await openSealed(p.task_id, "task", p.task_sealed_name).catch(() => null) : p.task_name;
+  return { ...(await openedPastWords(p)), answers: answersOpened, task_name: task ?? "(sealed: this page holds no key that opens it)" };
+}
+
+async function openedPastWords(p) {
   const rulesOpened = await Promise.all(p.rules.map(async (r) => {
     if (!r.sealed_scope) return r;
     const w = await openRule(r).catch(() => null);
@@ -248,4 +321,6 @@ export function keepOnly(questions) {
   const listed = new Set(questions.map((q) => q.question_id));
   for (const id of cards.keys()) if (!listed.has(id)) cards.delete(id);
   for (const id of unopened.keys()) if (!listed.has(id)) unopened.delete(id);
+  const answered = new Set(questions.map((q) => `${q.question_id} ${q.answer?.answer_id}`));
+  for (const id of answers.keys()) if (!answered.has(id)) answers.delete(id);
 }

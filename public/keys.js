@@ -11,8 +11,9 @@
 // Beside it, a seal key (ECDH P-256, not extractable either), proved with the
 // same secret: the owner's command line wraps the content key to it, and the
 // page keeps what it unwraps as AES-GCM keys no script can read back, one per
-// version, to open what the agents' machines seal (needs_you_core::sealed,
-// whose forms and labels these are).
+// version, to open what the agents' machines seal and to seal the words of
+// the answers it makes (needs_you_core::sealed, whose forms and labels these
+// are).
 
 import { keptIn } from "./kept.js";
 
@@ -91,7 +92,9 @@ export async function takeContentKeys(deviceId, wrapped) {
   const held = { ...(me.contentKeys || {}) };
   for (const text of wrapped || []) {
     const [form, version, ephemeral, nonce, ciphertext, more] = String(text).split(".");
-    if (form !== "w1" || !/^[1-9][0-9]*$/.test(version || "") || more !== undefined || held[version]) continue;
+    // A version held is kept, unless it was kept to open only (an older
+    // page's): taken again, to seal answers too.
+    if (form !== "w1" || !/^[1-9][0-9]*$/.test(version || "") || more !== undefined || held[version]?.usages.includes("encrypt")) continue;
     try {
       const theirs = await crypto.subtle.importKey("raw", unb64url(ephemeral), ECDH, false, []);
       const shared = await crypto.subtle.deriveBits({ name: "ECDH", public: theirs }, me.sealPrivate, 256);
@@ -101,8 +104,9 @@ export async function takeContentKeys(deviceId, wrapped) {
         hkdf, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
       const raw = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64url(nonce) }, wrapping, unb64url(ciphertext));
       if (raw.byteLength !== 32 || vouched.get(version) !== (await commitment(me.owner, version, raw))) continue;
-      // The page only opens: its key may do nothing else.
-      held[version] = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["decrypt"]);
+      // Opens what machines sealed, and seals the words of answers made
+      // here; never read back.
+      held[version] = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
     } catch {
       // Not one this browser's seal key opens: left.
     }
@@ -132,6 +136,26 @@ export async function openSealed(scope, field, sealed) {
   } catch {
     return null;
   }
+}
+
+/** `plain` (text) sealed for this browser's owner as `scope`'s `field`,
+ *  under content key `version`: a `s1.…` text; null when this browser holds
+ *  no such version that may seal. */
+export async function sealWords(scope, field, plain, version) {
+  const me = await kept().catch(() => null);
+  const key = me?.contentKeys?.[version];
+  if (!key?.usages.includes("encrypt")) return null;
+  const nonce = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv: nonce, additionalData: enc.encode(`${SEALED_LABEL}${me.owner}\n${scope}\n${field}`) },
+    key, enc.encode(plain));
+  return `s1.${version}.${b64url(nonce)}.${b64url(sealed)}`;
+}
+
+/** What a statement says of the sealed words beside it: their SHA-256, in
+ *  hex (needs_you_core::signed::sealed_hash). */
+async function sealedHash(sealed) {
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", enc.encode(sealed)))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 async function fingerprint(keyB64) {
@@ -177,15 +201,19 @@ export async function renewCertificate(held) {
 }
 
 /** The envelope that signs `answer` (the answer's own fields: `text`,
- *  `decision` with its `message`, or `choices`) for question `q` as this
+ *  `decision` with its `message`, or `choices`; only its form when its words
+ *  are `sealedWords`, which it binds by their hash) for question `q` as this
  *  page shows it; null when this browser holds no certified key. */
-export async function signAnswer(q, answer) {
+export async function signAnswer(q, answer, sealedWords = null) {
   const me = await kept().catch(() => null);
   if (!me?.certificate) return null;
+  // Version 2 with sealed words (needs_you_core::signed::SEALED_VERSION).
   const statement = {
-    v: 1, owner: me.owner, id: b64url(crypto.getRandomValues(new Uint8Array(16))),
+    v: sealedWords ? 2 : 1, owner: me.owner, id: b64url(crypto.getRandomValues(new Uint8Array(16))),
     question_id: q.question_id, session: q.session, open_seq: q.open_seq,
-    digest: "text" in answer ? null : q.digest, answer, expires_at: Date.now() + LIFETIME_MS,
+    digest: "text" in answer ? null : q.digest, answer,
+    ...(sealedWords ? { sealed_hash: await sealedHash(sealedWords) } : {}),
+    expires_at: Date.now() + LIFETIME_MS,
   };
   return sealed(me, statement);
 }

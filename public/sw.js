@@ -127,12 +127,14 @@ function actions(m) {
 
 /** The body of an open's notification: a question whose words its machine
  *  sealed comes with its summary sealed too, opened here with the content
- *  key this browser holds, as the open the push names; the Worker's own
- *  words ("open needs-you to see it") where it does not open. */
+ *  key this browser holds, as the open the push names, and its task's name
+ *  when that is sealed, as that task's; the Worker's own words ("open
+ *  needs-you to see it", "A task") where they do not open. */
 async function openBody(m) {
   if (!m.sealed) return m.body;
   const summary = await openSealed(openScope(m), "summary", m.sealed).catch(() => null);
-  return summary === null ? m.body : `${m.task}: ${summary}`;
+  const task = m.task_sealed ? await openSealed(m.task_id, "task", m.task_sealed).catch(() => null) : null;
+  return summary === null ? m.body : `${task ?? m.task}: ${summary}`;
 }
 
 async function pushedOpen(m) {

@@ -66,6 +66,7 @@ impl Question {
                 question_id: id.to_owned(),
                 task_id: String::new(),
                 task_name: task_name.to_owned(),
+                task_sealed_name: None,
                 session: String::new(),
                 cli,
                 kind,
@@ -112,6 +113,8 @@ struct Row {
     question_id: String,
     task_id: String,
     task_name: String,
+    #[serde(deserialize_with = "column")]
+    task_sealed_name: Option<String>,
     session: String,
     cli: Cli,
     kind: Kind,
@@ -183,6 +186,7 @@ impl From<Row> for Question {
             question_id: row.question_id,
             task_id: row.task_id,
             task_name: row.task_name,
+            task_sealed_name: row.task_sealed_name,
             session: row.session,
             cli: row.cli,
             kind: row.kind,
@@ -239,7 +243,7 @@ mod tests {
     use serde_json::json;
 
     fn row() -> serde_json::Value {
-        json!({"question_id": "q_1", "task_id": "tsk_1", "task_name": "deploy", "session": "s",
+        json!({"question_id": "q_1", "task_id": "tsk_1", "task_name": "deploy", "task_sealed_name": null, "session": "s",
                "cli": "codex", "kind": "permission", "text": "Run it?",
                "options": "[{\"label\":\"yes\"},{\"label\":\"no\",\"description\":\"stop\"}]",
                "opened_at": 1000, "notified_at": null, "quieted_by": null, "closed_at": null,
@@ -256,6 +260,7 @@ mod tests {
         for column in [
             "owner_id",
             "task_muted_until",
+            "task_sealed_name",
             "task_revoked_at",
             "digest",
             "open_seq",

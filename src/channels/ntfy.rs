@@ -132,8 +132,12 @@ impl Ntfy {
 /// A notification's message when the channel carries no words.
 const WORDLESS_MESSAGE: &str = "Open needs-you to see it.";
 
-/// The title of a channel with words: the task's name.
+/// The title of a channel with words: the task's name, or its agent's when
+/// that name is sealed.
 fn words_title(q: &Question) -> String {
+    if q.task_sealed_name.is_some() {
+        return q.cli.asking(q.kind);
+    }
     match q.kind {
         Kind::Permission => format!("{} needs your permission", q.task_name),
         Kind::Dialog | Kind::Reply => format!("{} is asking", q.task_name),

@@ -250,19 +250,26 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         Event::Close => format!("{}: answered", q.cli.display_name()),
         Event::Open => q.cli.asking(q.kind),
     };
+    // A sealed task name is not the server's to carry either: the service
+    // worker opens it (`task_sealed`, below).
+    let task = if q.task_sealed_name.is_some() {
+        "A task"
+    } else {
+        q.task_name.as_str()
+    };
     let body = match event {
         // Sealed words are not the server's to carry: the page shows them.
-        Event::Open if q.sealed => format!("{}: open needs-you to see it", q.task_name),
+        Event::Open if q.sealed => format!("{task}: open needs-you to see it"),
         Event::Open => {
             let text = truncate_chars(&q.text, text_chars);
             let options = needs_you_core::words::option_lines(&q.options);
             if options.is_empty() {
-                format!("{}: {text}", q.task_name)
+                format!("{task}: {text}")
             } else {
-                format!("{}: {text}\n{}", q.task_name, truncate_chars(&options, 300))
+                format!("{task}: {text}\n{}", truncate_chars(&options, 300))
             }
         }
-        Event::Close => format!("{}: no longer needs you", q.task_name),
+        Event::Close => format!("{task}: no longer needs you"),
     };
     // What an open question takes from afar, and the digest an answer to it
     // carries back: the service worker offers a notification's actions
@@ -298,7 +305,9 @@ fn fields(event: Event, q: &Question, text_chars: usize) -> Value {
         "session": session,
         "open_seq": open_seq,
         "sealed": summary,
-        "task": summary.map(|_| q.task_name.as_str()),
+        "task": summary.map(|_| task),
+        "task_id": q.task_sealed_name.as_ref().map(|_| q.task_id.as_str()),
+        "task_sealed": q.task_sealed_name,
         "quiet": q.quiet && event == Event::Open,
     })
 }
@@ -617,6 +626,30 @@ mod tests {
         // A close carries no summary.
         let close: Value = serde_json::from_str(&message(Event::Close, &q)).unwrap();
         assert_eq!(close["sealed"], Value::Null);
+
+        // A task whose name is sealed: named by none of its words, its name
+        // carried sealed for the service worker, the longest still one push.
+        let name = format!(
+            "s1.1.AAAAAAAAAAAAAAAA.{}",
+            "C".repeat(
+                // A name of a hundred characters, the most, of four bytes each.
+                needs_you_core::sealed::max_sealed_chars(100 * 4) - 30
+            )
+        );
+        q.task_name = String::new();
+        q.task_id = "tsk_1".into();
+        q.task_sealed_name = Some(name.clone());
+        let open: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
+        assert_eq!(
+            (&open["task_sealed"], &open["task_id"], &open["task"]),
+            (
+                &Value::from(name),
+                &Value::from("tsk_1"),
+                &Value::from("A task")
+            )
+        );
+        assert_eq!(open["body"], "A task: open needs-you to see it");
+        assert!(push(Event::Open, &q).unwrap().body.unwrap().len() <= 4096);
     }
 
     #[test]

@@ -4,10 +4,11 @@
 
 use worker::{Context, Env, Request};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use needs_you_core::afar::{self, AnswerBody};
 use needs_you_core::api::{self, Right};
+use needs_you_core::sealed::{self, SealedText};
 
 use crate::ids::{new_id, now_ms};
 use crate::json::{ok, read_object, signed_field, ApiError, ApiResult};
@@ -17,7 +18,9 @@ use crate::{auth, live, relay};
 
 /// `POST /v1/questions/{id}/answers`: `{text}` for a reply, `{decision:
 /// "allow"|"deny"|<a lasting choice's id>, message?, digest}` for a permission, `{choices, digest}`
-/// for a dialog; queued for the task's relay, which types a text into the
+/// for a dialog; for a question whose words are sealed, the same with its
+/// words left out (`{"text": ""}`, no message, `{"choices": []}`) and
+/// `sealed` beside them, as the device sealed them; queued for the task's relay, which types a text into the
 /// agent's tmux pane and hands a decision or choices to the agent's waiting
 /// hook or plugin. Each is checked here against its question (its form, what
 /// it takes, the request's digest), and again on the agent's machine.
@@ -25,7 +28,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
     let person = auth::person(&req, env).await?;
     person.may(Right::Answer)?;
     limits::within_rate(env, Rate::Answers, &person.credential_hash).await?;
-    let fields = read_object(&mut req).await?;
+    let mut fields = read_object(&mut req).await?;
     let digest = match fields.get("digest") {
         None | Some(Value::Null) => None,
         Some(Value::String(d)) => Some(d.clone()),
@@ -37,6 +40,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
         }
     };
     let signed = signed_field(&fields)?;
+    let sealed = sealed_words(&mut fields)?;
     let body = serde_json::from_value::<AnswerBody>(Value::Object(fields)).map_err(|_| {
         ApiError::bad_request(
             "invalid_request",
@@ -64,8 +68,19 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
         lasting: &lasting,
         words_sealed: q.sealed,
     };
-    let afar::Admitted { body, digest } =
-        afar::admit(&asked, afar::Proposed { body, digest }).map_err(refused)?;
+    let afar::Admitted {
+        body,
+        digest,
+        sealed,
+    } = afar::admit(
+        &asked,
+        afar::Proposed {
+            body,
+            digest,
+            sealed,
+        },
+    )
+    .map_err(refused)?;
     let answer_id = new_id("ans_");
     let queued = store::queue_answer(
         env,
@@ -77,6 +92,7 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             body: &body,
             digest: digest.as_deref(),
             signed: signed.as_ref(),
+            sealed: sealed.as_deref(),
         },
         now,
     )
@@ -104,6 +120,23 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context, question_id: &str)
             "an answer to this question is already on its way",
         )),
         Queued::Gone => Err(refused(afar::Refusal::Closed)),
+    }
+}
+
+/// An answer's sealed words, if it carries them (`sealed`: a `s1.…` text of
+/// at most [`sealed::MAX_SEALED_ANSWER_CHARS`]), taken out of `fields`.
+fn sealed_words(fields: &mut Map<String, Value>) -> Result<Option<String>, ApiError> {
+    match fields.remove("sealed") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s))
+            if s.len() <= sealed::MAX_SEALED_ANSWER_CHARS && SealedText::parse(&s).is_some() =>
+        {
+            Ok(Some(s))
+        }
+        Some(_) => Err(ApiError::bad_request(
+            "invalid_request",
+            "`sealed` is an answer's words sealed on the device (s1.…)",
+        )),
     }
 }
 

@@ -93,6 +93,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
             Get => tasks::list(req, env).await),
         ["v1", "tasks", id] => methods!(method, p; Delete => tasks::revoke(req, env, id).await),
         ["v1", "tasks", id, "mute"] => methods!(method, p; Put => tasks::mute(req, env, id).await),
+        ["v1", "tasks", id, "name"] => methods!(method, p; Put => tasks::name(req, env, id).await),
         ["v1", "task"] => methods!(method, p; Get => tasks::whoami(req, env).await),
         ["v1", "reports"] => methods!(method, p; Post => reports::post(req, env, ctx).await),
         ["v1", "needs-you"] => methods!(method, p; Get => needs_you::list(req, env).await),

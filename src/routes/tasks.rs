@@ -2,6 +2,7 @@
 //! line) creates, lists and revokes them; a task asks who it is.
 
 use needs_you_core::api::{self, Right};
+use needs_you_core::sealed::SealedText;
 use serde_json::{json, Value};
 use worker::{Env, Request};
 
@@ -10,7 +11,7 @@ use crate::json::{name_field, ok, read_object, ApiError, ApiResult};
 use crate::store::{self, TaskRow};
 use crate::{auth, limits, live, notifier, relay};
 
-pub const MAX_NAME_CHARS: usize = 100;
+pub const MAX_NAME_CHARS: usize = needs_you_core::api::MAX_TASK_NAME_CHARS;
 /// The longest expiry accepted: a year.
 pub const MAX_EXPIRES_IN_S: u64 = 365 * 24 * 3600;
 /// A task's life when none is asked for: a week. A credential that nobody
@@ -19,11 +20,22 @@ pub const DEFAULT_EXPIRES_IN_S: u64 = 7 * 24 * 3600;
 
 /// `POST /v1/tasks {name, expires_in_s?, screen?}`: the credential is shown
 /// once. `screen: false` makes a task whose panes are never shown.
+/// `name_sealed: true` in place of a name makes one whose name is empty
+/// until its maker seals it for its id ([`name`]).
 pub async fn create(mut req: Request, env: &Env) -> ApiResult {
     let person = auth::person(&req, env).await?;
     person.may(Right::Tasks)?;
     let body = read_object(&mut req).await?;
-    let name = name_field(&body, "name", MAX_NAME_CHARS)?;
+    let name = match body.get("name_sealed") {
+        Some(Value::Bool(true)) if !body.contains_key("name") => String::new(),
+        None => name_field(&body, "name", MAX_NAME_CHARS)?,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "`name_sealed` is true, in place of a name",
+            ))
+        }
+    };
     let now = now_ms();
     let expires_at = match body.get("expires_in_s") {
         None | Some(Value::Null) => now + DEFAULT_EXPIRES_IN_S as f64 * 1000.0,
@@ -113,6 +125,39 @@ pub async fn revoke(req: Request, env: &Env, task_id: &str) -> ApiResult {
         &json!({"task_id": task_id, "revoked": true, "closed_questions": closed.len()}),
     )
 }
+
+/// `PUT /v1/tasks/{id}/name {"sealed": "s1.…"}`: the name of a task made
+/// with `name_sealed`, as its maker sealed it
+/// ([`needs_you_core::sealed::field::TASK`], scope its id), once. Another
+/// owner's task, one not live, one with a name in the clear or named
+/// already: 404.
+pub async fn name(mut req: Request, env: &Env, task_id: &str) -> ApiResult {
+    let person = auth::person(&req, env).await?;
+    person.may(Right::Tasks)?;
+    let body = read_object(&mut req).await?;
+    let sealed = match body.get("sealed") {
+        Some(Value::String(s))
+            if s.len() <= MAX_SEALED_NAME_CHARS && SealedText::parse(s).is_some() =>
+        {
+            s.clone()
+        }
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "`sealed` is the task's name sealed on the device (s1.…)",
+            ))
+        }
+    };
+    if !store::name_task(env, &person.owner_id, task_id, &sealed, now_ms()).await? {
+        return Err(ApiError::not_found());
+    }
+    live::changed(env, &person.owner_id).await;
+    ok(200, &json!({"task_id": task_id, "sealed_name": sealed}))
+}
+
+/// The longest sealed task name: [`MAX_NAME_CHARS`] characters of four
+/// bytes, sealed.
+const MAX_SEALED_NAME_CHARS: usize = needs_you_core::sealed::max_sealed_chars(MAX_NAME_CHARS * 4);
 
 /// The longest mute: a day. A mute that nobody ends ends by itself.
 pub const MAX_MUTE_S: u64 = 24 * 3600;

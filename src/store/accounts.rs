@@ -159,7 +159,7 @@ pub async fn create_task(env: &Env, t: &TaskRow<'_>, now: f64) -> Result<bool> {
 /// The owner's live tasks (neither revoked nor expired), newest first.
 /// Binds ?1 the owner id, ?2 now.
 pub(super) const LIST_TASKS: &str = "
-SELECT t.id AS task_id, t.name, t.created_at, t.expires_at, t.last_report_at, t.muted_until,
+SELECT t.id AS task_id, t.name, t.sealed_name, t.created_at, t.expires_at, t.last_report_at, t.muted_until,
        (SELECT cli FROM sessions WHERE task_id = t.id ORDER BY updated_at DESC LIMIT 1) AS cli,
        CASE WHEN EXISTS (SELECT 1 FROM questions q WHERE q.task_id = t.id AND q.closed_at IS NULL)
             THEN 'waiting' ELSE 'running' END AS state
@@ -191,6 +191,37 @@ const REVOKE_TASK: &str =
 const MUTE_TASK: &str = "
 UPDATE tasks SET muted_until = ?3
 WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)";
+
+/// Names the owner's live task ?1 with its sealed name ?3, once: only a
+/// task made to be named so (`name_sealed`: no name in the clear) and not
+/// named yet, which the command line that made it does at once; no device
+/// renames a task after. Binds ?2 the owner id, ?4 now.
+const NAME_TASK: &str = "
+UPDATE tasks SET sealed_name = ?3
+WHERE id = ?1 AND owner_id = ?2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?4)
+  AND name = '' AND sealed_name IS NULL";
+
+/// Whether the owner's live task was named ([`NAME_TASK`]).
+pub async fn name_task(
+    env: &Env,
+    owner_id: &str,
+    task_id: &str,
+    sealed: &str,
+    now: f64,
+) -> Result<bool> {
+    let db = db(env)?;
+    let results = db
+        .batch(vec![
+            stmt(
+                &db,
+                NAME_TASK,
+                &[s(task_id), s(owner_id), s(sealed), n(now)],
+            )?,
+            stmt(&db, super::revision::BUMP_REVISION, &[s(owner_id)])?,
+        ])
+        .await?;
+    Ok(changes(&results[0])? > 0)
+}
 
 /// The open dialogs and permissions of the owner's task ?1 (?2 the owner id),
 /// from the partial index of open questions.

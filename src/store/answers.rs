@@ -38,10 +38,10 @@ WHERE question_id = ?1 AND owner_id = ?2 AND state = 'queued' AND sent_at IS NUL
 /// owner id, ?3 now, ?4 the answer id, ?5 what a person reads of it, ?6 its
 /// form, ?7 its body (JSON), ?8 the device that sent it (or null), ?9 the
 /// digest it answers (or null, for a text), ?10 its signed statement (JSON,
-/// or null).
+/// or null), ?11 its sealed words (or null).
 const QUEUE: &str = "
-INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, device_id, digest, open_seq, signed)
-SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3, ?6, ?7, ?8, ?9, q.open_seq, ?10
+INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, form, body, device_id, digest, open_seq, signed, sealed)
+SELECT ?4, q.id, q.task_id, q.owner_id, ?5, 'queued', ?3, ?3, ?6, ?7, ?8, ?9, q.open_seq, ?10, ?11
 FROM questions q JOIN tasks t ON t.id = q.task_id
 WHERE q.id = ?1 AND q.owner_id = ?2 AND q.closed_at IS NULL AND (?9 IS NULL OR q.digest = ?9)
   AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?3)
@@ -57,6 +57,8 @@ pub struct NewAnswer<'a> {
     pub body: &'a AnswerBody,
     pub digest: Option<&'a str>,
     pub signed: Option<&'a Envelope>,
+    /// Its words, sealed by the device that made it.
+    pub sealed: Option<&'a str>,
 }
 
 /// What queueing an answer did.
@@ -87,6 +89,7 @@ pub async fn queue_answer(env: &Env, a: &NewAnswer<'_>, now: f64) -> Result<Queu
         a.device_id.map_or(JsValue::NULL, s),
         a.digest.map_or(JsValue::NULL, s),
         signed.as_deref().map_or(JsValue::NULL, s),
+        a.sealed.map_or(JsValue::NULL, s),
     ];
     let results = db
         .batch(vec![
@@ -151,18 +154,29 @@ UPDATE owners SET revision = revision + 1
 WHERE id = (SELECT owner_id FROM tasks WHERE id = ?1)
   AND EXISTS (SELECT 1 FROM answers WHERE task_id = ?1 AND state = 'failed' AND updated_at = ?2)";
 
+/// What the relay is handed of an answer ([`OnItsWay`]), by both queries
+/// that pick answers for it.
+macro_rules! on_its_way {
+    () => {
+        "
+SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
+       coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
+       a.text, a.body, a.digest, a.signed, a.sealed,
+       (SELECT o.device_list FROM owners o WHERE o.id = a.owner_id) AS devices
+FROM answers a JOIN questions q ON q.id = a.question_id"
+    };
+}
+
 /// The task's answers on their way, oldest first: those queued and those
 /// the relay had, of questions still open, each with the `seq` of its
 /// question's open when the answer was made, which the agent's machine
 /// checks is its own open. Binds ?1 the task id.
-const ON_THEIR_WAY: &str = "
-SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
-       coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text, a.body, a.digest, a.signed,
-       (SELECT o.device_list FROM owners o WHERE o.id = a.owner_id) AS devices
-FROM answers a JOIN questions q ON q.id = a.question_id
+const ON_THEIR_WAY: &str = concat!(
+    on_its_way!(),
+    "
 WHERE a.task_id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL
-ORDER BY a.created_at";
+ORDER BY a.created_at"
+);
 
 /// Marks the task's queued answers sent (`sent_at`), in the statement that
 /// picks them for its connected relay, so that taking one back or replacing
@@ -187,6 +201,7 @@ struct OnItsWay {
     body: Option<String>,
     digest: Option<String>,
     signed: Option<String>,
+    sealed: Option<String>,
     devices: Option<String>,
 }
 
@@ -204,6 +219,7 @@ impl From<OnItsWay> for relay_messages::Answer {
             session_seq: r.session_seq,
             body,
             digest: r.digest,
+            sealed: r.sealed,
             signed: r.signed.and_then(|e| serde_json::from_str(&e).ok()),
             devices: r.devices.and_then(|e| serde_json::from_str(&e).ok()),
         }
@@ -234,13 +250,11 @@ pub async fn answers_on_their_way(
 }
 
 /// One answer for the relay, if it is still on its way. Binds ?1 the answer id.
-const ONE_ON_ITS_WAY: &str = "
-SELECT a.id AS answer_id, a.question_id, q.session, coalesce(a.open_seq, q.open_seq) AS open_seq,
-       coalesce((SELECT s.last_seq FROM sessions s WHERE s.task_id = a.task_id AND s.session = q.session), 0) AS session_seq,
-       a.text, a.body, a.digest, a.signed,
-       (SELECT o.device_list FROM owners o WHERE o.id = a.owner_id) AS devices
-FROM answers a JOIN questions q ON q.id = a.question_id
-WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL";
+const ONE_ON_ITS_WAY: &str = concat!(
+    on_its_way!(),
+    "
+WHERE a.id = ?1 AND a.state IN ('queued', 'delivered') AND q.closed_at IS NULL"
+);
 
 /// The answer for the task's connected relay, marked sent ([`MARK_SENT`]),
 /// if it is still on its way.
@@ -311,7 +325,7 @@ pub async fn mark_answer(
 
 /// The latest answer of each of the owner's open questions. Binds ?1 the owner id.
 pub(super) const ANSWERS_OF_OPEN: &str = "
-SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.reason_code, a.text, a.updated_at, a.form,
+SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.reason_code, a.text, a.updated_at, a.form, a.sealed,
        CASE WHEN a.device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = a.device_id) END AS answered_by
 FROM answers a JOIN questions q ON q.id = a.question_id
 WHERE a.owner_id = ?1 AND q.closed_at IS NULL
@@ -328,7 +342,7 @@ pub struct AnswerOf {
 /// One of the owner's answers, with its state. Binds ?1 the answer id, ?2
 /// the owner id.
 const ANSWER_OF_OWNER: &str = "
-SELECT id AS answer_id, question_id, state, reason, reason_code, text, created_at, updated_at, form,
+SELECT id AS answer_id, question_id, state, reason, reason_code, text, created_at, updated_at, form, sealed,
        CASE WHEN device_id IS NULL THEN 'the owner' ELSE (SELECT name FROM devices WHERE id = answers.device_id) END AS answered_by
 FROM answers WHERE id = ?1 AND owner_id = ?2";
 

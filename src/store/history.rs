@@ -54,7 +54,7 @@ ORDER BY q.opened_at DESC, q.id DESC"
 const ANSWERS: &str = concat!(
     "
 SELECT a.question_id, a.id AS answer_id, a.state, a.reason, a.reason_code, a.text, a.created_at,
-       a.updated_at, a.form,
+       a.updated_at, a.form, a.sealed,
        CASE WHEN a.device_id IS NULL THEN 'the owner' ELSE coalesce((SELECT name FROM devices WHERE id = a.device_id), 'a removed device') END AS answered_by
 FROM answers a
 WHERE a.owner_id = ?1 AND a.question_id IN (",

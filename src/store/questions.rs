@@ -334,7 +334,8 @@ pub async fn mark_notified(
 /// selects them all.
 macro_rules! question_columns {
     () => {
-        "q.id AS question_id, q.task_id, t.name AS task_name, q.session, q.cli, q.kind, q.text,
+        "q.id AS question_id, q.task_id, t.name AS task_name, t.sealed_name AS task_sealed_name,
+       q.session, q.cli, q.kind, q.text,
        q.options, q.opened_at, q.notified_at, q.quieted_by, q.closed_at, q.close_reason,
        q.terminal, q.answerable, q.takes, q.digest, q.open_seq, q.questions, q.decisions, q.owner_id,
        t.expires_at AS task_expires_at, t.revoked_at AS task_revoked_at,

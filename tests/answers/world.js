@@ -61,6 +61,7 @@ export async function startWorld(name, { taskName }) {
     writeFileSync(join(config, "owner-key.json"), JSON.stringify({ secret: key.secret }), { mode: 0o600 });
     const keysFile = join(config, "content-key.json");
     writeFileSync(keysFile, JSON.stringify({ keys: [contentKey] }), { mode: 0o600 });
+    key.contentKey = contentKey;
     return { ...o, task, key, contentKey, home, keysFile };
   }
 

@@ -32,6 +32,7 @@ export async function startLive(name, vars) {
   const contentKey = { version: 1, key: b64url(webcrypto.getRandomValues(new Uint8Array(32))) };
   const keysFile = join(home, "content-key.json");
   writeFileSync(keysFile, JSON.stringify({ keys: [contentKey] }), { mode: 0o600 });
+  key.contentKey = contentKey;
   return {
     w, owner, key, contentKey, keysFile, home, cwd, ...needsYou(w, owner.token, { owner: key.fingerprint, keys: () => [contentKey] }),
     /** The screen in a 200 answer of the screen route for `q`, opened with the owner's content key. */
@@ -81,7 +82,8 @@ export function needsYou(w, ownerToken, sealing) {
  * What a device does with what the agents' machines sealed, done here with
  * Node's own crypto: `sealing` is `{owner, keys: () => [content key
  * versions]}`. `question(q)` is `q` with its words opened and put back as a
- * device shows them (its lasting choices' too); `rule(r)` a rule's.
+ * device shows them (its lasting choices' and its task's name too); `rule(r)`
+ * a rule's.
  */
 function openerOf(w, ownerToken, { owner, keys }) {
   const open = (scope, field, sealed) => {
@@ -100,6 +102,8 @@ function openerOf(w, ownerToken, { owner, keys }) {
     return { ...d, label: words.label, rule: words.rule };
   };
   const question = async (q) => {
+    // Its task's name, as `needs-you run` sealed it for that task.
+    if (q.task_sealed_name) q = { ...q, task_name: await open(q.task_id, "task", q.task_sealed_name) };
     if (!q.sealed) return q;
     const held = (await call(w, "GET", `/v1/questions/${q.question_id}/request`, { token: ownerToken })).body;
     // Sealed for a newer open than this list names: the next list opens it.
@@ -161,10 +165,14 @@ export async function answerFromAfar(live, term, model, answer = "yes, update th
 
 /**
  * An answer the agent would run as a command, with the real agent in
- * `term`: its turn ends with a question; `!touch FILE` is refused by the API;
- * one handed to the relay anyway (written into D1 behind the API's back) is
- * refused by the relay, and the file never appears. The agent's next prompt
- * then closes the question.
+ * `term`: its turn ends with a question. `!touch FILE` is refused by the
+ * API where the API reads it (a question in the clear, from a machine
+ * that holds no content key); sealed, as the page seals an answer to a
+ * question whose words its machine sealed, it is queued by the API, which
+ * cannot read it, and refused by the relay, which opens it. One in the
+ * clear handed to the relay anyway (written into D1 behind the API's back)
+ * is refused by the relay too, and the file never appears. The agent's
+ * next prompt then closes the question.
  */
 export async function commandNeverTyped(live, term, model) {
   model.next({ text: "The release is ready. Shall I tag it?" });
@@ -172,7 +180,18 @@ export async function commandNeverTyped(live, term, model) {
   const [q] = await live.listUntil((l) => l.length === 1 && l[0].kind === "reply", 20_000);
   const file = join(live.cwd, "owned-by-an-answer");
   const r = await live.answer(q, { text: `!touch ${file}` });
-  assert.deepEqual([r.status, r.body.error], [400, "refused_answer"], r.text);
+  if (q.sealed) {
+    assert.equal(r.status, 201, r.text);
+    let sealed;
+    assert.ok(await waitFor(async () => {
+      sealed = await live.w.db.prepare("SELECT state, reason, reason_code, text FROM answers WHERE id = ?").bind(r.body.answer_id).first();
+      return sealed?.state === "failed";
+    }, 10_000), JSON.stringify(sealed));
+    assert.deepEqual([sealed.reason_code, sealed.text], ["refused_answer", ""], sealed.reason);
+    assert.match(sealed.reason, /can't start with !/);
+  } else {
+    assert.deepEqual([r.status, r.body.error], [400, "refused_answer"], r.text);
+  }
   // Signed by the owner: the relay's own check of the words refuses it all the same.
   const id = await smuggleAnswer(live.w, live.owner.owner_id, q, `!touch ${file}`, await live.key.sign(q, { text: `!touch ${file}` }));
   let row;

@@ -4,7 +4,8 @@
 // `needs-you answer` do (needs_you_core::signed). An agent's environment
 // gets `NEEDS_YOU_OWNER: key.fingerprint`; its relay takes only what
 // `key.body` or `key.sign` signed.
-import { createECDH, webcrypto } from "node:crypto";
+import { createECDH, createHash, webcrypto } from "node:crypto";
+import { sealText } from "./sealing.js";
 
 const { subtle } = webcrypto;
 export const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
@@ -26,11 +27,21 @@ export async function seal(signer, what) {
   return { statement: b64url(bytes), signature: b64url(sig), key: b64url(signer.pub) };
 }
 
+/** `answer` with its words left out, as a device sends it beside them once
+ *  sealed; null when it holds none (an allow, a deny with no message). */
+export function wordless(answer) {
+  if ("text" in answer) return answer.text ? { text: "" } : null;
+  if ("choices" in answer) return answer.choices.length ? { choices: [] } : null;
+  return answer.message ? { decision: answer.decision } : null;
+}
+
 /**
  * An owner key: `secret` given (an owner-key.json's), or a new one.
  * `statement(q, answer, fields)` is what the owner signs to answer `q` (as
  * the list shows it) with `answer` (its own fields, no digest); `sign` signs
- * it; `body(q, body)` is an answer's POST body with its `signed` added;
+ * it; `body(q, body)` is an answer's POST body with its `signed` added, and,
+ * for a question whose words are sealed, its words sealed under the
+ * `contentKey` set on it, as the page and `needs-you answer` seal them;
  * `revoke(rule)` signs the taking back of a lasting rule.
  */
 export async function ownerKey(secret = b64url(webcrypto.getRandomValues(new Uint8Array(32)))) {
@@ -48,11 +59,16 @@ export async function ownerKey(secret = b64url(webcrypto.getRandomValues(new Uin
     rule_id: rule.rule_id, answer_id: rule.answer_id, expires_at: Date.now() + 5 * 60_000, ...fields,
   });
   return {
-    secret, fingerprint, signer, statement, sign, revoke,
+    secret, fingerprint, signer, statement, sign, revoke, contentKey: null,
     async body(q, body) {
       const answer = { ...body };
       delete answer.digest;
-      return { ...body, signed: await sign(q, answer) };
+      const left = q.sealed && this.contentKey ? wordless(answer) : null;
+      if (!left) return { ...body, signed: await sign(q, answer) };
+      const sealed = await sealText(this.contentKey, fingerprint, q.question_id, "answer", JSON.stringify(answer));
+      const sealed_hash = createHash("sha256").update(sealed).digest("hex");
+      const digest = body.digest ? { digest: body.digest } : {};
+      return { ...left, ...digest, sealed, signed: await sign(q, left, { v: 2, sealed_hash }) };
     },
   };
 }

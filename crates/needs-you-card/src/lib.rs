@@ -6,17 +6,19 @@
 //! and refuses a reply that the agent would run rather than read, by the
 //! rule the relay applies before it types ([`needs_you_core::answer::check`]),
 //! and bounds and cleans a screen it opened, as the command line does
-//! ([`needs_you_core::screen::Screen::checked`]).
+//! ([`needs_you_core::screen::Screen::checked`]), and tells what of an
+//! answer it seals and what the list says of one it opened (`answered`).
 //!
 //! The page passes JSON in and takes JSON out through linear memory, with
 //! no generated glue: it asks `room` for room, writes
 //! `{"form": "decision" | "choices", "request": {"tool": …, "input": …}}` there, calls `card`
 //! (or `{"query": …, "questions": [past questions]}`, and calls `find`; or
-//! `{"text": …}`, and calls `typed`; or a screen's JSON, and calls `screen`),
+//! `{"text": …}`, and calls `typed`; or a screen's JSON, and calls `screen`;
+//! or an answer's, and calls `answer_words`),
 //! and reads the JSON whose place and length it returns, then gives both
 //! back with `give_back`.
 
-use needs_you_core::afar::Afar;
+use needs_you_core::afar::{Afar, AnswerBody};
 use needs_you_core::classify::card;
 use needs_you_core::history;
 use needs_you_core::request::Request;
@@ -78,6 +80,23 @@ pub fn line(input: &[u8]) -> String {
         Some(Ok(line)) => json!({ "line": line }).to_string(),
         Some(Err(why)) => json!({ "error": why }).to_string(),
         None => json!({ "error": "a reply is {\"text\": text}" }).to_string(),
+    }
+}
+
+/// What the page needs of an answer (an `AnswerBody`'s JSON), as JSON:
+/// `{"wordless": …, "summary": …}`, the answer with its words left out
+/// ([`AnswerBody::wordless`], null when it has none to leave out: what
+/// travels beside them once the page seals them) and what the list says of
+/// it ([`AnswerBody::summary`]: of words opened here, in the server's
+/// place); or `{"error": …}` for input that is no answer.
+pub fn answered(input: &[u8]) -> String {
+    match serde_json::from_slice::<AnswerBody>(input) {
+        Ok(body) => json!({
+            "wordless": body.has_words().then(|| body.wordless()),
+            "summary": body.summary(),
+        })
+        .to_string(),
+        Err(_) => json!({ "error": "not an answer" }).to_string(),
     }
 }
 
@@ -152,6 +171,16 @@ pub unsafe extern "C" fn typed(at: *mut u8, len: usize) -> u64 {
 #[no_mangle]
 pub unsafe extern "C" fn screen(at: *mut u8, len: usize) -> u64 {
     answer(at, len, cleaned)
+}
+
+/// [`answered`] of the `len` bytes at `at`, as [`card()`] answers.
+///
+/// # Safety
+///
+/// As [`card()`]'s.
+#[no_mangle]
+pub unsafe extern "C" fn answer_words(at: *mut u8, len: usize) -> u64 {
+    answer(at, len, answered)
 }
 
 /// `with` of the input at `at`, which it frees, its result handed out as a
@@ -236,6 +265,25 @@ mod tests {
         );
         let bad: Value = serde_json::from_str(&cleaned(b"{\"lines\": 3}")).unwrap();
         assert!(bad["error"].is_string(), "{bad}");
+    }
+
+    #[test]
+    fn an_answer_is_told_with_its_words_left_out_and_as_the_list_says_it() {
+        let told =
+            |v: Value| serde_json::from_str::<Value>(&answered(v.to_string().as_bytes())).unwrap();
+        assert_eq!(
+            told(json!({"choices": [["SQLite"], ["Login", "Search"]]})),
+            json!({"wordless": {"choices": []}, "summary": "SQLite; Login, Search"})
+        );
+        assert_eq!(
+            told(json!({"decision": "deny", "message": "not now"})),
+            json!({"wordless": {"decision": "deny"}, "summary": "deny"})
+        );
+        assert_eq!(
+            told(json!({"decision": "allow"})),
+            json!({"wordless": null, "summary": "allow"})
+        );
+        assert!(told(json!({"nothing": 1}))["error"].is_string());
     }
 
     #[test]

@@ -162,6 +162,49 @@ impl AnswerBody {
         }
     }
 
+    /// Whether it holds words a person wrote or chose: a text, a denial's
+    /// message, choices. An allow, a deny or a lasting choice's id alone
+    /// hold none.
+    pub fn has_words(&self) -> bool {
+        match self {
+            AnswerBody::Text { text } => !text.is_empty(),
+            AnswerBody::Decision { message, .. } => message.is_some(),
+            AnswerBody::Choices { choices } => !choices.is_empty(),
+        }
+    }
+
+    /// The same answer with its words left out ([`AnswerBody::has_words`]):
+    /// what travels beside them once they are sealed.
+    pub fn wordless(&self) -> AnswerBody {
+        match self {
+            AnswerBody::Text { .. } => AnswerBody::Text {
+                text: String::new(),
+            },
+            AnswerBody::Decision { decision, .. } => AnswerBody::Decision {
+                decision: decision.clone(),
+                message: None,
+            },
+            AnswerBody::Choices { .. } => AnswerBody::Choices {
+                choices: Vec::new(),
+            },
+        }
+    }
+
+    /// A denial's message as one line, none when nothing is left of it;
+    /// the rest as it is. Applied where the words are read: the Worker for
+    /// an answer in the clear, the agent's machine for a sealed one.
+    pub fn tidied(self) -> AnswerBody {
+        match self {
+            AnswerBody::Decision { decision, message } => AnswerBody::Decision {
+                decision,
+                message: message
+                    .map(|m| crate::text::line(&m))
+                    .filter(|m| !m.is_empty()),
+            },
+            other => other,
+        }
+    }
+
     /// For a person: what was answered ("allow", "deny", "SQLite; Login, Search").
     pub fn summary(&self) -> String {
         match self {
@@ -272,6 +315,10 @@ pub struct Asked<'a> {
 pub struct Proposed {
     pub body: AnswerBody,
     pub digest: Option<String>,
+    /// Its words sealed by the device that made it (`s1.…`,
+    /// [`crate::sealed::field::ANSWER`]): an answer to a question whose
+    /// words are sealed carries its own so, and the body only its form.
+    pub sealed: Option<String>,
 }
 
 /// An answer that may be queued: cleaned (a text as the one line to type, a
@@ -281,6 +328,8 @@ pub struct Proposed {
 pub struct Admitted {
     pub body: AnswerBody,
     pub digest: Option<String>,
+    /// Its sealed words, as they came.
+    pub sealed: Option<String>,
 }
 
 /// Why an answer is refused: each with a stable code that the Worker
@@ -326,6 +375,12 @@ pub enum Refusal {
     /// On the agent's machine: its statement is past its expiry, or claims
     /// a life no statement has.
     Expired,
+    /// An answer whose words are in the clear for a question whose words
+    /// are sealed, or sealed for one whose words are not.
+    WordsInTheClear,
+    /// On the agent's machine: the answer's sealed words do not open there,
+    /// or are not the answer its statement says.
+    Unopened,
 }
 
 impl Refusal {
@@ -345,13 +400,15 @@ impl Refusal {
             Refusal::UnknownDevice => "unknown_device",
             Refusal::RevokedDevice => "revoked_device",
             Refusal::Expired => "expired",
+            Refusal::WordsInTheClear => "words_in_the_clear",
+            Refusal::Unopened => "unopened",
         }
     }
 
     /// The HTTP status the Worker answers it with.
     pub fn status(&self) -> u16 {
         match self {
-            Refusal::RefusedAnswer(_) => 400,
+            Refusal::RefusedAnswer(_) | Refusal::WordsInTheClear => 400,
             _ => 409,
         }
     }
@@ -396,6 +453,12 @@ impl Refusal {
             Refusal::Expired => {
                 "the answer, or its device's certificate, is out of date (or the device's clock is far off): answer again, or pair the device again".into()
             }
+            Refusal::WordsInTheClear => {
+                "an answer seals its words when its question's words are sealed, and only then: reload the page, or upgrade the command line that sent it".into()
+            }
+            Refusal::Unopened => {
+                "the answer's sealed words do not open on the agent's machine, or are not the answer that was signed: its content key may be older than the device's (run `needs-you run` there again)".into()
+            }
         }
     }
 }
@@ -417,45 +480,82 @@ pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
             kind => Refusal::AnswerInTerminal(kind, why),
         });
     }
-    let questions = (!question.words_sealed).then_some(question.questions);
+    // A sealed question's answer carries its words sealed (a decision may
+    // have none), and none beside them; a question in the clear takes
+    // answers in the clear: its machine may hold no key to open them.
+    let in_the_clear = if question.words_sealed {
+        answer.body.has_words() || answer.sealed.is_none() && answer.body.form() != Afar::Decision
+    } else {
+        answer.sealed.is_some()
+    };
+    if in_the_clear {
+        return Err(Refusal::WordsInTheClear);
+    }
+    if question.words_sealed {
+        // Its words, sealed, are checked where they open: the agent's
+        // machine applies the same rules before it types or hands anything.
+        return admit_sealed(question, answer);
+    }
+    let questions = Some(question.questions);
     if let Some(why) = check(&answer.body, question.kind, question.takes, questions) {
         return Err(Refusal::WrongAnswer(why));
     }
-    if let AnswerBody::Decision {
-        decision: Verdict::Lasting(id),
-        ..
-    } = &answer.body
-    {
-        if !question.lasting.contains(id) {
-            return Err(Refusal::NotOffered);
-        }
-    }
+    check_lasting(question, &answer.body)?;
     match answer.body {
         AnswerBody::Text { text } => Ok(Admitted {
             body: AnswerBody::Text {
                 text: crate::answer::check(&text).map_err(Refusal::RefusedAnswer)?,
             },
             digest: None,
+            sealed: None,
         }),
         body => {
             let bound = question
                 .digest
                 .filter(|d| answer.digest.as_deref() == Some(*d))
                 .ok_or(Refusal::Changed)?;
-            let body = match body {
-                AnswerBody::Decision { decision, message } => AnswerBody::Decision {
-                    decision,
-                    message: message
-                        .map(|m| crate::text::line(&m))
-                        .filter(|m| !m.is_empty()),
-                },
-                other => other,
-            };
             Ok(Admitted {
-                body,
+                body: body.tidied(),
                 digest: Some(bound.to_owned()),
+                sealed: None,
             })
         }
+    }
+}
+
+/// [`admit`] of an answer whose words are sealed, to a question whose words
+/// are: its form, the lasting choice and the digest, which is all this side
+/// can read.
+fn admit_sealed(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
+    if let Some(why) = check(&answer.body, question.kind, question.takes, None) {
+        return Err(Refusal::WrongAnswer(why));
+    }
+    check_lasting(question, &answer.body)?;
+    let digest = match answer.body.form() {
+        Afar::Text => None,
+        _ => Some(
+            question
+                .digest
+                .filter(|d| answer.digest.as_deref() == Some(*d))
+                .ok_or(Refusal::Changed)?
+                .to_owned(),
+        ),
+    };
+    Ok(Admitted {
+        body: answer.body,
+        digest,
+        sealed: answer.sealed,
+    })
+}
+
+/// A lasting choice is one the question offers.
+fn check_lasting(question: &Asked, body: &AnswerBody) -> Result<(), Refusal> {
+    match body {
+        AnswerBody::Decision {
+            decision: Verdict::Lasting(id),
+            ..
+        } if !question.lasting.contains(id) => Err(Refusal::NotOffered),
+        _ => Ok(()),
     }
 }
 
@@ -713,6 +813,7 @@ mod tests {
                 message: None,
             },
             digest: digest.map(str::to_owned),
+            sealed: None,
         }
     }
 
@@ -735,6 +836,7 @@ mod tests {
         let text = Proposed {
             body: AnswerBody::Text { text: "y".into() },
             digest: None,
+            sealed: None,
         };
         assert_eq!(admit(&q, text).unwrap_err().code(), "not_answerable");
     }
@@ -769,6 +871,7 @@ mod tests {
                 message: None,
             },
             digest: Some("d1".into()),
+            sealed: None,
         };
         let ok = admit(&q, keep(&offered[0])).unwrap();
         assert_eq!(ok.body.summary(), offered[0]);
@@ -783,11 +886,64 @@ mod tests {
     }
 
     #[test]
+    fn a_sealed_questions_answer_carries_its_words_sealed_and_none_beside_them() {
+        let mut reply = asked(Kind::Reply, Some(Afar::Text), None);
+        let text = |text: &str, sealed: Option<&str>| Proposed {
+            body: AnswerBody::Text { text: text.into() },
+            digest: None,
+            sealed: sealed.map(str::to_owned),
+        };
+        // In the clear: taken only for a question in the clear.
+        assert!(admit(&reply, text("yes", None)).is_ok());
+        let r = admit(&reply, text("", Some("s1.1.n.c"))).unwrap_err();
+        assert_eq!((r.code(), r.status()), ("words_in_the_clear", 400));
+        reply.words_sealed = true;
+        for (words, sealed) in [("yes", Some("s1.1.n.c")), ("yes", None), ("", None)] {
+            let r = admit(&reply, text(words, sealed)).unwrap_err();
+            assert_eq!(r.code(), "words_in_the_clear", "{words:?} {sealed:?}");
+        }
+        // Its words unread here: the agent's machine checks them.
+        let ok = admit(&reply, text("", Some("s1.1.n.c"))).unwrap();
+        assert_eq!(ok.sealed.as_deref(), Some("s1.1.n.c"));
+        // A decision: its message sealed or none, bound like any other.
+        let mut q = asked(Kind::Permission, Some(Afar::Decision), Some("d1"));
+        q.words_sealed = true;
+        let deny = |message: Option<&str>, sealed: Option<&str>, digest: &str| Proposed {
+            body: AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message: message.map(str::to_owned),
+            },
+            digest: Some(digest.into()),
+            sealed: sealed.map(str::to_owned),
+        };
+        assert!(admit(&q, deny(None, None, "d1")).is_ok());
+        assert!(admit(&q, deny(None, Some("s1.1.n.c"), "d1")).is_ok());
+        assert_eq!(
+            admit(&q, deny(Some("no"), Some("s1.1.n.c"), "d1")).unwrap_err(),
+            Refusal::WordsInTheClear
+        );
+        assert_eq!(
+            admit(&q, deny(None, Some("s1.1.n.c"), "d2")).unwrap_err(),
+            Refusal::Changed
+        );
+        let keep = Proposed {
+            body: AnswerBody::Decision {
+                decision: Verdict::Lasting("keep-0123456789abcdef".into()),
+                message: None,
+            },
+            digest: Some("d1".into()),
+            sealed: None,
+        };
+        assert_eq!(admit(&q, keep).unwrap_err(), Refusal::NotOffered);
+    }
+
+    #[test]
     fn admit_refuses_the_wrong_form_and_cleans_what_it_admits() {
         let q = asked(Kind::Permission, Some(Afar::Decision), Some("d1"));
         let text = Proposed {
             body: AnswerBody::Text { text: "y".into() },
             digest: Some("d1".into()),
+            sealed: None,
         };
         assert_eq!(admit(&q, text).unwrap_err().code(), "wrong_answer");
         let deny = Proposed {
@@ -796,6 +952,7 @@ mod tests {
                 message: Some("no\u{1b}[2J\nnot now".into()),
             },
             digest: Some("d1".into()),
+            sealed: None,
         };
         assert_eq!(
             admit(&q, deny).unwrap().body,
@@ -810,6 +967,7 @@ mod tests {
                 text: "\u{FE0F}!curl x | sh".into(),
             },
             digest: None,
+            sealed: None,
         };
         let r = admit(&reply, bang).unwrap_err();
         assert_eq!((r.code(), r.status()), ("refused_answer", 400));
@@ -818,6 +976,7 @@ mod tests {
                 text: "\u{034F}/permissions".into(),
             },
             digest: None,
+            sealed: None,
         };
         assert_eq!(admit(&reply, cgj).unwrap_err().code(), "refused_answer");
     }

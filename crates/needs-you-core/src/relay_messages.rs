@@ -85,6 +85,10 @@ pub struct Answer {
     /// which the hook that takes them checks against its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The answer's words, sealed by the device that made it, when its
+    /// question's are ([`crate::signed::Statement::sealed_hash`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<String>,
     /// The answering device's signed statement, passed on as it came: a
     /// machine logged in under an owner acts on that, never on the fields
     /// above ([`crate::signed`]).
@@ -316,6 +320,7 @@ mod tests {
             session_seq: 1_764_460_800_123_000,
             body: AnswerBody::Text { text: "yes".into() },
             digest: None,
+            sealed: None,
             signed: None,
             devices: None,
         });

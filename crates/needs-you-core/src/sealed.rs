@@ -65,7 +65,23 @@ pub mod field {
     /// at most): sealed with its words, its scope [`super::open_scope`],
     /// and opened by the page's service worker.
     pub const SUMMARY: &str = "summary";
+    /// An answer's words (a reply's text, a denial's message, a dialog's
+    /// choices: the whole [`crate::afar::AnswerBody`]): sealed by the
+    /// device that makes it, its scope the question's id, and bound to the
+    /// statement the device signs by their hash
+    /// ([`crate::signed::Statement::sealed_hash`]).
+    pub const ANSWER: &str = "answer";
+    /// A task's name: sealed by the command line that starts the task
+    /// (`needs-you run`), its scope the task's id, once the server gave it.
+    pub const TASK: &str = "task";
 }
+
+/// The most bytes of an answer's words before they are sealed: a reply's
+/// line, a message, choices, as JSON.
+pub const MAX_ANSWER_WORDS_BYTES: usize = 12 * 1024;
+
+/// The longest sealed answer the Worker keeps.
+pub const MAX_SEALED_ANSWER_CHARS: usize = max_sealed_chars(MAX_ANSWER_WORDS_BYTES);
 
 /// The most bytes of a question's summary before it is sealed: a Web Push
 /// carries it sealed beside its other fields, within its 4 KB.

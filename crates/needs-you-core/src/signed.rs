@@ -47,6 +47,12 @@ use crate::api::Rights;
 /// The statement's version: a machine refuses one it does not know.
 pub const VERSION: u32 = 1;
 
+/// The version of a [`Statement`] whose answer's words are sealed beside it
+/// ([`Statement::sealed_hash`]): a relay that knows no sealed words refuses
+/// it, rather than act on the answer's form alone (a denial without its
+/// message).
+pub const SEALED_VERSION: u32 = 2;
+
 /// How long a statement may be taken after it was signed: an answer is for
 /// a dialog on screen now, and one held back longer is a replay to refuse.
 pub const LIFETIME_MS: i64 = 10 * 60 * 1000;
@@ -149,9 +155,29 @@ pub struct Statement {
     /// The digest of the request answered (a decision or choices); none
     /// for a reply's text.
     pub digest: Option<String>,
+    /// The answer; only its form ([`AnswerBody::wordless`]) when its words
+    /// are sealed ([`Statement::sealed_hash`]).
     pub answer: AnswerBody,
+    /// For a question whose words are sealed: the [`sealed_hash`] of the
+    /// answer's words, sealed under the owner's content key
+    /// ([`crate::sealed::field::ANSWER`], scope the question's id), which
+    /// travel beside the statement. Signed with the rest, so that no one can
+    /// put other words in their place; opened on the agent's machine alone
+    /// ([`crate::words::restore_answer`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_hash: Option<String>,
     /// When it stops being taken (ms since the epoch).
     pub expires_at: i64,
+}
+
+/// What a [`Statement`] says of the sealed words beside it: their SHA-256,
+/// in hex, as they travel (`s1.…`).
+pub fn sealed_hash(sealed: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(sealed.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// A statement, its signature and the signer's public key, as they travel:
@@ -209,6 +235,9 @@ pub struct Revoking {
 /// stops being taken. (Each also has an `id`, spent once where it is acted
 /// on.)
 pub trait Signed {
+    /// The versions of it a machine takes.
+    const VERSIONS: &'static [u32];
+
     fn version(&self) -> u32;
     fn owner(&self) -> &str;
     fn expires_at(&self) -> i64;
@@ -222,10 +251,12 @@ pub trait Signed {
 }
 
 /// [`Signed`] for statements whose own fields are `v`, `owner` and
-/// `expires_at`.
+/// `expires_at`, each with the versions of it a machine takes.
 macro_rules! signed_by_its_fields {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $versions:expr),*) => {$(
         impl Signed for $t {
+            const VERSIONS: &'static [u32] = $versions;
+
             fn version(&self) -> u32 {
                 self.v
             }
@@ -239,7 +270,7 @@ macro_rules! signed_by_its_fields {
     )*};
 }
 
-signed_by_its_fields!(Statement, Revoking);
+signed_by_its_fields!(Statement => &[VERSION, SEALED_VERSION], Revoking => &[VERSION]);
 
 #[cfg(test)]
 mod tests {
@@ -259,6 +290,7 @@ mod tests {
                 decision: Verdict::Allow,
                 message: None,
             },
+            sealed_hash: None,
             expires_at,
         }
     }

@@ -15,10 +15,15 @@
 //! card of what takes a decision or choices from the opened request, as it
 //! does for any question.
 //!
+//! An answer to such a question seals its words likewise, on the device that
+//! makes it: its text, a denial's message, its choices, bound by their hash
+//! to the statement the device signs; only the agent's machine opens them
+//! ([`restore_answer`]).
+//!
 
 use serde::{Deserialize, Serialize};
 
-use crate::afar::{Afar, DialogQuestion};
+use crate::afar::{Afar, AnswerBody, DialogQuestion};
 use crate::api;
 use crate::kinds::QuestionOption;
 use crate::lasting::{self, Offer};
@@ -132,6 +137,17 @@ pub fn option_lines(options: &[QuestionOption]) -> String {
         .join("\n")
 }
 
+/// The answer a statement signed, its sealed words opened
+/// ([`crate::sealed::field::ANSWER`]: the whole answer as JSON) and read
+/// back: `None` unless they are an answer of the very form, and decision,
+/// that the statement carries beside them ([`AnswerBody::wordless`]), with
+/// words in it. A denial's message is made one line, as the Worker does of
+/// one in the clear ([`AnswerBody::tidied`]).
+pub fn restore_answer(wordless: &AnswerBody, opened: &[u8]) -> Option<AnswerBody> {
+    let answer: AnswerBody = serde_json::from_slice(opened).ok()?;
+    (answer.has_words() && answer.wordless() == *wordless).then(|| answer.tidied())
+}
+
 impl Words {
     /// What a notification shows of them: the text, then the options, cut
     /// to [`crate::sealed::MAX_SUMMARY_BYTES`].
@@ -181,6 +197,48 @@ mod tests {
         let request: Request = serde_json::from_value(body["request"].clone()).unwrap();
         body["digest"] = json!(request.digest());
         crate::classify::card::built(Report::from_value(&body).unwrap())
+    }
+
+    #[test]
+    fn an_answers_opened_words_are_taken_only_as_the_answer_signed_beside_them() {
+        use crate::afar::Verdict;
+        let deny = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: Some("not with\nhunter2".into()),
+        };
+        let wordless = deny.wordless();
+        assert!(!serde_json::to_string(&wordless)
+            .unwrap()
+            .contains("hunter2"));
+        let sealed = serde_json::to_vec(&deny).unwrap();
+        assert_eq!(
+            restore_answer(&wordless, &sealed),
+            Some(AnswerBody::Decision {
+                decision: Verdict::Deny,
+                message: Some("not with hunter2".into())
+            })
+        );
+        // Words of an allow under a signed deny, a text under a decision,
+        // or no words at all: refused.
+        let allow = AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: Some("x".into()),
+        };
+        assert_eq!(restore_answer(&allow.wordless(), &sealed), None);
+        let text = AnswerBody::Text { text: "yes".into() };
+        assert_eq!(restore_answer(&text.wordless(), &sealed), None);
+        assert_eq!(
+            restore_answer(&wordless, &serde_json::to_vec(&wordless).unwrap()),
+            None
+        );
+        assert_eq!(restore_answer(&wordless, b"not json"), None);
+        let choices = AnswerBody::Choices {
+            choices: vec![vec!["SQLite".into()]],
+        };
+        assert_eq!(
+            restore_answer(&choices.wordless(), &serde_json::to_vec(&choices).unwrap()),
+            Some(choices)
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! What the relay's check of a signed answer costs (`trust::verify`, then
-//! `trust::bind`), in microseconds: `bash bench/trust.sh`. Two signers side
-//! by side, round after round: the owner's key, and a device whose
-//! certificate the owner's key signed (two signatures to check, and the
-//! device list). Runs `ROUNDS` rounds of `PER_ROUND` checks of each and
-//! prints the median and the spread of the rounds' means, as JSON on the
-//! last line.
+//! What the relay's check of a signed answer costs (`trust::verify`,
+//! `trust::opened`, then `trust::bind`), in microseconds: `bash
+//! bench/trust.sh`. Three answers side by side, round after round: an allow
+//! the owner's key signed, the same from a device whose certificate the
+//! owner's key signed (two signatures to check, and the device list), and a
+//! denial the owner's key signed whose message is sealed beside it (its
+//! hash, then the words opened under the content key). Runs `ROUNDS`
+//! rounds of `PER_ROUND` checks of each and prints the median and the
+//! spread of the rounds' means, as JSON on the last line.
 
 use std::time::Instant;
 
@@ -13,10 +15,13 @@ use base64::Engine as _;
 use needs_you_core::afar::{AnswerBody, Verdict};
 use needs_you_core::api::Rights;
 use needs_you_core::relay_messages::Answer;
+use needs_you_core::sealed::field;
+use needs_you_core::signed::sealed_hash;
 use needs_you_core::signed::{
     Certificate, DeviceList, Envelope, Statement, CERTIFICATE_LIFETIME_MS, LIFETIME_MS, VERSION,
 };
 use needs_you_core::Kind;
+use needs_you_reporter::sealing::{self, ContentKeys};
 use needs_you_reporter::state::OpenQuestion;
 use needs_you_reporter::trust;
 use p256::ecdsa::signature::Signer as _;
@@ -57,6 +62,7 @@ fn main() {
             decision: Verdict::Allow,
             message: None,
         },
+        sealed_hash: None,
         expires_at: now + LIFETIME_MS,
     };
     let bytes = serde_json::to_vec(&statement).expect("json");
@@ -93,6 +99,7 @@ fn main() {
         session_seq: 42,
         body: statement.answer.clone(),
         digest: Some(digest.clone()),
+        sealed: None,
         signed: Some(Box::new(envelope.clone())),
         devices: None,
     };
@@ -104,19 +111,50 @@ fn main() {
         transcript: None,
         digest: Some(digest),
     };
+    // A denial whose message is sealed, as the page and `needs-you answer`
+    // seal one for a sealed question.
+    let keys = ContentKeys::first().expect("a content key");
+    let deny = AnswerBody::Decision {
+        decision: Verdict::Deny,
+        message: Some("not on main: open a branch and run the tests there first".into()),
+    };
+    let words = serde_json::to_vec(&deny).expect("json");
+    let sealed = sealing::seal(
+        keys.newest().expect("a version"),
+        &owner,
+        "q_bench",
+        field::ANSWER,
+        &words,
+    )
+    .expect("sealed");
+    let denying = Statement {
+        v: needs_you_core::signed::SEALED_VERSION,
+        answer: deny.wordless(),
+        sealed_hash: Some(sealed_hash(&sealed)),
+        ..statement.clone()
+    };
+    let denied = seal(&key, &serde_json::to_vec(&denying).expect("json"));
+    let sealed_frame = Answer {
+        body: deny.wordless(),
+        sealed: Some(sealed),
+        ..frame.clone()
+    };
     let mut owner_means = Vec::with_capacity(ROUNDS);
     let mut device_means = Vec::with_capacity(ROUNDS);
-    let time = |signed: &Envelope| {
+    let mut sealed_means = Vec::with_capacity(ROUNDS);
+    let time = |signed: &Envelope, frame: &Answer| {
         let start = Instant::now();
         for _ in 0..PER_ROUND {
             let s = trust::verify(&owner, Some(signed), Some(&list), now).expect("verified");
-            trust::bind(s, &frame, Some(&open)).expect("bound");
+            let s = trust::opened(s, frame.sealed.as_deref(), Some(&keys)).expect("opened");
+            trust::bind(s, frame, Some(&open)).expect("bound");
         }
         start.elapsed().as_secs_f64() * 1e6 / PER_ROUND as f64
     };
     for _ in 0..ROUNDS {
-        owner_means.push(time(&envelope));
-        device_means.push(time(&by_phone));
+        owner_means.push(time(&envelope, &frame));
+        device_means.push(time(&by_phone, &frame));
+        sealed_means.push(time(&denied, &sealed_frame));
     }
     let spread = |mut m: Vec<f64>| {
         m.sort_by(|a, b| a.total_cmp(b));
@@ -128,8 +166,9 @@ fn main() {
         )
     };
     println!(
-        "{{\"owner_key\": {}, \"device_with_certificate\": {}, \"rounds\": {ROUNDS}, \"per_round\": {PER_ROUND}}}",
+        "{{\"owner_key\": {}, \"device_with_certificate\": {}, \"owner_key_sealed_words\": {}, \"rounds\": {ROUNDS}, \"per_round\": {PER_ROUND}}}",
         spread(owner_means),
-        spread(device_means)
+        spread(device_means),
+        spread(sealed_means)
     );
 }

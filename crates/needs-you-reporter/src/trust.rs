@@ -18,19 +18,25 @@
 //! read as a statement of this owner (`BadSignature`); it is fresh
 //! (`Expired`); it names this machine's own open question of the session,
 //! by `seq` and digest, in the answer's form (`NotThisRequest`); its id was
-//! never taken before (`Spent`, kept by the caller).
+//! never taken before (`Spent`, kept by the caller). An answer whose words
+//! are sealed ([`opened`]) has them beside the statement, the very ones it
+//! signed by their hash, opening with the content key this machine holds as
+//! the answer the statement says (`Unopened`).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 use needs_you_core::afar::{Afar, Refusal};
 use needs_you_core::api::Right;
 use needs_you_core::relay_messages::Answer;
-use needs_you_core::signed::{Certificate, DeviceList, Envelope, Signed, Statement, VERSION};
+use needs_you_core::sealed::field;
+use needs_you_core::signed::{self, Certificate, DeviceList, Envelope, Signed, Statement, VERSION};
+use needs_you_core::words;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use serde::de::DeserializeOwned;
 use sha2::{Digest as _, Sha256};
 
+use crate::sealing::{self, ContentKeys};
 use crate::state::OpenQuestion;
 
 /// The environment variable that names the owner key's fingerprint.
@@ -162,12 +168,56 @@ pub fn verify_as<T: Signed + DeserializeOwned>(
     may_answer(owner, envelope, devices, now)?;
     let bytes = signed_bytes(envelope)?;
     let statement: T = serde_json::from_slice(&bytes).map_err(|_| Refusal::BadSignature)?;
-    if statement.version() != VERSION || statement.owner() != owner {
+    if !T::VERSIONS.contains(&statement.version()) || statement.owner() != owner {
         return Err(Refusal::BadSignature);
     }
     if !statement.fresh(now) {
         return Err(Refusal::Expired);
     }
+    Ok(statement)
+}
+
+/// `statement`, checked ([`verify`]), with its answer's sealed words put
+/// back: `sealed` (as they came beside it) must be the words it signed, by
+/// their hash, sealed for its owner and question as an answer's
+/// ([`field::ANSWER`]) under a version of `keys`, and open as an answer of
+/// the form and decision it carries, within the limits the Worker checks
+/// of an answer in the clear. A statement with no sealed words is as it
+/// came.
+pub fn opened(
+    mut statement: Statement,
+    sealed: Option<&str>,
+    keys: Option<&ContentKeys>,
+) -> Result<Statement, Refusal> {
+    // Sealed words, and only they, come in a statement of their own
+    // version, which a relay that cannot open them refuses.
+    let Some(hash) = statement.sealed_hash.take() else {
+        return match statement.v {
+            VERSION => Ok(statement),
+            _ => Err(Refusal::BadSignature),
+        };
+    };
+    if statement.v != signed::SEALED_VERSION {
+        return Err(Refusal::BadSignature);
+    }
+    let sealed = sealed
+        .filter(|s| signed::sealed_hash(s) == hash)
+        .ok_or(Refusal::Unopened)?;
+    let keys = keys.ok_or(Refusal::Unopened)?;
+    let plain = sealing::open(
+        keys,
+        &statement.owner,
+        &statement.question_id,
+        field::ANSWER,
+        sealed,
+    )
+    .map_err(|_| Refusal::Unopened)?;
+    let answer = words::restore_answer(&statement.answer, &plain).ok_or(Refusal::Unopened)?;
+    let form = answer.form();
+    if let Some(why) = needs_you_core::afar::check(&answer, form.kind(), Some(form), None) {
+        return Err(Refusal::WrongAnswer(why));
+    }
+    statement.answer = answer;
     Ok(statement)
 }
 
@@ -204,6 +254,7 @@ pub fn bind(
         session_seq: frame.session_seq,
         body: statement.answer,
         digest: statement.digest,
+        sealed: None,
         signed: None,
         devices: None,
     })
@@ -249,8 +300,89 @@ mod tests {
             open_seq: 7,
             digest: digest.map(str::to_owned),
             answer,
+            sealed_hash: None,
             expires_at: NOW + LIFETIME_MS,
         }
+    }
+
+    #[test]
+    fn sealed_words_are_taken_only_as_the_words_signed_for_that_answer() {
+        let keys = ContentKeys::first().unwrap();
+        let deny = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: Some("not with AKIA-secret".into()),
+        };
+        let words = |body: &AnswerBody, question: &str| {
+            let plain = serde_json::to_vec(body).unwrap();
+            sealing::seal(
+                keys.newest().unwrap(),
+                "fp",
+                question,
+                field::ANSWER,
+                &plain,
+            )
+            .unwrap()
+        };
+        let sealed = words(&deny, "q_1");
+        let signed_for = |sealed: &str, answer: AnswerBody| {
+            let mut s = statement("fp", answer, Some("d1"));
+            s.v = signed::SEALED_VERSION;
+            s.sealed_hash = Some(signed::sealed_hash(sealed));
+            s
+        };
+        let s = signed_for(&sealed, deny.wordless());
+        assert_eq!(
+            opened(s.clone(), Some(&sealed), Some(&keys))
+                .unwrap()
+                .answer,
+            deny
+        );
+        // Other words than those signed, none, or no key to open them.
+        let other = words(&deny, "q_1");
+        for (sealed, keys) in [
+            (Some(other.as_str()), Some(&keys)),
+            (None, Some(&keys)),
+            (Some(sealed.as_str()), None),
+        ] {
+            assert_eq!(
+                opened(s.clone(), sealed, keys).unwrap_err(),
+                Refusal::Unopened
+            );
+        }
+        // Sealed for another question, or for an allow under a signed deny.
+        let moved = words(&deny, "q_2");
+        let s = signed_for(&moved, deny.wordless());
+        assert_eq!(
+            opened(s, Some(&moved), Some(&keys)).unwrap_err(),
+            Refusal::Unopened
+        );
+        let s = signed_for(&sealed, allow());
+        assert_eq!(
+            opened(s, Some(&sealed), Some(&keys)).unwrap_err(),
+            Refusal::Unopened
+        );
+        // What the Worker would refuse in the clear is refused here.
+        let long = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: Some("x".repeat(needs_you_core::afar::MAX_TYPED_CHARS + 1)),
+        };
+        let sealed = words(&long, "q_1");
+        let s = signed_for(&sealed, long.wordless());
+        assert_eq!(code(opened(s, Some(&sealed), Some(&keys))), "wrong_answer");
+        // A statement with no sealed words is as it came; sealed words come
+        // in a version of their own, which a relay that cannot open them
+        // refuses, and that version has them.
+        let s = statement("fp", allow(), Some("d1"));
+        assert_eq!(opened(s.clone(), None, None), Ok(s.clone()));
+        let mut v2 = s;
+        v2.v = signed::SEALED_VERSION;
+        assert_eq!(opened(v2, None, None), Err(Refusal::BadSignature));
+        let mut v1 = signed_for(&sealed, deny.wordless());
+        v1.v = VERSION;
+        assert_eq!(
+            opened(v1, Some(&sealed), Some(&keys)),
+            Err(Refusal::BadSignature)
+        );
     }
 
     fn seal(k: &SigningKey, s: &Statement) -> Envelope {
@@ -266,6 +398,7 @@ mod tests {
             session_seq: 7,
             body,
             digest: Some("d1".into()),
+            sealed: None,
             signed: None,
             devices: None,
         }

@@ -153,6 +153,7 @@ mod tests {
                 decision: Verdict::Allow,
                 message: None,
             },
+            sealed_hash: None,
             expires_at: 2_000,
         };
         let envelope = key.sign_json(&statement);

@@ -31,7 +31,13 @@ pub use channels::*;
 pub struct Question {
     pub question_id: String,
     pub task_id: String,
+    /// Its task's name; empty when it is sealed ([`Question::task_sealed_name`]).
     pub task_name: String,
+    /// Its task's name as the command line that started the task sealed it
+    /// ([`crate::sealed::field::TASK`], scope the task's id), for the
+    /// devices to open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_sealed_name: Option<String>,
     pub session: String,
     pub cli: Cli,
     pub kind: Kind,
@@ -170,6 +176,12 @@ pub struct Answer {
     /// Who answered: a device's name, or "the owner".
     #[serde(default, alias = "answered_by")]
     pub by: Option<String>,
+    /// Its words sealed by the device that made it
+    /// ([`crate::sealed::field::ANSWER`], scope the question's id), for a
+    /// question whose words are sealed: `text` is then only a decision's
+    /// word, or empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<String>,
 }
 
 /// One question of the history: as the list shows it, with every answer it
@@ -215,6 +227,9 @@ pub struct AnswerStatus {
     pub form: Afar,
     #[serde(default, alias = "answered_by")]
     pub by: Option<String>,
+    /// As [`Answer::sealed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<String>,
 }
 
 wire_enum! {
@@ -222,11 +237,20 @@ wire_enum! {
     TaskState { Waiting = "waiting", Running = "running" }
 }
 
+/// The most characters of a task's name, in the clear or before it is
+/// sealed.
+pub const MAX_TASK_NAME_CHARS: usize = 100;
+
 /// A live task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     pub task_id: String,
+    /// Its name; empty when it is sealed ([`Task::sealed_name`]).
     pub name: String,
+    /// Its name as the command line that started it sealed it
+    /// ([`crate::sealed::field::TASK`], scope its id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_name: Option<String>,
     pub state: TaskState,
     pub created_at: i64,
     pub expires_at: Option<i64>,

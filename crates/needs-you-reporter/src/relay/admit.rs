@@ -208,6 +208,7 @@ mod tests {
             session_seq,
             body,
             digest: None,
+            sealed: None,
             signed: None,
             devices: None,
         }

@@ -212,6 +212,13 @@ impl Relay {
         let statement: Statement = self
             .verified(answer.signed.as_deref(), answer.devices.as_deref())
             .map_err(Failure::refused)?;
+        // Its sealed words opened only once it is known to be the owner's.
+        let keys = match answer.sealed {
+            Some(_) => sealed_report::held_keys().ok().flatten(),
+            None => None,
+        };
+        let statement = trust::opened(statement, answer.sealed.as_deref(), keys.as_ref())
+            .map_err(Failure::refused)?;
         let open = self.dir.open_question(&statement.session).map_err(|e| {
             Failure::new(
                 NotDone::StateUnreadable,

@@ -9,14 +9,14 @@
 
 use std::collections::HashMap;
 
-use needs_you_core::afar::Afar;
-use needs_you_core::api::{Listed, Question, Rule};
+use needs_you_core::afar::{Afar, AnswerBody};
+use needs_you_core::api::{Listed, Question, Rule, Task};
 use needs_you_core::classify::card::{self, ToSign};
 use needs_you_core::request::Request;
-use needs_you_core::sealed::{field, open_scope};
+use needs_you_core::sealed::{field, open_scope, SealedText};
 use needs_you_core::words::{RuleWords, Words};
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::{open, ContentKeys};
+use needs_you_reporter::sealing::{open, seal, ContentKeys};
 use serde_json::Value;
 
 use super::path_part;
@@ -38,6 +38,9 @@ pub struct Built {
     login: Login,
     /// The content key, read at the first sealed question.
     keys: Option<ContentKeys>,
+    /// The version each question's words opened here were sealed under, by
+    /// question id: its answer's words are sealed under the same.
+    versions: HashMap<String, u32>,
 }
 
 impl Built {
@@ -46,6 +49,7 @@ impl Built {
             made: HashMap::new(),
             login: login.clone(),
             keys: None,
+            versions: HashMap::new(),
         }
     }
 
@@ -64,6 +68,21 @@ impl Built {
             .map(|l| {
                 let mut l = l.clone();
                 self.apply(client, &mut l.question);
+                let q = &mut l.question;
+                q.task_name = self.task_name(
+                    client,
+                    &q.task_id,
+                    q.task_sealed_name.as_deref(),
+                    &q.task_name,
+                );
+                if let Some(a) = l.answer.as_mut() {
+                    a.text = self.answer_text(
+                        client,
+                        &l.question.question_id,
+                        a.sealed.as_deref(),
+                        &a.text,
+                    );
+                }
                 l
             })
             .collect()
@@ -163,6 +182,9 @@ impl Built {
         let plain = self.open(client, &scope, field::QUESTION, &sealed)?;
         let words: Words =
             serde_json::from_slice(&plain).map_err(|_| "its words opened, but are not words")?;
+        if let Some(s) = SealedText::parse(&sealed) {
+            self.versions.insert(q.question_id.clone(), s.version);
+        }
         let request = words.request.clone();
         Ok((Some(words), request))
     }
@@ -182,6 +204,85 @@ impl Built {
         rule
     }
 
+    /// `body`, an answer to `q`, with its words sealed here
+    /// ([`field::ANSWER`], scope the question's id) under the version its
+    /// own words were sealed under, once they were opened here
+    /// ([`Built::request_of`]), which its machine holds whatever newer one
+    /// this command line has: the answer with its words left out, and them
+    /// sealed.
+    pub fn seal_answer(
+        &self,
+        q: &Question,
+        body: &AnswerBody,
+    ) -> Result<(AnswerBody, String), String> {
+        let owner = self.owner()?;
+        let key = self
+            .versions
+            .get(&q.question_id)
+            .and_then(|v| self.keys.as_ref()?.version(*v))
+            .ok_or("its words were not opened here")?;
+        let plain = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+        let sealed = seal(key, &owner, &q.question_id, field::ANSWER, &plain)
+            .map_err(|e| format!("cannot seal the answer: {e}"))?;
+        Ok((body.wordless(), sealed))
+    }
+
+    /// Task `task_id`'s name: `name`, as the server keeps it, or its `sealed`
+    /// name opened here ([`field::TASK`]).
+    pub fn task_name(
+        &mut self,
+        client: &Client,
+        task_id: &str,
+        sealed: Option<&str>,
+        name: &str,
+    ) -> String {
+        let Some(sealed) = sealed else {
+            return name.to_owned();
+        };
+        match self.open(client, task_id, field::TASK, sealed) {
+            Ok(plain) => String::from_utf8_lossy(&plain).into_owned(),
+            Err(why) => format!("(sealed: {why})"),
+        }
+    }
+
+    /// `tasks` with their sealed names opened here.
+    pub fn tasks(&mut self, client: &Client, tasks: &mut [Task]) {
+        for t in tasks {
+            t.name = self.task_name(client, &t.task_id, t.sealed_name.as_deref(), &t.name);
+        }
+    }
+
+    /// What an answer to question `question_id` says for a person: `text`,
+    /// as the server keeps it, or its `sealed` words opened here, as the
+    /// list would say them in the clear.
+    pub fn answer_text(
+        &mut self,
+        client: &Client,
+        question_id: &str,
+        sealed: Option<&str>,
+        text: &str,
+    ) -> String {
+        let Some(sealed) = sealed else {
+            return text.to_owned();
+        };
+        let opened = self
+            .open(client, question_id, field::ANSWER, sealed)
+            .and_then(|p| {
+                serde_json::from_slice::<AnswerBody>(&p).map_err(|_| "not an answer".into())
+            });
+        match opened {
+            Ok(body) => body.summary(),
+            Err(why) => format!("{text} (sealed: {why})"),
+        }
+    }
+
+    fn owner(&self) -> Result<String, String> {
+        self.login
+            .owner
+            .clone()
+            .ok_or_else(|| "this login pins no owner, so it holds no content key".into())
+    }
+
     /// What `sealed` holds, opened with the content key held here (read
     /// again once, for a version made since).
     fn open(
@@ -191,11 +292,7 @@ impl Built {
         field: &str,
         sealed: &str,
     ) -> Result<Vec<u8>, String> {
-        let owner = self
-            .login
-            .owner
-            .clone()
-            .ok_or("this login pins no owner, so it holds no content key")?;
+        let owner = self.owner()?;
         for fresh in [false, true] {
             if self.keys.is_none() || fresh {
                 self.keys =
@@ -227,6 +324,24 @@ impl Built {
         let Ok(q) = serde_json::from_value::<Question>(p.clone()) else {
             return p;
         };
+        let task = self.task_name(
+            client,
+            &q.task_id,
+            q.task_sealed_name.as_deref(),
+            &q.task_name,
+        );
+        p["task_name"] = Value::String(task);
+        if let Some(answers) = p["answers"].as_array_mut() {
+            for a in answers.iter_mut() {
+                let text = self.answer_text(
+                    client,
+                    &q.question_id,
+                    a["sealed"].as_str(),
+                    a["text"].as_str().unwrap_or_default(),
+                );
+                a["text"] = Value::String(text);
+            }
+        }
         if q.sealed {
             match self.request_of(client, &q) {
                 Ok((Some(words), _)) => {

@@ -181,7 +181,8 @@ fn screen_scope_of(client: &Client, question_id: &str) -> Result<String> {
 /// `tasks [--json]`.
 pub fn tasks(json_out: bool, with_rules: bool) -> Result<i32> {
     let (login, client) = logged_in()?;
-    let tasks: Tasks = client.get("/v1/tasks")?;
+    let mut tasks: Tasks = client.get("/v1/tasks")?;
+    cards::Built::new(&login).tasks(&client, &mut tasks.tasks);
     if json_out {
         print_json(&tasks);
     } else {
@@ -202,8 +203,9 @@ pub fn tasks(json_out: bool, with_rules: bool) -> Result<i32> {
 /// `tasks mute TASK --for D` and `tasks unmute TASK` (`seconds` 0): TASK is
 /// a live task's id, or its name when one task has it.
 pub fn mute(task: &str, seconds: u64) -> Result<i32> {
-    let (_, client) = logged_in()?;
-    let tasks: Tasks = client.get("/v1/tasks")?;
+    let (login, client) = logged_in()?;
+    let mut tasks: Tasks = client.get("/v1/tasks")?;
+    cards::Built::new(&login).tasks(&client, &mut tasks.tasks);
     let named: Vec<&Task> = tasks.tasks.iter().filter(|t| t.name == task).collect();
     let id = match (
         tasks.tasks.iter().find(|t| t.task_id == task),
@@ -379,14 +381,7 @@ fn statement(
         AnswerBody::Text { text } => AnswerBody::Text {
             text: needs_you_core::answer::check(text).unwrap_or_else(|_| text.clone()),
         },
-        AnswerBody::Decision { decision, message } => AnswerBody::Decision {
-            decision: decision.clone(),
-            message: message
-                .as_deref()
-                .map(needs_you_core::text::line)
-                .filter(|m| !m.is_empty()),
-        },
-        other => other.clone(),
+        other => other.clone().tidied(),
     };
     Ok(Statement {
         v: signed::VERSION,
@@ -397,6 +392,7 @@ fn statement(
         open_seq: q.open_seq,
         digest,
         answer,
+        sealed_hash: None,
         expires_at: now_ms() as i64 + signed::LIFETIME_MS,
     })
 }
@@ -443,6 +439,14 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
     let body = reply.body();
     let mut request = serde_json::to_value(&body).unwrap_or_default();
     let signer = trusting::signer(&login, &client)?;
+    // Under an owner, an answer goes signed or not at all: unsigned, its
+    // words would reach the server in the clear, and no machine takes it.
+    if signer.is_none() && login.owner.is_some() && body.has_words() {
+        return Err(Fail::new(
+            exit::REFUSED,
+            "the server says this command line may not answer, so nothing was sent: `needs-you devices` on your own machine shows what each may do",
+        ));
+    }
     if body.form() != Afar::Text || signer.is_some() {
         let list: NeedsYou = client.get("/v1/needs-you")?;
         let listed = list
@@ -491,8 +495,24 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
             request["digest"] = json!(digest);
         }
         if let Some(signer) = &signer {
-            let signed = signer.sign(&statement(&signer.owner, &shown.question, &body, digest)?);
-            request["signed"] = json!(signed);
+            let mut statement = statement(&signer.owner, &shown.question, &body, digest)?;
+            // A sealed question's answer seals its words too, signed with
+            // the rest; the server gets its form alone.
+            if listed.question.sealed && statement.answer.has_words() {
+                let (wordless, sealed) = opener
+                    .seal_answer(&listed.question, &statement.answer)
+                    .map_err(|why| Fail::new(exit::REFUSED, format!("{why}: not answered")))?;
+                let digest = request.get("digest").cloned();
+                request = serde_json::to_value(&wordless).unwrap_or_default();
+                if let Some(d) = digest {
+                    request["digest"] = d;
+                }
+                request["sealed"] = json!(&sealed);
+                statement.v = signed::SEALED_VERSION;
+                statement.answer = wordless;
+                statement.sealed_hash = Some(signed::sealed_hash(&sealed));
+            }
+            request["signed"] = json!(signer.sign(&statement));
         }
     }
     let queued: Queued = client
@@ -509,7 +529,13 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
                 return Ok(exit::OK);
             }
             AnswerState::Taken => {
-                println!("The agent took it: {}.", a.text);
+                let text = cards::Built::new(&login).answer_text(
+                    &client,
+                    &a.question_id,
+                    a.sealed.as_deref(),
+                    &a.text,
+                );
+                println!("The agent took it: {}.", needs_you_core::text::line(&text));
                 return Ok(exit::OK);
             }
             AnswerState::Failed => {

@@ -22,7 +22,7 @@ use serde_json::json;
 
 use needs_you_core::Cli;
 
-use needs_you_core::api::NewTask;
+use needs_you_core::api::{NewTask, MAX_TASK_NAME_CHARS};
 use needs_you_reporter::client::FailureKind;
 pub use needs_you_reporter::program::find_program;
 
@@ -30,6 +30,8 @@ use super::logged_in;
 use crate::cli::RunOptions;
 use crate::content_keys;
 use crate::fail::{exit, Fail, Result};
+use needs_you_core::sealed::field;
+use needs_you_reporter::sealing::{seal, ContentKeys};
 
 pub(crate) use signals::{install_forwarding, restore_defaults};
 use signals::{CHILD, ELSEWHERE};
@@ -172,10 +174,34 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let name = opts.name.unwrap_or_else(|| default_name(&program, &cwd));
-    let created = client.post::<NewTask>(
-        "/v1/tasks",
-        &json!({"name": name, "expires_in_s": opts.expires_s, "screen": !opts.no_screen}),
-    );
+    // The content key, opened from what this machine's pairer wrapped to it
+    // and kept beside the login, before an agent here has words to seal: the
+    // task's name is the first (it names the folder). What went wrong is
+    // said once the task is made: a server out of reach says so below.
+    // Whenever this machine keeps a key, it seals, whatever the server says
+    // of those it may hold since.
+    let sealing = match (
+        content_keys::on_this_device(&login, &client),
+        content_keys::load().ok().flatten(),
+    ) {
+        (Ok(Some(keys)), _) | (_, Some(keys)) => Ok(Some(keys)),
+        (fetched, None) => fetched,
+    };
+    let seals_name = login.owner.is_some() && matches!(sealing, Ok(Some(_)));
+    let name = needs_you_core::text::line(&name);
+    if name.chars().count() > MAX_TASK_NAME_CHARS {
+        return Err(Fail::new(
+            exit::USAGE,
+            format!("--name: a task's name is at most {MAX_TASK_NAME_CHARS} characters"),
+        ));
+    }
+    let mut asked = json!({"expires_in_s": opts.expires_s, "screen": !opts.no_screen});
+    if seals_name {
+        asked["name_sealed"] = json!(true);
+    } else {
+        asked["name"] = json!(name);
+    }
+    let created = client.post::<NewTask>("/v1/tasks", &asked);
     // A server out of reach never keeps a person from starting their agent:
     // it runs unwatched, and says so once. A refusal (a device without the
     // right to start tasks) is a set-up to fix, and stops here.
@@ -201,16 +227,21 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
             );
         }
     }
-    // The content key, opened from what this machine's pairer wrapped to it
-    // and kept beside the login, before an agent here has words to seal. A
-    // machine it has not reached yet still runs its agent, showing no screen.
+    // A machine the content key has not reached yet still runs its agent,
+    // showing no screen.
     let sealing = match task.is_some() {
-        true => content_keys::on_this_device(&login, &client).unwrap_or_else(|f| {
+        true => sealing.unwrap_or_else(|f| {
             eprintln!("needs-you: cannot take the content key ({})", f.message);
             None
         }),
         false => None,
     };
+    if let (Some(t), Some(keys), Some(owner), true) = (&task, &sealing, &login.owner, seals_name) {
+        // A task that cannot be named still runs: the person is told.
+        if let Err(why) = name_task(&client, keys, owner, &t.task_id, &name) {
+            eprintln!("needs-you: could not name the task ({why}); it is listed without a name");
+        }
+    }
     let env: Vec<(&str, String)> = match &task {
         Some(t) => {
             let mut env = vec![
@@ -263,6 +294,31 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         );
     }
     finish(ended?)
+}
+
+/// Names task `task_id` with `name` sealed under the newest version of
+/// `keys`, as `owner`'s, for that task ([`field::TASK`]): the server keeps
+/// the name as a blob the devices open.
+fn name_task(
+    client: &needs_you_reporter::client::Client,
+    keys: &ContentKeys,
+    owner: &str,
+    task_id: &str,
+    name: &str,
+) -> std::result::Result<(), String> {
+    let key = keys.newest().ok_or("no content key")?;
+    let sealed =
+        seal(key, owner, task_id, field::TASK, name.as_bytes()).map_err(|e| e.to_string())?;
+    client
+        .put::<serde_json::Value>(
+            &format!(
+                "/v1/tasks/{}/name",
+                super::path_part(task_id).map_err(|f| f.message)?
+            ),
+            &json!({ "sealed": sealed }),
+        )
+        .map(|_| ())
+        .map_err(|f| f.message)
 }
 
 /// Our exit: the command's code, or its death by the same signal.
