@@ -33,6 +33,10 @@ FEATURES = {
     "the report path (POST /v1/reports: parse, card, batch)": routes(
         "src/routes/reports.rs", ["post"]
     ),
+    "cards built from reports in the clear (card::built, lasting::offered)": [
+        ("crates/needs-you-core/src/classify/card.rs", "pub fn built(", "return report;"),
+        ("crates/needs-you-core/src/lasting.rs", "pub fn offered(", "return Vec::new();"),
+    ],
     "answers from afar, Show terminal, lasting rules (Relay object and their routes)": [
         ("src/relay.rs", "async fn fetch(", FAILED),
         ("src/relay.rs", "async fn websocket_message(", FAILED),
@@ -120,6 +124,8 @@ def main(wanted):
         subprocess.run(["git", "worktree", "add", "-q", "--detach", tree, "HEAD"], cwd=ROOT, check=True)
         try:
             os.symlink(os.path.join(ROOT, "node_modules"), os.path.join(tree, "node_modules"))
+            # scripts/build.sh reads the card builder's wasm from ./target.
+            os.symlink(os.path.join(ROOT, "target"), os.path.join(tree, "target"))
             for name in ["baseline", *names]:
                 subprocess.run(["git", "checkout", "-q", "--", "."], cwd=tree, check=True)
                 if name != "baseline":
