@@ -491,17 +491,20 @@ pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
     if in_the_clear {
         return Err(Refusal::WordsInTheClear);
     }
-    if question.words_sealed {
-        // Its words, sealed, are checked where they open: the agent's
-        // machine applies the same rules before it types or hands anything.
-        return admit_sealed(question, answer);
-    }
-    let questions = Some(question.questions);
+    // Sealed words are checked where they open: the agent's machine applies
+    // the same rules before it types or hands anything on.
+    let questions = (!question.words_sealed).then_some(question.questions);
     if let Some(why) = check(&answer.body, question.kind, question.takes, questions) {
         return Err(Refusal::WrongAnswer(why));
     }
     check_lasting(question, &answer.body)?;
+    let sealed = answer.sealed;
     match answer.body {
+        AnswerBody::Text { text } if sealed.is_some() => Ok(Admitted {
+            body: AnswerBody::Text { text },
+            digest: None,
+            sealed,
+        }),
         AnswerBody::Text { text } => Ok(Admitted {
             body: AnswerBody::Text {
                 text: crate::answer::check(&text).map_err(Refusal::RefusedAnswer)?,
@@ -517,35 +520,10 @@ pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
             Ok(Admitted {
                 body: body.tidied(),
                 digest: Some(bound.to_owned()),
-                sealed: None,
+                sealed,
             })
         }
     }
-}
-
-/// [`admit`] of an answer whose words are sealed, to a question whose words
-/// are: its form, the lasting choice and the digest, which is all this side
-/// can read.
-fn admit_sealed(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
-    if let Some(why) = check(&answer.body, question.kind, question.takes, None) {
-        return Err(Refusal::WrongAnswer(why));
-    }
-    check_lasting(question, &answer.body)?;
-    let digest = match answer.body.form() {
-        Afar::Text => None,
-        _ => Some(
-            question
-                .digest
-                .filter(|d| answer.digest.as_deref() == Some(*d))
-                .ok_or(Refusal::Changed)?
-                .to_owned(),
-        ),
-    };
-    Ok(Admitted {
-        body: answer.body,
-        digest,
-        sealed: answer.sealed,
-    })
 }
 
 /// A lasting choice is one the question offers.
