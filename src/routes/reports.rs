@@ -26,9 +26,9 @@ pub async fn post(mut req: Request, env: &Env, ctx: &Context) -> ApiResult {
     let credential_hash = auth::task_credential_hash(&req)?;
     limits::within_rate(env, Rate::Reports, &credential_hash).await?;
     let bytes = read_bytes_up_to(&mut req, needs_you_core::report::MAX_SEALED_BODY_BYTES).await?;
-    // What an allow covers is shown as the request says, never in the
-    // reporter's own words.
-    let report = needs_you_core::classify::card::built(Report::parse(&bytes).map_err(refusal)?);
+    // Kept as sent: the reporter built its card from its request, which a
+    // device reads again to show and sign (the server reads no request).
+    let report = Report::parse(&bytes).map_err(refusal)?;
     let request_id = new_id("r_");
     let keys = ReportKeys {
         credential_hash: &credential_hash,

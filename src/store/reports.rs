@@ -138,6 +138,7 @@ pub async fn apply_report(
             takes,
             questions,
             request,
+            lasting,
             sealed,
             ..
         } => {
@@ -149,13 +150,12 @@ pub async fn apply_report(
             let questions_json = (!questions.is_empty())
                 .then(|| serde_json::to_string(questions).ok())
                 .flatten();
-            let decisions_json = match sealed {
-                // Chosen by id and scope; their words sealed on the machine.
-                Some(s) => (!s.lasting.is_empty() && takes.is_some())
-                    .then(|| serde_json::to_string(&s.lasting).ok())
-                    .flatten(),
-                None => lasting_choices(takes.as_ref(), request.as_deref()),
-            };
+            // Chosen by id and scope, as the reporter read them from its
+            // request; a sealed report's words sealed on the machine.
+            let offers = sealed.as_deref().map_or(lasting, |s| &s.lasting);
+            let decisions_json = (!offers.is_empty() && takes.is_some())
+                .then(|| serde_json::to_string(offers).ok())
+                .flatten();
             let summary = sealed.as_deref().and_then(|s| s.summary.as_deref());
             let sealed = sealed
                 .as_deref()
@@ -228,22 +228,4 @@ pub async fn apply_report(
         closed,
         session_open,
     })
-}
-
-/// A permission's lasting choices, as JSON, built from the suggestions its
-/// request carries (never from the report's own words); none for anything
-/// that takes no decision, or offers none.
-fn lasting_choices(
-    takes: Option<&needs_you_core::afar::Takes>,
-    request: Option<&needs_you_core::request::Request>,
-) -> Option<String> {
-    use needs_you_core::afar::Afar;
-    let request = request.filter(|_| takes.is_some_and(|t| t.takes == Afar::Decision))?;
-    let offers: Vec<_> = needs_you_core::lasting::offered(request)
-        .into_iter()
-        .map(|l| l.offer)
-        .collect();
-    (!offers.is_empty())
-        .then(|| serde_json::to_string(&offers).ok())
-        .flatten()
 }

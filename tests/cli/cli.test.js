@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { createECDH, createHash, createHmac, webcrypto } from "node:crypto";
 import { join } from "node:path";
 import { ADMIN, ROOT, startSink, startWorker, waitFor, sleep } from "../worker/helpers.js";
-import { lastingId, requestDigest } from "../support/request.js";
+import { lastingId, requestDigest, takesRequest } from "../support/request.js";
 import { endProcessesWithin } from "../support/leftovers.js";
 import { b64url, importKey, seal } from "../support/signing.js";
 import { commitment, wrapKey } from "../support/sealing.js";
@@ -506,8 +506,8 @@ test("answer at a terminal shows the card built from the request and sends only 
   const task = (await api("POST", "/v1/tasks", m.login.token, { name: "asks" })).body;
   const input = { command: "npm test", description: "Run the tests" };
   const open = async (session) => (await api("POST", "/v1/reports", task.credential, { cli: "claude-code", session, seq: 1, action: "open",
-    kind: "permission", text: "x", takes: "decision", digest: requestDigest("Bash", input),
-    request: { tool: "Bash", input }, terminal: { kind: "terminal", host: "box", cwd: "/w" } })).body.question_id;
+    kind: "permission", text: "x", ...takesRequest("decision", "Bash", input),
+    terminal: { kind: "terminal", host: "box", cwd: "/w" } })).body.question_id;
   const answers = async (qid) => (await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(qid).first()).n;
 
   const qid = await open("asked");
@@ -655,7 +655,7 @@ test("log: every question with its answers, newest first, searched on this machi
   const say = (body) => api("POST", "/v1/reports", t.credential, { cli: "claude-code", seq: Date.now() * 1000, ...body });
   const asked = (await say({ session: "s1", action: "open", kind: "permission", text: "Run npm test?",
     terminal: { kind: "terminal", host: "build-box", cwd: "/src/api" },
-    takes: "decision", digest: requestDigest("Bash", NPM), request: { tool: "Bash", input: NPM } })).body.question_id;
+    ...takesRequest("decision", "Bash", NPM) })).body.question_id;
   const allow = await api("POST", `/v1/questions/${asked}/answers`, owner.login.token, { decision: "allow", digest: requestDigest("Bash", NPM) });
   assert.equal(allow.status, 201, JSON.stringify(allow.body));
   await say({ session: "s1", action: "close", reason: "answered" });
@@ -932,8 +932,8 @@ test("lasting choices: answer --keep grants one, tasks --rules and rules list it
   const kept = (destination) => ({ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test *" }], behavior: "allow", destination });
   const open = async (session, suggestion) => {
     const r = await api("POST", "/v1/reports", task.credential, { cli: "claude-code", session, seq: Date.now(), action: "open",
-      kind: "permission", text: "x", takes: "decision", digest: requestDigest("Bash", input),
-      request: { tool: "Bash", input, lasting: [suggestion] }, terminal: { kind: "terminal", host: "box", cwd: "/w" } });
+      kind: "permission", text: "x", ...takesRequest("decision", "Bash", input, [suggestion]),
+      terminal: { kind: "terminal", host: "box", cwd: "/w" } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body.question_id;
   };

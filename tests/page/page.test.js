@@ -483,8 +483,7 @@ test("a permission's lasting choice stands apart from Allow once, and takes a co
   const input = { command: "npm test", description: "Run the tests" };
   const rule = { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test *" }], behavior: "allow", destination: "localSettings" };
   const q = await say(task, { session: "keep", action: "open", kind: "permission", text: "x",
-    takes: "decision", digest: requestDigest("Bash", input),
-    request: { tool: "Bash", input, lasting: [rule] },
+    ...takesRequest("decision", "Bash", input, [rule]),
     terminal: { kind: "terminal", host: "buildbox", cwd: "/src/api" } });
   const card = page.locator(`#question-${q.question_id}`);
   // Its controls appear once the page has built the card from its request.

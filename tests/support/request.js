@@ -4,6 +4,8 @@
 // object's keys sorted), independently of the Rust code that the Worker and
 // the reporter share.
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { callBuilder } from "../../public/card.js";
 
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
@@ -20,10 +22,28 @@ export function requestDigest(tool, input) {
 
 /**
  * The fields of an open report that takes `takes` ("decision" or "choices")
- * for the request of `tool` with `input`: the request itself and its digest.
+ * for the request of `tool` with `input` (and the lasting choices its CLI
+ * suggests, if any), as the reporter's sender sends them: the request, its
+ * digest, and what the sender builds from it (`builtCard`).
  */
-export function takesRequest(takes, tool, input) {
-  return { takes, digest: requestDigest(tool, input), request: { tool, input } };
+export function takesRequest(takes, tool, input, lasting) {
+  const request = { tool, input, ...(lasting ? { lasting } : {}) };
+  return { takes, digest: requestDigest(tool, input), request, ...builtCard(takes, request) };
+}
+
+let builder;
+/**
+ * What the reporter's sender adds to an open that carries its request, since
+ * the server reads none: the card built from it (text, options, questions)
+ * and, for a decision, the lasting choices it offers. Built here by the
+ * page's card builder, public/card.wasm, the core's code as the sender runs it.
+ */
+export function builtCard(takes, request) {
+  builder ??= new WebAssembly.Instance(new WebAssembly.Module(
+    readFileSync(new URL("../../public/card.wasm", import.meta.url)))).exports;
+  const card = callBuilder(builder, takes, request);
+  const lasting = takes === "decision" && card.lasting.length ? { lasting: card.lasting } : {};
+  return { text: card.text, options: card.options, questions: card.questions, ...lasting };
 }
 
 /** The id of the lasting choice that applies `suggestion`: `keep-` and its digest. */

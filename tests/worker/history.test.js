@@ -4,7 +4,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { call, newOwner, newTask, post, report, startWorker, waitFor, relaySocket } from "./helpers.js";
-import { lastingId, requestDigest } from "../support/request.js";
+import { lastingId, requestDigest, takesRequest } from "../support/request.js";
 
 let w;
 before(async () => { w = await startWorker(); });
@@ -26,7 +26,7 @@ test("the history holds every question, newest first, with its answers and the r
   // A permission allowed from the phone with a lasting choice, taken by the agent, then closed.
   const opened = await post(w, task.credential, report({ session: "s1", action: "open", kind: "permission", text: "Run npm test?",
     terminal: { kind: "tmux", host: "build-box", cwd: "/w", pane: "%1" },
-    takes: "decision", digest: requestDigest("Bash", NPM), request: { tool: "Bash", input: NPM, lasting: [RULE] } }));
+    ...takesRequest("decision", "Bash", NPM, [RULE]) }));
   const allowed = opened.body.question_id;
   const relayed = await relay(task.credential);
   const sent = await call(w, "POST", `/v1/questions/${allowed}/answers`, { token: phone.token,

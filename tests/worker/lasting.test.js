@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { call, newOwner, newTask, post, report, startWorker, waitFor, relaySocket } from "./helpers.js";
-import { lastingId, requestDigest } from "../support/request.js";
+import { lastingId, requestDigest, takesRequest } from "../support/request.js";
 
 let w;
 before(async () => { w = await startWorker(); });
@@ -28,7 +28,7 @@ async function world(rights) {
 async function permission(task, session, lasting, input = NPM) {
   const r = await post(w, task.credential, report({ session, action: "open", kind: "permission", text: "x",
     terminal: { kind: "tmux", host: "build-box", cwd: "/w", pane: "%1" },
-    takes: "decision", digest: requestDigest("Bash", input), request: { tool: "Bash", input, lasting } }));
+    ...takesRequest("decision", "Bash", input, lasting) }));
   assert.equal(r.status, 200, r.text);
   return r.body.question_id;
 }

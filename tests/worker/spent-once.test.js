@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { call, count, deployedRates, newOwner, newTask, post, report, sleep, startWorker, waitFor, relaySocket } from "./helpers.js";
-import { requestDigest, takesRequest } from "../support/request.js";
+import { builtCard, requestDigest, takesRequest } from "../support/request.js";
 
 let w;
 before(async () => {
@@ -50,13 +50,31 @@ async function answer(owner, id) {
 
 const relay = (credential) => relaySocket(w, credential);
 
-test("the card is the request's: a report's own words are not shown, and a digest of another request is refused (400)", async () => {
+/** The request a device fetches for `qid` before it shows its card. */
+async function requestOf(owner, qid) {
+  const r = await call(w, "GET", `/v1/questions/${qid}/request`, { token: owner.token });
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+}
+
+test("the card is the request's, built on the device: the server keeps a report's words as sent, and a digest of another request is refused (400)", async () => {
   const { owner, task } = await world();
+  const input = { command: CURL, description: "Run the unit tests" };
   const real = await permission(task, "s1", CURL, { description: "Run the unit tests" });
   const q = await listed(owner, real.question_id);
-  assert.equal(q.text, `Run the unit tests\n$ ${CURL}`);
-  assert.equal(q.digest, requestDigest("Bash", { command: CURL, description: "Run the unit tests" }));
+  assert.equal(q.text, `Run the unit tests\n$ ${CURL}`, "the card its sender built");
+  assert.equal(q.digest, requestDigest("Bash", input));
   assert.equal(q.answer_from_afar, "decision");
+
+  // A made-up report: harmless words over the real request. The server keeps
+  // its words (it reads no request); the card a device builds from the
+  // request it is given, and signs, is the request's.
+  const madeUp = await post(w, task.credential, report({ session: "s2", action: "open", kind: "permission",
+    ...takesRequest("decision", "Bash", input), text: "Run the unit tests\n$ npm test" }));
+  assert.equal(madeUp.status, 200, madeUp.text);
+  assert.equal((await listed(owner, madeUp.body.question_id)).text, "Run the unit tests\n$ npm test");
+  const shown = await requestOf(owner, madeUp.body.question_id);
+  assert.equal(builtCard("decision", shown.request).text, `Run the unit tests\n$ ${CURL}`);
 
   // The forgery of the report: harmless words and request, the real digest.
   const before = await count(w, "questions");
@@ -68,13 +86,14 @@ test("the card is the request's: a report's own words are not shown, and a diges
   assert.equal((await listed(owner, real.question_id)).text, `Run the unit tests\n$ ${CURL}`, "the real card stands");
 });
 
-test("a command of 10,000 characters is on its card whole, and a request too large to carry is refused, not cut", async () => {
+test("a command of 10,000 characters is kept whole for the device's card, and a request too large to carry is refused, not cut", async () => {
   const { owner, task } = await world();
   const long = `echo ${"x".repeat(9_950)} && ${CURL}`;
   const r = await permission(task, "long", long);
-  const q = await listed(owner, r.question_id);
-  assert.equal(q.text, `Claude Code wants to run: ${long}`);
-  assert.ok(q.text.endsWith(CURL), "the part that matters is there");
+  const shown = await requestOf(owner, r.question_id);
+  const card = builtCard("decision", shown.request).text;
+  assert.equal(card, `Claude Code wants to run: ${long}`);
+  assert.ok(card.endsWith(CURL), "the part that matters is there");
   const big = { file_path: "/w/x", content: "y".repeat(25_000) };
   const tooBig = await post(w, task.credential, report({ session: "big", action: "open", kind: "permission", ...takesRequest("decision", "Write", big) }));
   assert.deepEqual([tooBig.status, tooBig.body.error], [400, "request_too_large"]);

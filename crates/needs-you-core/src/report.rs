@@ -53,6 +53,9 @@ pub struct Sealed {
 /// A validated report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "action", rename_all = "lowercase")]
+// One report is made, sent or read at a time, never kept in bulk: the
+// close's unused bytes cost nothing that boxing an open's fields would save.
+#[allow(clippy::large_enum_variant)]
 pub enum Report {
     Open {
         cli: Cli,
@@ -73,10 +76,16 @@ pub enum Report {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         questions: Vec<DialogQuestion>,
         /// The request an answer from afar covers, given with `takes`: its
-        /// text, options and questions are the card built from it, never the
-        /// report's own words ([`crate::request`]).
+        /// text, options and questions are the card its reporter built from
+        /// it ([`crate::classify::card::built`]); a device shows and signs
+        /// the card it builds from it itself ([`crate::request`]).
         #[serde(skip_serializing_if = "Option::is_none")]
         request: Option<Box<Request>>,
+        /// A permission's lasting choices, as its reporter read them from
+        /// `request` ([`crate::lasting::offered`]): the server, which reads
+        /// no request, keeps them as given, as it keeps a sealed report's.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        lasting: Vec<Offer>,
         /// Its words, sealed on the agent's machine ([`crate::words`]):
         /// then its `text`, `options`, `questions`, `request` and its
         /// terminal's folder travel empty.
@@ -251,6 +260,7 @@ impl Report {
                 let questions = parse_questions(obj.get("questions"))?;
                 let sealed = parse_sealed(obj.get("sealed"))?;
                 let request = parse_request(obj)?;
+                let lasting = parse_lasting(obj.get("lasting"))?;
                 let (takes, request) = match &sealed {
                     Some(_) => {
                         let cwd = terminal.as_ref().map_or("", |t| t.cwd.as_str());
@@ -258,11 +268,12 @@ impl Report {
                             && options.is_empty()
                             && questions.is_empty()
                             && request.is_none()
+                            && lasting.is_empty()
                             && cwd.is_empty())
                         {
                             return Err(ReportError {
                                 code: "words_in_the_clear",
-                                message: "a sealed report carries its words sealed only: no `text`, `options`, `questions`, `request` or `terminal.cwd` beside `sealed`".into(),
+                                message: "a sealed report carries its words sealed only: no `text`, `options`, `questions`, `request`, `lasting` or `terminal.cwd` beside `sealed`".into(),
                             });
                         }
                         // Its request is sealed with its words: what it
@@ -271,6 +282,13 @@ impl Report {
                         (takes, None)
                     }
                     None => bind_request(takes, request)?.unzip(),
+                };
+                // Lasting choices only where a decision is taken from afar.
+                let decides = takes.as_ref().is_some_and(|t| t.takes == Afar::Decision);
+                let lasting = if decides && request.is_some() {
+                    lasting
+                } else {
+                    Vec::new()
                 };
                 Ok(Report::Open {
                     cli,
@@ -283,6 +301,7 @@ impl Report {
                     takes,
                     questions,
                     request,
+                    lasting,
                     sealed,
                 })
             }
@@ -416,28 +435,54 @@ fn parse_sealed(value: Option<&Value>) -> Result<Option<Box<Sealed>>, ReportErro
     if !afar::is_digest(&sealed.same) {
         return Err(bad("`same` must be 64 lower-case hex digits"));
     }
-    if sealed.lasting.len() > crate::lasting::MAX_LASTING {
-        return Err(bad("offers too many lasting choices"));
+    let rule_chars = max_sealed_chars(2 * MAX_DESCRIPTION_CHARS);
+    check_offers(&mut sealed.lasting, |offer| {
+        offer.label.is_empty() && (offer.rule.as_deref()).is_some_and(|r| is_sealed(r, rule_chars))
+    })
+    .map_err(|_| bad("`lasting` holds a choice that is not an id, a scope and its sealed words"))?;
+    Ok(Some(Box::new(sealed)))
+}
+
+/// A report's lasting choices in the clear: each an id, a scope, a label
+/// and the rule it grants, in words no longer than a card's.
+fn parse_lasting(value: Option<&Value>) -> Result<Vec<Offer>, ReportError> {
+    let bad = || {
+        ReportError::invalid(
+            "`lasting` must be an array of lasting choices, each an id, a label, a rule and a scope",
+        )
+    };
+    let mut offers: Vec<Offer> = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| bad())?,
+    };
+    let fits = |s: &str, max: usize| !s.is_empty() && s.chars().count() <= max;
+    check_offers(&mut offers, |offer| {
+        fits(&offer.label, MAX_LABEL_CHARS)
+            && (offer.rule.as_deref()).is_some_and(|r| fits(r, 2 * MAX_DESCRIPTION_CHARS))
+    })
+    .map_err(|_| bad())?;
+    for offer in &mut offers {
+        offer.label = text::line(&offer.label);
+        offer.rule = offer.rule.as_deref().map(text::line);
     }
-    for offer in &mut sealed.lasting {
-        let well_formed = offer.lasting
-            && crate::lasting::is_id(&offer.id)
-            && offer.label.is_empty()
-            && offer
-                .rule
-                .as_deref()
-                .is_some_and(|r| is_sealed(r, max_sealed_chars(2 * MAX_DESCRIPTION_CHARS)));
-        let Some(scope) = offer.scope.filter(|_| well_formed) else {
-            return Err(bad(
-                "`lasting` holds a choice that is not an id, a scope and its sealed words",
-            ));
-        };
-        // Where it is kept, in words, as every choice says it: the server's
-        // own, never the reporter's.
+    Ok(offers)
+}
+
+/// Checks `offers`, sealed or in the clear (`words_fit` says whether an
+/// offer's words are as they must be): at most [`crate::lasting::MAX_LASTING`],
+/// each lasting, with an id and a scope; and writes where each is kept, and
+/// for how long, in the server's own words, never the reporter's.
+fn check_offers(offers: &mut [Offer], words_fit: impl Fn(&Offer) -> bool) -> Result<(), ()> {
+    if offers.len() > crate::lasting::MAX_LASTING {
+        return Err(());
+    }
+    for offer in offers {
+        let well_formed = offer.lasting && crate::lasting::is_id(&offer.id) && words_fit(offer);
+        let scope = offer.scope.filter(|_| well_formed).ok_or(())?;
         offer.place = Some(scope.place().to_owned());
         offer.lasts = Some(scope.lasts().to_owned());
     }
-    Ok(Some(Box::new(sealed)))
+    Ok(())
 }
 
 /// `request`, when given: `{"tool", "input"}`.
@@ -451,8 +496,8 @@ fn parse_request(obj: &Map<String, Value>) -> Result<Option<Request>, ReportErro
 }
 
 /// What an open takes from afar, bound to its request, whose digest must be
-/// the one given (the Worker then shows the card built from the request,
-/// `classify::card::built`). An open that takes something without its
+/// the one given (a device shows and signs the card it builds from the
+/// request, `classify::card::to_sign`). An open that takes something without its
 /// request (an older reporter's) takes nothing: it is listed, and answered in
 /// the terminal. A request without `takes` binds nothing and is dropped.
 fn bind_request(
@@ -641,6 +686,66 @@ mod tests {
             v[k] = x.clone();
         }
         v
+    }
+
+    /// A clear permission that takes a decision for `npm test`, with the
+    /// lasting choices `lasting`.
+    fn clear_open(takes: &str, lasting: Value) -> Value {
+        let request = Request::new("Bash", &json!({"command": "npm test"}));
+        json!({"action": "open", "cli": "claude-code", "session": "s", "seq": 2,
+            "kind": "permission", "text": "Claude Code wants to run: npm test",
+            "takes": takes, "digest": request.digest(), "request": request, "lasting": lasting})
+    }
+
+    fn offer(label: &str, rule: &str) -> Value {
+        json!({"id": format!("keep-{}", "c".repeat(64)), "label": label, "lasting": true,
+               "rule": rule, "scope": "project", "place": "made up by the reporter"})
+    }
+
+    #[test]
+    fn a_clear_open_keeps_the_lasting_choices_its_reporter_read_only_for_a_decision() {
+        let Report::Open { lasting, .. } = parse(clear_open(
+            "decision",
+            json!([offer("Yes, and\ndon't ask again", "Bash(npm test *)")]),
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(lasting.len(), 1);
+        assert_eq!(lasting[0].label, "Yes, and don't ask again", "one line");
+        assert_eq!(
+            lasting[0].place.as_deref(),
+            Some(crate::lasting::Scope::Project.place()),
+            "where it is kept is said in the server's words"
+        );
+        // Choices of an open that takes nothing are dropped; ill-formed ones
+        // refused.
+        let mut untaken = clear_open("decision", json!([offer("Yes", "Bash(npm test *)")]));
+        for field in ["takes", "digest"] {
+            untaken.as_object_mut().unwrap().remove(field);
+        }
+        let Report::Open { lasting, .. } = parse(untaken).unwrap() else {
+            panic!()
+        };
+        assert!(lasting.is_empty());
+        for bad in [
+            json!([offer("", "Bash(npm test *)")]),
+            json!([offer("Yes", "")]),
+            json!([offer("Yes", &"x".repeat(2 * MAX_DESCRIPTION_CHARS + 1))]),
+            json!([{"id": "allow", "label": "Yes", "lasting": true, "rule": "r", "scope": "project"}]),
+            json!([{"id": format!("keep-{}", "c".repeat(64)), "label": "Yes", "lasting": true, "rule": "r"}]),
+            json!(vec![offer("Yes", "r"); crate::lasting::MAX_LASTING + 1]),
+            json!("keep"),
+        ] {
+            let e = parse(clear_open("decision", bad.clone())).unwrap_err();
+            assert_eq!(e.code, "invalid_report", "{bad}");
+        }
+        // Beside sealed words, lasting choices in the clear are words.
+        let e = parse(sealed_open(
+            json!({"lasting": [offer("Yes", "Bash(npm test *)")]}),
+        ))
+        .unwrap_err();
+        assert_eq!(e.code, "words_in_the_clear");
     }
 
     #[test]

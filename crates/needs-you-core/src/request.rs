@@ -3,10 +3,13 @@
 //!
 //! * the reporter sends the request itself with the open of a dialog or
 //!   permission that takes an answer from afar;
-//! * the Worker computes the digest from exactly that request, refuses a
-//!   report whose digest says otherwise, and renders the card from it
-//!   (`classify::card`, in each CLI's words): no free text of the agent's
-//!   machine describes what an allow covers;
+//! * the Worker computes the digest from exactly that request and refuses a
+//!   report whose digest says otherwise; it reads nothing else of it;
+//! * the reporter's sender builds the card from it for the list
+//!   (`classify::card::built`), and the device that answers builds it again,
+//!   and shows and signs only its own (`classify::card::to_sign`, in each
+//!   CLI's words): no free text of the agent's machine or the server
+//!   describes what an allow covers;
 //! * the hook or plugin that takes the answer computes the digest again from
 //!   the dialog on its own screen, and takes only an answer made for it.
 //!

@@ -23,10 +23,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::afar::{Afar, AnswerBody, DialogQuestion};
+use crate::afar::{AnswerBody, DialogQuestion};
 use crate::api;
 use crate::kinds::QuestionOption;
-use crate::lasting::{self, Offer};
+use crate::lasting::Offer;
 use crate::report::Report;
 use crate::request::Request;
 
@@ -79,6 +79,7 @@ pub fn take(report: Report) -> Option<Taken> {
         takes,
         questions,
         request,
+        lasting,
         ..
     } = report
     else {
@@ -88,12 +89,6 @@ pub fn take(report: Report) -> Option<Taken> {
         .as_mut()
         .map(|t| std::mem::take(&mut t.cwd))
         .unwrap_or_default();
-    let lasting = match (&takes, &request) {
-        (Some(t), Some(r)) if t.takes == Afar::Decision => {
-            lasting::offered(r).into_iter().map(|l| l.offer).collect()
-        }
-        _ => vec![],
-    };
     Some(Taken {
         wordless: Report::Open {
             cli,
@@ -106,6 +101,7 @@ pub fn take(report: Report) -> Option<Taken> {
             takes,
             questions: vec![],
             request: None,
+            lasting: vec![],
             sealed: None,
         },
         words: Words {

@@ -268,13 +268,13 @@ fn open(
 }
 
 /// Most characters of an open's own text when it carries its request: the
-/// Worker shows the card built from the request, and the two together must
-/// fit one body.
+/// sender puts the card built from the request in its place
+/// (`sealed_report`), and until then the two together must fit one body.
 const TEXT_BESIDE_REQUEST: usize = 200;
 
 /// An open that takes an answer from afar carries what it takes, its digest
-/// and the request itself: the Worker builds the card from the request, never
-/// from our words, which shrink to a head (and a dialog's questions, which
+/// and the request itself: the card is built from the request, never from
+/// our words, which shrink to a head (and a dialog's questions, which
 /// the request holds, are left to it).
 fn with_request(report: &mut Report, takeable: &Takeable) {
     if let Report::Open {

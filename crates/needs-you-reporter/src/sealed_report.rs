@@ -47,12 +47,13 @@ pub fn held_keys() -> Result<Option<ContentKeys>, Error> {
         .map_err(|_| unreadable("is not a needs-you content key"))
 }
 
-/// `body`, a queued report, as it is sent: unchanged on a machine that
-/// holds no content key, and for a close; an open's words sealed on one
-/// that does.
+/// `body`, a queued report, as it is sent: an open that carries its request
+/// with the card and the lasting choices built from it ([`card::built`]:
+/// the server reads no request), its words sealed on a machine that holds a
+/// content key; a close as it is.
 pub fn sealed_body(body: Vec<u8>) -> Result<Vec<u8>, Error> {
     let Some(keys) = held_keys()? else {
-        return Ok(body);
+        return Ok(built_in_the_clear(body));
     };
     let owner = trust::pinned_owner().ok_or_else(|| {
         Error::Setup(format!(
@@ -70,6 +71,48 @@ pub fn sealed_body(body: Vec<u8>) -> Result<Vec<u8>, Error> {
         .ok_or_else(|| Error::Setup("this machine's content key holds no version".into()))?;
     let sealed = seal_taken(key, &owner, taken)?;
     serde_json::to_vec(&sealed).map_err(|e| Error::State(format!("cannot encode a report: {e}")))
+}
+
+/// `body` with its card built, on a machine that seals nothing. A body that
+/// does not read goes as it is, for the server to refuse and say why.
+fn built_in_the_clear(body: Vec<u8>) -> Vec<u8> {
+    match Report::parse(&body) {
+        Ok(
+            report @ Report::Open {
+                request: Some(_), ..
+            },
+        ) => within_a_body(card::built(report)).unwrap_or(body),
+        _ => body,
+    }
+}
+
+/// `report` as JSON within the body the server takes: its card's text (a
+/// Write's whole content, say) cut as the server would cut it, then further
+/// until the request beside it fits. The list shows the text; a device
+/// shows the card it builds from the request, whole.
+fn within_a_body(mut report: Report) -> Option<Vec<u8>> {
+    use needs_you_core::report::{truncate_bytes, MAX_BODY_BYTES, MAX_TEXT_CHARS};
+    let Report::Open { text, .. } = &mut report else {
+        return serde_json::to_vec(&report).ok();
+    };
+    *text = needs_you_core::truncate_chars(text, MAX_TEXT_CHARS);
+    loop {
+        let body = serde_json::to_vec(&report).ok()?;
+        let Report::Open { text, .. } = &mut report else {
+            return None;
+        };
+        if body.len() <= MAX_BODY_BYTES || text.is_empty() {
+            return Some(body);
+        }
+        // Escaped in JSON a byte may take six: cut at least what is over.
+        let over = body.len() - MAX_BODY_BYTES;
+        let keep = text.len().saturating_sub(over.max(64));
+        *text = if keep < 16 {
+            String::new()
+        } else {
+            truncate_bytes(text, keep)
+        };
+    }
 }
 
 /// The wordless report of `taken`, its words sealed for `owner` under `key`.
@@ -128,6 +171,37 @@ mod tests {
         let request: Request = serde_json::from_value(body["request"].clone()).unwrap();
         body["digest"] = json!(request.digest());
         card::built(Report::from_value(&body).unwrap())
+    }
+
+    #[test]
+    fn a_report_in_the_clear_goes_with_its_card_and_lasting_choices_within_a_body() {
+        use needs_you_core::report::MAX_BODY_BYTES;
+        let mut body = serde_json::to_value(permission()).unwrap();
+        body["text"] = json!("made up by the hook");
+        body.as_object_mut().unwrap().remove("lasting");
+        let sent = built_in_the_clear(serde_json::to_vec(&body).unwrap());
+        let Report::Open { text, lasting, .. } = Report::parse(&sent).unwrap() else {
+            panic!()
+        };
+        assert!(text.starts_with("Claude Code wants to run: curl"), "{text}");
+        assert_eq!(lasting.len(), 1, "read from the request's suggestion");
+
+        // A Write of 20 KB: its card is its content, whole, and the request
+        // beside it; the text is cut until both fit one body.
+        let input = json!({"file_path": "/w/notes.md", "content": "é\"".repeat(5_900)});
+        let request = Request::new("Write", &input);
+        let write = json!({"action": "open", "cli": "claude-code", "session": "s1", "seq": 9,
+            "kind": "permission", "text": "x", "takes": "decision", "digest": request.digest(),
+            "request": request});
+        let sent = built_in_the_clear(serde_json::to_vec(&write).unwrap());
+        assert!(sent.len() <= MAX_BODY_BYTES, "{} bytes", sent.len());
+        let Report::Open { text, request, .. } = Report::parse(&sent).unwrap() else {
+            panic!()
+        };
+        assert!(text.starts_with("Claude Code wants to write /w/notes.md"));
+        assert_eq!(request.unwrap().input, input, "the request goes whole");
+        // A body that does not read goes as it was.
+        assert_eq!(built_in_the_clear(b"{".to_vec()), b"{");
     }
 
     #[test]

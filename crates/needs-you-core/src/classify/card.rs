@@ -135,11 +135,12 @@ impl codex_app::Asked {
     }
 }
 
-/// The report as the Worker keeps it: an open that carries its request
-/// shows the card built from it, never the report's own text, options or
-/// questions ([`Report::parse`] has checked that its digest is the
-/// request's). A dialog larger than a card shows whole takes nothing from
-/// afar, and says so. Anything else is as it came.
+/// The report as its reporter sends it, off the agent's path: an open that
+/// carries its request shows the card built from it, never the words its
+/// classifier wrote, and offers the lasting choices read from it. A dialog
+/// larger than a card shows whole takes nothing from afar, and says so.
+/// Anything else is as it came. The server keeps what it is sent: it reads
+/// no request, and a device shows and signs the card it builds itself.
 pub fn built(report: Report) -> Report {
     match report {
         Report::Open {
@@ -154,6 +155,14 @@ pub fn built(report: Report) -> Report {
         } => {
             let card = of(kind, &request);
             let whole = kind != Kind::Dialog || dialog_fits(&request);
+            let takes = takes.filter(|_| whole);
+            let lasting = match &takes {
+                Some(t) if t.takes == crate::afar::Afar::Decision => lasting::offered(&request)
+                    .into_iter()
+                    .map(|l| l.offer)
+                    .collect(),
+                _ => Vec::new(),
+            };
             let text = if whole {
                 card.text
             } else {
@@ -167,9 +176,10 @@ pub fn built(report: Report) -> Report {
                 text,
                 options: card.options,
                 terminal,
-                takes: takes.filter(|_| whole),
+                takes,
                 questions: card.questions,
                 request: Some(request).filter(|_| whole),
+                lasting,
                 sealed: None,
             }
         }
@@ -317,6 +327,46 @@ mod tests {
         assert_eq!(options[1].label, "Postgres");
         assert_eq!(questions[0].question, "DB?⟨U+202E⟩");
         assert!(questions[0].multi_select && questions[0].other);
+    }
+
+    #[test]
+    fn a_built_permission_offers_the_lasting_choices_of_its_request_and_a_built_dialog_none() {
+        let input = json!({"command": "npm test"});
+        let suggestion = json!({"type": "addRules", "behavior": "allow", "destination": "localSettings",
+            "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}]});
+        let open = |kind: &str, takes: &str| {
+            Report::parse(
+                json!({"action": "open", "kind": kind, "cli": "claude-code", "session": "s", "seq": 1,
+                       "takes": takes, "digest": crate::afar::digest("Bash", &input),
+                       "request": {"tool": "Bash", "input": input, "lasting": [suggestion]}})
+                .to_string()
+                .as_bytes(),
+            )
+            .unwrap()
+        };
+        let Report::Open { lasting, .. } = built(open("permission", "decision")) else {
+            panic!()
+        };
+        let request: Request = serde_json::from_value(
+            json!({"tool": "Bash", "input": input, "lasting": [suggestion]}),
+        )
+        .unwrap();
+        let offered: Vec<Offer> = lasting::offered(&request)
+            .into_iter()
+            .map(|l| l.offer)
+            .collect();
+        assert_eq!(lasting, offered);
+        assert_eq!(lasting[0].rule.as_deref(), Some("Bash(npm test *)"));
+        // What it sends reads back as the same report: the server keeps it.
+        let wire = serde_json::to_vec(&built(open("permission", "decision"))).unwrap();
+        assert_eq!(
+            built(open("permission", "decision")),
+            Report::parse(&wire).unwrap()
+        );
+        let Report::Open { lasting, .. } = built(open("dialog", "choices")) else {
+            panic!()
+        };
+        assert!(lasting.is_empty(), "only a decision lasts");
     }
 
     #[test]

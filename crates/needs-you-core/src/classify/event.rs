@@ -63,6 +63,7 @@ impl Decision {
                 takes: None,
                 questions: Vec::new(),
                 request: None,
+                lasting: Vec::new(),
                 sealed: None,
             }),
             Decision::Close { reason } => Some(Report::Close {

@@ -321,6 +321,7 @@ mod tests {
                 takes: None,
                 questions: vec![],
                 request: None,
+                lasting: Vec::new(),
                 sealed: None,
             })
         );

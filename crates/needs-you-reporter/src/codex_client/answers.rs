@@ -58,6 +58,8 @@ impl Client<'_> {
                     .map(|t| t.questions.clone())
                     .unwrap_or_default(),
                 request: takeable.as_ref().map(|t| Box::new(t.request.clone())),
+                // The sender reads them from the request, off this path.
+                lasting: Vec::new(),
                 sealed: None,
             }
         })?;

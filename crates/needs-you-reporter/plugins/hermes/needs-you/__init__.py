@@ -3,7 +3,7 @@
 Hermes runs no shell hooks in its terminal interface by default; it loads
 plugins. This one picks the hooks that matter and passes their own fields on
 as the normalized events that ``report-prompt --cli hermes`` reads (defined in
-needs-you-core's classify/normalized.rs). Every rule about what a person reads
+needs-you-core's classify/plugin_events.rs). Every rule about what a person reads
 (the question test, how a clarify or an approval is worded, text limits) is
 report-prompt's:
 
