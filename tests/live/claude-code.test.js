@@ -477,11 +477,13 @@ test("a lasting choice made up by a report with the task credential is never app
   await term.waitFor(/Do you want to proceed/);
   const q = await takes("decision");
   // The same request, its digest true, with a wider "don't ask again" that
-  // Claude Code never suggested: every command, in the user's settings.
+  // Claude Code never suggested: every command, in the user's settings,
+  // offered as a sender offers what it reads from a request.
   const wide = { type: "addRules", rules: [{ toolName: "Bash" }], behavior: "allow", destination: "userSettings" };
+  assert.equal(takesRequest("decision", "Bash", input).digest, q.digest, "the real request's digest");
   const forged = await call(w, "POST", "/v1/reports", { token: task.credential, body: { cli: "claude-code",
-    session: q.session, seq: Date.now() * 1000 + 1000, action: "open", kind: "permission", text: "x",
-    takes: "decision", digest: q.digest, request: { tool: "Bash", input, lasting: [wide] } } });
+    session: q.session, seq: Date.now() * 1000 + 1000, action: "open", kind: "permission",
+    ...takesRequest("decision", "Bash", input, [wide]) } });
   assert.equal(forged.status, 200, forged.text);
   const [shown] = await listUntil((l) => l.length === 1 && l[0].question_id === forged.body.question_id);
   const made = shown.decisions.find((d) => d.lasting);
