@@ -117,7 +117,12 @@ test("hostile answers arrive as one plain line: no escape sequences, no control 
  * and pushed to the task's relay: what a relay is handed when something
  * before it (the owner's own device among them) failed to refuse.
  */
-const smuggle = async (o, q, text) => smuggleAnswer(w, o.owner_id, q, text, await o.key.sign(q, { text }));
+const smuggle = async (o, q, text) => {
+  const made = await o.key.body(q, { text });
+  return smuggleAnswer(w, o.owner_id, q, made.text, made.signed, made.sealed);
+};
+/** The same, its words in the clear whatever its question. */
+const smuggleInTheClear = async (o, q, text) => smuggleAnswer(w, o.owner_id, q, text, await o.key.sign(q, { text }));
 
 test("an answer the agent would run as a command is refused at the API when the API can read it, and by the relay always", async () => {
   const o = await owner();
@@ -161,6 +166,16 @@ test("an answer the agent would run as a command is refused at the API when the 
   }, 10000);
   assert.ok(row, "the relay failed it");
   assert.match(row.reason, /can't start with !/);
+  // Signed in the clear, as a device would answer words a server listed in
+  // the clear in place of the sealed ones: this machine sealed its
+  // question, and takes no words in the clear for it.
+  const unsealed = await smuggleInTheClear(o2, q, "yes, go on");
+  const refused = await waitFor(async () => {
+    const a = await w.db.prepare("SELECT state, reason, reason_code FROM answers WHERE id = ?").bind(unsealed).first();
+    return a?.state === "failed" && a;
+  }, 10000);
+  assert.ok(refused, "the relay failed it");
+  assert.equal(refused.reason_code, "words_in_the_clear", refused.reason);
   await sleep(1500);
   assert.deepEqual(keys(dir), [], "not one key reached the pane");
   assert.deepEqual(keys(clear.dir), [], "not one key reached the other pane");

@@ -548,7 +548,8 @@ runTest("`needs-you run -- codex` outside tmux: a reply answered from afar reach
   assert.deepEqual([q.answerable, q.terminal.kind, q.screen], [true, "terminal", false], JSON.stringify(q));
   // Handed to the relay behind the API's back: refused there, it reaches nobody.
   const file = join(cwd, "owned-by-a-message");
-  const id = await smuggleAnswer(w, owner.owner_id, q, `!touch ${file}`, await live.key.sign(q, { text: `!touch ${file}` }));
+  const made = await live.key.body(q, { text: `!touch ${file}` });
+  const id = await smuggleAnswer(w, owner.owner_id, q, made.text, made.signed, made.sealed);
   let row;
   assert.ok(await waitFor(async () => {
     row = await w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();

@@ -192,14 +192,26 @@ export async function commandNeverTyped(live, term, model) {
   } else {
     assert.deepEqual([r.status, r.body.error], [400, "refused_answer"], r.text);
   }
-  // Signed by the owner: the relay's own check of the words refuses it all the same.
-  const id = await smuggleAnswer(live.w, live.owner.owner_id, q, `!touch ${file}`, await live.key.sign(q, { text: `!touch ${file}` }));
-  let row;
-  assert.ok(await waitFor(async () => {
-    row = await live.w.db.prepare("SELECT state, reason FROM answers WHERE id = ?").bind(id).first();
-    return row?.state === "failed";
-  }, 10_000), JSON.stringify(row));
+  // Signed by the owner, as its machine takes it: the relay's own check of
+  // the words refuses it all the same.
+  const failed = async (id) => {
+    let row;
+    assert.ok(await waitFor(async () => {
+      row = await live.w.db.prepare("SELECT state, reason, reason_code FROM answers WHERE id = ?").bind(id).first();
+      return row?.state === "failed";
+    }, 10_000), JSON.stringify(row));
+    return row;
+  };
+  const made = await live.key.body(q, { text: `!touch ${file}` });
+  const row = await failed(await smuggleAnswer(live.w, live.owner.owner_id, q, made.text, made.signed, made.sealed));
   assert.match(row.reason, /can't start with !/);
+  if (q.sealed) {
+    // In the clear to a question its machine sealed (a server that listed
+    // words of its own in the clear): refused before any word is read.
+    const clear = await failed(await smuggleAnswer(live.w, live.owner.owner_id, q, `!touch ${file}`,
+      await live.key.sign(q, { text: `!touch ${file}` })));
+    assert.equal(clear.reason_code, "words_in_the_clear", clear.reason);
+  }
   await sleep(1500);
   assert.equal(existsSync(file), false, "the command never ran");
   assert.doesNotMatch(term.screen(), /owned-by-an-answer/, "not one key of it reached the prompt");

@@ -227,13 +227,15 @@ export async function relaySocket(w, credential) {
 /**
  * Writes an answer straight into D1, behind the API's back, and has the
  * task's relay object deliver it: what a relay would be handed if the API's
- * checks were ever bypassed. Returns the answer's id.
+ * checks were ever bypassed. `sealed`, its words sealed as a device seals
+ * them, beside an empty `text`. Returns the answer's id.
  */
-export async function smuggleAnswer(w, ownerId, q, text, signed = null) {
+export async function smuggleAnswer(w, ownerId, q, text, signed = null, sealed = null) {
   const id = `ans_smuggled${Math.random().toString(16).slice(2)}`;
   const now = Date.now();
-  await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, signed)
-    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`).bind(id, q.question_id, q.task_id, ownerId, text, now, now, signed && JSON.stringify(signed)).run();
+  await w.db.prepare(`INSERT INTO answers (id, question_id, task_id, owner_id, text, state, created_at, updated_at, signed, sealed)
+    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`).bind(id, q.question_id, q.task_id, ownerId, text, now, now,
+    signed && JSON.stringify(signed), sealed).run();
   const relay = await w.mf.getDurableObjectNamespace("RELAY");
   const stub = relay.get(relay.idFromName(q.task_id));
   await stub.fetch("https://relay/", { method: "POST", body: JSON.stringify({ deliver: { task_id: q.task_id, answer_id: id } }) });

@@ -173,6 +173,20 @@ impl AnswerBody {
         }
     }
 
+    /// Whether this answer's words are where they must not be: in the
+    /// clear, or missing their seal, for a question whose words are sealed
+    /// (`words_sealed`; a decision may have none); sealed for one whose
+    /// words are not. `sealed` says whether sealed words come with it. The
+    /// Worker asks it of every answer, and the agent's machine of the
+    /// answers to the questions it sealed, whatever the server lists.
+    pub fn words_out_of_place(&self, words_sealed: bool, sealed: bool) -> bool {
+        if words_sealed {
+            self.has_words() || !sealed && self.form() != Afar::Decision
+        } else {
+            sealed
+        }
+    }
+
     /// The same answer with its words left out ([`AnswerBody::has_words`]):
     /// what travels beside them once they are sealed.
     pub fn wordless(&self) -> AnswerBody {
@@ -483,12 +497,10 @@ pub fn admit(question: &Asked, answer: Proposed) -> Result<Admitted, Refusal> {
     // A sealed question's answer carries its words sealed (a decision may
     // have none), and none beside them; a question in the clear takes
     // answers in the clear: its machine may hold no key to open them.
-    let in_the_clear = if question.words_sealed {
-        answer.body.has_words() || answer.sealed.is_none() && answer.body.form() != Afar::Decision
-    } else {
-        answer.sealed.is_some()
-    };
-    if in_the_clear {
+    if answer
+        .body
+        .words_out_of_place(question.words_sealed, answer.sealed.is_some())
+    {
         return Err(Refusal::WordsInTheClear);
     }
     // Sealed words are checked where they open: the agent's machine applies
@@ -617,6 +629,38 @@ pub fn check_choices(choices: &[Vec<String>], questions: &[DialogQuestion]) -> O
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn words_are_out_of_place_in_the_clear_for_a_sealed_question_and_sealed_for_a_clear_one() {
+        let text = |t: &str| AnswerBody::Text { text: t.into() };
+        let deny = |m: Option<&str>| AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: m.map(Into::into),
+        };
+        let allow = AnswerBody::Decision {
+            decision: Verdict::Allow,
+            message: None,
+        };
+        let none = AnswerBody::Choices { choices: vec![] };
+        // A sealed question: words only sealed, and a reply or choices
+        // always with their seal; a bare decision needs none.
+        assert!(text("yes").words_out_of_place(true, false));
+        assert!(
+            text("yes").words_out_of_place(true, true),
+            "none beside the seal"
+        );
+        assert!(!text("").words_out_of_place(true, true));
+        assert!(text("").words_out_of_place(true, false));
+        assert!(deny(Some("not now")).words_out_of_place(true, false));
+        assert!(!deny(None).words_out_of_place(true, true));
+        assert!(!allow.words_out_of_place(true, false));
+        assert!(none.words_out_of_place(true, false));
+        assert!(!none.words_out_of_place(true, true));
+        // A question in the clear: no seal at all.
+        assert!(!text("yes").words_out_of_place(false, false));
+        assert!(text("").words_out_of_place(false, true));
+        assert!(!allow.words_out_of_place(false, false));
+    }
 
     fn q(labels: &[&str], multi: bool, other: bool) -> DialogQuestion {
         DialogQuestion {
