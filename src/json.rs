@@ -8,12 +8,14 @@ use worker::{Request, Response};
 
 use needs_you_core::report::MAX_BODY_BYTES;
 
-/// A refused or failed request: `{"error": code, "message": message}`.
+/// A refused or failed request: `{"error": code, "message": message}`, and
+/// `reason_code` where the agent's machine refused with a code of its own.
 #[derive(Debug)]
 pub struct ApiError {
     pub status: u16,
     pub code: &'static str,
     pub message: String,
+    pub reason_code: Option<String>,
 }
 
 pub type ApiResult = Result<Response, ApiError>;
@@ -24,7 +26,17 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            reason_code: None,
         }
+    }
+
+    /// With the code the agent's machine gave for it, if it is one: a few
+    /// lower-case letters and underscores, never free text.
+    pub fn because(mut self, code: Option<String>) -> Self {
+        self.reason_code = code.filter(|c| {
+            (1..=40).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        });
+        self
     }
 
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
@@ -41,7 +53,10 @@ impl ApiError {
     }
 
     pub fn into_response(self) -> Response {
-        let body = serde_json::json!({"error": self.code, "message": self.message});
+        let mut body = serde_json::json!({"error": self.code, "message": self.message});
+        if let Some(reason) = self.reason_code {
+            body["reason_code"] = reason.into();
+        }
         json_response(self.status, &body).unwrap_or_else(|_| {
             Response::error("internal error", 500).expect("a plain response can be built")
         })

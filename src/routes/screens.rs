@@ -109,7 +109,8 @@ pub async fn get(req: Request, env: &Env, question_id: &str) -> ApiResult {
                 refused
                     .map(|r| needs_you_core::text::line(&r).chars().take(300).collect())
                     .unwrap_or_else(|| "the agent's machine sent no screen".to_owned()),
-            )),
+            )
+            .because(reply.code)),
         },
         Asked::NoRelay => Err(ApiError::new(
             409,

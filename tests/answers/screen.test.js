@@ -233,11 +233,11 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
   };
   // NEEDS_YOU_NO_SCREEN on the agent's machine: its relay refuses too.
   const saysNo = await relaySays("no", { NEEDS_YOU_NO_SCREEN: "1" });
-  assert.deepEqual([saysNo.status, saysNo.body.error], [409, "screen_refused"]);
+  assert.deepEqual([saysNo.status, saysNo.body.error, saysNo.body.reason_code], [409, "screen_refused", "terminal"]);
   assert.match(saysNo.body.message, /--no-screen/);
   // A machine that holds no content key shows no screen: none goes unsealed.
   const unsealed = await relaySays("keyless", { NEEDS_YOU_CONTENT_KEYS: "" });
-  assert.deepEqual([unsealed.status, unsealed.body.error], [409, "screen_refused"]);
+  assert.deepEqual([unsealed.status, unsealed.body.error, unsealed.body.reason_code], [409, "screen_refused", "setup"]);
   assert.match(unsealed.body.message, /^this machine holds no content key, so it shows no screen: log it in with the line `needs-you pair` prints/);
 
   // No relay for that task's question: the machine is not connected.
@@ -270,7 +270,7 @@ test("refusals: a device without the right, another owner, not in tmux, --no-scr
     const r = await screen(o.token, q.question_id);
     return r.status === 409 ? r : null;
   }, 10000);
-  assert.equal(atShell.body.error, "screen_refused");
+  assert.deepEqual([atShell.body.error, atShell.body.reason_code], ["screen_refused", "terminal"]);
   assert.match(atShell.body.message, /shell prompt \(bash\)/);
 
   // Closed, and revoked.

@@ -128,6 +128,10 @@ pub struct ScreenReply {
     /// Why the relay does not show the pane, for a person.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The same, as a stable code for programs: the kind of what failed on
+    /// the agent's machine (`terminal`, `state`, `setup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// A lasting rule granted from afar, to be taken back.
@@ -166,6 +170,11 @@ pub struct Revoked {
     pub outcome: RevokeOutcome,
     /// For a person: what was removed from where, or why not.
     pub note: String,
+    /// Why not, as a stable code for programs, when it `Failed`: the
+    /// refusal's ([`crate::afar::Refusal::code`]), or `settings` for a file
+    /// that could not be read or written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// What the Worker sends.
@@ -280,11 +289,13 @@ impl TryFrom<Frame> for FromRelay {
                 digest: f.digest,
                 sealed: f.sealed,
                 refused: f.refused,
+                code: f.code,
             }),
             "revoked" => FromRelay::Revoked(Revoked {
                 rule_id: needs(f.rule_id, "rule_id")?,
                 outcome: f.outcome.ok_or("missing field `outcome`")?,
                 note: needs(f.note, "note")?,
+                code: f.code,
             }),
             other => return Err(format!("unknown relay message type `{other}`")),
         })
@@ -394,11 +405,19 @@ mod tests {
                 digest: Some("d".into()),
                 sealed: None,
                 refused: Some("no".into()),
+                code: Some("terminal".into()),
             }),
             FromRelay::Revoked(Revoked {
                 rule_id: "rul_1".into(),
                 outcome: RevokeOutcome::Gone,
                 note: "changed by hand".into(),
+                code: None,
+            }),
+            FromRelay::Revoked(Revoked {
+                rule_id: "rul_2".into(),
+                outcome: RevokeOutcome::Failed,
+                note: "refused".into(),
+                code: Some("spent".into()),
             }),
         ];
         for msg in all {

@@ -152,6 +152,8 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
         rule_id: rule_id.to_owned(),
         outcome,
         note,
+        code: (outcome == RevokeOutcome::Failed)
+            .then(|| Error::Settings(String::new()).code().to_owned()),
     };
     let done = with_ledger(dir, |grants| {
         let Some(at) = grants

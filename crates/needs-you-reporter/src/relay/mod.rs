@@ -269,6 +269,7 @@ impl Relay {
             rule_id: r.rule_id.clone(),
             outcome: RevokeOutcome::Failed,
             note: format!("refused ({}): {}", refusal.code(), refusal.message()),
+            code: Some(refusal.code().to_owned()),
         };
         let signed: Revoking = match self.verified(r.signed.as_deref(), r.devices.as_deref()) {
             Ok(s) => s,
@@ -391,10 +392,12 @@ impl Relay {
                 sealed,
                 digest: Some(digest),
                 refused: None,
+                code: None,
             },
             Err(why) => ScreenReply {
                 request_id,
                 refused: Some(why.to_string()),
+                code: Some(why.code().to_owned()),
                 ..ScreenReply::default()
             },
         }
