@@ -33,10 +33,6 @@ FEATURES = {
     "the report path (POST /v1/reports: parse, card, batch)": routes(
         "src/routes/reports.rs", ["post"]
     ),
-    "cards built from reports in the clear (card::built, lasting::offered)": [
-        ("crates/needs-you-core/src/classify/card.rs", "pub fn built(", "return report;"),
-        ("crates/needs-you-core/src/lasting.rs", "pub fn offered(", "return Vec::new();"),
-    ],
     "answers from afar, Show terminal, lasting rules (Relay object and their routes)": [
         ("src/relay.rs", "async fn fetch(", FAILED),
         ("src/relay.rs", "async fn websocket_message(", FAILED),

@@ -4,7 +4,9 @@
 //! microseconds: `bash bench/seal.sh`. Two reports side by side, round after
 //! round: a permission to run a short command, and one to write a 20 KB
 //! file. Beside each, reading the report alone (`Report::parse`), which is
-//! what the Worker does with every report. Runs `ROUNDS` rounds of
+//! what the Worker does with every report, and what the sender of a machine
+//! that seals nothing does (the report read, its card and lasting choices
+//! built from its request, `card::built`). Runs `ROUNDS` rounds of
 //! `PER_ROUND` of each and prints the median and the spread of the rounds'
 //! means, as JSON on the last line.
 
@@ -67,11 +69,11 @@ fn main() {
         "Write",
         json!({"file_path": "/srv/project/src/big.rs", "content": "x".repeat(20 * 1024)}),
     );
-    let sealed_size = |body: &[u8]| sealed_body(body.to_vec()).expect("sealed").len();
+    let sent_size = |body: &[u8]| sealed_body(body.to_vec()).expect("sent").len();
     let mut out = json!({
         "rounds": ROUNDS, "per_round": PER_ROUND,
-        "command": {"clear_bytes": command.len(), "sealed_bytes": sealed_size(&command)},
-        "write_20k": {"clear_bytes": write.len(), "sealed_bytes": sealed_size(&write)},
+        "command": {"queued_bytes": command.len(), "sealed_bytes": sent_size(&command)},
+        "write_20k": {"queued_bytes": write.len(), "sealed_bytes": sent_size(&write)},
     });
     for (name, body) in [("command", &command), ("write_20k", &write)] {
         out[name]["sealed_in_sender"] = measure(|| {
@@ -80,6 +82,13 @@ fn main() {
         out[name]["parse_alone"] = measure(|| {
             std::hint::black_box(Report::parse(body).expect("a report"));
         });
+        // A machine that names no content key sends its words in the clear.
+        std::env::remove_var(KEYS_VAR);
+        out[name]["clear_bytes"] = json!(sent_size(body));
+        out[name]["built_in_the_clear"] = measure(|| {
+            std::hint::black_box(sealed_body(body.clone()).expect("built"));
+        });
+        std::env::set_var(KEYS_VAR, &keys);
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!("{out}");
