@@ -171,8 +171,9 @@ pub struct Revoked {
     /// For a person: what was removed from where, or why not.
     pub note: String,
     /// Why not, as a stable code for programs, when it `Failed`: the
-    /// refusal's ([`crate::afar::Refusal::code`]), or `settings` for a file
-    /// that could not be read or written.
+    /// refusal's ([`crate::afar::Refusal::code`]), `settings` for a file
+    /// that could not be read or written, `not_recorded` for a rule its
+    /// machine has no record of writing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
 }
