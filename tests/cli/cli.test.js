@@ -533,6 +533,17 @@ test("answer at a terminal shows the card built from the request and sends only 
   assert.ok(!flagged.out.includes("Send it?"), flagged.out);
   flagged.child.kill();
   await flagged.ended;
+
+  // A card the list keeps cleaned and cut (a tab, a trailing space, 6,000
+  // characters): checked against the list's words in that form, answered.
+  const long = { command: `echo\t${"y".repeat(6_000)} \n`, description: "Say yes" };
+  const longQ = (await api("POST", "/v1/reports", task.credential, { cli: "claude-code", session: "long", seq: 1, action: "open",
+    kind: "permission", text: "x", ...takesRequest("decision", "Bash", long),
+    terminal: { kind: "terminal", host: "box", cwd: "/w" } })).body.question_id;
+  const sent = atTerminal(m, ["answer", longQ, "--allow", "--yes"]);
+  assert.ok(await waitFor(async () => (await answers(longQ)) === 1, 10_000), sent.out);
+  sent.child.kill();
+  await sent.ended;
 });
 
 test("run --tmux at a terminal attaches to the new session; detached from, it waits for the agent, and passes it a Ctrl-C", async () => {

@@ -90,6 +90,8 @@ test("a command of 10,000 characters is kept whole for the device's card, and a 
   const { owner, task } = await world();
   const long = `echo ${"x".repeat(9_950)} && ${CURL}`;
   const r = await permission(task, "long", long);
+  const listed1 = await listed(owner, r.question_id);
+  assert.equal(listed1.text, `Claude Code wants to run: ${long}`.slice(0, 3_999) + "…", "the list keeps it cut");
   const shown = await requestOf(owner, r.question_id);
   const card = builtCard("decision", shown.request).text;
   assert.equal(card, `Claude Code wants to run: ${long}`);

@@ -14,8 +14,9 @@ use crate::text;
 
 /// Most bytes in a request body.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
-/// Most bytes in a report whose words are sealed: they hold its request and
-/// the card built from it, as base64url, a third larger than in the clear.
+/// Most bytes in a report whose words are sealed (they hold its request and
+/// the card built from it, as base64url, a third larger than in the clear),
+/// or that carries its request and the card built from it in the clear.
 pub const MAX_SEALED_BODY_BYTES: usize = 96 * 1024;
 /// Most characters of `text`; longer text is cut with an ellipsis.
 pub const MAX_TEXT_CHARS: usize = 4000;
@@ -212,14 +213,19 @@ impl Report {
             message: format!("the body is not valid JSON: {e}"),
         })?;
         let report = Report::from_value(&value)?;
-        let sealed = matches!(
+        // A request and the card built from it, sealed or not, may take
+        // twice a request's room.
+        let carries_its_card = matches!(
             report,
             Report::Open {
                 sealed: Some(_),
                 ..
+            } | Report::Open {
+                request: Some(_),
+                ..
             }
         );
-        if !sealed && body.len() > MAX_BODY_BYTES {
+        if !carries_its_card && body.len() > MAX_BODY_BYTES {
             return Err(too_large(MAX_BODY_BYTES));
         }
         Ok(report)
@@ -251,7 +257,7 @@ impl Report {
                 let kind = parse_enum(obj, "kind", Kind::parse, Kind::choices)?;
                 let text = match obj.get("text") {
                     None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => truncate_chars(&text::paragraphs(s), MAX_TEXT_CHARS),
+                    Some(Value::String(s)) => listed_text(s),
                     Some(_) => return Err(ReportError::invalid("`text` must be a string")),
                 };
                 let options = parse_options(obj.get("options"))?;
@@ -443,8 +449,15 @@ fn parse_sealed(value: Option<&Value>) -> Result<Option<Box<Sealed>>, ReportErro
     Ok(Some(Box::new(sealed)))
 }
 
+/// `text` as an open's is kept and listed: its paragraphs cleaned, cut to
+/// [`MAX_TEXT_CHARS`]. A device compares a card it builds with the list's
+/// words in this form ([`crate::classify::card::check_shown`]).
+pub fn listed_text(text: &str) -> String {
+    truncate_chars(&text::paragraphs(text), MAX_TEXT_CHARS)
+}
+
 /// A report's lasting choices in the clear: each an id, a scope, a label
-/// and the rule it grants, in words no longer than a card's.
+/// (the rule in a few words more) and the rule it grants.
 fn parse_lasting(value: Option<&Value>) -> Result<Vec<Offer>, ReportError> {
     let bad = || {
         ReportError::invalid(
@@ -457,7 +470,7 @@ fn parse_lasting(value: Option<&Value>) -> Result<Vec<Offer>, ReportError> {
     };
     let fits = |s: &str, max: usize| !s.is_empty() && s.chars().count() <= max;
     check_offers(&mut offers, |offer| {
-        fits(&offer.label, MAX_LABEL_CHARS)
+        fits(&offer.label, MAX_LABEL_CHARS + 2 * MAX_DESCRIPTION_CHARS)
             && (offer.rule.as_deref()).is_some_and(|r| fits(r, 2 * MAX_DESCRIPTION_CHARS))
     })
     .map_err(|_| bad())?;
@@ -732,6 +745,10 @@ mod tests {
             json!([offer("", "Bash(npm test *)")]),
             json!([offer("Yes", "")]),
             json!([offer("Yes", &"x".repeat(2 * MAX_DESCRIPTION_CHARS + 1))]),
+            json!([offer(
+                &"x".repeat(MAX_LABEL_CHARS + 2 * MAX_DESCRIPTION_CHARS + 1),
+                "r"
+            )]),
             json!([{"id": "allow", "label": "Yes", "lasting": true, "rule": "r", "scope": "project"}]),
             json!([{"id": format!("keep-{}", "c".repeat(64)), "label": "Yes", "lasting": true, "rule": "r"}]),
             json!(vec![offer("Yes", "r"); crate::lasting::MAX_LASTING + 1]),

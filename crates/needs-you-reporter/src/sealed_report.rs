@@ -79,45 +79,29 @@ pub fn sealed_body(body: Vec<u8>) -> Result<Vec<u8>, Error> {
     serde_json::to_vec(&sealed).map_err(|e| Error::State(format!("cannot encode a report: {e}")))
 }
 
-/// `body` with its card built, on a machine that seals nothing. A body that
-/// does not read goes as it is, for the server to refuse and say why.
+/// `body` with its card built, on a machine that seals nothing: its text as
+/// the server keeps it (a Write's whole content cut to a card's length; a
+/// device shows the card it builds from the request, whole). A body that
+/// does not read goes as it is, for the server to refuse and say why, and
+/// so does one whose built card the server would refuse (a lasting choice's
+/// rule longer than it takes): its question is listed all the same, with
+/// the hook's words and no lasting choice.
 fn built_in_the_clear(body: Vec<u8>) -> Vec<u8> {
-    match Report::parse(&body) {
-        Ok(
-            report @ Report::Open {
-                request: Some(_), ..
-            },
-        ) => within_a_body(card::built(report)).unwrap_or(body),
-        _ => body,
-    }
-}
-
-/// `report` as JSON within the body the server takes: its card's text (a
-/// Write's whole content, say) cut as the server would cut it, then further
-/// until the request beside it fits. The list shows the text; a device
-/// shows the card it builds from the request, whole.
-fn within_a_body(mut report: Report) -> Option<Vec<u8>> {
-    use needs_you_core::report::{truncate_bytes, MAX_BODY_BYTES, MAX_TEXT_CHARS};
-    let Report::Open { text, .. } = &mut report else {
-        return serde_json::to_vec(&report).ok();
+    let Ok(
+        report @ Report::Open {
+            request: Some(_), ..
+        },
+    ) = Report::parse(&body)
+    else {
+        return body;
     };
-    *text = needs_you_core::truncate_chars(text, MAX_TEXT_CHARS);
-    loop {
-        let body = serde_json::to_vec(&report).ok()?;
-        let Report::Open { text, .. } = &mut report else {
-            return None;
-        };
-        if body.len() <= MAX_BODY_BYTES || text.is_empty() {
-            return Some(body);
-        }
-        // Escaped in JSON a byte may take six: cut at least what is over.
-        let over = body.len() - MAX_BODY_BYTES;
-        let keep = text.len().saturating_sub(over.max(64));
-        *text = if keep < 16 {
-            String::new()
-        } else {
-            truncate_bytes(text, keep)
-        };
+    let mut report = card::built(report);
+    if let Report::Open { text, .. } = &mut report {
+        *text = needs_you_core::report::listed_text(text);
+    }
+    match serde_json::to_vec(&report) {
+        Ok(built) if Report::parse(&built).is_ok() => built,
+        _ => body,
     }
 }
 
@@ -181,7 +165,7 @@ mod tests {
 
     #[test]
     fn a_report_in_the_clear_goes_with_its_card_and_lasting_choices_within_a_body() {
-        use needs_you_core::report::MAX_BODY_BYTES;
+        use needs_you_core::report::{MAX_SEALED_BODY_BYTES, MAX_TEXT_CHARS};
         let mut body = serde_json::to_value(permission()).unwrap();
         body["text"] = json!("made up by the hook");
         body.as_object_mut().unwrap().remove("lasting");
@@ -192,20 +176,47 @@ mod tests {
         assert!(text.starts_with("Claude Code wants to run: curl"), "{text}");
         assert_eq!(lasting.len(), 1, "read from the request's suggestion");
 
-        // A Write of 20 KB: its card is its content, whole, and the request
-        // beside it; the text is cut until both fit one body.
-        let input = json!({"file_path": "/w/notes.md", "content": "é\"".repeat(5_900)});
+        // A Write of 20 KB: its card is its content, cut as the server
+        // keeps it, and the request beside it, whole.
+        let input = json!({"file_path": "/w/notes.md", "content": "é\"\t \n".repeat(2_500)});
         let request = Request::new("Write", &input);
         let write = json!({"action": "open", "cli": "claude-code", "session": "s1", "seq": 9,
             "kind": "permission", "text": "x", "takes": "decision", "digest": request.digest(),
             "request": request});
         let sent = built_in_the_clear(serde_json::to_vec(&write).unwrap());
-        assert!(sent.len() <= MAX_BODY_BYTES, "{} bytes", sent.len());
+        assert!(sent.len() <= MAX_SEALED_BODY_BYTES, "{} bytes", sent.len());
         let Report::Open { text, request, .. } = Report::parse(&sent).unwrap() else {
             panic!()
         };
         assert!(text.starts_with("Claude Code wants to write /w/notes.md"));
-        assert_eq!(request.unwrap().input, input, "the request goes whole");
+        assert_eq!(
+            text.chars().count(),
+            MAX_TEXT_CHARS,
+            "cut as the server keeps it"
+        );
+        let request = request.unwrap();
+        assert_eq!(request.input, input, "the request goes whole");
+        // What a device checks the list's words against.
+        assert_eq!(
+            card::check_shown(needs_you_core::Kind::Permission, &request, &text),
+            Ok(request.digest())
+        );
+
+        // A lasting choice whose rule is longer than the server takes: the
+        // report goes as the hook made it, without its card.
+        let rule = "x".repeat(3 * needs_you_core::report::MAX_DESCRIPTION_CHARS);
+        let request: Request =
+            serde_json::from_value(json!({"tool": "Bash", "input": {"command": "make"},
+            "lasting": [{"type": "addRules", "behavior": "allow", "destination": "localSettings",
+                         "rules": [{"toolName": "Bash", "ruleContent": rule}]}]}))
+            .unwrap();
+        let long = serde_json::to_vec(
+            &json!({"action": "open", "cli": "claude-code", "session": "s1",
+            "seq": 9, "kind": "permission", "text": "x", "takes": "decision",
+            "digest": request.digest(), "request": request}),
+        )
+        .unwrap();
+        assert_eq!(built_in_the_clear(long.clone()), long);
         // A body that does not read goes as it was.
         assert_eq!(built_in_the_clear(b"{".to_vec()), b"{");
     }
