@@ -177,6 +177,19 @@ pub fn verify_as<T: Signed + DeserializeOwned>(
     Ok(statement)
 }
 
+/// Whether `statement`'s words come as this machine sent its questions':
+/// a machine that `seals` them takes no answer whose words are in the
+/// clear, or without their seal, whatever the server listed (a server that
+/// listed a sealed question in the clear, with words of its own, gets the
+/// reply to them, but nothing is done with it). By the Worker's own rule.
+pub fn words_in_place(statement: &Statement, seals: bool) -> Result<(), Refusal> {
+    let sealed = statement.sealed_hash.is_some();
+    if seals && statement.answer.words_out_of_place(true, sealed) {
+        return Err(Refusal::WordsInTheClear);
+    }
+    Ok(())
+}
+
 /// `statement`, checked ([`verify`]), with its answer's sealed words put
 /// back: `sealed` (as they came beside it) must be the words it signed, by
 /// their hash, sealed for its owner and question as an answer's
@@ -303,6 +316,35 @@ mod tests {
             sealed_hash: None,
             expires_at: NOW + LIFETIME_MS,
         }
+    }
+
+    #[test]
+    fn a_machine_that_seals_takes_no_words_in_the_clear_nor_unsealed() {
+        let reply = |text: &str| AnswerBody::Text { text: text.into() };
+        let clear = statement("fp", reply("yes, go on"), None);
+        assert_eq!(words_in_place(&clear, true), Err(Refusal::WordsInTheClear));
+        assert_eq!(words_in_place(&clear, false), Ok(()), "a keyless machine's");
+        // A reply's seal signed beside its empty form; a bare decision needs none.
+        let mut sealed = statement("fp", reply(""), None);
+        sealed.sealed_hash = Some("a".repeat(64));
+        assert_eq!(words_in_place(&sealed, true), Ok(()));
+        let unsealed = statement("fp", reply(""), None);
+        assert_eq!(
+            words_in_place(&unsealed, true),
+            Err(Refusal::WordsInTheClear)
+        );
+        assert_eq!(
+            words_in_place(&statement("fp", allow(), Some("d1")), true),
+            Ok(())
+        );
+        let denied = AnswerBody::Decision {
+            decision: Verdict::Deny,
+            message: Some("not now".into()),
+        };
+        assert_eq!(
+            words_in_place(&statement("fp", denied, Some("d1")), true),
+            Err(Refusal::WordsInTheClear)
+        );
     }
 
     #[test]

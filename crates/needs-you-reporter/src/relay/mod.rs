@@ -212,13 +212,7 @@ impl Relay {
         let statement: Statement = self
             .verified(answer.signed.as_deref(), answer.devices.as_deref())
             .map_err(Failure::refused)?;
-        // This machine sealed its questions' words, whatever the server
-        // lists: words in the clear answer words it never sent (a server
-        // that listed its own in the clear), and are not acted on.
-        let sealed = statement.sealed_hash.is_some();
-        if sealed_report::seals_here() && statement.answer.words_out_of_place(true, sealed) {
-            return Err(Failure::refused(Refusal::WordsInTheClear));
-        }
+        trust::words_in_place(&statement, sealed_report::seals_here()).map_err(Failure::refused)?;
         // Its sealed words opened only once it is known to be the owner's.
         let keys = match answer.sealed {
             Some(_) => sealed_report::held_keys().ok().flatten(),
