@@ -22,7 +22,12 @@ use crate::trust;
 /// Whether this machine seals what it reports: it names a content key
 /// ([`sealing::KEYS_VAR`]), readable or not (then nothing is sent).
 pub fn seals_here() -> bool {
-    std::env::var_os(sealing::KEYS_VAR).is_some_and(|p| !p.is_empty())
+    named_key().is_some()
+}
+
+/// The file [`sealing::KEYS_VAR`] names, if it names one.
+fn named_key() -> Option<std::ffi::OsString> {
+    std::env::var_os(sealing::KEYS_VAR).filter(|p| !p.is_empty())
 }
 
 /// The owner's content key on this machine, from the file
@@ -31,7 +36,7 @@ pub fn seals_here() -> bool {
 /// version made since is the one that seals. A file others can read is
 /// refused, as the login is.
 pub fn held_keys() -> Result<Option<ContentKeys>, Error> {
-    let Some(path) = std::env::var_os(sealing::KEYS_VAR).filter(|_| seals_here()) else {
+    let Some(path) = named_key() else {
         return Ok(None);
     };
     // What goes wrong is said without the file's path: the reason travels
