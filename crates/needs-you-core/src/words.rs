@@ -10,10 +10,13 @@
 //! and a permission's lasting choices by id and scope, each with its own
 //! words sealed apart ([`RuleWords`], as the field `rule`, scoped by the
 //! choice's id) so that a rule granted on it is recorded, and opened where
-//! it is listed, without the question. A device opens the words and puts
-//! them back ([`Words::restore`]) before it draws a card, and builds the
-//! card of what takes a decision or choices from the opened request, as it
-//! does for any question.
+//! it is listed, without the question. Words that carry a request are
+//! sealed without the card built from it ([`Words::without_card`]): a card
+//! may be many times its request (every hidden character written out), and
+//! every device builds it again from the request ([`Words::with_card`]). A
+//! device opens the words and puts them back ([`Words::restore`]) before it
+//! draws a card, and builds the card of what takes a decision or choices
+//! from the opened request, as it does for any question.
 //!
 //! An answer to such a question seals its words likewise, on the device that
 //! makes it: its text, a denial's message, its choices, bound by their hash
@@ -25,7 +28,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::afar::{AnswerBody, DialogQuestion};
 use crate::api;
-use crate::kinds::QuestionOption;
+use crate::classify::card;
+use crate::kinds::{Kind, QuestionOption};
 use crate::lasting::Offer;
 use crate::report::Report;
 use crate::request::Request;
@@ -44,7 +48,16 @@ pub struct Words {
     /// The folder its agent runs in.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub cwd: String,
+    /// For words that carry a request, the kind of question their machine
+    /// reported, which its card is built as ([`Words::with_card`]), sealed
+    /// with the words: the kind the list says is the server's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
 }
+
+/// How much of a card's text sealed words keep beside its request
+/// ([`Words::without_card`]).
+pub const START_CHARS: usize = 200;
 
 /// A lasting choice's words, sealed apart from its question's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,6 +121,7 @@ pub fn take(report: Report) -> Option<Taken> {
             text,
             options,
             questions,
+            kind: request.is_some().then_some(kind),
             request: request.map(|r| *r),
             cwd,
         },
@@ -164,13 +178,55 @@ impl Words {
         }
     }
 
-    /// Puts the words back into `q`, as its reporter saw them.
+    /// The words as they are sealed: those of a question that carries its
+    /// request go without the card built from it (its options and
+    /// questions, and its text but for its first [`START_CHARS`] characters,
+    /// for a reader that does not build it), which [`Words::with_card`]
+    /// builds again on the device. So what is sealed is the request, the
+    /// folder and a few words more, and a card that writes out every hidden
+    /// character of its request cannot push them past what a report may be.
+    pub fn without_card(self) -> Words {
+        match self.request {
+            Some(_) => Words {
+                text: crate::report::truncate_chars(&self.text, START_CHARS),
+                options: Vec::new(),
+                questions: Vec::new(),
+                ..self
+            },
+            None => self,
+        }
+    }
+
+    /// The words as a device shows them: the card of the request they carry
+    /// built here ([`card::of`]) as the kind of question their machine
+    /// sealed with them (`listed`, the kind the list says, only for words
+    /// that name none), as their sender built it before it sealed them
+    /// ([`card::built`] keeps the request only of a card it shows whole);
+    /// words with no request as they were sealed.
+    pub fn with_card(self, listed: Kind) -> Words {
+        match &self.request {
+            Some(request) => {
+                let card = card::of(self.kind.unwrap_or(listed), request);
+                Words {
+                    text: card.text,
+                    options: card.options,
+                    questions: card.questions,
+                    ..self
+                }
+            }
+            None => self,
+        }
+    }
+
+    /// Puts the words back into `q`, as its reporter saw them: the card of
+    /// their request built here ([`Words::with_card`]).
     pub fn restore(self, q: &mut api::Question) {
-        q.text = self.text;
-        q.options = self.options;
-        q.questions = self.questions;
+        let words = self.with_card(q.kind);
+        q.text = words.text;
+        q.options = words.options;
+        q.questions = words.questions;
         if let Some(t) = q.terminal.as_mut() {
-            t.cwd = self.cwd;
+            t.cwd = words.cwd;
         }
     }
 }
@@ -263,8 +319,62 @@ mod tests {
             "terminal": {"kind": "tmux", "host": "box", "cwd": ""}}))
         .unwrap();
         let text = taken.words.text.clone();
-        taken.words.restore(&mut q);
-        assert_eq!(q.text, text);
+        taken.words.without_card().restore(&mut q);
+        assert_eq!(q.text, text, "the card built again from the request");
         assert_eq!(q.terminal.unwrap().cwd, "/srv/secret-project");
+    }
+
+    #[test]
+    fn words_with_a_request_are_sealed_without_its_card_and_shown_with_it() {
+        // A dialog whose card writes out its hidden characters: the card is
+        // many times the request.
+        let input = json!({"questions": [{"question": format!("DB?{}", "\u{200b}".repeat(500)),
+            "header": "DB", "multiSelect": false,
+            "options": [{"label": "SQLite"}, {"label": "Postgres", "description": "a server"}]}]});
+        let request = Request::new("AskUserQuestion", &input);
+        let body = json!({"action": "open", "kind": "dialog", "cli": "claude-code",
+            "session": "s", "seq": 1, "text": "", "takes": "choices",
+            "digest": request.digest(), "request": request});
+        let report = crate::classify::card::built(Report::from_value(&body).unwrap());
+        let words = take(report).unwrap().words;
+        let sealed = words.clone().without_card();
+        assert_eq!(
+            (
+                sealed.text.chars().count(),
+                sealed.options.len(),
+                sealed.questions.len()
+            ),
+            (START_CHARS, 0, 0),
+            "the start of its text only"
+        );
+        assert!(words.text.starts_with(sealed.text.trim_end_matches('…')));
+        assert_eq!(sealed.request, words.request);
+        let sealed_len = serde_json::to_vec(&sealed).unwrap().len();
+        assert!(sealed_len * 4 < serde_json::to_vec(&words).unwrap().len());
+        assert_eq!(
+            sealed.clone().with_card(Kind::Permission),
+            words,
+            "built as the kind sealed with it, whatever the list says"
+        );
+        let unnamed = Words {
+            kind: None,
+            ..sealed
+        };
+        assert_eq!(unnamed.with_card(Kind::Dialog).text, words.text);
+
+        // Words that carry no request keep their card: it is all they have.
+        let plain = Words {
+            text: "Go on?".into(),
+            options: vec![QuestionOption {
+                label: "yes".into(),
+                description: None,
+            }],
+            questions: vec![],
+            request: None,
+            cwd: "/w".into(),
+            kind: Some(Kind::Dialog),
+        };
+        assert_eq!(plain.clone().without_card(), plain);
+        assert_eq!(plain.clone().with_card(Kind::Dialog), plain);
     }
 }

@@ -119,7 +119,10 @@ fn seal_taken(
     let failed = |e: sealing::SealError| Error::Setup(format!("cannot seal a report: {e}"));
     let mut report = taken.wordless;
     let scope = open_scope(report.session(), report.seq());
-    let plain = serde_json::to_vec(&taken.words).unwrap_or_default();
+    // The summary says the card's words; the words go without the card of
+    // their request, which every device builds again.
+    let summary = taken.words.summary();
+    let plain = serde_json::to_vec(&taken.words.without_card()).unwrap_or_default();
     let mut lasting = Vec::with_capacity(taken.lasting.len());
     for mut offer in taken.lasting {
         let rule = serde_json::to_vec(&words::rule_words(&offer)).unwrap_or_default();
@@ -133,7 +136,6 @@ fn seal_taken(
         &[report.session().as_bytes(), b"\n", &plain].concat(),
     );
     let words = sealing::seal(key, owner, &scope, field::QUESTION, &plain).map_err(failed)?;
-    let summary = taken.words.summary();
     let summary =
         sealing::seal(key, owner, &scope, field::SUMMARY, summary.as_bytes()).map_err(failed)?;
     if let Report::Open { sealed, .. } = &mut report {
@@ -250,7 +252,14 @@ mod tests {
         let scope = open_scope("s1", 9);
         let plain = sealing::open(&keys, "owner-fp", &scope, field::QUESTION, &s.words).unwrap();
         let words: Words = serde_json::from_slice(&plain).unwrap();
-        assert_eq!(words, taken.words);
+        assert!(
+            words.text.chars().count() <= words::START_CHARS,
+            "sealed without its card"
+        );
+        assert_eq!(
+            words.with_card(needs_you_core::Kind::Permission),
+            taken.words
+        );
         // Bound to its open: not as another seq, not as another field.
         assert!(sealing::open(
             &keys,
@@ -276,6 +285,31 @@ mod tests {
         let summary = sealing::open(&keys, "owner-fp", &scope, field::SUMMARY, summary).unwrap();
         assert_eq!(String::from_utf8(summary).unwrap(), taken.words.summary());
         assert!(taken.words.summary().contains("planted-7f3a"));
+    }
+
+    #[test]
+    fn a_request_whose_card_is_many_times_itself_is_sealed_within_a_report() {
+        use needs_you_core::report::MAX_SEALED_BODY_BYTES;
+        use needs_you_core::request::MAX_REQUEST_BYTES;
+        // A Write of soft hyphens, as large as a request is carried: its
+        // card writes each one out as ⟨U+00AD⟩, six times its bytes.
+        let content = "\u{ad}".repeat((MAX_REQUEST_BYTES - 200) / 2);
+        let request = Request::new("Write", &json!({"file_path": "/w/z", "content": content}));
+        assert!(request.size() <= MAX_REQUEST_BYTES);
+        let body = json!({"action": "open", "cli": "claude-code", "session": "s1", "seq": 9,
+            "kind": "permission", "text": "", "takes": "decision",
+            "digest": request.digest(), "request": request});
+        let taken = words::take(card::built(Report::from_value(&body).unwrap())).unwrap();
+        assert!(
+            taken.words.text.len() > MAX_SEALED_BODY_BYTES,
+            "its card alone, {} bytes, is larger than a sealed report may be",
+            taken.words.text.len()
+        );
+        let keys = ContentKeys::first().unwrap();
+        let sealed = seal_taken(keys.newest().unwrap(), "o", taken).unwrap();
+        let wire = serde_json::to_vec(&sealed).unwrap();
+        assert!(wire.len() <= MAX_SEALED_BODY_BYTES, "{} bytes", wire.len());
+        assert!(Report::parse(&wire).is_ok(), "the Worker takes it");
     }
 
     #[test]

@@ -348,9 +348,14 @@ impl Built {
                     let mut opened = q;
                     words.restore(&mut opened);
                     let mut opened = serde_json::to_value(&opened).unwrap_or_default();
-                    for field in ["text", "options", "questions", "terminal"] {
+                    for field in ["text", "options", "terminal"] {
                         p[field] = opened[field].take();
                     }
+                    // Left out when there are none: a null is no list.
+                    p["questions"] = match opened["questions"].take() {
+                        Value::Null => Value::Array(Vec::new()),
+                        questions => questions,
+                    };
                 }
                 Ok((None, _)) => {}
                 Err(why) => p["text"] = Value::String(format!("(sealed: {why})")),
