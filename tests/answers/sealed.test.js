@@ -204,7 +204,8 @@ test("an answer's words are sealed on the device that makes it: a reply typed on
 
   // A permission sealed as its machine seals it, denied with a message by
   // `needs-you answer`; what the relay is handed, read here as a machine reads it.
-  const input = { command: "make release" };
+  // Its card is longer than the list keeps a card's text, and holds a tab.
+  const input = { command: `make release VERSION=${"9".repeat(5_000)}\tNOTES=1` };
   const words = await sealText(o.contentKey, o.key.fingerprint, "s-deny\n3", "question",
     JSON.stringify({ text: "", request: { tool: "Bash", input }, cwd: "/srv" }));
   const posted = await api("POST", "/v1/reports", o.task.credential, {

@@ -468,12 +468,15 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
                     )
                 })?;
             // The card as built here from the request its machine sealed, as
-            // for any question: never another build's words.
+            // for any question: never another build's words; in the form
+            // the list keeps a card's text in, which the check below reads.
             shown.question.text = match (body.form(), request) {
-                (Afar::Decision | Afar::Choices, Some(r)) => {
-                    needs_you_core::classify::card::to_sign(body.form().kind(), &r).text
-                }
-                _ => words.map(|w| w.text).unwrap_or_default(),
+                (Afar::Decision | Afar::Choices, Some(r)) => needs_you_core::report::listed_text(
+                    &needs_you_core::classify::card::to_sign(body.form().kind(), &r).text,
+                ),
+                _ => words
+                    .map(|w| w.with_card(listed.question.kind).text)
+                    .unwrap_or_default(),
             };
         }
         let digest = match body.form() {
