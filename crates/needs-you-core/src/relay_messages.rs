@@ -170,12 +170,6 @@ pub struct Revoked {
     pub outcome: RevokeOutcome,
     /// For a person: what was removed from where, or why not.
     pub note: String,
-    /// Why not, as a stable code for programs, when it `Failed`: the
-    /// refusal's ([`crate::afar::Refusal::code`]), `settings` for a file
-    /// that could not be read or written, `not_recorded` for a rule its
-    /// machine has no record of writing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
 }
 
 /// What the Worker sends.
@@ -296,7 +290,6 @@ impl TryFrom<Frame> for FromRelay {
                 rule_id: needs(f.rule_id, "rule_id")?,
                 outcome: f.outcome.ok_or("missing field `outcome`")?,
                 note: needs(f.note, "note")?,
-                code: f.code,
             }),
             other => return Err(format!("unknown relay message type `{other}`")),
         })
@@ -412,13 +405,6 @@ mod tests {
                 rule_id: "rul_1".into(),
                 outcome: RevokeOutcome::Gone,
                 note: "changed by hand".into(),
-                code: None,
-            }),
-            FromRelay::Revoked(Revoked {
-                rule_id: "rul_2".into(),
-                outcome: RevokeOutcome::Failed,
-                note: "refused".into(),
-                code: Some("spent".into()),
             }),
         ];
         for msg in all {

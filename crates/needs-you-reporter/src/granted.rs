@@ -144,9 +144,6 @@ pub fn holds_any(dir: &Path, task: &str) -> bool {
     with_ledger(dir, |grants| (false, grants.iter().any(|g| g.task == task))).unwrap_or(false)
 }
 
-/// The code of a rule this machine has no record of writing.
-pub const NOT_RECORDED: &str = "not_recorded";
-
 /// Takes back the rule written for `answer_id`, if this machine wrote it for
 /// `task`: removes its entries from the file they went to, if they are
 /// still there as written.
@@ -155,8 +152,6 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
         rule_id: rule_id.to_owned(),
         outcome,
         note,
-        code: (outcome == RevokeOutcome::Failed)
-            .then(|| Error::Settings(String::new()).code().to_owned()),
     };
     let done = with_ledger(dir, |grants| {
         let Some(at) = grants
@@ -164,11 +159,7 @@ pub fn revoke(dir: &Path, task: &str, rule_id: &str, answer_id: &str) -> Revoked
             .position(|g| g.answer_id == answer_id && g.task == task)
         else {
             let why = "this machine has no record of writing that rule: remove it by hand";
-            let unknown = Revoked {
-                code: Some(NOT_RECORDED.to_owned()),
-                ..reply(RevokeOutcome::Failed, why.into())
-            };
-            return (false, unknown);
+            return (false, reply(RevokeOutcome::Failed, why.into()));
         };
         let grant = grants[at].clone();
         let outcome = take_back(&grant, &reply);
@@ -340,13 +331,9 @@ mod tests {
         .unwrap();
         // Another task's relay cannot take it back.
         let other = revoke(dir.path(), "t2", "rul_1", "ans_1");
-        assert_eq!(
-            (other.outcome, other.code.as_deref()),
-            (RevokeOutcome::Failed, Some(NOT_RECORDED))
-        );
+        assert_eq!(other.outcome, RevokeOutcome::Failed);
         let done = revoke(dir.path(), "t1", "rul_1", "ans_1");
         assert_eq!(done.outcome, RevokeOutcome::Removed, "{}", done.note);
-        assert_eq!(done.code, None);
         let left: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         assert_eq!(
             left,

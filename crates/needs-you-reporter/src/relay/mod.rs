@@ -263,7 +263,6 @@ impl Relay {
             rule_id: r.rule_id.clone(),
             outcome: RevokeOutcome::Failed,
             note: format!("refused ({}): {}", refusal.code(), refusal.message()),
-            code: Some(refusal.code().to_owned()),
         };
         let signed: Revoking = match self.verified(r.signed.as_deref(), r.devices.as_deref()) {
             Ok(s) => s,
