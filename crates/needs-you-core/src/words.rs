@@ -218,15 +218,14 @@ impl Words {
         }
     }
 
-    /// Puts the words back into `q`, as its reporter saw them: the card of
-    /// their request built here ([`Words::with_card`]).
+    /// Puts the words back into `q`, as its reporter saw them: words that
+    /// carry a request once their card is built ([`Words::with_card`]).
     pub fn restore(self, q: &mut api::Question) {
-        let words = self.with_card(q.kind);
-        q.text = words.text;
-        q.options = words.options;
-        q.questions = words.questions;
+        q.text = self.text;
+        q.options = self.options;
+        q.questions = self.questions;
         if let Some(t) = q.terminal.as_mut() {
-            t.cwd = words.cwd;
+            t.cwd = self.cwd;
         }
     }
 }
@@ -319,7 +318,11 @@ mod tests {
             "terminal": {"kind": "tmux", "host": "box", "cwd": ""}}))
         .unwrap();
         let text = taken.words.text.clone();
-        taken.words.without_card().restore(&mut q);
+        taken
+            .words
+            .without_card()
+            .with_card(Kind::Permission)
+            .restore(&mut q);
         assert_eq!(q.text, text, "the card built again from the request");
         assert_eq!(q.terminal.unwrap().cwd, "/srv/secret-project");
     }

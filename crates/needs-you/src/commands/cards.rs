@@ -150,7 +150,8 @@ impl Built {
     }
 
     /// `q`'s request as the server keeps it, or, for a question whose words
-    /// are sealed, as they open here (with the words): sealed for the open
+    /// are sealed, as they open here (with the words, the card of a request
+    /// they carry built here: [`Words::with_card`]): sealed for the open
     /// the list names, by the owner this command line is logged in under.
     pub fn request_of(
         &mut self,
@@ -182,6 +183,7 @@ impl Built {
         let plain = self.open(client, &scope, field::QUESTION, &sealed)?;
         let words: Words =
             serde_json::from_slice(&plain).map_err(|_| "its words opened, but are not words")?;
+        let words = words.with_card(q.kind);
         if let Some(s) = SealedText::parse(&sealed) {
             self.versions.insert(q.question_id.clone(), s.version);
         }

@@ -454,10 +454,13 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
             .iter()
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
-        // The question as the list shows it, its sealed words opened here;
-        // the request is opened again for the check below.
+        // The question as the list shows it, its sealed words opened here.
         let mut opener = cards::Built::new(&login);
         let mut shown = listed.clone();
+        // A sealed question's digest, of the request its machine sealed: its
+        // card is built here from that request, so there is no server's
+        // text to check it against.
+        let mut sealed_digest = None;
         if listed.question.sealed {
             let (words, request) = opener
                 .request_of(&client, &listed.question)
@@ -468,21 +471,23 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
                     )
                 })?;
             // The card as built here from the request its machine sealed, as
-            // for any question: never another build's words; in the form
-            // the list keeps a card's text in, which the check below reads.
-            shown.question.text = match (body.form(), request) {
-                (Afar::Decision | Afar::Choices, Some(r)) => needs_you_core::report::listed_text(
-                    &needs_you_core::classify::card::to_sign(body.form().kind(), &r).text,
-                ),
-                _ => words
-                    .map(|w| w.with_card(listed.question.kind).text)
-                    .unwrap_or_default(),
-            };
+            // for any question: never another build's words.
+            match (body.form(), request) {
+                (Afar::Decision | Afar::Choices, Some(r)) => {
+                    let built = card::to_sign(body.form().kind(), &r);
+                    shown.question.text = built.text;
+                    sealed_digest = Some(built.digest);
+                }
+                _ => shown.question.text = words.map(|w| w.text).unwrap_or_default(),
+            }
         }
         let digest = match body.form() {
             Afar::Text => None,
             _ => {
-                let digest = request_shown(&client, &mut opener, &shown.question, body.form())?;
+                let digest = match sealed_digest {
+                    Some(digest) => digest,
+                    None => request_shown(&client, &mut opener, &shown.question, body.form())?,
+                };
                 // What is signed: the card as built here from the request.
                 let card = needs_you_core::text::line(&shown.question.text);
                 println!("{}: {card}", body.summary());
