@@ -14,9 +14,9 @@ use crate::text;
 
 /// Most bytes in a request body.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
-/// Most bytes in a report whose words are sealed (they hold its request and
-/// the card built from it, as base64url, a third larger than in the clear),
-/// or that carries its request and the card built from it in the clear.
+/// Most bytes in a report whose words are sealed (they hold its request, as
+/// base64url, a third larger than in the clear), or that carries its
+/// request and the card built from it in the clear.
 pub const MAX_SEALED_BODY_BYTES: usize = 96 * 1024;
 /// Most characters of `text`; longer text is cut with an ellipsis.
 pub const MAX_TEXT_CHARS: usize = 4000;
