@@ -13,7 +13,7 @@
 
 import { call } from "./api.js";
 import { CARD_SHA256 } from "./card-hash.js";
-import { openScope, openSealed } from "./keys.js";
+import { keyedId, openScope, openSealed } from "./keys.js";
 
 /** The wasm's exports, once loaded; a failed load is tried again. */
 let builder = null;
@@ -245,7 +245,7 @@ async function fetchAndBuild(q, key) {
     const request = words ? words.request : held.request;
     if (!request) throw new Error("the server gave no request");
     const built = await build(q.answer_from_afar, request);
-    cards.set(q.question_id, { key, built: words ? { ...built, cwd: words.cwd ?? "", version: words.version } : built });
+    cards.set(q.question_id, { key, built: words ? { ...(await named(built, words.version)), cwd: words.cwd ?? "", version: words.version } : built });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
     if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;
@@ -253,6 +253,27 @@ async function fetchAndBuild(q, key) {
   }
   return false;
 }
+
+/** `built`, a card built here from a sealed question's request, naming the
+ *  request and its lasting choices as its machine named them: keyed under
+ *  the version its words were sealed under (keys.js keyedId). What is shown
+ *  and signed. */
+async function named(built, version) {
+  const digest = await keyedId(built.digest, version);
+  if (digest === null) {
+    // The key may be on its way (an older page takes it as it starts):
+    // tried again a few times before it is said.
+    const tried = (unnamed.get(built.digest) ?? 0) + 1;
+    unnamed.set(built.digest, tried);
+    throw Object.assign(new Error("this page holds no key that names its request: pair it again from a command line that holds the content key"), { again: tried < OPEN_TRIES });
+  }
+  unnamed.delete(built.digest);
+  const lasting = await Promise.all((built.lasting ?? []).map(async (o) => (o.id.startsWith("keep-") ? { ...o, id: await keyedId(o.id, version) } : o)));
+  return { ...built, digest, lasting };
+}
+
+/** How many times each request's digest could not be keyed here, by digest. */
+const unnamed = new Map();
 
 /** A rule's words as its machine sealed them (`{label, rule}`), opened
  *  here; null when this browser holds no key that opens them. */

@@ -12,8 +12,9 @@
 // same secret: the owner's command line wraps the content key to it, and the
 // page keeps what it unwraps as AES-GCM keys no script can read back, one per
 // version, to open what the agents' machines seal and to seal the words of
-// the answers it makes (needs_you_core::sealed, whose forms and labels these
-// are).
+// the answers it makes, and as HMAC keys, to name a sealed question's request
+// and lasting choices as its machine keyed them (needs_you_core::sealed,
+// whose forms and labels these are).
 
 import { keptIn } from "./kept.js";
 
@@ -21,6 +22,7 @@ const PROOF_LABEL = "needs-you pairing v2\n";
 const SEALED_LABEL = "needs-you sealed v1\n";
 const WRAP_LABEL = "needs-you content key v1\n";
 const COMMITMENT_LABEL = "needs-you content key commitment v1\n";
+const KEYED_LABEL = "needs-you keyed id v1\n";
 const ECDH = { name: "ECDH", namedCurve: "P-256" };
 /** What a browser asks to be able to do when it pairs: all the code grants.
  *  The proof covers it, in needs_you_core::api::Right's one order, so that
@@ -90,11 +92,13 @@ export async function takeContentKeys(deviceId, wrapped) {
   const vouched = new Map((JSON.parse(new TextDecoder().decode(unb64url(me.certificate.statement))).content_keys || [])
     .map((c) => [String(c.version), c.commitment]));
   const held = { ...(me.contentKeys || {}) };
+  const naming = { ...(me.namingKeys || {}) };
   for (const text of wrapped || []) {
     const [form, version, ephemeral, nonce, ciphertext, more] = String(text).split(".");
-    // A version held is kept, unless it was kept to open only (an older
-    // page's): taken again, to seal answers too.
-    if (form !== "w1" || !/^[1-9][0-9]*$/.test(version || "") || more !== undefined || held[version]?.usages.includes("encrypt")) continue;
+    // A version held is kept, unless it was kept to open only, or without
+    // its naming key (an older page's): taken again.
+    if (form !== "w1" || !/^[1-9][0-9]*$/.test(version || "") || more !== undefined) continue;
+    if (held[version]?.usages.includes("encrypt") && naming[version]) continue;
     try {
       const theirs = await crypto.subtle.importKey("raw", unb64url(ephemeral), ECDH, false, []);
       const shared = await crypto.subtle.deriveBits({ name: "ECDH", public: theirs }, me.sealPrivate, 256);
@@ -107,12 +111,28 @@ export async function takeContentKeys(deviceId, wrapped) {
       // Opens what machines sealed, and seals the words of answers made
       // here; never read back.
       held[version] = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+      naming[version] = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     } catch {
       // Not one this browser's seal key opens: left.
     }
   }
-  await store.write({ ...(await kept()), contentKeys: held });
+  await store.write({ ...(await kept()), contentKeys: held, namingKeys: naming });
   return Object.keys(held).map(Number).sort((a, b) => a - b);
+}
+
+/** `plain`, a request's digest or a lasting choice's id as card.wasm built
+ *  it, as a sealed question's machine names it: the HMAC-SHA256 of the
+ *  label, the owner and `plain` under content key `version`, in hex, after
+ *  a lasting choice's `keep-` (needs_you_core::sealed::keyed_message). A
+ *  server that reads the names cannot test a guess of a command against
+ *  them. Null when this browser holds no such version. */
+export async function keyedId(plain, version) {
+  const me = await kept().catch(() => null);
+  const key = me?.namingKeys?.[version];
+  if (!key) return null;
+  const mac = await crypto.subtle.sign("HMAC", key, enc.encode(`${KEYED_LABEL}${me.owner}\n${plain}`));
+  const hex = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return plain.startsWith("keep-") ? `keep-${hex}` : hex;
 }
 
 /** The scope question `q`'s screen is sealed in: its session and the `seq`

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { waitFor } from "../worker/helpers.js";
 import { lastingId, requestDigest } from "../support/request.js";
-import { openText, sealText } from "../support/sealing.js";
+import { keyedId, openText, sealText } from "../support/sealing.js";
 import { startWorld } from "./world.js";
 
 let world, w, api, owner, words, ownerCli, pairedByOwner, relayByHand;
@@ -97,13 +97,18 @@ test("a permission sealed as its machine seals it: its card built on the device 
   const suggestion = { type: "addRules", behavior: "allow", destination: "localSettings", rules: [{ toolName: "Bash", ruleContent: `deploy --token ${secret}:*` }] };
   const session = "s-perm";
   const seal = (scope, field, value) => sealText(o.contentKey, o.key.fingerprint, scope, field, JSON.stringify(value));
-  const id = lastingId(suggestion);
+  // Its digest and its lasting choice's id keyed, as the reporter names
+  // them: the plain ones would let a server test a guess of the command.
+  const keyed = (plain) => keyedId(o.contentKey, o.key.fingerprint, plain);
+  const [plainDigest, plainId] = [requestDigest("Bash", input), lastingId(suggestion)];
+  const [digest, id] = [keyed(plainDigest), keyed(plainId)];
+  assert.ok(digest !== plainDigest && id !== plainId && id.startsWith("keep-"));
   const same = randomBytes(32).toString("hex");
   // Sealed afresh for each report of it, as the reporter seals: new nonces, the same words.
   const sealedOpen = async (seq) => ({
     action: "open", cli: "claude-code", session, seq, kind: "permission",
     terminal: { kind: "tmux", host: "box", target: "w:0.1" },
-    takes: "decision", digest: requestDigest("Bash", input),
+    takes: "decision", digest,
     sealed: {
       words: await seal(`${session}\n${seq}`, "question", { text: "", request: { tool: "Bash", input, lasting: [suggestion] }, cwd: folder }),
       same,
@@ -147,6 +152,9 @@ test("a permission sealed as its machine seals it: its card built on the device 
     await card.locator(".confirm-yes").click();
     const sent = await waitFor(() => relay.got.find((m) => m.type === "answer"), 10000);
     assert.ok(sent, "the answer reached the relay");
+    // Signed as the machine named them: keyed by the page as Node keys them.
+    const signed = JSON.parse(Buffer.from(sent.signed.statement, "base64url"));
+    assert.deepEqual([signed.digest, signed.answer.decision], [digest, id]);
     relay.ws.send(JSON.stringify({ type: "received", answer_id: sent.answer_id }));
     relay.ws.send(JSON.stringify({ type: "taken", answer_id: sent.answer_id }));
     const rule = await waitFor(async () => (await api("GET", "/v1/rules", o.token)).body.rules[0], 10000);
@@ -169,7 +177,7 @@ test("a permission sealed as its machine seals it: its card built on the device 
   assert.match(await cliOf(o, "rules"), new RegExp(`Bash\\(deploy --token ${secret}:\\*\\)`));
   const logged = await cliOf(o, "log", secret);
   assert.ok(logged.includes(qid) && logged.includes(`Claude Code wants to run: deploy --token ${secret}`), logged);
-  await heldNowhere([secret, folder]);
+  await heldNowhere([secret, folder, plainDigest, plainId.slice("keep-".length)]);
 });
 
 test("an answer's words are sealed on the device that makes it: a reply typed on the page and a denial's message from the command line open on the agent's machine alone", async () => {
@@ -210,7 +218,8 @@ test("an answer's words are sealed on the device that makes it: a reply typed on
     JSON.stringify({ text: "", request: { tool: "Bash", input }, cwd: "/srv" }));
   const posted = await api("POST", "/v1/reports", o.task.credential, {
     action: "open", cli: "claude-code", session: "s-deny", seq: 3, kind: "permission",
-    terminal: { kind: "tmux", host: "box", target: "w:0.1" }, takes: "decision", digest: requestDigest("Bash", input),
+    terminal: { kind: "tmux", host: "box", target: "w:0.1" }, takes: "decision",
+    digest: keyedId(o.contentKey, o.key.fingerprint, requestDigest("Bash", input)),
     sealed: { words, same: randomBytes(32).toString("hex") } });
   assert.equal(posted.status, 200, JSON.stringify(posted.body));
   const qid = posted.body.question_id;
@@ -222,6 +231,7 @@ test("an answer's words are sealed on the device that makes it: a reply typed on
     assert.deepEqual([frame.decision, frame.message], ["deny", undefined]);
     const statement = JSON.parse(Buffer.from(frame.signed.statement, "base64url"));
     assert.deepEqual(statement.answer, { decision: "deny" });
+    assert.equal(statement.digest, keyedId(o.contentKey, o.key.fingerprint, requestDigest("Bash", input)), "keyed by the command line as Node keys it");
     assert.equal(statement.sealed_hash, createHash("sha256").update(frame.sealed).digest("hex"), "the words signed are those beside it");
     assert.deepEqual(JSON.parse(await openText(o.contentKey, o.key.fingerprint, qid, "answer", frame.sealed)),
       { decision: "deny", message: `not with ${denied}` });

@@ -17,6 +17,7 @@ import { answerFromAfar, commandNeverTyped, oneShotIsSilent, busyPromptNeverType
 import { claudeEnv, startClaude } from "./claude.js";
 import { keepFixtures, recorded } from "./fixtures.js";
 import { takesRequest } from "../support/request.js";
+import { keyedId } from "../support/sealing.js";
 
 const REPORTER = process.env.NEEDS_YOU_TEST_REPORTER || join(ROOT, "target", "release", "report-prompt");
 const DELAY = 4000; // the phone rings a dialog this long after it was reported
@@ -480,7 +481,9 @@ test("a lasting choice made up by a report with the task credential is never app
   // Claude Code never suggested: every command, in the user's settings,
   // offered as a sender offers what it reads from a request.
   const wide = { type: "addRules", rules: [{ toolName: "Bash" }], behavior: "allow", destination: "userSettings" };
-  assert.equal(takesRequest("decision", "Bash", input).digest, q.digest, "the real request's digest");
+  // (keyed as its machine names it, when its words are sealed).
+  const real = takesRequest("decision", "Bash", input).digest;
+  assert.equal(q.sealed ? keyedId(live.contentKey, live.key.fingerprint, real) : real, q.digest, "the real request's digest");
   const forged = await call(w, "POST", "/v1/reports", { token: task.credential, body: { cli: "claude-code",
     session: q.session, seq: Date.now() * 1000 + 1000, action: "open", kind: "permission",
     ...takesRequest("decision", "Bash", input, [wide]) } });

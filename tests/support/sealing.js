@@ -2,7 +2,7 @@
 // WebCrypto: another implementation than the Rust and the page's, to check
 // both against. `key` is a content key version as `content-key.json` keeps
 // it: {version, key (32 bytes, base64url)}.
-import { createHash, webcrypto } from "node:crypto";
+import { createHash, createHmac, webcrypto } from "node:crypto";
 
 const { subtle } = webcrypto;
 const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
@@ -48,4 +48,12 @@ export async function wrapKey(key, owner, deviceId, recipient) {
 export function commitment(owner, key) {
   return createHash("sha256").update(`needs-you content key commitment v1\n${owner}\n${key.version}\n`)
     .update(Buffer.from(key.key, "base64url")).digest("hex");
+}
+
+/** `plain`, a request's digest or a lasting choice's id, keyed under `key`
+ *  for `owner`, as a machine that seals names it: hex HMAC-SHA256 of the
+ *  label, the owner and `plain`, after a lasting choice's `keep-`. */
+export function keyedId(key, owner, plain) {
+  const mac = createHmac("sha256", Buffer.from(key.key, "base64url")).update(`needs-you keyed id v1\n${owner}\n${plain}`).digest("hex");
+  return plain.startsWith("keep-") ? `keep-${mac}` : mac;
 }

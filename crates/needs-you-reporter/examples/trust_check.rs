@@ -109,10 +109,11 @@ fn main() {
         transcript_at: None,
         agent: None,
         transcript: None,
-        digest: Some(digest),
+        digest: Some(digest.clone()),
+        lasting: vec![],
     };
     // A denial whose message is sealed, as the page and `needs-you answer`
-    // seal one for a sealed question.
+    // seal one for a sealed question, which names its request keyed.
     let keys = ContentKeys::first().expect("a content key");
     let deny = AnswerBody::Decision {
         decision: Verdict::Deny,
@@ -131,6 +132,7 @@ fn main() {
         v: needs_you_core::signed::SEALED_VERSION,
         answer: deny.wordless(),
         sealed_hash: Some(sealed_hash(&sealed)),
+        digest: Some(keys.newest().expect("a version").keyed(&owner, &digest)),
         ..statement.clone()
     };
     let denied = seal(&key, &serde_json::to_vec(&denying).expect("json"));
@@ -147,7 +149,14 @@ fn main() {
         for _ in 0..PER_ROUND {
             let s = trust::verify(&owner, Some(signed), Some(&list), now).expect("verified");
             let s = trust::opened(s, frame.sealed.as_deref(), Some(&keys)).expect("opened");
-            trust::bind(s, frame, Some(&open)).expect("bound");
+            let naming = match frame.sealed {
+                Some(_) => trust::Naming::Keyed {
+                    owner: &owner,
+                    keys: &keys,
+                },
+                None => trust::Naming::Plain,
+            };
+            trust::bind(s, frame, Some(&open), naming).expect("bound");
         }
         start.elapsed().as_secs_f64() * 1e6 / PER_ROUND as f64
     };

@@ -235,11 +235,17 @@ fn open(
     let at = transcript
         .as_ref()
         .map(|(path, len)| (*len, path.as_path()));
+    let lasting = asked
+        .takeable
+        .as_ref()
+        .map(|t| state::lasting_ids(&t.request))
+        .unwrap_or_default();
     let opening = state::Opening {
         kind,
         transcript: at,
         agent: asked.who.as_deref(),
         digest: asked.takeable.as_ref().map(|t| t.takes.digest.as_str()),
+        lasting: &lasting,
     };
     questions::open(dir, &target, session, &opening, |seq| {
         report(seq).expect("an open")

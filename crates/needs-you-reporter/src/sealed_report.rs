@@ -123,8 +123,18 @@ fn seal_taken(
     // their request, which every device builds again.
     let summary = taken.words.summary();
     let plain = serde_json::to_vec(&taken.words.without_card()).unwrap_or_default();
+    // The request's digest and each lasting choice's id go keyed: in the
+    // clear, a server could test a guess of a whole command or rule against
+    // them. The relay checks an answer's against its own record, keyed the
+    // same (`trust::bind`).
+    if let Report::Open { takes: Some(t), .. } = &mut report {
+        t.digest = key.keyed(owner, &t.digest);
+    }
     let mut lasting = Vec::with_capacity(taken.lasting.len());
     for mut offer in taken.lasting {
+        if needs_you_core::lasting::is_id(&offer.id) {
+            offer.id = key.keyed(owner, &offer.id);
+        }
         let rule = serde_json::to_vec(&words::rule_words(&offer)).unwrap_or_default();
         offer.rule =
             Some(sealing::seal(key, owner, &offer.id, field::RULE, &rule).map_err(failed)?);
@@ -156,6 +166,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    fn permission_request() -> Request {
+        let Report::Open {
+            request: Some(r), ..
+        } = permission()
+        else {
+            panic!("a request")
+        };
+        *r
+    }
 
     fn permission() -> Report {
         let mut body = json!({"action": "open", "cli": "claude-code", "session": "s1", "seq": 9,
@@ -248,7 +268,20 @@ mod tests {
         else {
             panic!("a sealed open")
         };
-        assert!(takes.is_some());
+        // Its digest and its lasting choice's id keyed: no guess of the
+        // command or the rule can be tested against them.
+        let (plain_digest, plain_id) = match &taken.wordless {
+            Report::Open { takes: Some(t), .. } => (t.digest.clone(), taken.lasting[0].id.clone()),
+            _ => panic!("an open that takes a decision"),
+        };
+        assert_eq!(plain_digest, permission_request().digest());
+        assert_eq!(takes.unwrap().digest, key.keyed("owner-fp", &plain_digest));
+        assert_ne!(s.lasting[0].id, plain_id);
+        assert_eq!(s.lasting[0].id, key.keyed("owner-fp", &plain_id));
+        assert!(needs_you_core::lasting::is_id(&s.lasting[0].id));
+        for plain in [plain_digest.as_str(), &plain_id[5..]] {
+            assert!(!text.contains(plain), "{plain} in {text}");
+        }
         let scope = open_scope("s1", 9);
         let plain = sealing::open(&keys, "owner-fp", &scope, field::QUESTION, &s.words).unwrap();
         let words: Words = serde_json::from_slice(&plain).unwrap();

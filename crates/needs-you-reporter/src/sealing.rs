@@ -127,12 +127,28 @@ impl ContentKey {
     /// the same hash under this version, and nothing of them shows to
     /// whoever lacks it ([`needs_you_core::report::Sealed::same`]).
     pub fn same(&self, owner: &str, words: &[u8]) -> String {
+        let label = format!("{}{owner}\n", needs_you_core::sealed::SAME_LABEL);
+        self.mac_hex(&[label.as_bytes(), words])
+    }
+
+    /// The keyed form of `plain`, a request's digest or a lasting choice's
+    /// id, for `owner` ([`needs_you_core::sealed::keyed_message`]): what
+    /// travels in its place from a machine that seals, and what a device
+    /// signs of a sealed question.
+    pub fn keyed(&self, owner: &str, plain: &str) -> String {
+        let mac = self.mac_hex(&[&needs_you_core::sealed::keyed_message(owner, plain)]);
+        needs_you_core::sealed::keyed_form(plain, &mac)
+    }
+
+    /// HMAC-SHA256 under this version of `parts`, one after another, in hex.
+    fn mac_hex(&self, parts: &[&[u8]]) -> String {
         use hmac::Mac as _;
         let bytes = B64.decode(&self.key).unwrap_or_default();
         let mut mac =
             <hmac::Hmac<Sha256> as hmac::Mac>::new_from_slice(&bytes).expect("HMAC takes any key");
-        mac.update(format!("{}{owner}\n", needs_you_core::sealed::SAME_LABEL).as_bytes());
-        mac.update(words);
+        for part in parts {
+            mac.update(part);
+        }
         let hash = mac.finalize().into_bytes();
         hash.iter().map(|b| format!("{b:02x}")).collect()
     }
@@ -165,6 +181,13 @@ impl ContentKeys {
 
     pub fn version(&self, version: u32) -> Option<&ContentKey> {
         self.keys.iter().find(|k| k.version == version)
+    }
+
+    /// Whether `keyed` is [`ContentKey::keyed`] of `plain` under any version
+    /// held: a device keys under the version its question's words were
+    /// sealed under, which this machine holds.
+    pub fn is_keyed(&self, owner: &str, plain: &str, keyed: &str) -> bool {
+        self.keys.iter().any(|k| k.keyed(owner, plain) == keyed)
     }
 
     /// A new version, above every one held, for what comes after a device

@@ -81,6 +81,10 @@ pub struct OpenQuestion {
     /// The digest of the request it takes an answer from afar for: an
     /// answer is handed on only while this is the open question.
     pub digest: Option<String>,
+    /// The ids of the lasting choices its request offers
+    /// ([`needs_you_core::lasting::offered`]): what an answer's keyed id is
+    /// read back to (`trust::bind`).
+    pub lasting: Vec<String>,
 }
 
 /// What a question that opens is, as recorded with it.
@@ -93,6 +97,16 @@ pub struct Opening<'a> {
     pub agent: Option<&'a str>,
     /// The digest of the request it takes an answer from afar for.
     pub digest: Option<&'a str>,
+    /// The ids of the lasting choices that request offers ([`lasting_ids`]).
+    pub lasting: &'a [String],
+}
+
+/// The ids of the lasting choices `request` offers, as its open records them.
+pub fn lasting_ids(request: &needs_you_core::request::Request) -> Vec<String> {
+    needs_you_core::lasting::offered(request)
+        .into_iter()
+        .map(|l| l.offer.id)
+        .collect()
 }
 
 impl StateDir {
@@ -166,6 +180,7 @@ impl StateDir {
             transcript,
             agent,
             digest: None,
+            lasting: &[],
         };
         self.record_opening(session, &opening, then)
     }
@@ -180,8 +195,8 @@ impl StateDir {
         let _lock = self.lock()?;
         let key = session_key(session);
         let seq = self.bump_seq(&key)?;
-        // `kind seq [at|- [agent|- [transcript|- [digest]]]]`: none of them
-        // has spaces.
+        // `kind seq [at|- [agent|- [transcript|- [digest|- [lasting,…]]]]]`:
+        // none of them has spaces, no lasting choice's id a comma.
         let no_space = |w: &&str| !w.is_empty() && !w.contains(char::is_whitespace);
         let agent = opening.agent.filter(no_space);
         let at = opening
@@ -197,6 +212,9 @@ impl StateDir {
             agent.unwrap_or("-").into(),
             file,
             opening.digest.filter(no_space).unwrap_or("-").into(),
+            Some(opening.lasting.join(","))
+                .filter(|w| no_space(&w.as_str()))
+                .unwrap_or_else(|| "-".into()),
         ];
         // Trailing `-` words say nothing.
         while words.len() > 2 && words.last().is_some_and(|w| w == "-") {
@@ -224,6 +242,11 @@ impl StateDir {
             agent: words.next().filter(|w| *w != "-").map(str::to_owned),
             transcript: words.next().filter(|w| *w != "-").map(str::to_owned),
             digest: words.next().filter(|w| *w != "-").map(str::to_owned),
+            lasting: words
+                .next()
+                .filter(|w| *w != "-")
+                .map(|w| w.split(',').map(str::to_owned).collect())
+                .unwrap_or_default(),
         })
     }
 
@@ -511,20 +534,30 @@ mod tests {
         let open = s.open_question("u").unwrap().unwrap();
         assert_eq!((open.agent, open.transcript_at), (None, Some(5)));
         assert_eq!(open.transcript, Some(transcript_key(rollout)));
-        // The digest of what it takes from afar, with or without the rest.
+        // The digest of what it takes from afar and its lasting choices'
+        // ids, with or without the rest.
         let digest = "d".repeat(64);
-        for transcript in [None, Some((9, rollout))] {
+        let ids = [
+            format!("keep-{}", "e".repeat(64)),
+            format!("keep-{}", "f".repeat(64)),
+        ];
+        for (transcript, lasting) in [
+            (None, &ids[..]),
+            (Some((9, rollout)), &ids[..1]),
+            (None, &[][..]),
+        ] {
             let opening = Opening {
                 kind: Kind::Permission,
                 transcript,
                 agent: None,
                 digest: Some(&digest),
+                lasting,
             };
             let seq = s.record_opening("v", &opening, |seq| seq).unwrap();
             let open = s.open_question("v").unwrap().unwrap();
             assert_eq!(
-                (open.seq, open.digest.as_deref()),
-                (seq, Some(digest.as_str()))
+                (open.seq, open.digest.as_deref(), &open.lasting[..]),
+                (seq, Some(digest.as_str()), lasting)
             );
             assert_eq!(open.transcript.is_some(), transcript.is_some());
         }
@@ -553,6 +586,7 @@ mod tests {
                 agent: None,
                 transcript: Some(transcript_key(Path::new("/t.jsonl"))),
                 digest: None,
+                lasting: vec![],
             })
         );
         let state = s.session_state("s").unwrap();

@@ -25,7 +25,7 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
-use needs_you_core::afar::{Afar, Refusal};
+use needs_you_core::afar::{Afar, AnswerBody, Refusal, Verdict};
 use needs_you_core::api::Right;
 use needs_you_core::relay_messages::Answer;
 use needs_you_core::sealed::field;
@@ -234,39 +234,88 @@ pub fn opened(
     Ok(statement)
 }
 
+/// How this machine's reports name a request (its digest) and its lasting
+/// choices (their ids) to the server, and so how a device's answer names
+/// them: keyed under the content key on a machine that seals
+/// (`sealed_report`), as they are on one that does not.
+#[derive(Clone, Copy)]
+pub enum Naming<'a> {
+    Plain,
+    Keyed {
+        owner: &'a str,
+        keys: &'a ContentKeys,
+    },
+}
+
+impl Naming<'_> {
+    /// Whether `named`, as a statement says it, names `own`, as this
+    /// machine recorded it.
+    fn names(&self, own: &str, named: &str) -> bool {
+        match self {
+            Naming::Plain => own == named,
+            Naming::Keyed { owner, keys } => keys.is_keyed(owner, own, named),
+        }
+    }
+}
+
 /// The answer to act on: the statement's, if it names `frame`'s question
 /// and this machine's `open` question of the session (its own `seq`, its
-/// request's digest), in a form that question takes. The server's copy of
-/// the answer is never used; only its id and `session_seq` come from the
-/// frame, and the relay checks the signed `open_seq` as well as that
-/// `session_seq` before every key, so the latter can only narrow what is
-/// typed.
+/// request's digest, as `naming` says them), in a form that question takes;
+/// a lasting choice read back to the id of one that open offers. The
+/// server's copy of the answer is never used; only its id and `session_seq`
+/// come from the frame, and the relay checks the signed `open_seq` as well
+/// as that `session_seq` before every key, so the latter can only narrow
+/// what is typed.
 pub fn bind(
     statement: Statement,
     frame: &Answer,
     open: Option<&OpenQuestion>,
+    naming: Naming,
 ) -> Result<Answer, Refusal> {
     let open = open.ok_or(Refusal::NotThisRequest)?;
     // A text answers a reply, a decision a permission, choices a dialog: the
     // card the device built for it was of that kind.
     let form = statement.answer.form();
     let form_fits = form.answers(open.kind) && statement.digest.is_none() == (form == Afar::Text);
+    let digest_fits = match (&statement.digest, &open.digest) {
+        (None, None) => true,
+        (Some(named), Some(own)) => naming.names(own, named),
+        _ => false,
+    };
     if statement.question_id != frame.question_id
         || statement.session != frame.session
         || statement.open_seq != open.seq
-        || statement.digest != open.digest
+        || !digest_fits
         || !form_fits
     {
         return Err(Refusal::NotThisRequest);
     }
+    let body = match statement.answer {
+        AnswerBody::Decision {
+            decision: Verdict::Lasting(named),
+            message,
+        } if matches!(naming, Naming::Keyed { .. }) => {
+            let own = open
+                .lasting
+                .iter()
+                .find(|own| naming.names(own, &named))
+                .ok_or(Refusal::NotThisRequest)?;
+            AnswerBody::Decision {
+                decision: Verdict::Lasting(own.clone()),
+                message,
+            }
+        }
+        body => body,
+    };
     Ok(Answer {
         answer_id: frame.answer_id.clone(),
         question_id: statement.question_id,
         session: statement.session,
         open_seq: statement.open_seq,
         session_seq: frame.session_seq,
-        body: statement.answer,
-        digest: statement.digest,
+        body,
+        // As recorded here: what the waiter of that request awaits.
+        digest: open.digest.clone(),
         sealed: None,
         signed: None,
         devices: None,
@@ -454,6 +503,7 @@ mod tests {
             agent: None,
             transcript: None,
             digest: digest.map(str::to_owned),
+            lasting: vec![],
         }
     }
 
@@ -590,12 +640,13 @@ mod tests {
             s.clone(),
             &frame(deny.clone()),
             Some(&open(Kind::Permission, 7, Some("d1"))),
+            Naming::Plain,
         )
         .unwrap();
         assert_eq!((bound.body, bound.open_seq), (allow(), 7));
 
         let on = |open_q: Option<OpenQuestion>, s: Statement| {
-            bind(s, &frame(deny.clone()), open_q.as_ref())
+            bind(s, &frame(deny.clone()), open_q.as_ref(), Naming::Plain)
         };
         assert_eq!(code(on(None, s.clone())), "not_this_request");
         // An identical request opened again: another seq.
@@ -634,6 +685,65 @@ mod tests {
         assert_eq!(
             code(on(Some(open(Kind::Reply, 7, None)), undigested)),
             "not_this_request"
+        );
+    }
+
+    #[test]
+    fn on_a_machine_that_seals_a_statement_names_the_request_and_its_lasting_choice_keyed() {
+        let keys = ContentKeys::first().unwrap();
+        let naming = Naming::Keyed {
+            owner: "fp",
+            keys: &keys,
+        };
+        let key = keys.newest().unwrap();
+        let (digest, own) = ("d".repeat(64), format!("keep-{}", "e".repeat(64)));
+        let mut open_q = open(Kind::Permission, 7, Some(&digest));
+        open_q.lasting = vec![format!("keep-{}", "f".repeat(64)), own.clone()];
+        let lasting = |id: &str| AnswerBody::Decision {
+            decision: Verdict::Lasting(id.into()),
+            message: None,
+        };
+        let keyed = statement(
+            "fp",
+            lasting(&key.keyed("fp", &own)),
+            Some(&key.keyed("fp", &digest)),
+        );
+        assert!(key.keyed("fp", &own).starts_with("keep-") && key.keyed("fp", &own) != own);
+        let bound = bind(keyed.clone(), &frame(allow()), Some(&open_q), naming).unwrap();
+        // Read back to this machine's own: what its waiter awaits and applies.
+        assert_eq!(
+            (bound.body, bound.digest),
+            (lasting(&own), Some(digest.clone()))
+        );
+
+        let on = |s: Statement| code(bind(s, &frame(allow()), Some(&open_q), naming));
+        // The plain digest, or one keyed for another owner or under a key
+        // this machine does not hold, names nothing here.
+        assert_eq!(
+            on(statement("fp", allow(), Some(&digest))),
+            "not_this_request"
+        );
+        let other = ContentKeys::first().unwrap();
+        for d in [
+            key.keyed("fp2", &digest),
+            other.newest().unwrap().keyed("fp", &digest),
+        ] {
+            assert_eq!(on(statement("fp", allow(), Some(&d))), "not_this_request");
+        }
+        // A lasting choice its open does not offer, or named plain.
+        let mut unoffered = keyed.clone();
+        unoffered.answer = lasting(&key.keyed("fp", &format!("keep-{}", "0".repeat(64))));
+        assert_eq!(on(unoffered), "not_this_request");
+        let mut plain = keyed;
+        plain.answer = lasting(&own);
+        assert_eq!(on(plain), "not_this_request");
+        // Allow and deny pass as they are.
+        let allowed = statement("fp", allow(), Some(&key.keyed("fp", &digest)));
+        assert_eq!(
+            bind(allowed, &frame(allow()), Some(&open_q), naming)
+                .unwrap()
+                .body,
+            allow()
         );
     }
 

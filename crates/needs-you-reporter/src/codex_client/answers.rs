@@ -35,11 +35,16 @@ impl Client<'_> {
         let takeable = asked.takeable();
         let text = asked.text();
         let here = terminal::here(cwd, self.dir.path());
+        let lasting = takeable
+            .as_ref()
+            .map(|t| crate::state::lasting_ids(&t.request))
+            .unwrap_or_default();
         let opening = Opening {
             kind: asked.kind,
             transcript: None,
             agent: None,
             digest: takeable.as_ref().map(|t| t.takes.digest.as_str()),
+            lasting: &lasting,
         };
         let mut opened = 0;
         questions::open(self.dir, &self.target, session, &opening, |seq| {

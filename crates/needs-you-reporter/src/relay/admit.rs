@@ -195,6 +195,7 @@ mod tests {
             transcript: None,
             agent: None,
             digest,
+            lasting: &[],
         };
         dir.record_opening("s1", &opening, |seq| seq).unwrap()
     }

@@ -213,11 +213,12 @@ impl Relay {
             .verified(answer.signed.as_deref(), answer.devices.as_deref())
             .map_err(Failure::refused)?;
         trust::words_in_place(&statement, sealed_report::seals_here()).map_err(Failure::refused)?;
-        // Its sealed words opened only once it is known to be the owner's.
-        let keys = match answer.sealed {
-            Some(_) => sealed_report::held_keys().ok().flatten(),
-            None => None,
-        };
+        // The content key of a machine that seals: it opens the answer's
+        // sealed words, once the answer is known to be the owner's, and
+        // reads back the request and lasting choice it names, which the
+        // sender named keyed. A key that does not read takes no answer.
+        let keys = sealed_report::held_keys()
+            .map_err(|e| Failure::new(NotDone::StateUnreadable, e.to_string()))?;
         let statement = trust::opened(statement, answer.sealed.as_deref(), keys.as_ref())
             .map_err(Failure::refused)?;
         let open = self.dir.open_question(&statement.session).map_err(|e| {
@@ -227,7 +228,12 @@ impl Relay {
             )
         })?;
         let id = statement.id.clone();
-        let bound = trust::bind(statement, answer, open.as_ref()).map_err(Failure::refused)?;
+        let naming = match (&keys, self.owner.as_deref()) {
+            (Some(keys), Some(owner)) => trust::Naming::Keyed { owner, keys },
+            _ => trust::Naming::Plain,
+        };
+        let bound =
+            trust::bind(statement, answer, open.as_ref(), naming).map_err(Failure::refused)?;
         self.spend(&id).map_err(Failure::refused)?;
         Ok(bound)
     }

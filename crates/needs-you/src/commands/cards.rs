@@ -142,7 +142,7 @@ impl Built {
                 let request = request.ok_or("the server gave no request")?;
                 // Built as the kind the form answers, never the kind the
                 // server says: the machine takes that form for that kind only.
-                Some(card::to_sign(form.kind(), &request))
+                Some(self.named(q, card::to_sign(form.kind(), &request))?)
             }
             None => None,
         };
@@ -189,6 +189,30 @@ impl Built {
         }
         let request = words.request.clone();
         Ok((Some(words), request))
+    }
+
+    /// `card`, built here from `q`'s request, naming the request and its
+    /// lasting choices as `q`'s machine named them: keyed under the version
+    /// its words were sealed under when they are sealed
+    /// ([`needs_you_reporter::sealing::ContentKey::keyed`]), as they are
+    /// otherwise. What is shown and signed.
+    pub fn named(&self, q: &Question, mut card: ToSign) -> Result<ToSign, String> {
+        if !q.sealed {
+            return Ok(card);
+        }
+        let owner = self.owner()?;
+        let key = self
+            .versions
+            .get(&q.question_id)
+            .and_then(|v| self.keys.as_ref()?.version(*v))
+            .ok_or("its words were not opened here")?;
+        card.digest = key.keyed(&owner, &card.digest);
+        for offer in &mut card.lasting {
+            if needs_you_core::lasting::is_id(&offer.id) {
+                offer.id = key.keyed(&owner, &offer.id);
+            }
+        }
+        Ok(card)
     }
 
     /// `rule` with its sealed words opened here, if they are sealed.

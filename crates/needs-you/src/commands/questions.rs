@@ -474,7 +474,9 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
             // for any question: never another build's words.
             match (body.form(), request) {
                 (Afar::Decision | Afar::Choices, Some(r)) => {
-                    let built = card::to_sign(body.form().kind(), &r);
+                    let built = opener
+                        .named(&listed.question, card::to_sign(body.form().kind(), &r))
+                        .map_err(|why| Fail::new(exit::REFUSED, format!("{why}: not answered")))?;
                     shown.question.text = built.text;
                     sealed_digest = Some(built.digest);
                 }
