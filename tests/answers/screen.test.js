@@ -10,12 +10,13 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, waitFor, sleep } from "../worker/helpers.js";
 import { REPORTER, startWorld } from "./world.js";
 import { launch, newPage } from "../page/browser.js";
-import { openText } from "../support/sealing.js";
+import { keyedId, openText } from "../support/sealing.js";
 
 const NEEDS_YOU = join(ROOT, "target", "release", "needs-you");
 
@@ -161,6 +162,11 @@ test("the screen's wire: unchanged is a digest alone; bounded to the pane; clean
   assert.equal(s.height, 20);
   assert.ok(s.lines.length <= 20);
   assert.ok(!JSON.stringify(s).includes("\\u001b"), "no escape character in the screen");
+  // Its digest keyed under the content key: not the plain hash of what it
+  // shows, which a server could test a guess of a screen against.
+  const plain = createHash("sha256").update(JSON.stringify(s)).digest("hex").slice(0, 16);
+  assert.notEqual(first.body.digest, plain);
+  assert.equal(first.body.digest, keyedId(o.contentKey, o.key.fingerprint, `screen ${plain}`).slice(0, 16));
   await sleep(250);
   const again = await screen(o.token, q.question_id, first.body.digest);
   assert.equal(again.status, 200);

@@ -373,16 +373,25 @@ impl Relay {
     /// The screen goes sealed under the owner's content key, as the screen
     /// of the session's open question as this machine recorded it (its
     /// session and `seq`, never an id the server gives): the server carries
-    /// it and cannot read it, nor pass it off as another question's.
+    /// it and cannot read it, nor pass it off as another question's. Its
+    /// digest is keyed under the same key: a server cannot test a guess of
+    /// a screen against it, only see that the pane changed.
     fn screen(&mut self, ask: &ScreenAsk) -> ScreenReply {
         let request_id = ask.request_id.clone();
         let shown = self.read_screen(&ask.session).and_then(|(screen, seq)| {
-            let digest = screen.digest();
+            let (owner, key) = self.screen_key()?;
+            let plain = screen.digest();
+            // Named as a screen's, apart from any request's; as short as
+            // the plain one, which is all a reader's "unchanged" needs.
+            let mut digest = key.keyed(&owner, &format!("screen {plain}"));
+            digest.truncate(plain.len());
             if ask.seen.as_deref() == Some(digest.as_str()) {
                 return Ok((digest, None));
             }
             let scope = open_scope(&ask.session, seq);
-            let sealed = self.seal_screen(&scope, &screen)?;
+            let json = serde_json::to_vec(&screen).unwrap_or_default();
+            let sealed = sealing::seal(&key, &owner, &scope, field::SCREEN, &json)
+                .map_err(|e| Error::Setup(format!("cannot seal the screen: {e}")))?;
             Ok((digest, Some(sealed)))
         });
         match shown {
@@ -402,7 +411,9 @@ impl Relay {
         }
     }
 
-    fn seal_screen(&self, scope: &str, screen: &Screen) -> Result<String, Error> {
+    /// The owner and the newest version of the content key, which seal a
+    /// screen and key its digest; none on a machine that seals nothing.
+    fn screen_key(&self) -> Result<(String, sealing::ContentKey), Error> {
         let unsealable = |why: &str| {
             Error::Setup(format!(
                 "this machine {why}, so it shows no screen: log it in with the line `needs-you pair` prints, and start the agent with `needs-you run`"
@@ -416,9 +427,7 @@ impl Relay {
         let key = keys
             .newest()
             .ok_or_else(|| unsealable("holds no content key"))?;
-        let json = serde_json::to_vec(screen).unwrap_or_default();
-        sealing::seal(key, owner, scope, field::SCREEN, &json)
-            .map_err(|e| Error::Setup(format!("cannot seal the screen: {e}")))
+        Ok((owner.to_owned(), key.clone()))
     }
 
     /// The pane's screen, and the `seq` of the open question it is of.
