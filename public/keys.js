@@ -120,6 +120,13 @@ export async function takeContentKeys(deviceId, wrapped) {
   return Object.keys(held).map(Number).sort((a, b) => a - b);
 }
 
+/** Whether this browser holds a version of the content key: then what the
+ *  person writes or chooses leaves it sealed, or not at all. */
+export async function holdsContentKey() {
+  const me = await kept().catch(() => null);
+  return Object.keys(me?.contentKeys ?? {}).length > 0;
+}
+
 /** `plain`, a request's digest or a lasting choice's id as card.wasm built
  *  it, as a sealed question's machine names it: the HMAC-SHA256 of the
  *  label, the owner and `plain` under content key `version`, in hex, after

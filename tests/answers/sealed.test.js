@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { waitFor } from "../worker/helpers.js";
-import { lastingId, requestDigest } from "../support/request.js";
+import { lastingId, requestDigest, takesRequest } from "../support/request.js";
 import { keyedId, openText, sealText } from "../support/sealing.js";
 import { startWorld } from "./world.js";
 
@@ -288,6 +288,58 @@ test("a task's name is sealed by the command line that starts it, for that task:
     run.child.kill("SIGTERM");
     await run.ended;
   }
+});
+
+test("a device that holds the content key sends no word in the clear: to a question listed in the clear it sends a decision, never what the person writes", async () => {
+  const o = await owner();
+  const typed = `planted-unsent-${randomBytes(6).toString("hex")}`;
+  // A machine that reports in the clear (it names no content key): what a
+  // server that wants to read the reply would list a sealed question as.
+  const { dir, q } = await world.agentInTmux(o, { agent: "agent.py", env: { NEEDS_YOU_CONTENT_KEYS: "", AGENT_ASKS: "Shall I go on?" } });
+  assert.deepEqual([q.sealed ?? false, q.text, q.answer_from_afar], [false, "Shall I go on?", "text"]);
+  const answers = async (qid) => (await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(qid).first()).n;
+
+  const { launch, newPage } = await import("../page/browser.js");
+  const browser = await launch();
+  try {
+    const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
+    const card = page.locator(`#question-${q.question_id}`);
+    await card.locator(".answer input").fill(`Yes, ${typed}`);
+    await card.locator(".answer button").click();
+    await page.locator("#status", { hasText: "this question came in the clear (its machine holds no content key), and what you write leaves this page only sealed" }).waitFor();
+  } finally {
+    await browser.close();
+  }
+  const cli = (...args) => ownerCli(o)(...args).ended;
+  const refused = await cli("answer", q.question_id, `Yes, ${typed}`);
+  assert.equal(refused.code, 1);
+  assert.match(refused.err, /^needs-you: nothing was sent: this question came in the clear \(its machine holds no content key\), and what you write goes only sealed; .+\n$/);
+  assert.equal(await answers(q.question_id), 0, "nothing was sent");
+  assert.equal(readFileSync(join(dir, "keys.jsonl"), "utf8"), "", "nothing typed");
+
+  // A permission in the clear: a denial's message is words, an allow or a
+  // bare denial none.
+  const input = { command: "make release" };
+  const p = (await api("POST", "/v1/reports", o.task.credential, {
+    action: "open", cli: "claude-code", session: "s-clear-perm", seq: 1, kind: "permission",
+    terminal: { kind: "tmux", host: "box", target: "w:0.1", cwd: "/srv" }, ...takesRequest("decision", "Bash", input) })).body;
+  const withMessage = await cli("answer", p.question_id, "--deny", `not with ${typed}`, "--yes");
+  assert.equal(withMessage.code, 1);
+  assert.match(withMessage.err, /^needs-you: nothing was sent: this question came in the clear/);
+  assert.equal(await answers(p.question_id), 0);
+  const relay = await relayByHand(o.task.credential);
+  try {
+    const bare = ownerCli(o)("answer", p.question_id, "--deny", "--yes");
+    const frame = await waitFor(() => relay.got.find((m) => m.type === "answer" && m.question_id === p.question_id), 10000);
+    assert.ok(frame, "a bare denial is sent");
+    assert.deepEqual([frame.decision, frame.message, frame.sealed], ["deny", undefined, undefined]);
+    relay.ws.send(JSON.stringify({ type: "received", answer_id: frame.answer_id }));
+    relay.ws.send(JSON.stringify({ type: "taken", answer_id: frame.answer_id }));
+    assert.equal((await bare.ended).code, 0);
+  } finally {
+    relay.ws.close();
+  }
+  await heldNowhere([typed]);
 });
 
 test("words sealed for another open, or under a key the owner never made, do not open: the card says so and takes no answer", async () => {

@@ -257,12 +257,23 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const done = await pairing.ended;
   assert.equal(JSON.parse(done.stdout.split("\n")[1]).certified, true, done.stdout);
   assert.equal(statSync(join(laptop.home, ".config", "needs-you", "device-key.json")).mode & 0o777, 0o600);
-  const answered = await cli(laptop, ["answer", q.question_id, "yes"]);
+  // It holds the owner's content key too: what it writes goes sealed or
+  // not at all, so a reply to a question in the clear is not sent; an
+  // allow, which holds no words, is.
+  assert.equal(existsSync(join(laptop.home, ".config", "needs-you", "content-key.json")), false, "not kept at login, before it is needed");
+  const inTheClear = await cli(laptop, ["answer", q.question_id, "yes"]);
+  assert.equal(inTheClear.code, 1, inTheClear.stderr);
+  assert.match(inTheClear.stderr, /^needs-you: nothing was sent: this question came in the clear/);
+  const input = { command: "make" };
+  const perm = (await api("POST", "/v1/reports", t.credential, { action: "open", kind: "permission", cli: "claude-code", session: "s2", seq: 1,
+    terminal: { kind: "tmux", host: "h", cwd: "/" }, ...takesRequest("decision", "Bash", input) })).body;
+  const answered = await cli(laptop, ["answer", perm.question_id, "--allow", "--yes"]);
   assert.equal(answered.code, 0, answered.stderr);
-  const row = await w.db.prepare("SELECT signed FROM answers WHERE question_id = ? ORDER BY created_at DESC").bind(q.question_id).first();
+  const row = await w.db.prepare("SELECT signed FROM answers WHERE question_id = ? ORDER BY created_at DESC").bind(perm.question_id).first();
   const signed = JSON.parse(row.signed);
   const said = JSON.parse(Buffer.from(signed.statement, "base64url"));
-  assert.deepEqual([said.question_id, said.answer, said.owner], [q.question_id, { text: "yes" }, owner.login.owner]);
+  assert.deepEqual([said.question_id, said.answer, said.digest, said.owner],
+    [perm.question_id, { decision: "allow" }, requestDigest("Bash", input), owner.login.owner]);
   assert.equal(JSON.parse(Buffer.from(signed.certificate.statement, "base64url")).key, signed.key, "its certificate names its key");
 
   // Its seal key (0600) got the owner's content key, wrapped: the server
@@ -272,7 +283,7 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const ownersKeys = JSON.parse(readFileSync(join(owner.home, ".config", "needs-you", "content-key.json"), "utf8")).keys;
   assert.deepEqual(ownersKeys.map((k) => k.version), [1], "setup made version 1");
   const held = await w.db.prepare("SELECT * FROM devices WHERE id = (SELECT device_id FROM answers WHERE question_id = ? ORDER BY created_at DESC LIMIT 1)")
-    .bind(q.question_id).first();
+    .bind(perm.question_id).first();
   assert.match(JSON.parse(held.content_keys)[0], /^w1\.1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
   const rawKey = Buffer.from(ownersKeys[0].key, "base64url");
   for (const form of [rawKey.toString("base64url"), rawKey.toString("base64"), rawKey.toString("hex")]) {
@@ -280,11 +291,11 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   }
   const certified = JSON.parse(Buffer.from(JSON.parse(held.certificate).statement, "base64url"));
   assert.equal(certified.seal_key, held.seal_key, "its certificate names the seal key the content key went to");
-  // `run` opens it and keeps it beside the login, the same key as the owner's.
-  assert.equal(existsSync(join(laptopDir, "content-key.json")), false, "not before it is needed");
+  // Opened when first needed (the reply above, to know it must go sealed)
+  // and kept beside the login, the same key as the owner's; `run` names it.
+  assert.equal(statSync(join(laptopDir, "content-key.json")).mode & 0o777, 0o600);
   const ran = await cli(laptop, ["run", "--", "true"]);
   assert.equal(ran.code, 0, ran.stderr);
-  assert.equal(statSync(join(laptopDir, "content-key.json")).mode & 0o777, 0o600);
   assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, ownersKeys);
 
   // Revoking another device makes a new version for what comes after: the
@@ -406,9 +417,9 @@ test("the owner's command line signs anew a certificate near its end, once a day
 
   // The laptop's next answer carries the renewed certificate.
   const t = (await api("POST", "/v1/tasks", owner.login.token, { name: "asks" })).body;
-  const q = (await api("POST", "/v1/reports", t.credential, { action: "open", kind: "reply", cli: "codex", session: "s", seq: 1,
-    text: "Go on?", terminal: { kind: "tmux", host: "h", cwd: "/" } })).body;
-  assert.equal((await cli(laptop, ["answer", q.question_id, "yes"])).code, 0);
+  const q = (await api("POST", "/v1/reports", t.credential, { action: "open", kind: "permission", cli: "claude-code", session: "s", seq: 1,
+    terminal: { kind: "tmux", host: "h", cwd: "/" }, ...takesRequest("decision", "Bash", { command: "make" }) })).body;
+  assert.equal((await cli(laptop, ["answer", q.question_id, "--allow", "--yes"])).code, 0);
   const row = await w.db.prepare("SELECT signed FROM answers WHERE question_id = ?").bind(q.question_id).first();
   assert.deepEqual(JSON.parse(row.signed).certificate, renewed);
 

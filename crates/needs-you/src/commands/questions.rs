@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use needs_you_core::afar::{Afar, AnswerBody, Verdict};
+use needs_you_core::afar::{Afar, AnswerBody, Refusal, Verdict};
 use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Question, Queued, Task, Tasks};
 use needs_you_core::classify::card;
 use needs_you_core::screen::Screen;
@@ -365,6 +365,9 @@ impl Reply {
     }
 }
 
+/// Why words are not sent to a question in the clear.
+const IN_THE_CLEAR: &str = "nothing was sent: this question came in the clear (its machine holds no content key), and what you write goes only sealed; answer it in the agent's terminal, allow or deny it without a message, or log that machine in with the line `needs-you pair` prints";
+
 /// What the owner signs for `body`, an answer to `q` as the list shows it
 /// now: bound to the machine's open of it (`session`, `open_seq`) and, for a
 /// decision or choices, to the `digest` computed here from its request
@@ -454,6 +457,25 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
             .iter()
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
+        // What the person writes or chooses goes sealed from a command line
+        // that holds the content key, or not at all: to a question the list
+        // says is in the clear (its machine holds no key, or a server says
+        // so of a sealed one to read the reply) it would go readable.
+        if !listed.question.sealed
+            && body.has_words()
+            && content_keys::on_this_device(&login, &client)?.is_some_and(|k| !k.keys.is_empty())
+        {
+            // Said as the Worker would say it when the list says the
+            // question takes no such answer anyway.
+            let q = &listed.question;
+            let why = match &q.why_not {
+                Some(why) if q.answer_from_afar != Some(body.form()) => {
+                    Refusal::AnswerInTerminal(q.kind, why.clone()).message()
+                }
+                _ => IN_THE_CLEAR.to_owned(),
+            };
+            return Err(Fail::new(exit::REFUSED, why));
+        }
         // The question as the list shows it, its sealed words opened here.
         let mut opener = cards::Built::new(&login);
         let mut shown = listed.clone();
