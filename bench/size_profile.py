@@ -57,6 +57,18 @@ FEATURES = {
         ("src/live.rs", "pub async fn signed_out(", "return;"),
         *routes("src/routes/live.rs", ["ticket", "connect"]),
     ],
+    # The objects' own handlers only, their routes and the calls into them
+    # kept: what moving the two objects into a Worker of their own would
+    # take out of this one.
+    "the Relay and Live objects alone (a Worker of their own)": [
+        ("src/relay.rs", "async fn fetch(", FAILED),
+        ("src/relay.rs", "async fn websocket_message(", FAILED),
+        ("src/relay.rs", "async fn websocket_close(", FAILED),
+        ("src/live.rs", "async fn fetch(", FAILED),
+        ("src/live.rs", "async fn alarm(", FAILED),
+        ("src/live.rs", "async fn websocket_message(", FAILED),
+        ("src/live.rs", "async fn websocket_close(", FAILED),
+    ],
     "Web Push (subscriptions, VAPID, RFC 8291)": [
         ("src/channels/webpush.rs", "pub fn request(", "return Err(String::new());"),
         ("src/routes/push.rs", "pub fn key(", NOT_FOUND),
