@@ -5,7 +5,7 @@
 
 import { call } from "./api.js";
 import { answerTold, typedLine } from "./card.js";
-import { holdsContentKey, sealWords, signAnswer } from "./keys.js";
+import { sealsOnly, sealWords, signAnswer } from "./keys.js";
 import { ago } from "./words.js";
 
 /** What the page does around an answer: say why one failed, and fetch the
@@ -290,13 +290,16 @@ async function send(q, body, button) {
     delete answer.digest;
     let posted = body;
     let words = null;
+    // The answer with its words left out, null when it has none (the
+    // builder throws on one it cannot read: nothing is sent).
     const { wordless } = await answerTold(answer);
-    // What the person wrote or chose leaves a browser that holds the
-    // content key sealed, or not at all: to a question listed in the clear
-    // (its machine holds no key, or a server says so of a sealed one to
-    // read the reply) it would go readable.
-    if (wordless && !q.sealed && (await holdsContentKey())) {
-      throw new Error("this question came in the clear (its machine holds no content key), and what you write leaves this page only sealed: answer it in the agent's terminal, allow or deny it without a message, or log that machine in with the line `needs-you pair` prints");
+    // What the person wrote or chose leaves a browser paired under an owner
+    // sealed, or not at all: to a question listed in the clear (its machine
+    // holds no key, or a server says so of a sealed one to read the reply)
+    // it would go readable.
+    if (wordless !== null && !q.sealed && (await sealsOnly())) {
+      const bare = "decision" in answer ? "; a bare allow or denial still goes" : "";
+      throw new Error(`this question is listed in the clear (its machine holds no content key, or so the server says), and what you write leaves this page only sealed: answer it in the agent's terminal, or log that machine in with the line \`needs-you pair\` prints${bare}`);
     }
     const left = q.sealed ? wordless : null;
     if (left) {

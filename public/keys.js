@@ -120,11 +120,14 @@ export async function takeContentKeys(deviceId, wrapped) {
   return Object.keys(held).map(Number).sort((a, b) => a - b);
 }
 
-/** Whether this browser holds a version of the content key: then what the
- *  person writes or chooses leaves it sealed, or not at all. */
-export async function holdsContentKey() {
+/** Whether what the person writes or chooses leaves this browser only
+ *  sealed: it was paired under an owner (the link named the owner's key),
+ *  who gives the content key to every browser it vouches for. Judged by
+ *  what was kept at pairing, never by what the server says of its keys,
+ *  which a server could withhold. */
+export async function sealsOnly() {
   const me = await kept().catch(() => null);
-  return Object.keys(me?.contentKeys ?? {}).length > 0;
+  return Boolean(me?.owner);
 }
 
 /** `plain`, a request's digest or a lasting choice's id as card.wasm built

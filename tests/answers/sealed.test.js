@@ -306,14 +306,14 @@ test("a device that holds the content key sends no word in the clear: to a quest
     const card = page.locator(`#question-${q.question_id}`);
     await card.locator(".answer input").fill(`Yes, ${typed}`);
     await card.locator(".answer button").click();
-    await page.locator("#status", { hasText: "this question came in the clear (its machine holds no content key), and what you write leaves this page only sealed" }).waitFor();
+    await page.locator("#status", { hasText: "this question is listed in the clear (its machine holds no content key, or so the server says), and what you write leaves this page only sealed" }).waitFor();
   } finally {
     await browser.close();
   }
   const cli = (...args) => ownerCli(o)(...args).ended;
   const refused = await cli("answer", q.question_id, `Yes, ${typed}`);
   assert.equal(refused.code, 1);
-  assert.match(refused.err, /^needs-you: nothing was sent: this question came in the clear \(its machine holds no content key\), and what you write goes only sealed; .+\n$/);
+  assert.match(refused.err, /^needs-you: nothing was sent: this question is listed in the clear \(its machine holds no content key, or so the server says\), and what you write goes only sealed: .+\n$/);
   assert.equal(await answers(q.question_id), 0, "nothing was sent");
   assert.equal(readFileSync(join(dir, "keys.jsonl"), "utf8"), "", "nothing typed");
 
@@ -325,8 +325,17 @@ test("a device that holds the content key sends no word in the clear: to a quest
     terminal: { kind: "tmux", host: "box", target: "w:0.1", cwd: "/srv" }, ...takesRequest("decision", "Bash", input) })).body;
   const withMessage = await cli("answer", p.question_id, "--deny", `not with ${typed}`, "--yes");
   assert.equal(withMessage.code, 1);
-  assert.match(withMessage.err, /^needs-you: nothing was sent: this question came in the clear/);
+  assert.match(withMessage.err, /^needs-you: nothing was sent: this question is listed in the clear.*; a bare allow or denial still goes\n$/);
   assert.equal(await answers(p.question_id), 0);
+  // A dialog's choices are the person's too.
+  const d = (await api("POST", "/v1/reports", o.task.credential, {
+    action: "open", cli: "claude-code", session: "s-clear-dialog", seq: 1, kind: "dialog",
+    terminal: { kind: "tmux", host: "box", target: "w:0.2", cwd: "/srv" },
+    ...takesRequest("choices", "AskUserQuestion", { questions: [{ question: "Which one?", header: "Pick", multiSelect: false, options: [{ label: "A", description: "" }, { label: "B", description: "" }] }] }) })).body;
+  const chosen = await cli("answer", d.question_id, "--choose", "A", "--yes");
+  assert.equal(chosen.code, 1, chosen.err);
+  assert.match(chosen.err, /^needs-you: nothing was sent: this question is listed in the clear/);
+  assert.equal(await answers(d.question_id), 0);
   const relay = await relayByHand(o.task.credential);
   try {
     const bare = ownerCli(o)("answer", p.question_id, "--deny", "--yes");

@@ -260,10 +260,11 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   // It holds the owner's content key too: what it writes goes sealed or
   // not at all, so a reply to a question in the clear is not sent; an
   // allow, which holds no words, is.
-  assert.equal(existsSync(join(laptop.home, ".config", "needs-you", "content-key.json")), false, "not kept at login, before it is needed");
   const inTheClear = await cli(laptop, ["answer", q.question_id, "yes"]);
   assert.equal(inTheClear.code, 1, inTheClear.stderr);
-  assert.match(inTheClear.stderr, /^needs-you: nothing was sent: this question came in the clear/);
+  assert.match(inTheClear.stderr, /^needs-you: nothing was sent: this question is listed in the clear/);
+  assert.ok(oneLine(inTheClear.stderr));
+  assert.equal((await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE question_id = ?").bind(q.question_id).first()).n, 0, "nothing sent");
   const input = { command: "make" };
   const perm = (await api("POST", "/v1/reports", t.credential, { action: "open", kind: "permission", cli: "claude-code", session: "s2", seq: 1,
     terminal: { kind: "tmux", host: "h", cwd: "/" }, ...takesRequest("decision", "Bash", input) })).body;
@@ -291,11 +292,11 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   }
   const certified = JSON.parse(Buffer.from(JSON.parse(held.certificate).statement, "base64url"));
   assert.equal(certified.seal_key, held.seal_key, "its certificate names the seal key the content key went to");
-  // Opened when first needed (the reply above, to know it must go sealed)
-  // and kept beside the login, the same key as the owner's; `run` names it.
-  assert.equal(statSync(join(laptopDir, "content-key.json")).mode & 0o777, 0o600);
+  // `run` opens it and keeps it beside the login, the same key as the owner's.
+  assert.equal(existsSync(join(laptopDir, "content-key.json")), false, "not before it is needed");
   const ran = await cli(laptop, ["run", "--", "true"]);
   assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(statSync(join(laptopDir, "content-key.json")).mode & 0o777, 0o600);
   assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, ownersKeys);
 
   // Revoking another device makes a new version for what comes after: the

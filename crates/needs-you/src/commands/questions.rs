@@ -366,7 +366,7 @@ impl Reply {
 }
 
 /// Why words are not sent to a question in the clear.
-const IN_THE_CLEAR: &str = "nothing was sent: this question came in the clear (its machine holds no content key), and what you write goes only sealed; answer it in the agent's terminal, allow or deny it without a message, or log that machine in with the line `needs-you pair` prints";
+const IN_THE_CLEAR: &str = "nothing was sent: this question is listed in the clear (its machine holds no content key, or so the server says), and what you write goes only sealed: answer it in the agent's terminal, or log that machine in with the line `needs-you pair` prints";
 
 /// What the owner signs for `body`, an answer to `q` as the list shows it
 /// now: bound to the machine's open of it (`session`, `open_seq`) and, for a
@@ -458,19 +458,23 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
         // What the person writes or chooses goes sealed from a command line
-        // that holds the content key, or not at all: to a question the list
+        // logged in under an owner, or not at all: to a question the list
         // says is in the clear (its machine holds no key, or a server says
-        // so of a sealed one to read the reply) it would go readable.
-        if !listed.question.sealed
-            && body.has_words()
-            && content_keys::on_this_device(&login, &client)?.is_some_and(|k| !k.keys.is_empty())
-        {
+        // so of a sealed one to read the reply) it would go readable. Judged
+        // by the owner pinned here, never by what the server says of this
+        // device's keys: every device `pair` vouches for is given the
+        // content key, and one it did not vouch for sends no words at all
+        // (above).
+        if !listed.question.sealed && body.has_words() && login.owner.is_some() {
             // Said as the Worker would say it when the list says the
             // question takes no such answer anyway.
             let q = &listed.question;
             let why = match &q.why_not {
                 Some(why) if q.answer_from_afar != Some(body.form()) => {
                     Refusal::AnswerInTerminal(q.kind, why.clone()).message()
+                }
+                _ if body.form() == Afar::Decision => {
+                    format!("{IN_THE_CLEAR}; a bare allow or denial still goes")
                 }
                 _ => IN_THE_CLEAR.to_owned(),
             };
