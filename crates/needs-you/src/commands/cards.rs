@@ -16,7 +16,7 @@ use needs_you_core::request::Request;
 use needs_you_core::sealed::{field, open_scope, SealedText};
 use needs_you_core::words::{RuleWords, Words};
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::{open, seal, ContentKeys};
+use needs_you_reporter::sealing::{open, seal, ContentKey, ContentKeys};
 use serde_json::Value;
 
 use super::path_part;
@@ -200,12 +200,7 @@ impl Built {
         if !q.sealed {
             return Ok(card);
         }
-        let owner = self.owner()?;
-        let key = self
-            .versions
-            .get(&q.question_id)
-            .and_then(|v| self.keys.as_ref()?.version(*v))
-            .ok_or("its words were not opened here")?;
+        let (owner, key) = self.question_key(q)?;
         card.digest = key.keyed(&owner, &card.digest);
         for offer in &mut card.lasting {
             if needs_you_core::lasting::is_id(&offer.id) {
@@ -213,6 +208,18 @@ impl Built {
             }
         }
         Ok(card)
+    }
+
+    /// The owner, and the version of the content key `q`'s words were
+    /// sealed under, once they were opened here ([`Built::request_of`]):
+    /// which its machine holds, whatever newer one this command line has.
+    fn question_key(&self, q: &Question) -> Result<(String, &ContentKey), String> {
+        let key = self
+            .versions
+            .get(&q.question_id)
+            .and_then(|v| self.keys.as_ref()?.version(*v))
+            .ok_or("its words were not opened here")?;
+        Ok((self.owner()?, key))
     }
 
     /// `rule` with its sealed words opened here, if they are sealed.
@@ -241,12 +248,7 @@ impl Built {
         q: &Question,
         body: &AnswerBody,
     ) -> Result<(AnswerBody, String), String> {
-        let owner = self.owner()?;
-        let key = self
-            .versions
-            .get(&q.question_id)
-            .and_then(|v| self.keys.as_ref()?.version(*v))
-            .ok_or("its words were not opened here")?;
+        let (owner, key) = self.question_key(q)?;
         let plain = serde_json::to_vec(body).map_err(|e| e.to_string())?;
         let sealed = seal(key, &owner, &q.question_id, field::ANSWER, &plain)
             .map_err(|e| format!("cannot seal the answer: {e}"))?;
