@@ -260,7 +260,13 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   // It holds the owner's content key too: what it writes goes sealed or
   // not at all, so a reply to a question in the clear is not sent; an
   // allow, which holds no words, is.
+  // A server that withholds its wrapped key gains nothing: it writes under
+  // the owner it pinned, so its reply goes sealed or not at all.
+  const laptopId = JSON.parse(readFileSync(join(laptop.home, ".config", "needs-you", "login.json"), "utf8")).device_id;
+  const wrapped = (await w.db.prepare("SELECT content_keys FROM devices WHERE id = ?").bind(laptopId).first()).content_keys;
+  await w.db.prepare("UPDATE devices SET content_keys = '[]' WHERE id = ?").bind(laptopId).run();
   const inTheClear = await cli(laptop, ["answer", q.question_id, "yes"]);
+  await w.db.prepare("UPDATE devices SET content_keys = ? WHERE id = ?").bind(wrapped, laptopId).run();
   assert.equal(inTheClear.code, 1, inTheClear.stderr);
   assert.match(inTheClear.stderr, /^needs-you: nothing was sent: this question is listed in the clear/);
   assert.ok(oneLine(inTheClear.stderr));

@@ -90,15 +90,16 @@ pub const MAX_SUMMARY_BYTES: usize = 600;
 /// What a question's sameness key hashes first.
 pub const SAME_LABEL: &str = "needs-you same question v1\n";
 
-/// What a keyed id hashes first: a request's digest and a lasting choice's
-/// id leave a machine that seals keyed under the content key
-/// ([`keyed_message`]), so that a server cannot test a guess of a command
-/// or a rule against them.
+/// What a keyed id hashes first: a request's digest, a lasting choice's id
+/// and a screen's digest leave a machine that seals keyed under the content
+/// key ([`keyed_message`]), so that a server cannot test a guess of a
+/// command, a rule or a screen against them.
 pub const KEYED_LABEL: &str = "needs-you keyed id v1\n";
 
 /// What the content key's HMAC-SHA256 covers for the keyed form of `plain`
-/// (a request's [`crate::afar::digest`] or a lasting choice's
-/// [`crate::afar::lasting_id`]), for `owner`. The keyed form is that HMAC in
+/// (a request's [`crate::afar::digest`], a lasting choice's
+/// [`crate::afar::lasting_id`], or `screen ` and a screen's
+/// [`crate::screen::Screen::digest`]), for `owner`. The keyed form is that HMAC in
 /// hex, after the `keep-` of a lasting choice's id, so that it reads as the
 /// plain one does ([`crate::afar::is_digest`], [`crate::afar::is_lasting_id`]).
 pub fn keyed_message(owner: &str, plain: &str) -> Vec<u8> {

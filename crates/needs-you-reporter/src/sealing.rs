@@ -131,13 +131,21 @@ impl ContentKey {
         self.mac_hex(&[label.as_bytes(), words])
     }
 
-    /// The keyed form of `plain`, a request's digest or a lasting choice's
-    /// id, for `owner` ([`needs_you_core::sealed::keyed_message`]): what
-    /// travels in its place from a machine that seals, and what a device
-    /// signs of a sealed question.
+    /// The keyed form of `plain` (a request's digest, a lasting choice's id,
+    /// a screen's digest) for `owner` ([`needs_you_core::sealed::keyed_message`]):
+    /// what travels in its place from a machine that seals, and what a
+    /// device signs of a sealed question.
     pub fn keyed(&self, owner: &str, plain: &str) -> String {
         let mac = self.mac_hex(&[&needs_you_core::sealed::keyed_message(owner, plain)]);
         needs_you_core::sealed::keyed_form(plain, &mac)
+    }
+
+    /// `offer` named keyed, as [`ContentKey::keyed`] names a lasting
+    /// choice's id; an `allow` or a `deny` as it is.
+    pub fn keyed_offer(&self, owner: &str, offer: &mut needs_you_core::lasting::Offer) {
+        if needs_you_core::lasting::is_id(&offer.id) {
+            offer.id = self.keyed(owner, &offer.id);
+        }
     }
 
     /// HMAC-SHA256 under this version of `parts`, one after another, in hex.

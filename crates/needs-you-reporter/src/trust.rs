@@ -237,7 +237,7 @@ pub fn opened(
 /// How this machine's reports name a request (its digest) and its lasting
 /// choices (their ids) to the server, and so how a device's answer names
 /// them: keyed under the content key on a machine that seals
-/// (`sealed_report`), as they are on one that does not.
+/// (`sealed_report`), plain on one that does not.
 #[derive(Clone, Copy)]
 pub enum Naming<'a> {
     Plain,

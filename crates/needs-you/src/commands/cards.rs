@@ -203,9 +203,7 @@ impl Built {
         let (owner, key) = self.question_key(q)?;
         card.digest = key.keyed(&owner, &card.digest);
         for offer in &mut card.lasting {
-            if needs_you_core::lasting::is_id(&offer.id) {
-                offer.id = key.keyed(&owner, &offer.id);
-            }
+            key.keyed_offer(&owner, offer);
         }
         Ok(card)
     }

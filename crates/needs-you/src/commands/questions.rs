@@ -467,10 +467,10 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
         // (above).
         if !listed.question.sealed && body.has_words() && login.owner.is_some() {
             // Said as the Worker would say it when the list says the
-            // question takes no such answer anyway.
+            // question takes no answer from afar anyway.
             let q = &listed.question;
             let why = match &q.why_not {
-                Some(why) if q.answer_from_afar != Some(body.form()) => {
+                Some(why) if q.answer_from_afar.is_none() => {
                     Refusal::AnswerInTerminal(q.kind, why.clone()).message()
                 }
                 _ if body.form() == Afar::Decision => {
