@@ -268,7 +268,7 @@ async function named(built, version) {
     throw Object.assign(new Error("this page holds no key that names its request: pair it again from a command line that holds the content key"), { again: tried < OPEN_TRIES });
   }
   unnamed.delete(built.digest);
-  const lasting = await Promise.all((built.lasting ?? []).map(async (o) => (o.id.startsWith("keep-") ? { ...o, id: await keyedId(o.id, version) } : o)));
+  const lasting = await Promise.all((built.lasting ?? []).map(async (o) => ({ ...o, id: await keyedId(o.id, version) })));
   return { ...built, digest, lasting };
 }
 

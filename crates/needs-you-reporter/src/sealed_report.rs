@@ -132,7 +132,7 @@ fn seal_taken(
     }
     let mut lasting = Vec::with_capacity(taken.lasting.len());
     for mut offer in taken.lasting {
-        key.keyed_offer(owner, &mut offer);
+        offer.id = key.keyed(owner, &offer.id);
         let rule = serde_json::to_vec(&words::rule_words(&offer)).unwrap_or_default();
         offer.rule =
             Some(sealing::seal(key, owner, &offer.id, field::RULE, &rule).map_err(failed)?);

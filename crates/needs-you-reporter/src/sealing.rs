@@ -140,14 +140,6 @@ impl ContentKey {
         needs_you_core::sealed::keyed_form(plain, &mac)
     }
 
-    /// `offer` named keyed, as [`ContentKey::keyed`] names a lasting
-    /// choice's id; an `allow` or a `deny` as it is.
-    pub fn keyed_offer(&self, owner: &str, offer: &mut needs_you_core::lasting::Offer) {
-        if needs_you_core::lasting::is_id(&offer.id) {
-            offer.id = self.keyed(owner, &offer.id);
-        }
-    }
-
     /// HMAC-SHA256 under this version of `parts`, one after another, in hex.
     fn mac_hex(&self, parts: &[&[u8]]) -> String {
         use hmac::Mac as _;

@@ -290,11 +290,13 @@ pub fn bind(
     {
         return Err(Refusal::NotThisRequest);
     }
+    // A lasting choice only as one this open offers, by the id recorded
+    // with it: the one its waiter finds in its own dialog.
     let body = match statement.answer {
         AnswerBody::Decision {
             decision: Verdict::Lasting(named),
             message,
-        } if matches!(naming, Naming::Keyed { .. }) => {
+        } => {
             let own = open
                 .lasting
                 .iter()
@@ -680,12 +682,27 @@ mod tests {
             code(on(Some(open(Kind::Dialog, 7, Some("d1"))), s.clone())),
             "not_this_request"
         );
-        let mut undigested = s;
+        let mut undigested = s.clone();
         undigested.digest = None;
         assert_eq!(
             code(on(Some(open(Kind::Reply, 7, None)), undigested)),
             "not_this_request"
         );
+        // A lasting choice only as one the open offers, on a machine that
+        // seals nothing too.
+        let offered = format!("keep-{}", "e".repeat(64));
+        let mut keeps = s;
+        keeps.answer = AnswerBody::Decision {
+            decision: Verdict::Lasting(offered.clone()),
+            message: None,
+        };
+        let mut open_q = open(Kind::Permission, 7, Some("d1"));
+        assert_eq!(
+            code(on(Some(open_q.clone()), keeps.clone())),
+            "not_this_request"
+        );
+        open_q.lasting = vec![offered];
+        assert_eq!(on(Some(open_q), keeps.clone()).unwrap().body, keeps.answer);
     }
 
     #[test]

@@ -203,7 +203,7 @@ impl Built {
         let (owner, key) = self.question_key(q)?;
         card.digest = key.keyed(&owner, &card.digest);
         for offer in &mut card.lasting {
-            key.keyed_offer(&owner, offer);
+            offer.id = key.keyed(&owner, &offer.id);
         }
         Ok(card)
     }
