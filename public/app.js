@@ -6,7 +6,7 @@
 import { answerArea, answersOn } from "./answer.js";
 import { keepOnly, ruleShown, shown, taskName } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
-import { kept, newKey, renewCertificate, signRevoke, takeCertificate, takeContentKeys } from "./keys.js";
+import { kept, newKey, pinOwner, renewCertificate, signRevoke, takeCertificate, takeContentKeys } from "./keys.js";
 import { liveList } from "./live.js";
 import { VERSION } from "./version.js";
 import { ago, deviceName, mayDo } from "./words.js";
@@ -35,15 +35,20 @@ function showSignedOut(message) {
   status(message);
 }
 
+/** A key's fingerprint: base64url of 32 bytes. */
+const FINGERPRINT = /^[A-Za-z0-9_-]{43}$/;
+
 /** Pairs with `link` ({code, secret?, owner?}). A link from the owner's
  *  `needs-you pair` carries a secret and the owner's fingerprint: this
  *  browser then makes its signing key, proves it with the secret, and waits
- *  for the owner's key to vouch for it. */
+ *  for the owner's key to vouch for it. One from a device paired under the
+ *  owner carries the fingerprint alone, which this browser pins. */
 async function redeem(link) {
   $("pair-error").hidden = true;
   try {
     const keyed = link.secret && link.owner ? await newKey(link.secret, link.owner) : null;
     await pair(link.code.trim(), deviceName(), keyed);
+    if (!keyed && FINGERPRINT.test(link.owner ?? "")) await pinOwner(link.owner);
     status("");
     showSignedIn();
     if (keyed) awaitCertificate();
@@ -503,7 +508,8 @@ if ("serviceWorker" in navigator) {
 
 /** What a pairing link carries after its `#`: its code, and from the
  *  owner's `needs-you pair` also a secret and the owner's fingerprint
- *  (`CODE.SECRET.FINGERPRINT`). A mangled one (a lone `%`) is taken as it
+ *  (`CODE.SECRET.FINGERPRINT`), from a device paired under the owner the
+ *  fingerprint alone (`CODE..FINGERPRINT`). A mangled one (a lone `%`) is taken as it
  *  is, to be refused like any wrong code. */
 function linkParts() {
   if (location.pathname !== "/pair") return null;

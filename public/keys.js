@@ -53,6 +53,14 @@ export function kept() {
   return store.read();
 }
 
+/** Pins `owner`, a key's fingerprint, in a browser paired by a link that
+ *  names it without a secret (another device's "Pair another device"): it
+ *  holds no key the owner vouched for, but what the person writes on it
+ *  leaves it only sealed, as on every device of that owner (`sealsOnly`). */
+export function pinOwner(owner) {
+  return store.write({ owner, contentKeys: {} });
+}
+
 export function forgetKey() {
   return store.write(null);
 }

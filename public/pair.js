@@ -2,6 +2,7 @@
 // (drawn as SVG elements, never as HTML text), a link and the code itself.
 
 import { call } from "./api.js";
+import { kept } from "./keys.js";
 import { mayDo } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -21,9 +22,15 @@ export async function showPairing() {
 
 async function draw() {
   const { body } = await call("POST", "/v1/pairings", { body: { rights: ticked() } });
+  // The owner this browser pinned goes with the link, after `#` (which no
+  // browser sends to a server), from this page rather than the server: the
+  // device it pairs then sends what the person writes only sealed, as this
+  // one does. No secret: only the owner's `needs-you pair` vouches for keys.
+  const me = await kept().catch(() => null);
+  const url = me?.owner ? `${body.url}..${me.owner}` : body.url;
   const { default: qrcode } = await import("./vendor/qrcode-generator-2.0.4.mjs");
   const qr = qrcode(0, "M");
-  qr.addData(body.url);
+  qr.addData(url);
   qr.make();
   const n = qr.getModuleCount();
   const svg = document.createElementNS(SVG, "svg");
@@ -45,8 +52,8 @@ async function draw() {
   svg.append(path);
   document.getElementById("qr").replaceChildren(svg);
   const link = document.getElementById("pair-link");
-  link.href = body.url;
-  link.textContent = body.url;
+  link.href = url;
+  link.textContent = url;
   document.getElementById("pair-code").textContent = body.code;
   document.getElementById("pair-grants").textContent = `The device it pairs will ${mayDo(body.rights)}.`;
   document.getElementById("pair-expires").textContent =

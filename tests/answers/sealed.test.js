@@ -307,6 +307,22 @@ test("a device that holds the content key sends no word in the clear: to a quest
     await card.locator(".answer input").fill(`Yes, ${typed}`);
     await card.locator(".answer button").click();
     await page.locator("#status", { hasText: "this question is listed in the clear (its machine holds no content key, or so the server says), and what you write leaves this page only sealed" }).waitFor();
+    // Its "Pair another device" hands on the owner it pinned, in the link
+    // and with no secret (only the owner's `pair` vouches for keys): the
+    // browser it pairs holds no key, and sends no word in the clear either.
+    await page.click("#pair-other");
+    await page.locator("#pair-link", { hasText: "/pair#" }).waitFor();
+    const link = await page.locator("#pair-link").getAttribute("href");
+    assert.match(link, new RegExp(`/pair#[0-9A-Z]{4}-[0-9A-Z]{4}\\.\\.${o.key.fingerprint}$`));
+    assert.equal(await page.locator("#pair-link").textContent(), link);
+    const other = (await newPage(browser)).page;
+    await other.goto(link);
+    await other.click("#pair-ask-yes");
+    const otherCard = other.locator(`#question-${q.question_id}`);
+    await otherCard.locator(".answer input").fill(`Yes, ${typed}`);
+    await otherCard.locator(".answer button").click();
+    await other.locator("#status", { hasText: "this question is listed in the clear (its machine holds no content key, or so the server says), and what you write leaves this page only sealed" }).waitFor();
+    assert.deepEqual(other.errors, []);
   } finally {
     await browser.close();
   }

@@ -675,6 +675,28 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.equal(done.code, 0, done.stderr);
   assert.deepEqual(JSON.parse(done.stdout.split("\n")[1]), { paired: pinned.device_id, name: `needs-you on ${readFileSync("/proc/sys/kernel/hostname", "utf8").trim()}`, certified: true });
   assert.equal(statSync(join(m.home, ".config", "needs-you", "seal-key.json")).mode & 0o777, 0o600);
+
+  // A device's login hands on the owner it pinned: its `pair` names the
+  // fingerprint in the link, with no secret (only the owner key vouches for
+  // keys), and in the machine's line; a machine logged in with that link
+  // pins the owner and makes no key.
+  const second = start(owner, ["pair", "--json"]);
+  const k = JSON.parse((await new Promise((resolve) => second.child.stdout.once("data", (d) => resolve(String(d))))).split("\n")[0]);
+  const device = machine();
+  const [, ...deviceArgs] = k.login.split(" ");
+  const deviceJoined = await cli(device, [...deviceArgs, "--allow", "pair"]);
+  assert.equal(deviceJoined.code, 0, deviceJoined.stderr);
+  assert.equal((await second.ended).code, 0);
+  const handed = await cli(device, ["pair", "--json"]);
+  assert.equal(handed.code, 0, handed.stderr);
+  const h = JSON.parse(handed.stdout.split("\n")[0]);
+  assert.equal(h.url, `${w.url}/pair#${h.code}..${owner.login.owner}`);
+  assert.equal(h.login, `needs-you login ${w.url} --code ${h.code} --owner ${owner.login.owner}`);
+  const third = machine();
+  const thirdJoined = await cli(third, ["login", h.url]);
+  assert.equal(thirdJoined.code, 0, thirdJoined.stderr);
+  assert.equal(JSON.parse(readFileSync(join(third.home, ".config", "needs-you", "login.json"), "utf8")).owner, owner.login.owner);
+  assert.equal(existsSync(join(third.home, ".config", "needs-you", "device-key.json")), false, "no key: none is vouched for");
 });
 
 test("log: every question with its answers, newest first, searched on this machine; --json as JSON Lines", async () => {

@@ -161,8 +161,9 @@ fn owner_signing_key() -> Result<Key> {
 }
 
 /// A pairing link, `https://host/pair#CODE` or, from the owner's `pair`,
-/// `#CODE.SECRET.FINGERPRINT`: the server, the code, and the owner's
-/// fingerprint when it carries one.
+/// `#CODE.SECRET.FINGERPRINT`, or from a device paired under the owner
+/// `#CODE..FINGERPRINT`: the server, the code, and the secret and the
+/// owner's fingerprint when it carries them.
 struct Link {
     server: String,
     code: Option<String>,
@@ -182,7 +183,7 @@ fn split_link(target: &str) -> Link {
             Link {
                 server: server(url),
                 code: parts.next(),
-                secret: parts.next(),
+                secret: parts.next().filter(|s| !s.is_empty()),
                 owner: parts.next(),
             }
         }
@@ -415,7 +416,15 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
             );
             Some(secret)
         }
-        None => None,
+        None => {
+            // A device's login hands on the owner it pinned, without a
+            // secret (only the owner key vouches for keys): what the person
+            // writes on the device it pairs then leaves it only sealed.
+            if let Some(fp) = &login.owner {
+                p.url = format!("{}/pair#{}..{fp}", client.base(), p.code);
+            }
+            None
+        }
     };
     // With the secret, the machine that pastes it proves its keys as a
     // phone does, and gets the content key.
@@ -585,6 +594,17 @@ mod tests {
         );
         assert_eq!(
             parts(split_link("https://x.example/pair#K7Q2-M9XD.c2VjcmV0.ZnA")),
+            (
+                "https://x.example".into(),
+                Some("K7Q2-M9XD".into()),
+                Some("ZnA".into())
+            )
+        );
+        // From a device paired under the owner: the fingerprint, no secret.
+        let handed_on = split_link("https://x.example/pair#K7Q2-M9XD..ZnA");
+        assert_eq!(handed_on.secret, None);
+        assert_eq!(
+            parts(handed_on),
             (
                 "https://x.example".into(),
                 Some("K7Q2-M9XD".into()),
