@@ -298,6 +298,27 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   }
   const certified = JSON.parse(Buffer.from(JSON.parse(held.certificate).statement, "base64url"));
   assert.equal(certified.seal_key, held.seal_key, "its certificate names the seal key the content key went to");
+  // A server that withholds its wrapped key from `run` gains nothing either:
+  // the laptop pinned the owner and made a seal key at login, so it names
+  // its task sealed or not at all, and its reporter keeps the agent's
+  // question back rather than send it readable.
+  await w.db.prepare("UPDATE devices SET content_keys = '[]' WHERE id = ?").bind(laptopId).run();
+  const withheldDir = agentDir("s-withheld");
+  const withheld = start(laptop, ["run", "--name", "withheld-name", "--", AGENT, withheldDir, "0"]);
+  assert.ok(await waitFor(() => existsSync(join(withheldDir, "opened")), 10000), "the agent reported");
+  const senderLog = join(laptop.home, "state", "report-prompt.log");
+  assert.ok(await waitFor(() => existsSync(senderLog) && readFileSync(senderLog, "utf8").includes(
+    "kept a report back: this machine's content key (NEEDS_YOU_CONTENT_KEYS) cannot be read"), 10000), "the report was kept back");
+  assert.ok(readFileSync(join(withheldDir, "env-names"), "utf8").split("\n").includes("NEEDS_YOU_CONTENT_KEYS"));
+  writeFileSync(join(withheldDir, "go"), "");
+  const withheldEnd = await withheld.ended;
+  await w.db.prepare("UPDATE devices SET content_keys = ? WHERE id = ?").bind(wrapped, laptopId).run();
+  assert.equal(withheldEnd.code, 0, withheldEnd.stderr);
+  assert.match(withheldEnd.stderr, /^needs-you: this machine holds no content key it can open, so its agent's questions are kept back rather than sent readable: log it in again with the line `needs-you pair` prints$/m);
+  assert.equal((await w.db.prepare("SELECT COUNT(*) AS n FROM questions WHERE session = 's-withheld'").first()).n, 0, "nothing listed");
+  const names = JSON.stringify((await w.db.prepare("SELECT * FROM tasks").all()).results);
+  assert.ok(!names.includes("withheld-name"), "no task name in the clear");
+  assert.equal(existsSync(join(laptopDir, "content-key.json")), false);
   // `run` opens it and keeps it beside the login, the same key as the owner's.
   assert.equal(existsSync(join(laptopDir, "content-key.json")), false, "not before it is needed");
   const ran = await cli(laptop, ["run", "--", "true"]);
@@ -693,6 +714,11 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.equal(h.url, `${w.url}/pair#${h.code}..${owner.login.owner}`);
   assert.equal(h.login, `needs-you login ${w.url} --code ${h.code} --owner ${owner.login.owner}`);
   const third = machine();
+  // The same link cut short pairs nothing: it would pin no owner.
+  const cut = await cli(third, ["login", h.url.slice(0, -4)]);
+  assert.equal(cut.code, 2, cut.stderr);
+  assert.equal(cut.stderr, "needs-you: the link's owner key is cut short or mangled: give the whole link, as it was shown\n");
+  assert.equal(existsSync(join(third.home, ".config", "needs-you", "login.json")), false);
   const thirdJoined = await cli(third, ["login", h.url]);
   assert.equal(thirdJoined.code, 0, thirdJoined.stderr);
   assert.equal(JSON.parse(readFileSync(join(third.home, ".config", "needs-you", "login.json"), "utf8")).owner, owner.login.owner);

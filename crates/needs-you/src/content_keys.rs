@@ -144,6 +144,15 @@ fn seal_key() -> Result<Option<SealKey>> {
         })
 }
 
+/// Whether this machine's agents must seal what they report: it logged in
+/// with the owner's pairing link, which pinned the owner and made the seal
+/// key the content key is wrapped to. Judged by what this machine kept at
+/// login, never by whether the server handed the key over: a server that
+/// withheld it would otherwise read every question this machine asks.
+pub fn must_seal(login: &Login) -> bool {
+    login.owner.is_some() && seal_key_path().exists()
+}
+
 /// The content key as this login holds it: the owner's own, or, on a
 /// device, every version kept here and, with a seal key, those its pairer
 /// wrapped to it since (opened, then kept). `Ok(None)` when this login holds

@@ -187,7 +187,8 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         (Ok(Some(keys)), _) | (_, Some(keys)) => Ok(Some(keys)),
         (fetched, None) => fetched,
     };
-    let seals_name = login.owner.is_some() && matches!(sealing, Ok(Some(_)));
+    let must_seal = content_keys::must_seal(&login);
+    let seals_name = login.owner.is_some() && (must_seal || matches!(sealing, Ok(Some(_))));
     let name = needs_you_core::text::line(&name);
     if name.chars().count() > MAX_TASK_NAME_CHARS {
         return Err(Fail::new(
@@ -236,6 +237,15 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
         }),
         false => None,
     };
+    // One that must seal and holds no key keeps its questions back (its
+    // reporter and relay are still told where the key would be, and find
+    // none) rather than send them readable.
+    let keeps_back = task.is_some() && must_seal && sealing.is_none();
+    if keeps_back {
+        eprintln!(
+            "needs-you: this machine holds no content key it can open, so its agent's questions are kept back rather than sent readable: log it in again with the line `needs-you pair` prints"
+        );
+    }
     if let (Some(t), Some(keys), Some(owner), true) = (&task, &sealing, &login.owner, seals_name) {
         // A task that cannot be named still runs: the person is told.
         if let Err(why) = name_task(&client, keys, owner, &t.task_id, &name) {
@@ -253,7 +263,7 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
                 env.push((needs_you_reporter::trust::OWNER_VAR, owner.clone()));
             }
             // The relay seals with it; the variable names the file, not the key.
-            if sealing.is_some() {
+            if sealing.is_some() || keeps_back {
                 env.push((
                     needs_you_reporter::sealing::KEYS_VAR,
                     content_keys::path().to_string_lossy().into_owned(),
