@@ -6,7 +6,7 @@
 import { answerArea, answersOn } from "./answer.js";
 import { keepOnly, ruleShown, shown, taskName } from "./card.js";
 import { call, checkCode, device, forget, handOver, pair } from "./api.js";
-import { kept, newKey, pinOwner, renewCertificate, signRevoke, takeCertificate, takeContentKeys } from "./keys.js";
+import { forgetKey, kept, newKey, pinOwner, renewCertificate, signRevoke, takeCertificate, takeContentKeys } from "./keys.js";
 import { liveList } from "./live.js";
 import { VERSION } from "./version.js";
 import { ago, deviceName, mayDo } from "./words.js";
@@ -46,9 +46,19 @@ const FINGERPRINT = /^[A-Za-z0-9_-]{43}$/;
 async function redeem(link) {
   $("pair-error").hidden = true;
   try {
+    // A link cut short (a chat app's doing) would pair a browser that
+    // sends what the person writes in the clear: refused whole.
+    if ((link.secret !== undefined || link.owner !== undefined) && !FINGERPRINT.test(link.owner ?? "")) {
+      throw new Error("this link's owner key is cut short or mangled: open the whole link, as it was shown");
+    }
+    // Kept before the pairing, as newKey keeps its keys: a browser paired
+    // is never left without the owner it was paired under.
     const keyed = link.secret && link.owner ? await newKey(link.secret, link.owner) : null;
-    await pair(link.code.trim(), deviceName(), keyed);
-    if (!keyed && FINGERPRINT.test(link.owner ?? "")) await pinOwner(link.owner);
+    if (!keyed && link.owner) await pinOwner(link.owner);
+    await pair(link.code.trim(), deviceName(), keyed).catch(async (e) => {
+      await forgetKey();
+      throw e;
+    });
     status("");
     showSignedIn();
     if (keyed) awaitCertificate();
@@ -537,7 +547,8 @@ if (link) {
 } else if (device()) {
   showSignedIn();
   // A pairing that the page was closed in the middle of: its certificate may have come since.
-  kept().then((me) => me && !me.certificate && awaitCertificate()).catch(() => {});
+  // (A browser that pinned the owner alone made no key, and waits for none.)
+  kept().then((me) => me?.privateKey && !me.certificate && awaitCertificate()).catch(() => {});
 } else {
   showSignedOut("");
 }

@@ -205,7 +205,7 @@ async function fingerprint(keyB64) {
  *  the pairer and this browser changed it), and nothing is kept. */
 export async function takeCertificate(certificate) {
   const me = await kept();
-  if (!me?.owner) return false;
+  if (!me?.owner || !me.privateKey || !me.key) return false;
   try {
     if ((await fingerprint(certificate.key)) !== me.owner) return false;
     const ownerKey = await crypto.subtle.importKey("raw", unb64url(certificate.key), ECDSA, false, ["verify"]);

@@ -23,11 +23,11 @@ export async function showPairing() {
 async function draw() {
   const { body } = await call("POST", "/v1/pairings", { body: { rights: ticked() } });
   // The owner this browser pinned goes with the link, after `#` (which no
-  // browser sends to a server), from this page rather than the server: the
+  // browser sends to a server), made here rather than from the server's: the
   // device it pairs then sends what the person writes only sealed, as this
   // one does. No secret: only the owner's `needs-you pair` vouches for keys.
   const me = await kept().catch(() => null);
-  const url = me?.owner ? `${body.url}..${me.owner}` : body.url;
+  const url = me?.owner ? `${location.origin}/pair#${body.code}..${me.owner}` : body.url;
   const { default: qrcode } = await import("./vendor/qrcode-generator-2.0.4.mjs");
   const qr = qrcode(0, "M");
   qr.addData(url);

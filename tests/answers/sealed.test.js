@@ -316,6 +316,10 @@ test("a device that holds the content key sends no word in the clear: to a quest
     assert.match(link, new RegExp(`/pair#[0-9A-Z]{4}-[0-9A-Z]{4}\\.\\.${o.key.fingerprint}$`));
     assert.equal(await page.locator("#pair-link").textContent(), link);
     const other = (await newPage(browser)).page;
+    // Cut short, the link pairs nothing: it would pin no owner.
+    await other.goto(link.slice(0, -4));
+    await other.click("#pair-ask-yes");
+    await other.locator("#pair-error", { hasText: "this link's owner key is cut short or mangled: open the whole link, as it was shown" }).waitFor();
     await other.goto(link);
     await other.click("#pair-ask-yes");
     const otherCard = other.locator(`#question-${q.question_id}`);

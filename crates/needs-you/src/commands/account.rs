@@ -214,8 +214,18 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         .transpose()?;
     refuse_second_login()?;
     let link = split_link(target);
+    // A link cut short (a chat app's doing) would log in a machine that
+    // pinned no owner: refused whole.
+    if (link.secret.is_some() || link.owner.is_some())
+        && !link.owner.as_deref().is_some_and(is_fingerprint)
+    {
+        return Err(Fail::new(
+            exit::USAGE,
+            "the link's owner key is cut short or mangled: give the whole link, as it was shown",
+        ));
+    }
     let url = link.server;
-    let owner = owner.or(link.owner.filter(|o| is_fingerprint(o)));
+    let owner = owner.or(link.owner);
     let client = client_for(&url)?;
     let code = match code.map(str::to_owned).or(link.code) {
         Some(c) => c,
