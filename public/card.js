@@ -168,6 +168,13 @@ export function taskName(taskId, sealed, name, ready) {
   return had ? had.value : "(opening its sealed name…)";
 }
 
+/** `terminal` as its opened `words` place it: their folder, and their tmux
+ *  pane (words sealed before the pane was one of them leave the list's). */
+function placed(terminal, words) {
+  if (!terminal) return terminal;
+  return { ...terminal, cwd: words.cwd ?? "", ...(words.target ? { target: words.target } : {}) };
+}
+
 function cardShown(q, ready) {
   if (!takesSigned(q) && !q.sealed) return q;
   const key = `${q.answer_from_afar}:${q.open_seq}:${q.digest}:${q.sealed}`;
@@ -178,7 +185,7 @@ function cardShown(q, ready) {
       return { ...q, text, answer_from_afar: null, why_not: `this card could not be built here (${had.error}): answer it in the terminal` };
     }
     const b = had.built;
-    const terminal = q.terminal && b.cwd !== undefined ? { ...q.terminal, cwd: b.cwd } : q.terminal;
+    const terminal = b.cwd !== undefined ? placed(q.terminal, b) : q.terminal;
     const card = { ...q, text: b.text, options: b.options ?? [], questions: b.questions ?? [], terminal, sealed_version: b.version };
     return takesSigned(q) ? { ...card, decisions: b.lasting, digest: b.digest } : card;
   }
@@ -238,14 +245,14 @@ async function fetchAndBuild(q, key) {
     const held = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body ?? {};
     const words = q.sealed ? await opened(q, held) : null;
     if (!takesSigned(q)) {
-      cards.set(q.question_id, { key, built: { ...(await withCard(q, words)), cwd: words.cwd ?? "" } });
+      cards.set(q.question_id, { key, built: { ...(await withCard(q, words)), cwd: words.cwd ?? "", target: words.target } });
       return false;
     }
     await loaded();
     const request = words ? words.request : held.request;
     if (!request) throw new Error("the server gave no request");
     const built = await build(q.answer_from_afar, request);
-    cards.set(q.question_id, { key, built: words ? { ...(await named(built, words.version)), cwd: words.cwd ?? "", version: words.version } : built });
+    cards.set(q.question_id, { key, built: words ? { ...(await named(built, words.version)), cwd: words.cwd ?? "", target: words.target, version: words.version } : built });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
     if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;
@@ -347,7 +354,7 @@ async function openedPastWords(p) {
   try {
     const held = (await call("GET", `/v1/questions/${encodeURIComponent(p.question_id)}/request`)).body ?? {};
     const w = await withCard(p, await opened(p, held));
-    const terminal = p.terminal ? { ...p.terminal, cwd: w.cwd ?? "" } : p.terminal;
+    const terminal = placed(p.terminal, w);
     return { ...p, text: w.text, options: w.options ?? [], questions: w.questions ?? [], terminal, rules: rulesOpened };
   } catch (e) {
     return { ...p, text: `(sealed: ${e.message})`, rules: rulesOpened };

@@ -51,13 +51,13 @@ test("an answer is typed into the agent's pane as one line, Enter a second later
   assert.equal(q.kind, "reply");
   assert.equal(q.answerable, true);
   assert.equal(q.terminal.kind, "tmux");
-  assert.match(q.terminal.target, /^agent\d+:0\.0$/);
-  // Its words and its folder left the machine sealed: the server lists
-  // neither, and they open with the owner's content key.
+  // Its words, its folder and its tmux pane left the machine sealed: the
+  // server lists none of them, and they open with the owner's content key.
   assert.equal(q.sealed, true);
-  assert.deepEqual([q.text, q.terminal.cwd], ["", ""]);
+  assert.deepEqual([q.text, q.terminal.cwd, q.terminal.target], ["", "", undefined]);
   const opened = await words(o, q);
   assert.equal(opened.cwd, dir);
+  assert.match(opened.target, /^agent\d+:0\.0$/);
   assert.equal(opened.text, "The tests pass. Shall I also update the docs?");
 
   const posted = await api("POST", `/v1/questions/${q.question_id}/answers`, o.token, { text: "Yes, and the changelog too" });

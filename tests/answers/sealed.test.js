@@ -59,17 +59,19 @@ const cliOf = async (o, ...args) => {
   return r.out;
 };
 
-test("a reply's words and folder leave the machine sealed by its reporter: no word of them is kept; ls, log and the page open them", async () => {
+test("a reply's words, folder and tmux pane leave the machine sealed by its reporter: no word of them is kept; ls, log and the page open them", async () => {
   const o = await owner();
   const secret = `planted-reply-${randomBytes(6).toString("hex")}`;
-  const { dir, q } = await world.agentInTmux(o, { agent: "agent.py", env: { AGENT_ASKS: `Done. Shall I rotate ${secret} now?` } });
+  // A tmux session named after its work, as `needs-you run --tmux` names one.
+  const pane = `planted-pane-${randomBytes(6).toString("hex")}`;
+  const { dir, q } = await world.agentInTmux(o, { agent: "agent.py", env: { AGENT_ASKS: `Done. Shall I rotate ${secret} now?` }, tmuxName: pane });
   assert.equal(q.sealed, true);
-  assert.deepEqual([q.text, q.terminal.cwd], ["", ""]);
-  assert.deepEqual(await words(o, q), { text: `Done. Shall I rotate ${secret} now?`, cwd: dir });
-  await heldNowhere([secret, dir]);
+  assert.deepEqual([q.text, q.terminal.cwd, q.terminal.target], ["", "", undefined]);
+  assert.deepEqual(await words(o, q), { text: `Done. Shall I rotate ${secret} now?`, cwd: dir, target: `${pane}:0.0` });
+  await heldNowhere([secret, dir, pane]);
 
   const listed = JSON.parse(await cliOf(o, "ls", "--json")).questions.find((x) => x.question_id === q.question_id);
-  assert.deepEqual([listed.text, listed.terminal.cwd], [`Done. Shall I rotate ${secret} now?`, dir]);
+  assert.deepEqual([listed.text, listed.terminal.cwd, listed.terminal.target], [`Done. Shall I rotate ${secret} now?`, dir, `${pane}:0.0`]);
   const logged = (await cliOf(o, "log", secret, "--json")).trim().split("\n").map((l) => JSON.parse(l));
   assert.deepEqual(logged.map((p) => p.question_id), [q.question_id], "the history searched on the device finds it");
 
@@ -79,7 +81,7 @@ test("a reply's words and folder leave the machine sealed by its reporter: no wo
     const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
     const card = page.locator(`#question-${q.question_id}`);
     await card.locator(".text", { hasText: new RegExp(`^Done\\. Shall I rotate ${secret} now\\?$`) }).waitFor();
-    assert.match(await card.locator(".terminal").textContent(), new RegExp(` · ${dir} · tmux `));
+    assert.match(await card.locator(".terminal").textContent(), new RegExp(` · ${dir} · tmux ${pane}:0\\.0$`));
     await page.click("#history-open");
     await page.fill("#history-search", secret);
     await page.locator(`#past-${q.question_id} .past-text`, { hasText: secret }).waitFor();

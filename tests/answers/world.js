@@ -111,11 +111,11 @@ export async function startWorld(name, { taskName }) {
    * `o`'s task; resolves once its question is listed. `tmux` is the tmux
    * session's name, a target for tmux commands.
    */
-  async function agentInTmux(o, { agent, command, env = {}, session, size = [200, 50] }) {
+  async function agentInTmux(o, { agent, command, env = {}, session, size = [200, 50], tmuxName }) {
     const dir = mkdtempSync(join(scratch, "agent-"));
     const sock = join(scratch, `tmux-${++n}.sock`);
     servers.push(sock);
-    const tmux = `agent${n}`;
+    const tmux = tmuxName ?? `agent${n}`;
     const reported = session ?? `s-${n}`;
     const run = command ? command(dir) : `python3 ${join(ROOT, "tests", "answers", agent)} ${dir}`;
     execFileSync("tmux", ["-S", sock, "new-session", "-d", "-s", tmux, "-x", String(size[0]), "-y", String(size[1]), run], {

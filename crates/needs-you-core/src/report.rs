@@ -261,7 +261,7 @@ impl Report {
                     Some(_) => return Err(ReportError::invalid("`text` must be a string")),
                 };
                 let options = parse_options(obj.get("options"))?;
-                let terminal = Terminal::from_value(obj.get("terminal"))?;
+                let mut terminal = Terminal::from_value(obj.get("terminal"))?;
                 let takes = parse_takes(obj, kind)?;
                 let questions = parse_questions(obj.get("questions"))?;
                 let sealed = parse_sealed(obj.get("sealed"))?;
@@ -281,6 +281,12 @@ impl Report {
                                 code: "words_in_the_clear",
                                 message: "a sealed report carries its words sealed only: no `text`, `options`, `questions`, `request`, `lasting` or `terminal.cwd` beside `sealed`".into(),
                             });
+                        }
+                        // Its tmux pane is sealed with its words too (a
+                        // session is often named after its work); one an
+                        // older reporter sent beside them is not kept.
+                        if let Some(t) = terminal.as_mut() {
+                            t.target = None;
                         }
                         // Its request is sealed with its words: what it
                         // takes stays bound by the digest alone, which the
@@ -771,6 +777,7 @@ mod tests {
             takes,
             sealed,
             request,
+            terminal,
             ..
         } = parse(sealed_open(json!({}))).unwrap()
         else {
@@ -778,6 +785,9 @@ mod tests {
         };
         assert_eq!(takes.unwrap().takes, Afar::Decision);
         assert!(request.is_none());
+        // A tmux pane sent beside sealed words (an older reporter's) is not kept.
+        let terminal = terminal.unwrap();
+        assert_eq!((terminal.host.as_str(), terminal.target), ("box", None));
         let offer = &sealed.unwrap().lasting[0];
         // Where a choice is kept is said in the server's words.
         assert_eq!(

@@ -6,7 +6,9 @@
 //! ([`crate::sealed::open_scope`]), under the owner's content key. What
 //! travels in the clear is what the server needs to keep the list, ring
 //! and route answers: ids, the CLI, the kind, the state, times, `seq`s, the
-//! request's digest, what it takes from afar, whether its terminal is tmux,
+//! request's digest, what it takes from afar, its terminal's kind and host
+//! (its folder and tmux pane, whose session may be named after the task,
+//! are words),
 //! and a permission's lasting choices by id and scope, each with its own
 //! words sealed apart ([`RuleWords`], as the field `rule`, scoped by the
 //! choice's id) so that a rule granted on it is recorded, and opened where
@@ -48,6 +50,10 @@ pub struct Words {
     /// The folder its agent runs in.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub cwd: String,
+    /// Its tmux pane, `session:window.pane`: a session is often named
+    /// after its task or folder (`needs-you run --tmux` names it so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// For words that carry a request, the kind of question their machine
     /// reported, which its card is built as ([`Words::with_card`]), sealed
     /// with the words: the kind the list says is the server's.
@@ -70,7 +76,7 @@ pub struct RuleWords {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Taken {
     /// The report with no words left: empty text, options and questions, no
-    /// request, no folder.
+    /// request, no folder, no tmux pane.
     pub wordless: Report,
     pub words: Words,
     /// The lasting choices it offers, with their words, to be sealed one by
@@ -102,6 +108,7 @@ pub fn take(report: Report) -> Option<Taken> {
         .as_mut()
         .map(|t| std::mem::take(&mut t.cwd))
         .unwrap_or_default();
+    let target = terminal.as_mut().and_then(|t| t.target.take());
     Some(Taken {
         wordless: Report::Open {
             cli,
@@ -124,6 +131,7 @@ pub fn take(report: Report) -> Option<Taken> {
             kind: request.is_some().then_some(kind),
             request: request.map(|r| *r),
             cwd,
+            target,
         },
         lasting,
     })
@@ -226,6 +234,10 @@ impl Words {
         q.questions = self.questions;
         if let Some(t) = q.terminal.as_mut() {
             t.cwd = self.cwd;
+            // Words sealed before the pane was one of them leave the list's.
+            if self.target.is_some() {
+                t.target = self.target;
+            }
         }
     }
 }
@@ -296,16 +308,18 @@ mod tests {
     fn taking_the_words_leaves_no_word_of_them_in_the_report() {
         let taken = take(permission()).unwrap();
         let wire = serde_json::to_string(&taken.wordless).unwrap();
-        for word in ["hunter2", "secret-project", "deploy"] {
+        for word in ["hunter2", "secret-project", "deploy", "a:0.1"] {
             assert!(!wire.contains(word), "{word} in {wire}");
         }
         assert!(taken.words.text.contains("hunter2"));
         assert_eq!(taken.words.cwd, "/srv/secret-project");
+        assert_eq!(taken.words.target.as_deref(), Some("a:0.1"));
         assert!(taken.words.request.is_some());
         assert_eq!(taken.lasting.len(), 1);
         assert!(rule_words(&taken.lasting[0]).rule.contains("deploy"));
-        // What stays: the digest, what it takes, the terminal's kind.
+        // What stays: the digest, what it takes, the terminal's kind and host.
         assert!(wire.contains("\"takes\":\"decision\"") && wire.contains("tmux"));
+        assert!(wire.contains("\"host\":\"box\""));
     }
 
     #[test]
@@ -324,7 +338,11 @@ mod tests {
             .with_card(Kind::Permission)
             .restore(&mut q);
         assert_eq!(q.text, text, "the card built again from the request");
-        assert_eq!(q.terminal.unwrap().cwd, "/srv/secret-project");
+        let t = q.terminal.unwrap();
+        assert_eq!(
+            (t.cwd.as_str(), t.target.as_deref()),
+            ("/srv/secret-project", Some("a:0.1"))
+        );
     }
 
     #[test]
@@ -375,6 +393,7 @@ mod tests {
             questions: vec![],
             request: None,
             cwd: "/w".into(),
+            target: None,
             kind: Some(Kind::Dialog),
         };
         assert_eq!(plain.clone().without_card(), plain);
