@@ -318,7 +318,6 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.equal((await w.db.prepare("SELECT COUNT(*) AS n FROM questions WHERE session = 's-withheld'").first()).n, 0, "nothing listed");
   const names = JSON.stringify((await w.db.prepare("SELECT * FROM tasks").all()).results);
   assert.ok(!names.includes("withheld-name"), "no task name in the clear");
-  assert.equal(existsSync(join(laptopDir, "content-key.json")), false);
   // `run` opens it and keeps it beside the login, the same key as the owner's.
   assert.equal(existsSync(join(laptopDir, "content-key.json")), false, "not before it is needed");
   const ran = await cli(laptop, ["run", "--", "true"]);
@@ -715,14 +714,20 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.equal(h.login, `needs-you login ${w.url} --code ${h.code} --owner ${owner.login.owner}`);
   const third = machine();
   // The same link cut short pairs nothing: it would pin no owner.
-  const cut = await cli(third, ["login", h.url.slice(0, -4)]);
-  assert.equal(cut.code, 2, cut.stderr);
-  assert.equal(cut.stderr, "needs-you: the link's owner key is cut short or mangled: give the whole link, as it was shown\n");
-  assert.equal(existsSync(join(third.home, ".config", "needs-you", "login.json")), false);
+  for (const short of [h.url.slice(0, -4), `${w.url}/pair#${h.code}.`]) {
+    const cut = await cli(third, ["login", short]);
+    assert.equal(cut.code, 2, cut.stderr);
+    assert.equal(cut.stderr, "needs-you: the link's owner key is cut short or mangled: give the whole link, as it was shown\n");
+    assert.equal(existsSync(join(third.home, ".config", "needs-you", "login.json")), false);
+  }
   const thirdJoined = await cli(third, ["login", h.url]);
   assert.equal(thirdJoined.code, 0, thirdJoined.stderr);
   assert.equal(JSON.parse(readFileSync(join(third.home, ".config", "needs-you", "login.json"), "utf8")).owner, owner.login.owner);
   assert.equal(existsSync(join(third.home, ".config", "needs-you", "device-key.json")), false, "no key: none is vouched for");
+  // Its agents' questions go readable (it was given no content key), and `run` says so.
+  const thirdRan = await cli(third, ["run", "--", "true"]);
+  assert.equal(thirdRan.code, 0, thirdRan.stderr);
+  assert.match(thirdRan.stderr, /^needs-you: this machine holds no content key \(it logged in without the line `needs-you pair` prints\), so its agents' questions reach the server readable; log it in again with that line$/m);
 });
 
 test("log: every question with its answers, newest first, searched on this machine; --json as JSON Lines", async () => {
@@ -933,7 +938,7 @@ test("run warns once when an agent CLI's hooks are not installed, naming the com
   const bare = await deviceMachine(m);
   const b = await cli(bare, ["run", "--", "claude"], { PATH: `${bin}:${process.env.PATH}` });
   assert.equal(b.code, 0, b.stderr);
-  assert.ok(b.stderr.includes("needs-you: this machine pinned no owner key, so its agents take no answer from afar; log in again with the line `needs-you pair` prints\n"), b.stderr);
+  assert.ok(b.stderr.includes("needs-you: this machine pinned no owner key, so its agents take no answer from afar and their questions reach the server readable; log in again with the line `needs-you pair` prints\n"), b.stderr);
 });
 
 test("ls --watch draws the list again when it changes, on the live list's socket: nothing while nothing changes", async () => {

@@ -169,6 +169,8 @@ struct Link {
     code: Option<String>,
     secret: Option<String>,
     owner: Option<String>,
+    /// Whether it carries more than a code: it then names an owner.
+    dotted: bool,
 }
 
 fn split_link(target: &str) -> Link {
@@ -185,6 +187,7 @@ fn split_link(target: &str) -> Link {
                 code: parts.next(),
                 secret: parts.next().filter(|s| !s.is_empty()),
                 owner: parts.next(),
+                dotted: fragment.contains('.'),
             }
         }
         _ => Link {
@@ -192,6 +195,7 @@ fn split_link(target: &str) -> Link {
             code: None,
             secret: None,
             owner: None,
+            dotted: false,
         },
     }
 }
@@ -214,18 +218,7 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         .transpose()?;
     refuse_second_login()?;
     let link = split_link(target);
-    // A link cut short (a chat app's doing) would log in a machine that
-    // pinned no owner: refused whole.
-    if (link.secret.is_some() || link.owner.is_some())
-        && !link.owner.as_deref().is_some_and(is_fingerprint)
-    {
-        return Err(Fail::new(
-            exit::USAGE,
-            "the link's owner key is cut short or mangled: give the whole link, as it was shown",
-        ));
-    }
     let url = link.server;
-    let owner = owner.or(link.owner);
     let client = client_for(&url)?;
     let code = match code.map(str::to_owned).or(link.code) {
         Some(c) => c,
@@ -241,15 +234,28 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         }
     };
     // The line `pair` prints for a machine carries the link's secret after
-    // the code, `CODE.SECRET`, as the link does after `#`; a whole fragment,
-    // `CODE.SECRET.FINGERPRINT`, reads as the link does.
+    // the code, `CODE.SECRET`, as the link does after `#`, with `--owner`
+    // beside it; a whole fragment, `CODE.SECRET.FINGERPRINT` or
+    // `CODE..FINGERPRINT`, reads as the link does.
+    let dotted = link.dotted || code.contains('.');
     let mut parts = code.split('.').map(str::to_owned);
     let code = parts.next().unwrap_or_default();
     let secret = parts
         .next()
         .filter(|s| !s.is_empty())
         .or(link.secret.clone());
-    let owner = owner.or(parts.next().filter(|o| is_fingerprint(o)));
+    let named = parts.next().or(link.owner);
+    // A link or line cut short (a chat app's doing) would log in a machine
+    // that pinned no owner: refused whole, before anything is sent.
+    if named.as_deref().is_some_and(|o| !is_fingerprint(o))
+        || (dotted && named.is_none() && owner.is_none())
+    {
+        return Err(Fail::new(
+            exit::USAGE,
+            "the link's owner key is cut short or mangled: give the whole link, as it was shown",
+        ));
+    }
+    let owner = owner.or(named);
     let host = needs_you_reporter::terminal::host_name();
     let name = match host.as_str() {
         "" => "needs-you on this machine".to_owned(),
@@ -283,8 +289,11 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         body["proof"] = json!(proof);
     }
     let device: NewDevice = client.post("/v1/devices", &body)?;
-    // A key left by an earlier login is not the one just vouched for.
+    // Keys left by an earlier login are not the ones just vouched for: a
+    // seal key left behind would have `run` wait for a content key that
+    // can never come (`content_keys::must_seal`).
     let _ = std::fs::remove_file(keys::path(Whose::Device));
+    content_keys::forget_devices();
     if let Some((key, seal, _, _)) = &keyed {
         key.save_new(Whose::Device)
             .map_err(|e| Fail::new(exit::REFUSED, e))?;
@@ -612,7 +621,13 @@ mod tests {
         );
         // From a device paired under the owner: the fingerprint, no secret.
         let handed_on = split_link("https://x.example/pair#K7Q2-M9XD..ZnA");
-        assert_eq!(handed_on.secret, None);
+        assert_eq!(
+            (handed_on.secret.as_deref(), handed_on.dotted),
+            (None, true)
+        );
+        // Cut short after the code's dot: it still names an owner.
+        assert!(split_link("https://x.example/pair#K7Q2-M9XD.").dotted);
+        assert!(!split_link("https://x.example/pair#K7Q2-M9XD").dotted);
         assert_eq!(
             parts(handed_on),
             (

@@ -164,7 +164,7 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
     }
     if login.owner.is_none() {
         eprintln!(
-            "needs-you: this machine pinned no owner key, so its agents take no answer from afar; log in again with the line `needs-you pair` prints"
+            "needs-you: this machine pinned no owner key, so its agents take no answer from afar and their questions reach the server readable; log in again with the line `needs-you pair` prints"
         );
     }
     if !opts.tmux && !in_tmux {
@@ -230,6 +230,7 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
     }
     // A machine the content key has not reached yet still runs its agent,
     // showing no screen.
+    let not_taken = sealing.is_err();
     let sealing = match task.is_some() {
         true => sealing.unwrap_or_else(|f| {
             eprintln!("needs-you: cannot take the content key ({})", f.message);
@@ -243,7 +244,17 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
     let keeps_back = task.is_some() && must_seal && sealing.is_none();
     if keeps_back {
         eprintln!(
-            "needs-you: this machine holds no content key it can open, so its agent's questions are kept back rather than sent readable: log it in again with the line `needs-you pair` prints"
+            "needs-you: this machine holds no content key it can open, so its agent's questions are kept back rather than sent readable: {}",
+            match not_taken {
+                true => "start it again once the key can be taken",
+                false => "log it in again with the line `needs-you pair` prints",
+            }
+        );
+    } else if task.is_some() && login.owner.is_some() && sealing.is_none() {
+        // Pinned the owner from a device's link: it checks answers, but
+        // was given no key to seal with.
+        eprintln!(
+            "needs-you: this machine holds no content key (it logged in without the line `needs-you pair` prints), so its agents' questions reach the server readable; log it in again with that line"
         );
     }
     if let (Some(t), Some(keys), Some(owner), true) = (&task, &sealing, &login.owner, seals_name) {
