@@ -312,6 +312,10 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.ok(readFileSync(join(withheldDir, "env-names"), "utf8").split("\n").includes("NEEDS_YOU_CONTENT_KEYS"));
   writeFileSync(join(withheldDir, "go"), "");
   const withheldEnd = await withheld.ended;
+  // The reporter's doctor, as the agent sees it, says so too.
+  const keptBack = await cli(laptop, ["run", "--", REPORTER, "doctor"]);
+  assert.match(keptBack.stdout, /^FAIL {2}this machine's content key \(NEEDS_YOU_CONTENT_KEYS\) cannot be read, so questions are kept back rather than sent readable$/m);
+  assert.equal(keptBack.code, 1, keptBack.stdout);
   await w.db.prepare("UPDATE devices SET content_keys = ? WHERE id = ?").bind(wrapped, laptopId).run();
   assert.equal(withheldEnd.code, 0, withheldEnd.stderr);
   assert.match(withheldEnd.stderr, /^needs-you: this machine holds no content key it can open, so its agent's questions are kept back rather than sent readable: log it in again with the line `needs-you pair` prints$/m);
@@ -324,6 +328,8 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   assert.equal(ran.code, 0, ran.stderr);
   assert.equal(statSync(join(laptopDir, "content-key.json")).mode & 0o777, 0o600);
   assert.deepEqual(JSON.parse(readFileSync(join(laptopDir, "content-key.json"), "utf8")).keys, ownersKeys);
+  const sealing = await cli(laptop, ["run", "--", REPORTER, "doctor"]);
+  assert.match(sealing.stdout, /^ok {4}questions leave this machine sealed, under content key version 1$/m);
 
   // Revoking another device makes a new version for what comes after: the
   // laptop gets it (with the first) at its next run, the revoked one not.
@@ -728,6 +734,8 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   const thirdRan = await cli(third, ["run", "--", "true"]);
   assert.equal(thirdRan.code, 0, thirdRan.stderr);
   assert.match(thirdRan.stderr, /^needs-you: this machine holds no content key \(it logged in without the line `needs-you pair` prints\), so its agents' questions reach the server readable; log it in again with that line$/m);
+  const thirdDoctor = await cli(third, ["run", "--", REPORTER, "doctor"]);
+  assert.match(thirdDoctor.stdout, /^-- {4}no content key: questions reach the server readable; log this machine in with the line `needs-you pair` prints on the owner's machine to seal them$/m);
 });
 
 test("log: every question with its answers, newest first, searched on this machine; --json as JSON Lines", async () => {

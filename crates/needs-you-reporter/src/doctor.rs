@@ -35,6 +35,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let mut r = Checklist { problems: 0 };
     check_reporter(&mut r);
     check_server(&mut r);
+    check_sealing(&mut r);
     check_state(&mut r, state_dir);
     check_hooks(&mut r);
     if r.problems == 0 {
@@ -146,6 +147,29 @@ fn check_server(r: &mut Checklist) {
             ),
             "the task was revoked or expired: start the agent again with `needs-you run -- AGENT` \
              (check with `needs-you run -- report-prompt doctor`)",
+        ),
+    }
+}
+
+/// Whether a task's questions leave this machine sealed, kept back, or
+/// readable: the content key `needs-you run` names, as the sender reads it.
+fn check_sealing(r: &mut Checklist) {
+    if std::env::var_os("NEEDS_YOU_URL").is_none_or(|v| v.is_empty()) {
+        return;
+    }
+    match crate::sealed_report::held_keys() {
+        Ok(Some(keys)) => r.ok(&format!(
+            "questions leave this machine sealed, under content key version {}",
+            keys.newest().map_or(0, |k| k.version)
+        )),
+        Ok(None) => r.note(
+            "no content key: questions reach the server readable; log this machine in with the \
+             line `needs-you pair` prints on the owner's machine to seal them",
+        ),
+        Err(e) => r.bad(
+            &format!("{e}, so questions are kept back rather than sent readable"),
+            "log this machine in again with the line `needs-you pair` prints on the owner's \
+             machine, then start the agent again",
         ),
     }
 }
