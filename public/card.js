@@ -168,11 +168,12 @@ export function taskName(taskId, sealed, name, ready) {
   return had ? had.value : "(opening its sealed name…)";
 }
 
-/** `terminal` as its opened `words` place it: their folder, and their tmux
- *  pane (words sealed before the pane was one of them leave the list's). */
+/** `terminal` as its opened `words` place it: their folder, their tmux pane
+ *  and their host, the machine's word rather than the list's (words sealed
+ *  before the pane and host were among them leave the list's). */
 function placed(terminal, words) {
   if (!terminal) return terminal;
-  return { ...terminal, cwd: words.cwd ?? "", ...(words.target ? { target: words.target } : {}) };
+  return { ...terminal, cwd: words.cwd ?? "", ...(words.target ? { target: words.target } : {}), ...(words.host ? { host: words.host } : {}) };
 }
 
 function cardShown(q, ready) {
@@ -245,14 +246,14 @@ async function fetchAndBuild(q, key) {
     const held = (await call("GET", `/v1/questions/${encodeURIComponent(q.question_id)}/request`)).body ?? {};
     const words = q.sealed ? await opened(q, held) : null;
     if (!takesSigned(q)) {
-      cards.set(q.question_id, { key, built: { ...(await withCard(q, words)), cwd: words.cwd ?? "", target: words.target } });
+      cards.set(q.question_id, { key, built: { ...(await withCard(q, words)), cwd: words.cwd ?? "", target: words.target, host: words.host } });
       return false;
     }
     await loaded();
     const request = words ? words.request : held.request;
     if (!request) throw new Error("the server gave no request");
     const built = await build(q.answer_from_afar, request);
-    cards.set(q.question_id, { key, built: words ? { ...(await named(built, words.version)), cwd: words.cwd ?? "", target: words.target, version: words.version } : built });
+    cards.set(q.question_id, { key, built: words ? { ...(await named(built, words.version)), cwd: words.cwd ?? "", target: words.target, host: words.host, version: words.version } : built });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
     if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;

@@ -67,7 +67,8 @@ test("a reply's words, folder and tmux pane leave the machine sealed by its repo
   const { dir, q } = await world.agentInTmux(o, { agent: "agent.py", env: { AGENT_ASKS: `Done. Shall I rotate ${secret} now?` }, tmuxName: pane });
   assert.equal(q.sealed, true);
   assert.deepEqual([q.text, q.terminal.cwd, q.terminal.target], ["", "", undefined]);
-  assert.deepEqual(await words(o, q), { text: `Done. Shall I rotate ${secret} now?`, cwd: dir, target: `${pane}:0.0` });
+  const host = readFileSync("/proc/sys/kernel/hostname", "utf8").trim();
+  assert.deepEqual(await words(o, q), { text: `Done. Shall I rotate ${secret} now?`, cwd: dir, target: `${pane}:0.0`, host });
   await heldNowhere([secret, dir, pane]);
 
   const listed = JSON.parse(await cliOf(o, "ls", "--json")).questions.find((x) => x.question_id === q.question_id);
@@ -112,7 +113,8 @@ test("a permission sealed as its machine seals it: its card built on the device 
     terminal: { kind: "tmux", host: "box", target: "w:0.1" },
     takes: "decision", digest,
     sealed: {
-      words: await seal(`${session}\n${seq}`, "question", { text: "", request: { tool: "Bash", input, lasting: [suggestion] }, cwd: folder }),
+      // Its host as its machine sealed it: the list's ("box") is the server's word.
+      words: await seal(`${session}\n${seq}`, "question", { text: "", request: { tool: "Bash", input, lasting: [suggestion] }, cwd: folder, host: "build-7" }),
       same,
       lasting: [{ id, label: "", lasting: true, scope: "project_local",
         rule: await seal(id, "rule", { label: `Allow, and don't ask again for Bash(deploy --token ${secret}:*)`, rule: `Bash(deploy --token ${secret}:*)` }) }],
@@ -138,7 +140,7 @@ test("a permission sealed as its machine seals it: its card built on the device 
   // The command line builds the card from the opened request.
   const listed = JSON.parse(await cliOf(o, "ls", "--json")).questions.find((x) => x.question_id === qid);
   assert.match(listed.text, new RegExp(`deploy --token ${secret}`));
-  assert.equal(listed.terminal.cwd, folder);
+  assert.deepEqual([listed.terminal.cwd, listed.terminal.host], [folder, "build-7"]);
   assert.equal(listed.decisions.find((d) => d.id === id).rule, `Bash(deploy --token ${secret}:*)`);
 
   // The page too; its "don't ask again", taken by the agent's machine,
@@ -150,7 +152,9 @@ test("a permission sealed as its machine seals it: its card built on the device 
     const { page } = await pairedByOwner(o, (opts) => newPage(browser, opts));
     const card = page.locator(`#question-${qid}`);
     await card.locator(".text", { hasText: `deploy --token ${secret}` }).waitFor();
+    assert.match(await card.locator(".terminal").textContent(), new RegExp(`^on build-7 · ${folder}`));
     await card.locator("button", { hasText: `Allow, and don't ask again for Bash(deploy --token ${secret}:*)` }).click();
+    assert.match(await card.locator(".confirm-text").textContent(), /^Allow this on build-7, and from now on /);
     await card.locator(".confirm-yes").click();
     const sent = await waitFor(() => relay.got.find((m) => m.type === "answer"), 10000);
     assert.ok(sent, "the answer reached the relay");

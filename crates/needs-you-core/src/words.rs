@@ -8,7 +8,8 @@
 //! and route answers: ids, the CLI, the kind, the state, times, `seq`s, the
 //! request's digest, what it takes from afar, its terminal's kind and host
 //! (its folder and tmux pane, whose session may be named after the task,
-//! are words),
+//! are words; its host is sealed as well, for a device to show the
+//! machine's own),
 //! and a permission's lasting choices by id and scope, each with its own
 //! words sealed apart ([`RuleWords`], as the field `rule`, scoped by the
 //! choice's id) so that a rule granted on it is recorded, and opened where
@@ -54,6 +55,12 @@ pub struct Words {
     /// after its task or folder (`needs-you run --tmux` names it so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// Its machine's host name, sealed too though the list keeps it (to
+    /// group cards by): a device shows the host its machine sealed, so
+    /// that where an answer lands, folder, pane and host, is the machine's
+    /// word and not the server's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// For words that carry a request, the kind of question their machine
     /// reported, which its card is built as ([`Words::with_card`]), sealed
     /// with the words: the kind the list says is the server's.
@@ -109,6 +116,10 @@ pub fn take(report: Report) -> Option<Taken> {
         .map(|t| std::mem::take(&mut t.cwd))
         .unwrap_or_default();
     let target = terminal.as_mut().and_then(|t| t.target.take());
+    let host = terminal
+        .as_ref()
+        .map(|t| t.host.clone())
+        .filter(|h| !h.is_empty());
     Some(Taken {
         wordless: Report::Open {
             cli,
@@ -132,6 +143,7 @@ pub fn take(report: Report) -> Option<Taken> {
             request: request.map(|r| *r),
             cwd,
             target,
+            host,
         },
         lasting,
     })
@@ -234,9 +246,13 @@ impl Words {
         q.questions = self.questions;
         if let Some(t) = q.terminal.as_mut() {
             t.cwd = self.cwd;
-            // Words sealed before the pane was one of them leave the list's.
+            // Words sealed before the pane and host were among them leave
+            // the list's.
             if self.target.is_some() {
                 t.target = self.target;
+            }
+            if let Some(host) = self.host {
+                t.host = host;
             }
         }
     }
@@ -314,6 +330,7 @@ mod tests {
         assert!(taken.words.text.contains("hunter2"));
         assert_eq!(taken.words.cwd, "/srv/secret-project");
         assert_eq!(taken.words.target.as_deref(), Some("a:0.1"));
+        assert_eq!(taken.words.host.as_deref(), Some("box"));
         assert!(taken.words.request.is_some());
         assert_eq!(taken.lasting.len(), 1);
         assert!(rule_words(&taken.lasting[0]).rule.contains("deploy"));
@@ -329,7 +346,7 @@ mod tests {
             "question_id": "q_1", "task_id": "t", "task_name": "", "session": "s",
             "cli": "claude-code", "kind": "permission", "text": "", "options": [],
             "opened_at": 1, "notified_at": null, "closed_at": null, "close_reason": null,
-            "terminal": {"kind": "tmux", "host": "box", "cwd": ""}}))
+            "terminal": {"kind": "tmux", "host": "the server's word", "cwd": ""}}))
         .unwrap();
         let text = taken.words.text.clone();
         taken
@@ -340,8 +357,9 @@ mod tests {
         assert_eq!(q.text, text, "the card built again from the request");
         let t = q.terminal.unwrap();
         assert_eq!(
-            (t.cwd.as_str(), t.target.as_deref()),
-            ("/srv/secret-project", Some("a:0.1"))
+            (t.cwd.as_str(), t.target.as_deref(), t.host.as_str()),
+            ("/srv/secret-project", Some("a:0.1"), "box"),
+            "the place its machine sealed, not the list's"
         );
     }
 
@@ -394,6 +412,7 @@ mod tests {
             request: None,
             cwd: "/w".into(),
             target: None,
+            host: None,
             kind: Some(Kind::Dialog),
         };
         assert_eq!(plain.clone().without_card(), plain);
