@@ -173,7 +173,7 @@ export function taskName(taskId, sealed, name, ready) {
  *  before the pane and host were among them leave the list's). */
 function placed(terminal, words) {
   if (!terminal) return terminal;
-  return { ...terminal, cwd: words.cwd ?? "", ...(words.target ? { target: words.target } : {}), ...(words.host ? { host: words.host } : {}) };
+  return { ...terminal, cwd: words.cwd ?? "", ...(words.target ? { target: words.target } : {}), ...(words.host !== undefined ? { host: words.host } : {}) };
 }
 
 function cardShown(q, ready) {

@@ -221,7 +221,7 @@ test("an answer's words are sealed on the device that makes it: a reply typed on
   // Its card is longer than the list keeps a card's text, and holds a tab.
   const input = { command: `make release VERSION=${"9".repeat(5_000)}\tNOTES=1` };
   const words = await sealText(o.contentKey, o.key.fingerprint, "s-deny\n3", "question",
-    JSON.stringify({ text: "", request: { tool: "Bash", input }, cwd: "/srv" }));
+    JSON.stringify({ text: "", request: { tool: "Bash", input }, cwd: "/srv", target: "rel:0.1", host: "build-9" }));
   const posted = await api("POST", "/v1/reports", o.task.credential, {
     action: "open", cli: "claude-code", session: "s-deny", seq: 3, kind: "permission",
     terminal: { kind: "tmux", host: "box", target: "w:0.1" }, takes: "decision",
@@ -247,6 +247,8 @@ test("an answer's words are sealed on the device that makes it: a reply typed on
     const r = await cli.ended;
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /The agent took it: deny\./);
+    // Under the card it signs, the place its machine sealed: not the list's "box".
+    assert.match(r.out, /^deny: .+\n {2}on build-9 · \/srv · tmux rel:0\.1\n/);
   } finally {
     relay.ws.close();
   }
@@ -321,11 +323,12 @@ test("a device that holds the content key sends no word in the clear: to a quest
     const link = await page.locator("#pair-link").getAttribute("href");
     assert.match(link, new RegExp(`/pair#[0-9A-Z]{4}-[0-9A-Z]{4}\\.\\.${o.key.fingerprint}$`));
     assert.equal(await page.locator("#pair-link").textContent(), link);
-    const other = (await newPage(browser)).page;
     // Cut short, the link pairs nothing: it would pin no owner.
-    await other.goto(link.slice(0, -4));
-    await other.click("#pair-ask-yes");
-    await other.locator("#pair-error", { hasText: "this link's owner key is cut short or mangled: open the whole link, as it was shown" }).waitFor();
+    const cut = (await newPage(browser)).page;
+    await cut.goto(link.slice(0, -4));
+    await cut.click("#pair-ask-yes");
+    await cut.locator("#pair-error", { hasText: "this link's owner key is cut short or mangled: open the whole link, as it was shown" }).waitFor();
+    const other = (await newPage(browser)).page;
     await other.goto(link);
     await other.click("#pair-ask-yes");
     const otherCard = other.locator(`#question-${q.question_id}`);

@@ -111,7 +111,7 @@ function openerOf(w, ownerToken, { owner, keys }) {
     if (held?.open_seq !== q.open_seq) return q;
     const words = shownWords(q.kind, JSON.parse(await open(`${q.session}\n${q.open_seq}`, "question", held.sealed)));
     // Its folder and its tmux pane are words, sealed with the rest.
-    const terminal = q.terminal && { ...q.terminal, cwd: words.cwd ?? "", ...(words.target ? { target: words.target } : {}), ...(words.host ? { host: words.host } : {}) };
+    const terminal = q.terminal && { ...q.terminal, cwd: words.cwd ?? "", ...(words.target ? { target: words.target } : {}), ...(words.host !== undefined ? { host: words.host } : {}) };
     return { ...q, text: words.text, options: words.options ?? [], questions: words.questions ?? [], terminal,
       request: words.request ?? null, decisions: await Promise.all((q.decisions ?? []).map(choice)) };
   };

@@ -116,10 +116,9 @@ pub fn take(report: Report) -> Option<Taken> {
         .map(|t| std::mem::take(&mut t.cwd))
         .unwrap_or_default();
     let target = terminal.as_mut().and_then(|t| t.target.take());
-    let host = terminal
-        .as_ref()
-        .map(|t| t.host.clone())
-        .filter(|h| !h.is_empty());
+    // Even empty (a machine whose name did not read): the list's would
+    // then stand in its place.
+    let host = terminal.as_ref().map(|t| t.host.clone());
     Some(Taken {
         wordless: Report::Open {
             cli,

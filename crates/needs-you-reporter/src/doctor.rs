@@ -157,10 +157,11 @@ fn check_sealing(r: &mut Checklist) {
     if std::env::var_os("NEEDS_YOU_URL").is_none_or(|v| v.is_empty()) {
         return;
     }
-    match crate::sealed_report::held_keys() {
-        Ok(Some(keys)) => r.ok(&format!(
+    // As the sender seals.
+    match crate::sealed_report::sealer() {
+        Ok(Some((key, _))) => r.ok(&format!(
             "questions leave this machine sealed, under content key version {}",
-            keys.newest().map_or(0, |k| k.version)
+            key.version
         )),
         Ok(None) => r.note(
             "no content key: questions reach the server readable; log this machine in with the \

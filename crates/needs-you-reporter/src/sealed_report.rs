@@ -16,7 +16,7 @@ use needs_you_core::words;
 use needs_you_core::Report;
 
 use crate::error::Error;
-use crate::sealing::{self, ContentKeys};
+use crate::sealing::{self, ContentKey, ContentKeys};
 use crate::trust;
 
 /// Whether this machine seals what it reports: it names a content key
@@ -58,29 +58,41 @@ pub fn held_keys() -> Result<Option<ContentKeys>, Error> {
         .map_err(|_| unreadable("is not a needs-you content key"))
 }
 
+/// What this machine's reports are sealed with: the newest version of the
+/// content key it holds, for the owner it pinned; `None` when it names no
+/// key (it seals nothing); an error when it names one it cannot seal with,
+/// and its reports are then kept back rather than sent readable.
+pub fn sealer() -> Result<Option<(ContentKey, String)>, Error> {
+    let Some(keys) = held_keys()? else {
+        return Ok(None);
+    };
+    let owner = trust::pinned_owner().ok_or_else(|| {
+        Error::Setup(format!(
+            "this machine holds a content key ({}) but pins no owner to seal for",
+            sealing::KEYS_VAR
+        ))
+    })?;
+    let key = keys
+        .newest()
+        .cloned()
+        .ok_or_else(|| Error::Setup("this machine's content key holds no version".into()))?;
+    Ok(Some((key, owner)))
+}
+
 /// `body`, a queued report, as it is sent: an open that carries its request
 /// with the card and the lasting choices built from it ([`card::built`]:
 /// the server reads no request), its words sealed on a machine that holds a
 /// content key; a close as it is.
 pub fn sealed_body(body: Vec<u8>) -> Result<Vec<u8>, Error> {
-    let Some(keys) = held_keys()? else {
+    let Some((key, owner)) = sealer()? else {
         return Ok(built_in_the_clear(body));
     };
-    let owner = trust::pinned_owner().ok_or_else(|| {
-        Error::Setup(format!(
-            "this machine holds a content key ({}) but pins no owner to seal for: log it in with the line `needs-you pair` prints",
-            sealing::KEYS_VAR
-        ))
-    })?;
     let report = Report::parse(&body)
         .map_err(|e| Error::State(format!("a queued report does not read: {}", e.message)))?;
     let Some(taken) = words::take(card::built(report)) else {
         return Ok(body);
     };
-    let key = keys
-        .newest()
-        .ok_or_else(|| Error::Setup("this machine's content key holds no version".into()))?;
-    let sealed = seal_taken(key, &owner, taken)?;
+    let sealed = seal_taken(&key, &owner, taken)?;
     serde_json::to_vec(&sealed).map_err(|e| Error::State(format!("cannot encode a report: {e}")))
 }
 
@@ -111,11 +123,7 @@ fn built_in_the_clear(body: Vec<u8>) -> Vec<u8> {
 }
 
 /// The wordless report of `taken`, its words sealed for `owner` under `key`.
-fn seal_taken(
-    key: &sealing::ContentKey,
-    owner: &str,
-    taken: words::Taken,
-) -> Result<Report, Error> {
+fn seal_taken(key: &ContentKey, owner: &str, taken: words::Taken) -> Result<Report, Error> {
     let failed = |e: sealing::SealError| Error::Setup(format!("cannot seal a report: {e}"));
     let mut report = taken.wordless;
     let scope = open_scope(report.session(), report.seq());

@@ -138,7 +138,7 @@ fn takes(q: &needs_you_core::api::Question) -> &'static str {
 }
 
 /// Where a question's agent runs: "on box · ~/src/api · tmux main:1.0".
-fn place(t: Option<&Terminal>) -> String {
+pub fn place(t: Option<&Terminal>) -> String {
     let Some(t) = t else {
         return String::new();
     };

@@ -496,17 +496,20 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
                         format!("its words did not open here ({why}): not answered"),
                     )
                 })?;
+            // Its words put back, with the place its machine sealed for that
+            // open (folder, pane, host), which the person reads before it goes.
+            match words {
+                Some(w) => w.restore(&mut shown.question),
+                None => shown.question.text.clear(),
+            }
             // The card as built here from the request its machine sealed, as
             // for any question: never another build's words.
-            match (body.form(), request) {
-                (Afar::Decision | Afar::Choices, Some(r)) => {
-                    let built = opener
-                        .named(&listed.question, card::to_sign(body.form().kind(), &r))
-                        .map_err(|why| Fail::new(exit::REFUSED, format!("{why}: not answered")))?;
-                    shown.question.text = built.text;
-                    sealed_digest = Some(built.digest);
-                }
-                _ => shown.question.text = words.map(|w| w.text).unwrap_or_default(),
+            if let (Afar::Decision | Afar::Choices, Some(r)) = (body.form(), request) {
+                let built = opener
+                    .named(&listed.question, card::to_sign(body.form().kind(), &r))
+                    .map_err(|why| Fail::new(exit::REFUSED, format!("{why}: not answered")))?;
+                shown.question.text = built.text;
+                sealed_digest = Some(built.digest);
             }
         }
         let digest = match body.form() {
@@ -519,6 +522,10 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
                 // What is signed: the card as built here from the request.
                 let card = needs_you_core::text::line(&shown.question.text);
                 println!("{}: {card}", body.summary());
+                let place = crate::display::place(shown.question.terminal.as_ref());
+                if !place.is_empty() {
+                    println!("  {place}");
+                }
                 // At a terminal, the person reads what they sign before it
                 // goes, as the page asks before an allow.
                 if !yes && term::confirm("Send it?") == Some(false) {
