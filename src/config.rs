@@ -52,12 +52,14 @@ fn retry_base_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_RETRY_MS", 2_000.0)
 }
 
+/// A whole number setting; the default when unset or not a whole number.
+/// (Whole numbers only: reading a decimal would bring a float parser into
+/// the wasm for settings in milliseconds and seconds.)
 fn number_var(env: &Env, name: &str, default: f64) -> f64 {
     env.var(name)
         .ok()
-        .and_then(|v| v.to_string().trim().parse::<f64>().ok())
-        .filter(|n| n.is_finite() && *n >= 0.0)
-        .unwrap_or(default)
+        .and_then(|v| v.to_string().trim().parse::<u64>().ok())
+        .map_or(default, |n| n as f64)
 }
 
 /// A string setting, from the secrets or the vars (both are plain strings to

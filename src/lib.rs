@@ -27,7 +27,6 @@
 //!   one owner, task or credential may hold or do.
 //! * [`ids`]: random ids, credentials, their hashes, the clock.
 //! * [`urls`]: URLs checked and cut by hand (no parser's tables in the wasm).
-//! * [`panic`]: a readable panic message, in front of the SDK's own hook.
 //!
 //! The views the API answers with, and the relay's messages, are
 //! `needs_you_core::api` and `needs_you_core::relay_messages`: the command line reads
@@ -44,7 +43,6 @@ mod limits;
 mod listing;
 mod live;
 mod notifier;
-mod panic;
 mod question;
 mod relay;
 mod routes;
@@ -59,7 +57,6 @@ pub use relay::Relay;
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
-    panic::install_hook();
     Ok(routes::handle(req, &env, &ctx).await)
 }
 
@@ -69,7 +66,6 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
 /// the tables do not grow without bound.
 #[event(scheduled)]
 async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
-    panic::install_hook();
     let now = ids::now_ms();
     match store::close_expired(&env, now).await {
         Ok(closed) => notifier::closed(&env, &closed).await,

@@ -104,7 +104,6 @@ impl DurableObject for Live {
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
-        crate::panic::install_hook();
         let url = req.inner().url();
         match req.path().as_str() {
             "/ticket" => {
@@ -164,7 +163,6 @@ impl DurableObject for Live {
 
     /// A task's expiry or a mute's end changes the list with no write.
     async fn alarm(&self) -> Result<Response> {
-        crate::panic::install_hook();
         if let Some(owner_id) = self
             .state
             .storage()
@@ -183,7 +181,6 @@ impl DurableObject for Live {
         ws: WebSocket,
         message: WebSocketIncomingMessage,
     ) -> Result<()> {
-        crate::panic::install_hook();
         let Some(holder) = ws.deserialize_attachment::<Holder>()? else {
             return Ok(());
         };

@@ -55,7 +55,6 @@ impl DurableObject for Notifier {
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        crate::panic::install_hook();
         let storage = self.state.storage();
         let (question_id, due_at) = match req.json::<Command>().await? {
             Command::Arm {
@@ -78,7 +77,6 @@ impl DurableObject for Notifier {
 
     /// A storage error is returned, so that the runtime tries the alarm again.
     async fn alarm(&self) -> Result<Response> {
-        crate::panic::install_hook();
         let storage = self.state.storage();
         let before = storage.get::<f64>(GENERATION_KEY).await?;
         let stored = storage.get::<String>(QUESTION_KEY).await?;

@@ -165,7 +165,6 @@ impl DurableObject for Relay {
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        crate::panic::install_hook();
         // The relay's own upgrade comes as the request it is; everything
         // else the Worker asks is a command.
         if req.path() == CONNECT_PATH {
@@ -213,7 +212,6 @@ impl DurableObject for Relay {
         ws: WebSocket,
         message: WebSocketIncomingMessage,
     ) -> Result<()> {
-        crate::panic::install_hook();
         let Some(task_id) = ws.deserialize_attachment::<String>()? else {
             return Ok(());
         };
