@@ -70,14 +70,9 @@ FEATURES = {
         ("src/live.rs", "async fn websocket_close(", FAILED),
     ],
     "Web Push (subscriptions, VAPID, RFC 8291)": [
-        ("src/channels/webpush.rs", "pub fn request(", "return Err(String::new());"),
-        ("src/routes/push.rs", "pub fn key(", NOT_FOUND),
+        ("src/channels/webpush.rs", "pub async fn seal(", "return Err(String::new());"),
+        ("src/routes/push.rs", "pub async fn key(", NOT_FOUND),
         *routes("src/routes/push.rs", ["subscribe"]),
-    ],
-    "Web Push's cryptography (P-256 ECDH and ECDSA, HKDF, AES-GCM in Rust)": [
-        ("src/channels/webpush.rs", "pub fn encrypt(", "return Err(String::new());"),
-        ("src/channels/webpush.rs", "pub fn authorization(", "return String::new();"),
-        ("src/channels/webpush.rs", "pub fn public_key(", "return String::new();"),
     ],
     "ntfy and the webhook": [
         ("src/channels/ntfy.rs", "pub fn from_config(", "return Err(String::new());"),

@@ -56,16 +56,6 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
     buf
 }
 
-/// A fresh P-256 private key, for one Web Push message.
-pub fn ephemeral_key() -> p256::SecretKey {
-    loop {
-        // All but about 2^-32 of 32-byte strings are valid scalars.
-        if let Ok(key) = p256::SecretKey::from_slice(&random_bytes::<32>()) {
-            return key;
-        }
-    }
-}
-
 /// A new credential: the prefix and 32 random bytes.
 pub fn new_token(prefix: &str) -> String {
     format!("{prefix}{}", random_hex(32))

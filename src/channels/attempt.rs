@@ -43,7 +43,7 @@ pub async fn try_channel(
 ) -> Tried {
     let channel = Channel::from_stored(kind, config);
     let result = match &channel {
-        Ok(channel) => match request(settings, channel, event, q, now) {
+        Ok(channel) => match request(settings, channel, event, q, now).await {
             Ok(out) => send(&out, settings.send_timeout).await,
             Err(e) => Err(e),
         },
@@ -103,9 +103,9 @@ pub async fn attempt(
     tried.outcome
 }
 
-/// The channel's request; for Web Push with the Worker's VAPID identity and a
-/// fresh ephemeral key and salt.
-fn request(
+/// The channel's request; for Web Push sealed and signed with the Worker's
+/// VAPID key, a fresh ephemeral key and salt.
+async fn request(
     settings: &Settings,
     channel: &Channel,
     event: Event,
@@ -122,12 +122,8 @@ fn request(
         Some(v) => v.as_ref().map_err(Clone::clone)?,
         None => return channel.request(event, q, now, None),
     };
-    let ephemeral = ids::ephemeral_key();
-    let sender = webpush::Sender {
-        vapid,
-        now_s: (now / 1000.0) as u64,
-        ephemeral: &ephemeral,
-        salt: ids::random_bytes(),
-    };
-    channel.request(event, q, now, Some(&sender))
+    let key = vapid.key().await?;
+    let now_s = (now / 1000.0) as u64;
+    let sealed = webpush::seal(sub, event, q, &key, now_s, &ids::random_bytes()).await?;
+    channel.request(event, q, now, Some(&sealed))
 }

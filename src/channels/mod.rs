@@ -3,7 +3,8 @@
 //! Each channel turns a question event into an [`Outgoing`] request with pure
 //! code ([`ntfy`], [`webhook`], [`webpush`]), so what goes on the wire is
 //! decided in one place and tested without a network; [`send`] is the only
-//! I/O, and [`attempt`] one try of one channel, recorded.
+//! I/O besides the WebCrypto calls that seal a push ([`subtle`]), and
+//! [`attempt`] one try of one channel, recorded.
 //!
 //! ntfy and the webhook are set by the owner, one of each at most. Web Push is
 //! a channel per paired device that subscribed: its name is `webpush:<device
@@ -11,6 +12,7 @@
 
 pub mod attempt;
 pub mod ntfy;
+mod subtle;
 pub mod webhook;
 pub mod webpush;
 
@@ -108,20 +110,21 @@ impl Channel {
     }
 
     /// The request for `event` of `q` at `now` (ms). Web Push needs the
-    /// Worker's VAPID identity and fresh randomness in `push`; without them
-    /// (no `VAPID_PRIVATE_KEY`) its delivery fails with a reason.
+    /// message sealed and signed for its subscription in `push`
+    /// ([`webpush::seal`]); without it (no `VAPID_PRIVATE_KEY`) its delivery
+    /// fails with a reason.
     pub fn request(
         &self,
         event: Event,
         q: &Question,
         now: f64,
-        push: Option<&webpush::Sender<'_>>,
+        push: Option<&webpush::Sealed>,
     ) -> Result<Outgoing, String> {
         match self {
             Channel::Ntfy(c) => Ok(c.request(event, q)),
             Channel::Webhook(c) => Ok(c.request(event, q, now)),
             Channel::WebPush(sub) => match push {
-                Some(sender) => webpush::request(sub, event, q, sender),
+                Some(sealed) => Ok(webpush::request(sub, q, sealed)),
                 None => Err("Web Push is not configured: VAPID_PRIVATE_KEY is not set".into()),
             },
         }

@@ -15,25 +15,21 @@
 //!   that the push service still holds for an offline phone, instead of the
 //!   phone ringing late for a question already answered.
 //!
-//! Everything here is pure; the randomness (ephemeral key, salt) and the clock
-//! come in as arguments, so the RFC 8291 example is a unit test.
+//! The P-256 keys, the agreement, the signature and AES-GCM are the runtime's
+//! WebCrypto's (`subtle`); what they are put together into is here, and pure:
+//! the keys derived from the agreed secret, the body's framing, the token and
+//! the headers, so that RFC 8291's example is a unit test.
 
-use aes_gcm::aead::{Aead, KeyInit};
-use aes_gcm::{Aes128Gcm, Nonce};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use hkdf::Hkdf;
-use p256::ecdsa::signature::Signer;
-use p256::ecdsa::{Signature, SigningKey};
-use p256::elliptic_curve::sec1::ToEncodedPoint;
-use p256::{PublicKey, SecretKey};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use needs_you_core::truncate_chars;
 
-use super::Outgoing;
+use super::{subtle, Outgoing};
 use crate::delivery::Event;
 use crate::question::Question;
 
@@ -153,77 +149,121 @@ impl Subscription {
         Ok(sub)
     }
 
-    /// The browser's public key and auth secret, checked.
-    fn keys(&self) -> Result<(PublicKey, Vec<u8>), String> {
-        let p256dh = decode(&self.p256dh).ok_or("`keys.p256dh` is not base64url")?;
-        let public = PublicKey::from_sec1_bytes(&p256dh)
-            .ok()
-            .filter(|_| p256dh.len() == 65)
-            .ok_or("`keys.p256dh` is not an uncompressed P-256 public key")?;
+    /// The browser's public key (an uncompressed point, 65 bytes) and auth
+    /// secret, their sizes checked; [`Subscription::check`] checks the point.
+    fn keys(&self) -> Result<(Vec<u8>, Vec<u8>), String> {
+        let public = decode(&self.p256dh)
+            .filter(|k| k.len() == 65 && k[0] == 4)
+            .ok_or(NOT_A_POINT)?;
         let auth = decode(&self.auth)
             .filter(|a| a.len() == 16)
             .ok_or("`keys.auth` must be 16 bytes, base64url")?;
         Ok((public, auth))
     }
+
+    /// Whether the browser's public key is a point of P-256, which only
+    /// WebCrypto can tell here: a subscription is refused when it is not.
+    pub async fn check(&self) -> Result<(), String> {
+        let (public, _) = self.keys()?;
+        subtle::ecdh_public(&public)
+            .await
+            .map(|_| ())
+            .map_err(|_| NOT_A_POINT.into())
+    }
 }
 
-/// The Worker's VAPID identity: its signing key and a contact for the push
-/// services (`mailto:` or `https:`).
+const NOT_A_POINT: &str = "`keys.p256dh` is not an uncompressed P-256 public key";
+
+/// The Worker's VAPID identity as configured: its private scalar and a
+/// contact for the push services (`mailto:` or `https:`).
 pub struct Vapid {
-    key: SigningKey,
+    scalar: [u8; 32],
     subject: String,
 }
+
+/// What [`Vapid::key`] says of a scalar WebCrypto refuses (zero, or not
+/// below the curve's order).
+const NOT_A_KEY: &str = "VAPID_PRIVATE_KEY is not a P-256 private key (32 bytes, base64url)";
+
+/// The DER of a PKCS #8 P-256 private key up to its 32-byte scalar (RFC 5915's
+/// `ECPrivateKey` without its optional public key, which WebCrypto computes):
+/// the one form in which WebCrypto takes a bare scalar.
+const PKCS8_P256_PREFIX: [u8; 35] = [
+    0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01,
+    0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x04, 0x27, 0x30, 0x25, 0x02, 0x01,
+    0x01, 0x04, 0x20,
+];
 
 impl Vapid {
     /// From the secrets: `VAPID_PRIVATE_KEY` (the 32-byte scalar, base64url)
     /// and `VAPID_SUBJECT`.
     pub fn new(private_key: &str, subject: &str) -> Result<Vapid, String> {
-        let key = decode(private_key.trim())
-            .and_then(|d| SigningKey::from_slice(&d).ok())
-            .ok_or("VAPID_PRIVATE_KEY is not a P-256 private key (32 bytes, base64url)")?;
+        let scalar = decode(private_key.trim())
+            .and_then(|d| <[u8; 32]>::try_from(d).ok())
+            .ok_or(NOT_A_KEY)?;
         let subject = subject.trim();
         if !(subject.starts_with("mailto:") || subject.starts_with("https://")) {
             return Err("VAPID_SUBJECT must be a mailto: or https:// address".into());
         }
         Ok(Vapid {
-            key,
+            scalar,
             subject: subject.to_owned(),
         })
     }
 
-    /// The public key, uncompressed, base64url: the page's `applicationServerKey`.
-    pub fn public_key(&self) -> String {
-        B64.encode(self.key.verifying_key().to_encoded_point(false).as_bytes())
+    /// The scalar as PKCS #8.
+    fn pkcs8(&self) -> Vec<u8> {
+        let mut der = PKCS8_P256_PREFIX.to_vec();
+        der.extend_from_slice(&self.scalar);
+        der
     }
 
-    /// The `Authorization` header for a request to `endpoint` at `now_s`.
-    pub fn authorization(&self, endpoint: &str, now_s: u64) -> String {
-        let header = B64.encode(br#"{"typ":"JWT","alg":"ES256"}"#);
-        let claims = json!({
-            "aud": crate::urls::origin(endpoint),
-            "exp": now_s + JWT_LIFETIME_S,
-            "sub": self.subject,
-        });
-        let input = format!("{header}.{}", B64.encode(claims.to_string()));
-        // ES256 in a JWT is r || s, 64 bytes: what `to_bytes` gives.
-        let sig: Signature = self.key.sign(input.as_bytes());
-        format!(
-            "vapid t={input}.{}, k={}",
-            B64.encode(sig.to_bytes()),
-            self.public_key()
-        )
+    /// The key in WebCrypto, with its public half: once per alarm or request
+    /// that needs it.
+    pub async fn key(&self) -> Result<VapidKey, String> {
+        let (signing, public) = subtle::es256_key(&self.pkcs8())
+            .await
+            .map_err(|_| NOT_A_KEY.to_owned())?;
+        Ok(VapidKey {
+            signing,
+            public: B64.encode(public),
+            subject: self.subject.clone(),
+        })
     }
 }
 
-/// What the Worker needs to build one push: its identity, the time, and
-/// fresh randomness for the encryption.
-pub struct Sender<'a> {
-    pub vapid: &'a Vapid,
-    pub now_s: u64,
-    /// A fresh ephemeral key for this message only.
-    pub ephemeral: &'a SecretKey,
-    /// 16 fresh random bytes.
-    pub salt: [u8; 16],
+/// The VAPID key ready to sign.
+pub struct VapidKey {
+    signing: subtle::Key,
+    /// The public key, uncompressed, base64url: the page's `applicationServerKey`.
+    pub public: String,
+    subject: String,
+}
+
+impl VapidKey {
+    /// The `Authorization` header for a request to `endpoint` at `now_s`.
+    pub async fn authorization(&self, endpoint: &str, now_s: u64) -> Result<String, String> {
+        let input = token_input(&self.subject, endpoint, now_s);
+        let signature = subtle::es256(&self.signing, input.as_bytes()).await?;
+        Ok(authorization(&input, &signature, &self.public))
+    }
+}
+
+/// The JWT's signed part (RFC 8292): its header and claims, each base64url.
+fn token_input(subject: &str, endpoint: &str, now_s: u64) -> String {
+    let header = B64.encode(br#"{"typ":"JWT","alg":"ES256"}"#);
+    let claims = json!({
+        "aud": crate::urls::origin(endpoint),
+        "exp": now_s + JWT_LIFETIME_S,
+        "sub": subject,
+    });
+    format!("{header}.{}", B64.encode(claims.to_string()))
+}
+
+/// `vapid t=<JWT>, k=<public key>`; ES256 in a JWT is `r || s`, 64 bytes,
+/// what WebCrypto's signature is.
+fn authorization(input: &str, signature: &[u8], public: &str) -> String {
+    format!("vapid t={input}.{}, k={public}", B64.encode(signature))
 }
 
 /// The notification a service worker shows, as the JSON that is encrypted,
@@ -319,90 +359,98 @@ fn topic(question_id: &str) -> String {
     B64.encode(&Sha256::digest(question_id.as_bytes())[..24])
 }
 
-/// The request that tells `sub` about `event` of `q`.
-pub fn request(
+/// A push made ready for one subscription: its body encrypted for that
+/// browser alone, and the Worker's signed token.
+pub struct Sealed {
+    body: Vec<u8>,
+    authorization: String,
+}
+
+/// `event` of `q`, encrypted and signed for `sub` at `now_s`, with a fresh
+/// `salt` (16 random bytes) and a fresh ephemeral key, which WebCrypto makes.
+pub async fn seal(
     sub: &Subscription,
     event: Event,
     q: &Question,
-    s: &Sender<'_>,
-) -> Result<Outgoing, String> {
+    vapid: &VapidKey,
+    now_s: u64,
+    salt: &[u8; 16],
+) -> Result<Sealed, String> {
     let (ua_public, auth) = sub.keys()?;
-    let plaintext = message(event, q);
-    let body = encrypt(
-        plaintext.as_bytes(),
-        &ua_public,
-        &auth,
-        s.ephemeral,
-        &s.salt,
-    )?;
-    Ok(Outgoing {
+    let record = record(&message(event, q))?;
+    let peer = subtle::ecdh_public(&ua_public).await?;
+    let (shared, as_public) = subtle::agree(&peer).await?;
+    let (cek, nonce) = content_keys(&shared, &auth, &ua_public, &as_public, salt);
+    let sealed = subtle::aes128gcm(&cek, &nonce, &record).await?;
+    Ok(Sealed {
+        body: body(salt, &as_public, &sealed),
+        authorization: vapid.authorization(&sub.endpoint, now_s).await?,
+    })
+}
+
+/// The request that tells `sub` about `q`, with what [`seal`] made of it.
+pub fn request(sub: &Subscription, q: &Question, sealed: &Sealed) -> Outgoing {
+    Outgoing {
         method: "POST",
         url: sub.endpoint.clone(),
         headers: vec![
-            (
-                "authorization",
-                s.vapid.authorization(&sub.endpoint, s.now_s),
-            ),
+            ("authorization", sealed.authorization.clone()),
             ("content-encoding", "aes128gcm".to_owned()),
             ("content-type", "application/octet-stream".to_owned()),
             ("ttl", TTL_S.to_string()),
             ("urgency", "high".to_owned()),
             ("topic", topic(&q.question_id)),
         ],
-        body: Some(body),
-    })
+        body: Some(sealed.body.clone()),
+    }
 }
 
-/// RFC 8291: `plaintext` encrypted for the browser whose key is `ua_public`
-/// and whose auth secret is `auth`, with the sender's ephemeral key `as_secret`
-/// and `salt`. The result is the whole body: the RFC 8188 header (salt, record
-/// size, the sender's public key) and one record.
-pub fn encrypt(
-    plaintext: &[u8],
-    ua_public: &PublicKey,
-    auth: &[u8],
-    as_secret: &SecretKey,
-    salt: &[u8; 16],
-) -> Result<Vec<u8>, String> {
-    if plaintext.len() > MAX_MESSAGE_BYTES {
+/// One record of `message`, the last (RFC 8188: its padding delimiter is 2),
+/// refused over what one push carries.
+fn record(message: &str) -> Result<Vec<u8>, String> {
+    if message.len() > MAX_MESSAGE_BYTES {
         return Err("the message is too long for a push".into());
     }
-    let ua_bytes = ua_public.to_encoded_point(false);
-    let as_public = as_secret.public_key().to_encoded_point(false);
-    let shared = p256::ecdh::diffie_hellman(as_secret.to_nonzero_scalar(), ua_public.as_affine());
+    let mut record = message.as_bytes().to_vec();
+    record.push(2);
+    Ok(record)
+}
 
+/// RFC 8291's content key and nonce, from the agreed secret `shared`, the
+/// browser's `auth` secret and public key `ua_public`, the sender's ephemeral
+/// `as_public`, and the body's `salt`.
+fn content_keys(
+    shared: &[u8],
+    auth: &[u8],
+    ua_public: &[u8],
+    as_public: &[u8],
+    salt: &[u8; 16],
+) -> ([u8; 16], [u8; 12]) {
     // IKM = HKDF(salt = auth, ikm = ECDH secret, info = "WebPush: info" 0 ua as).
     let mut key_info = b"WebPush: info\0".to_vec();
-    key_info.extend_from_slice(ua_bytes.as_bytes());
-    key_info.extend_from_slice(as_public.as_bytes());
+    key_info.extend_from_slice(ua_public);
+    key_info.extend_from_slice(as_public);
     let mut ikm = [0u8; 32];
-    Hkdf::<Sha256>::new(Some(auth), shared.raw_secret_bytes())
-        .expand(&key_info, &mut ikm)
-        .map_err(|_| "HKDF failed")?;
-
-    // The content key and nonce, from the salt (RFC 8188).
-    let hk = Hkdf::<Sha256>::new(Some(salt), &ikm);
     let mut cek = [0u8; 16];
     let mut nonce = [0u8; 12];
-    hk.expand(b"Content-Encoding: aes128gcm\0", &mut cek)
-        .and_then(|_| hk.expand(b"Content-Encoding: nonce\0", &mut nonce))
-        .map_err(|_| "HKDF failed")?;
+    // Lengths this small are always within HKDF's limit (255 hashes).
+    let _ = Hkdf::<Sha256>::new(Some(auth), shared).expand(&key_info, &mut ikm);
+    let hk = Hkdf::<Sha256>::new(Some(salt), &ikm);
+    let _ = hk.expand(b"Content-Encoding: aes128gcm\0", &mut cek);
+    let _ = hk.expand(b"Content-Encoding: nonce\0", &mut nonce);
+    (cek, nonce)
+}
 
-    // One record, so it is the last: its padding delimiter is 2.
-    let mut record = plaintext.to_vec();
-    record.push(2);
-    let cipher = Aes128Gcm::new_from_slice(&cek).map_err(|_| "bad key length")?;
-    let sealed = cipher
-        .encrypt(Nonce::from_slice(&nonce), record.as_slice())
-        .map_err(|_| "encryption failed")?;
-
-    let mut body = Vec::with_capacity(86 + sealed.len());
+/// The whole body: the RFC 8188 header (salt, record size, the sender's
+/// public key) and the one record, `sealed`.
+fn body(salt: &[u8; 16], as_public: &[u8], sealed: &[u8]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(21 + as_public.len() + sealed.len());
     body.extend_from_slice(salt);
     body.extend_from_slice(&RECORD_SIZE.to_be_bytes());
-    body.push(as_public.as_bytes().len() as u8);
-    body.extend_from_slice(as_public.as_bytes());
-    body.extend_from_slice(&sealed);
-    Ok(body)
+    body.push(as_public.len() as u8);
+    body.extend_from_slice(as_public);
+    body.extend_from_slice(sealed);
+    body
 }
 
 fn decode(s: &str) -> Option<Vec<u8>> {
@@ -420,31 +468,54 @@ mod tests {
         B64.decode(s).unwrap()
     }
 
-    /// RFC 8291, Appendix A: fixed keys and salt give the published body.
+    /// RFC 8291, Appendix A: the published agreed secret, keys and salt give
+    /// the published content key and nonce, and with the published record,
+    /// the published body byte for byte. (The agreement and AES-GCM are
+    /// WebCrypto's: the Worker's tests decrypt real pushes with `http_ece`.)
     #[test]
     fn the_rfc_8291_example_byte_for_byte() {
-        let as_secret =
-            SecretKey::from_slice(&d("yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw")).unwrap();
-        assert_eq!(
-            B64.encode(as_secret.public_key().to_encoded_point(false).as_bytes()),
-            "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
-        );
-        let ua_public = PublicKey::from_sec1_bytes(&d(
+        let ua_public = d(
             "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
-        ))
-        .unwrap();
+        );
+        let as_public = d(
+            "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8",
+        );
         let salt: [u8; 16] = d("DGv6ra1nlYgDCS1FRnbzlw").try_into().unwrap();
-        let body = encrypt(
-            b"When I grow up, I want to be a watermelon",
-            &ua_public,
+        let (cek, nonce) = content_keys(
+            &d("kyrL1jIIOHEzg3sM2ZWRHDRB62YACZhhSlknJ672kSs"),
             &d("BTBZMqHH6r4Tts7J_aSIgg"),
-            &as_secret,
+            &ua_public,
+            &as_public,
             &salt,
-        )
-        .unwrap();
+        );
+        assert_eq!(B64.encode(cek), "oIhVW04MRdy2XN9CiKLxTg");
+        assert_eq!(B64.encode(nonce), "4h_95klXJ5E_qnoN");
+        let published = "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN";
+        let sealed = &d(published)[86..];
+        assert_eq!(B64.encode(body(&salt, &as_public, sealed)), published);
+        // The plaintext's record, as the RFC seals it: 41 bytes, then 2.
+        let plain = "When I grow up, I want to be a watermelon";
+        assert_eq!(record(plain).unwrap().len() + 16, sealed.len());
+    }
+
+    /// A whole body stays within what a push service takes: the header with
+    /// a P-256 point, the longest record, its tag.
+    #[test]
+    fn the_longest_message_fits_one_push() {
+        let longest = "x".repeat(MAX_MESSAGE_BYTES);
+        let sealed = vec![0u8; record(&longest).unwrap().len() + 16];
+        assert_eq!(body(&[0; 16], &[4; 65], &sealed).len(), 4096);
+        assert!(record(&format!("{longest}x")).is_err());
+    }
+
+    /// The scalar wrapped as PKCS #8 is the DER an independent encoder gives
+    /// (`openssl asn1parse -genconf` of the structure, base64url), which
+    /// OpenSSL reads back as the RFC 8291 example's key.
+    #[test]
+    fn the_vapid_scalar_as_pkcs8() {
         assert_eq!(
-            B64.encode(body),
-            "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
+            B64.encode(vapid().pkcs8()),
+            "MEECAQAwEwYHKoZIzj0CAQYIKoZIzj0DAQcEJzAlAgEBBCDJ9Y-JgT6fjocucfQqpk4XV8klTcxity3cAQu0BD6hHA"
         );
     }
 
@@ -469,26 +540,34 @@ mod tests {
 
     #[test]
     fn the_jwt_names_the_push_service_origin_and_expires_within_a_day() {
-        let auth = vapid().authorization("https://push.example.net:8443/wp/abc?x=1", 1_000);
+        let input = token_input(
+            "mailto:ops@example.com",
+            "https://push.example.net:8443/wp/abc?x=1",
+            1_000,
+        );
+        let auth = authorization(&input, &[9; 64], "KEY");
         let (t, k) = auth
             .strip_prefix("vapid t=")
             .unwrap()
             .split_once(", k=")
             .unwrap();
-        assert_eq!(k, vapid().public_key());
+        assert_eq!(k, "KEY");
         let parts: Vec<&str> = t.split('.').collect();
         assert_eq!(parts.len(), 3);
+        let head: Value = serde_json::from_slice(&d(parts[0])).unwrap();
+        assert_eq!(head["alg"], "ES256");
         let claims: Value = serde_json::from_slice(&d(parts[1])).unwrap();
         assert_eq!(claims["aud"], "https://push.example.net:8443");
         assert_eq!(claims["sub"], "mailto:ops@example.com");
         let exp = claims["exp"].as_u64().unwrap();
         assert!(exp > 1_000 && exp <= 1_000 + 24 * 3600);
-        assert_eq!(d(parts[2]).len(), 64);
+        assert_eq!(d(parts[2]), vec![9; 64]);
     }
 
     #[test]
     fn vapid_keys_and_subjects_are_checked() {
         assert!(Vapid::new("short", "mailto:a@b.c").is_err());
+        assert!(Vapid::new(&B64.encode([1; 33]), "mailto:a@b.c").is_err());
         assert!(Vapid::new("yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw", "a@b.c").is_err());
     }
 
@@ -536,29 +615,25 @@ mod tests {
     }
 
     /// The request for `event` of `q` to a browser's subscription, with a
-    /// fixed key and salt.
-    fn push(event: Event, q: &Question) -> Result<Outgoing, String> {
+    /// made-up body and token (sealing them is WebCrypto's).
+    fn push(event: Event, q: &Question) -> Outgoing {
         let sub = Subscription::from_browser(
             &browser("https://fcm.googleapis.com/wp/1"),
             &PushServices::new("", false),
         )
         .unwrap();
-        let key = SecretKey::from_slice(&[7u8; 32]).unwrap();
-        let v = vapid();
-        let sender = Sender {
-            vapid: &v,
-            now_s: 1_000,
-            ephemeral: &key,
-            salt: [1; 16],
+        let sealed = Sealed {
+            body: record(&message(event, q)).unwrap(),
+            authorization: "vapid t=x, k=y".into(),
         };
-        request(&sub, event, q, &sender)
+        request(&sub, q, &sealed)
     }
 
     #[test]
     fn open_and_close_share_a_topic_and_carry_the_headers() {
         let q = question();
-        let open = push(Event::Open, &q).unwrap();
-        let close = push(Event::Close, &q).unwrap();
+        let open = push(Event::Open, &q);
+        let close = push(Event::Close, &q);
         let header = |o: &Outgoing, name: &str| {
             o.headers
                 .iter()
@@ -572,6 +647,7 @@ mod tests {
         assert_eq!(header(&open, "ttl"), TTL_S.to_string());
         assert_eq!(header(&open, "content-encoding"), "aes128gcm");
         assert_eq!(open.url, "https://fcm.googleapis.com/wp/1");
+        assert_eq!(header(&open, "authorization"), "vapid t=x, k=y");
         let m: Value = serde_json::from_str(&message(Event::Open, &q)).unwrap();
         assert_eq!(m["title"], "Codex needs your permission");
         assert_eq!(m["tag"], "question-q_1");
@@ -622,7 +698,7 @@ mod tests {
             (Some(12), Some(200))
         );
         assert_eq!(open["body"], "deploy: open needs-you to see it");
-        assert!(push(Event::Open, &q).unwrap().body.unwrap().len() <= 4096);
+        assert!(message(Event::Open, &q).len() <= MAX_MESSAGE_BYTES);
         // A close carries no summary.
         let close: Value = serde_json::from_str(&message(Event::Close, &q)).unwrap();
         assert_eq!(close["sealed"], Value::Null);
@@ -649,7 +725,7 @@ mod tests {
             )
         );
         assert_eq!(open["body"], "A task: open needs-you to see it");
-        assert!(push(Event::Open, &q).unwrap().body.unwrap().len() <= 4096);
+        assert!(message(Event::Open, &q).len() <= MAX_MESSAGE_BYTES);
     }
 
     #[test]
@@ -676,8 +752,6 @@ mod tests {
                 "some of the question is kept: {question}"
             );
             assert!(options.contains(heavy), "and of its options");
-            let body = push(Event::Open, &q).unwrap().body.unwrap();
-            assert!(body.len() <= 4096, "{} bytes", body.len());
         }
         // A light text is not cut below the character limit.
         let mut q = question();

@@ -12,14 +12,18 @@ use crate::json::{ok, read_object, ApiError, ApiResult};
 use crate::{auth, store};
 
 /// `GET /v1/push/key`: `{public_key}`, the page's `applicationServerKey`.
-pub fn key(env: &Env) -> ApiResult {
-    match vapid(env) {
-        Some(Ok(v)) => ok(200, &json!({"public_key": v.public_key()})),
-        Some(Err(e)) => {
+pub async fn key(env: &Env) -> ApiResult {
+    let key = match vapid(env) {
+        Some(Ok(v)) => v.key().await,
+        Some(Err(e)) => Err(e),
+        None => return Err(not_configured()),
+    };
+    match key {
+        Ok(k) => ok(200, &json!({"public_key": k.public})),
+        Err(e) => {
             worker::console_error!("Web Push is misconfigured: {e}");
             Err(not_configured())
         }
-        None => Err(not_configured()),
     }
 }
 
@@ -48,6 +52,9 @@ pub async fn subscribe(mut req: Request, env: &Env) -> ApiResult {
     let device_id = device(&req, env).await?;
     let body = Value::Object(read_object(&mut req).await?);
     let sub = Subscription::from_browser(&body, &push_services(env))
+        .map_err(|e| ApiError::bad_request("invalid_subscription", e))?;
+    sub.check()
+        .await
         .map_err(|e| ApiError::bad_request("invalid_subscription", e))?;
     let stored =
         serde_json::to_string(&sub).map_err(|e| worker::Error::RustError(e.to_string()))?;

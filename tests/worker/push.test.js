@@ -162,7 +162,12 @@ test("who may subscribe: only a live device, for itself", async () => {
 test("a bad subscription is refused with a JSON message and nothing is stored", async () => {
   const { device } = await ownerWithDevice({ subscribed: false });
   const good = push.subscribe().json;
+  // The browser's point with its last byte changed: the right length and
+  // form, off the curve (WebCrypto refuses it).
+  const point = Buffer.from(good.keys.p256dh, "base64url");
+  point[64] ^= 1;
   const bad = [
+    { ...good, keys: { ...good.keys, p256dh: point.toString("base64url") } },
     { ...good, endpoint: "http://10.0.0.1:9/p" },
     { ...good, endpoint: "ftp://127.0.0.1/p" },
     { ...good, endpoint: "https://u:p@push.example/p" },
@@ -197,6 +202,17 @@ test("without VAPID keys the key route says so, and https endpoints are required
     assert.equal(loop.status, 400, "loopback endpoints only with ALLOW_LOOPBACK_PUSH");
   } finally {
     await bare.stop();
+  }
+  // 32 bytes, but above the curve's order: no key, said as for none.
+  const wrong = await startWorker({
+    VAPID_PRIVATE_KEY: Buffer.alloc(32, 0xff).toString("base64url"),
+    VAPID_SUBJECT: "mailto:ops@example.com",
+  });
+  try {
+    const r = await call(wrong, "GET", "/v1/push/key");
+    assert.deepEqual([r.status, r.body.error], [404, "push_not_configured"]);
+  } finally {
+    await wrong.stop();
   }
 });
 
