@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the project needs, at pinned versions, skipping what is already
-# there: the wasm32 target, the Worker's nightly toolchain, worker-build and wasm-bindgen-cli (built from
-# crates.io into ~/.cache/needs-you/tools, shared by every clone), the npm
+# there: the wasm32 target, the Worker's dated nightly (rustup), worker-build
+# and wasm-bindgen-cli (built from crates.io into ~/.cache/needs-you/tools,
+# shared by every clone), the npm
 # packages (wrangler, Miniflare, esbuild, binaryen, playwright-core, http_ece,
 # ESLint) from package-lock.json, ruff (PyPI) into its own virtualenv, and
 # Debian's Chromium for the page's tests.
