@@ -50,10 +50,12 @@ RUSTUP_TOOLCHAIN="$WORKER_TOOLCHAIN" RUSTFLAGS="-Zunstable-options -Cpanic=immed
   worker-build --release -- --package needs-you-worker -Z build-std=std,panic_abort \
   --config 'profile.release.package.needs-you-core.opt-level="z"'
 # worker-build keeps the wasm's function-name section (it passes --debuginfo to
-# wasm-opt): about 125 KB of names that nothing reads. Strip it, with the same
-# wasm features worker-build enables, and optimise once more for size: `-Os`
-# after worker-build's own pass gzips 2.8 KB smaller (`-Oz` 2.2 KB), for about
-# 6 s of the build.
-"$WASM_OPT_BIN" build/index_bg.wasm -o build/index_bg.wasm --strip-debug -Os \
+# wasm-opt): about 125 KB of names that nothing in the runtime reads. Optimise
+# once more for size (`-Os` after worker-build's own pass gzips 2.8 KB smaller,
+# `-Oz` 2.2 KB, for about 6 s of the build), write the names beside the wasm
+# (build/index_bg.symbols, `N:name`: the `wasm-function[N]` of a trap in the Worker's log),
+# then strip them, with the same wasm features worker-build enables.
+"$WASM_OPT_BIN" build/index_bg.wasm -o build/index_bg.wasm -Os \
+  --symbolmap=build/index_bg.symbols --strip-debug \
   --enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int \
   --enable-bulk-memory --enable-multivalue --enable-reference-types --enable-exception-handling

@@ -52,14 +52,23 @@ fn retry_base_ms(env: &Env) -> f64 {
     number_var(env, "NOTIFY_RETRY_MS", 2_000.0)
 }
 
-/// A whole number setting; the default when unset or not a whole number.
-/// (Whole numbers only: reading a decimal would bring a float parser into
-/// the wasm for settings in milliseconds and seconds.)
+/// A setting in milliseconds or seconds; the default when unset or not a
+/// number. A fraction is dropped (`2500.7` reads as 2500): reading it would
+/// bring a float parser into the wasm for no setting that needs one.
 fn number_var(env: &Env, name: &str, default: f64) -> f64 {
     env.var(name)
         .ok()
-        .and_then(|v| v.to_string().trim().parse::<u64>().ok())
+        .and_then(|v| whole_number(v.to_string().trim()))
         .map_or(default, |n| n as f64)
+}
+
+/// `text` as a whole number, a decimal fraction after it dropped.
+fn whole_number(text: &str) -> Option<u64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    whole.parse().ok()
 }
 
 /// A string setting, from the secrets or the vars (both are plain strings to
@@ -91,4 +100,19 @@ pub fn push_services(env: &Env) -> PushServices {
         &text(env, "PUSH_SERVICE_HOSTS").unwrap_or_default(),
         loopback,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_number;
+
+    #[test]
+    fn settings_read_whole_numbers_and_drop_a_fraction() {
+        assert_eq!(whole_number("15000"), Some(15_000));
+        assert_eq!(whole_number("15000.0"), Some(15_000));
+        assert_eq!(whole_number("2500.7"), Some(2_500));
+        for bad in ["", "-1", "1e4", "1.5e3", "abc", ".5", "1.2.3"] {
+            assert_eq!(whole_number(bad), None, "{bad}");
+        }
+    }
 }

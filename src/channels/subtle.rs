@@ -12,26 +12,32 @@ use wasm_bindgen::prelude::*;
 use worker::js_sys::{Promise, Reflect, Uint8Array, JSON};
 use worker::wasm_bindgen_futures::JsFuture;
 
+// Each declared `catch`: should the runtime throw rather than reject, the
+// call is an `Err` like a rejection, never an abort of the whole instance.
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = ["crypto", "subtle"], js_name = importKey)]
+    #[wasm_bindgen(catch, js_namespace = ["crypto", "subtle"], js_name = importKey)]
     fn import_key(
         format: &str,
         key: &JsValue,
         algorithm: &JsValue,
         extractable: bool,
         usages: &JsValue,
-    ) -> Promise;
-    #[wasm_bindgen(js_namespace = ["crypto", "subtle"], js_name = exportKey)]
-    fn export_key(format: &str, key: &JsValue) -> Promise;
-    #[wasm_bindgen(js_namespace = ["crypto", "subtle"], js_name = generateKey)]
-    fn generate_key(algorithm: &JsValue, extractable: bool, usages: &JsValue) -> Promise;
-    #[wasm_bindgen(js_namespace = ["crypto", "subtle"], js_name = deriveBits)]
-    fn derive_bits(algorithm: &JsValue, key: &JsValue, length: u32) -> Promise;
-    #[wasm_bindgen(js_namespace = ["crypto", "subtle"])]
-    fn encrypt(algorithm: &JsValue, key: &JsValue, data: &[u8]) -> Promise;
-    #[wasm_bindgen(js_namespace = ["crypto", "subtle"])]
-    fn sign(algorithm: &JsValue, key: &JsValue, data: &[u8]) -> Promise;
+    ) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["crypto", "subtle"], js_name = exportKey)]
+    fn export_key(format: &str, key: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["crypto", "subtle"], js_name = generateKey)]
+    fn generate_key(
+        algorithm: &JsValue,
+        extractable: bool,
+        usages: &JsValue,
+    ) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["crypto", "subtle"], js_name = deriveBits)]
+    fn derive_bits(algorithm: &JsValue, key: &JsValue, length: u32) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["crypto", "subtle"])]
+    fn encrypt(algorithm: &JsValue, key: &JsValue, data: &[u8]) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["crypto", "subtle"])]
+    fn sign(algorithm: &JsValue, key: &JsValue, data: &[u8]) -> Result<Promise, JsValue>;
 }
 
 const ECDH: &str = r#"{"name":"ECDH","namedCurve":"P-256"}"#;
@@ -58,17 +64,19 @@ fn array(bytes: &[u8]) -> JsValue {
     Uint8Array::from(bytes).into()
 }
 
-async fn call(what: &str, p: Promise) -> Result<JsValue, String> {
-    JsFuture::from(p).await.map_err(|e| {
+/// The promise's value, or why the call failed, thrown or rejected.
+async fn call(what: &str, p: Result<Promise, JsValue>) -> Result<JsValue, String> {
+    let failed = |e: JsValue| {
         let why = Reflect::get(&e, &JsValue::from_str("message"))
             .ok()
             .and_then(|m| m.as_string())
             .unwrap_or_default();
         format!("WebCrypto could not {what}: {why}")
-    })
+    };
+    JsFuture::from(p.map_err(failed)?).await.map_err(failed)
 }
 
-async fn bytes(what: &str, p: Promise) -> Result<Vec<u8>, String> {
+async fn bytes(what: &str, p: Result<Promise, JsValue>) -> Result<Vec<u8>, String> {
     Ok(Uint8Array::new(&call(what, p).await?).to_vec())
 }
 
@@ -90,6 +98,10 @@ pub async fn agree(peer: &Key) -> Result<(Vec<u8>, Vec<u8>), String> {
     let half = |name: &str| Reflect::get(&pair, &JsValue::from_str(name)).map_err(|_| what);
     let (public, private) = (half("publicKey")?, half("privateKey")?);
     let point = bytes("export the ephemeral key", export_key("raw", &public)).await?;
+    // The body's header gives the key's length in one byte.
+    if point.len() != 65 {
+        return Err("WebCrypto's ephemeral key is not an uncompressed P-256 point".into());
+    }
     let algorithm = with(ECDH, "public", &peer.0);
     let shared = bytes(
         "agree a P-256 secret",

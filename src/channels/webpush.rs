@@ -198,9 +198,13 @@ impl Vapid {
     /// From the secrets: `VAPID_PRIVATE_KEY` (the 32-byte scalar, base64url)
     /// and `VAPID_SUBJECT`.
     pub fn new(private_key: &str, subject: &str) -> Result<Vapid, String> {
-        let scalar = decode(private_key.trim())
-            .and_then(|d| <[u8; 32]>::try_from(d).ok())
+        // Some tools drop a scalar's leading zero bytes (one key in 256 is
+        // a byte short): 24 to 32 bytes are taken, padded back on the left.
+        let given = decode(private_key.trim())
+            .filter(|d| (24..=32).contains(&d.len()))
             .ok_or(NOT_A_KEY)?;
+        let mut scalar = [0u8; 32];
+        scalar[32 - given.len()..].copy_from_slice(&given);
         let subject = subject.trim();
         if !(subject.starts_with("mailto:") || subject.starts_with("https://")) {
             return Err("VAPID_SUBJECT must be a mailto: or https:// address".into());
@@ -218,12 +222,13 @@ impl Vapid {
         der
     }
 
-    /// The key in WebCrypto, with its public half: once per alarm or request
-    /// that needs it.
+    /// The key in WebCrypto, with its public half: for each push sent and
+    /// each read of the key route (an import is a fraction of a millisecond
+    /// beside the push itself).
     pub async fn key(&self) -> Result<VapidKey, String> {
         let (signing, public) = subtle::es256_key(&self.pkcs8())
             .await
-            .map_err(|_| NOT_A_KEY.to_owned())?;
+            .map_err(|e| format!("{NOT_A_KEY} ({e})"))?;
         Ok(VapidKey {
             signing,
             public: B64.encode(public),
@@ -568,6 +573,11 @@ mod tests {
     fn vapid_keys_and_subjects_are_checked() {
         assert!(Vapid::new("short", "mailto:a@b.c").is_err());
         assert!(Vapid::new(&B64.encode([1; 33]), "mailto:a@b.c").is_err());
+        assert!(Vapid::new(&B64.encode([1; 23]), "mailto:a@b.c").is_err());
+        // A scalar a byte short, as some tools write one with a leading zero.
+        let short = Vapid::new(&B64.encode([7; 31]), "mailto:a@b.c").unwrap();
+        assert_eq!(short.scalar[0], 0);
+        assert_eq!(&short.scalar[1..], &[7; 31]);
         assert!(Vapid::new("yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw", "a@b.c").is_err());
     }
 
