@@ -32,8 +32,9 @@ line="export const CARD_SHA256 = \"$(sha256sum "$card" | cut -d' ' -f1)\";"
 [ "$(cat public/card-hash.js 2>/dev/null)" = "$line" ] || printf '%s\n' "$line" > public/card-hash.js
 
 out=build/index_bg.wasm
+# env.sh pins the Worker's toolchain: a new pin builds it again.
 if [ -f "$out" ] && [ -f build/index.js ] && [ -z "${NEEDS_YOU_REBUILD:-}" ] &&
-   [ -z "$(find src crates/needs-you-core Cargo.toml Cargo.lock scripts/build.sh -newer "$out" -print -quit)" ]; then
+   [ -z "$(find src crates/needs-you-core Cargo.toml Cargo.lock scripts/build.sh scripts/env.sh -newer "$out" -print -quit)" ]; then
   exit 0
 fi
 # The root Cargo.toml is also the workspace, whose default members are the
