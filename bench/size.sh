@@ -9,9 +9,12 @@
 # shell (sw.js's SHELL_FILES, `/` being index.html), the card builder's wasm
 # among them, each gzipped as a browser receives it.
 #
-# Fails when the gzipped wasm is over its budget (BUDGET_GZ, 320 KB: the base a
-# workers-rs Worker cannot shed is about 196 KB, `python3 bench/size_profile.py`), or the
-# page's first load over its own (BUDGET_PAGE_GZ, 150 KB).
+# Fails when the gzipped wasm is over its budget (BUDGET_GZ, 384 KB, on stable
+# Rust with the panic hook: Cloudflare takes 3 MB on the free plan, and what a
+# person pays for is the start on a cold isolate, `bash bench/startup.sh`; the
+# base a workers-rs Worker cannot shed is about 196 KB, `python3
+# bench/size_profile.py`), or the page's first load over its own
+# (BUDGET_PAGE_GZ, 150 KB).
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$NEEDS_YOU_ROOT"
@@ -37,7 +40,7 @@ if [ "$page_gz" -gt "${BUDGET_PAGE_GZ:-150000}" ]; then
   echo "size: the page's first load is $page_gz bytes gzipped, over its budget of ${BUDGET_PAGE_GZ:-150000}" >&2
   exit 1
 fi
-budget=${BUDGET_GZ:-320000}
+budget=${BUDGET_GZ:-384000}
 if [ "$gz" -gt "$budget" ]; then
   echo "size: the wasm is $gz bytes gzipped, over its budget of $budget" >&2
   exit 1

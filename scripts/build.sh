@@ -32,7 +32,6 @@ line="export const CARD_SHA256 = \"$(sha256sum "$card" | cut -d' ' -f1)\";"
 [ "$(cat public/card-hash.js 2>/dev/null)" = "$line" ] || printf '%s\n' "$line" > public/card-hash.js
 
 out=build/index_bg.wasm
-# env.sh pins the Worker's toolchain: a new pin builds it again.
 if [ -f "$out" ] && [ -f build/index.js ] && [ -z "${NEEDS_YOU_REBUILD:-}" ] &&
    [ -z "$(find src crates/needs-you-core Cargo.toml Cargo.lock scripts/build.sh scripts/env.sh -newer "$out" -print -quit)" ]; then
   exit 0
@@ -41,22 +40,16 @@ fi
 # native crates: name the Worker package explicitly.
 # The core crate is built fast for the native crates (Cargo.toml) and small
 # for the Worker: 16 KB of the gzipped wasm, measured.
-# On the pinned nightly (env.sh), the standard library is built with the
-# Worker at its size settings (build-std), and a panic is a bare trap
-# (`panic=immediate-abort`): no panic machinery or message formatting in the
-# wasm, 31 KB of it gzipped (bench/README.md). A panic is a bug either way; the
-# shim logs the trap as "Critical" and starts a fresh instance, as it did
-# after a panic with its message.
-RUSTUP_TOOLCHAIN="$WORKER_TOOLCHAIN" RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
-  worker-build --release -- --package needs-you-worker -Z build-std=std,panic_abort \
+# The same stable toolchain as every other crate: a panic unwinds nowhere
+# (wasm32 aborts), and its message and line reach the log (src/panic.rs).
+worker-build --release -- --package needs-you-worker \
   --config 'profile.release.package.needs-you-core.opt-level="z"'
 # worker-build keeps the wasm's function-name section (it passes --debuginfo to
-# wasm-opt): about 125 KB of names that nothing in the runtime reads. Optimise
-# once more for size (`-Os` after worker-build's own pass gzips 2.8 KB smaller,
-# `-Oz` 2.2 KB, for about 6 s of the build), write the names beside the wasm
-# (build/index_bg.symbols, `N:name`: the `wasm-function[N]` of a trap in the Worker's log),
-# then strip them, with the same wasm features worker-build enables.
-"$WASM_OPT_BIN" build/index_bg.wasm -o build/index_bg.wasm -Os \
-  --symbolmap=build/index_bg.symbols --strip-debug \
+# wasm-opt): about 125 KB of names that nothing in the runtime reads (a panic
+# is logged with its Rust message and location). Optimise once more for size
+# (`-Os` after worker-build's own pass gzips 2.8 KB smaller, `-Oz` 2.2 KB, for
+# about 6 s of the build) and strip the names, with the same wasm features
+# worker-build enables.
+"$WASM_OPT_BIN" build/index_bg.wasm -o build/index_bg.wasm -Os --strip-debug \
   --enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int \
   --enable-bulk-memory --enable-multivalue --enable-reference-types --enable-exception-handling

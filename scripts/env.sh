@@ -4,10 +4,6 @@
 NEEDS_YOU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NEEDS_YOU_TOOLS="${NEEDS_YOU_TOOLS:-$HOME/.cache/needs-you/tools}"
 WORKER_BUILD_VERSION=0.8.7
-# The Worker's toolchain: a nightly pinned by its date, for what only nightly
-# does (scripts/build.sh: std built with the Worker, a panic a bare trap). The
-# native crates, the page's card builder and the lints stay on stable.
-WORKER_TOOLCHAIN=nightly-2026-05-20
 # The Python lint (PyPI), in a virtualenv of its own under the tools folder.
 RUFF_VERSION=0.17.6
 # The wasm-bindgen CLI must be the exact version of the crate: read the pin

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs, at pinned versions, skipping what is already
-# there: the wasm32 target, the Worker's dated nightly (rustup), worker-build
-# and wasm-bindgen-cli (built from crates.io into ~/.cache/needs-you/tools,
-# shared by every clone), the npm
+# there: the wasm32 target, worker-build and wasm-bindgen-cli (built from
+# crates.io into ~/.cache/needs-you/tools, shared by every clone), the npm
 # packages (wrangler, Miniflare, esbuild, binaryen, playwright-core, http_ece,
 # ESLint) from package-lock.json, ruff (PyPI) into its own virtualenv, and
 # Debian's Chromium for the page's tests.
@@ -17,14 +16,6 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
-# The Worker's pinned nightly, with the standard library's source that it
-# builds for wasm32 (no wasm32 target of its own is needed).
-if ! rustup run "$WORKER_TOOLCHAIN" rustc --version > /dev/null 2>&1 ||
-   ! rustup component list --installed --toolchain "$WORKER_TOOLCHAIN" | grep -q '^rust-src'; then
-  say "installing the Worker's toolchain, $WORKER_TOOLCHAIN, with rust-src"
-  rustup toolchain install "$WORKER_TOOLCHAIN" --profile minimal --component rust-src
-fi
-
 # cargo install <crate> <version> <binary>: into its own versioned folder, so a
 # version bump installs beside the old one and never half-overwrites it.
 install_crate() {

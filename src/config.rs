@@ -102,6 +102,12 @@ pub fn push_services(env: &Env) -> PushServices {
     )
 }
 
+/// Whether the route that panics on purpose is open (`ALLOW_TEST_PANIC=true`):
+/// for the test that reads a panic's message in the log, never in production.
+pub fn test_panic_allowed(env: &Env) -> bool {
+    text(env, "ALLOW_TEST_PANIC").is_some_and(|v| v.trim() == "true")
+}
+
 #[cfg(test)]
 mod tests {
     use super::whole_number;

@@ -27,6 +27,7 @@
 //!   one owner, task or credential may hold or do.
 //! * [`ids`]: random ids, credentials, their hashes, the clock.
 //! * [`urls`]: URLs checked and cut by hand (no parser's tables in the wasm).
+//! * [`panic`]: a panic's message and line in the log, beside the SDK's own hook.
 //!
 //! The views the API answers with, and the relay's messages, are
 //! `needs_you_core::api` and `needs_you_core::relay_messages`: the command line reads
@@ -43,6 +44,7 @@ mod limits;
 mod listing;
 mod live;
 mod notifier;
+mod panic;
 mod question;
 mod relay;
 mod routes;
@@ -54,6 +56,12 @@ use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, Sc
 pub use live::Live;
 pub use notifier::Notifier;
 pub use relay::Relay;
+
+/// Once, when the module starts: before any request, alarm or message.
+#[event(start)]
+fn start() {
+    panic::install();
+}
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {

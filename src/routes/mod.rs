@@ -143,6 +143,7 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> ApiResult {
         ["v1", "owners", "me", "device-list"] => methods!(method, p;
             Get => keys::device_list(req, env).await,
             Put => keys::set_device_list(req, env).await),
+        ["v1", "test", "panic"] => methods!(method, p; Get => crate::panic::on_purpose(env)),
         ["v1", "push", "key"] => methods!(method, p; Get => push::key(env).await),
         ["v1", "channels"] => methods!(method, p; Get => channels::list(req, env).await),
         // `test` is no channel kind: POST tests them all, PUT and DELETE say so.

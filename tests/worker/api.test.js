@@ -26,6 +26,9 @@ test("unknown API routes and methods are JSON errors; other paths are the page",
   assert.equal(page.status, 200);
   assert.match(page.headers.get("content-type"), /^text\/html/);
   assert.match(page.text, /<title>Needs you<\/title>/);
+  // The route that panics on purpose is open only with ALLOW_TEST_PANIC=true.
+  const panic = await call(w, "GET", "/v1/test/panic");
+  assert.deepEqual([panic.status, panic.body.error], [404, "not_found"]);
   const m = await call(w, "PATCH", "/v1/reports");
   assert.equal(m.status, 405);
   assert.equal(m.body.error, "method_not_allowed");

@@ -4,7 +4,7 @@
 // stopped or killed as a whole process group, and started again on the same
 // state.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +19,8 @@ async function freePort() {
 }
 
 /** Starts `wrangler dev` with `vars`; `restart(signal)` ends it with
- *  `signal` (SIGTERM, SIGKILL) and starts it again on the same state. */
+ *  `signal` (SIGTERM, SIGKILL) and starts it again on the same state;
+ *  `log()` is everything it printed so far, every start's. */
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 // As scripts/env.sh sets them: no telemetry, no update checks, no fetch of
 // Cloudflare's request metadata (none would get through).
@@ -37,8 +38,11 @@ export async function startDev(vars = {}) {
     "--show-interactive-dev-session=false", "--var", `ADMIN_TOKEN:${ADMIN}`,
     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])];
   let child;
+  const logPath = join(state, "wrangler.log");
   const up = async () => {
-    child = spawn(WRANGLER, args, { cwd: ROOT, stdio: "ignore", detached: true, env: ENV });
+    const out = openSync(logPath, "a");
+    child = spawn(WRANGLER, args, { cwd: ROOT, stdio: ["ignore", out, out], detached: true, env: ENV });
+    closeSync(out);
     for (let i = 0; i < 480; i++) {
       try {
         if ((await fetch(`${url}/v1/health`)).ok) return;
@@ -68,6 +72,7 @@ export async function startDev(vars = {}) {
   return {
     url,
     port,
+    log: () => readFileSync(logPath, "utf8"),
     async restart(signal) {
       await end(signal);
       await up();

@@ -8,6 +8,8 @@
 //   the body (documented in docs/api.md; Miniflare and production answer at
 //   once, tests/worker/hardening.test.js).
 // * Restarts by SIGTERM and SIGKILL, at the worst moments, lose no dialog.
+// * A panic's message and its file and line reach wrangler dev's output, and
+//   the next request is served.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createConnection } from "node:net";
@@ -17,7 +19,7 @@ import { startDev } from "./dev.js";
 const DELAY = 3000;
 let dev, sink;
 before(async () => {
-  dev = await startDev({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300" });
+  dev = await startDev({ NOTIFY_DELAY_MS: String(DELAY), NOTIFY_RETRY_MS: "300", ALLOW_TEST_PANIC: "true" });
   sink = await startSink();
 });
 after(async () => {
@@ -44,6 +46,18 @@ function raw(bytes, ms, { halfClose = false } = {}) {
     }, ms);
   });
 }
+
+test("a panic's message and location reach wrangler dev's output, and the next request is served", async () => {
+  const r = await fetch(`${dev.url}/v1/test/panic`).catch(() => null);
+  assert.ok(!r || r.status >= 500, `a panic answers no success (${r?.status})`);
+  // console_error_panic_hook's own lines: where it was raised, the message,
+  // and the JavaScript stack it adds.
+  const ours = /panicked at src[\\/]panic\.rs:\d+:\d+:\S*\s+a panic on purpose, asked for by a test\s+Stack:/;
+  assert.ok(await waitFor(() => ours.test(dev.log()), 10_000), `console_error_panic_hook's message in the log:\n${dev.log().slice(-2000)}`);
+  // The SDK's hook ran too, chained: it flags the instance for a fresh start.
+  assert.match(dev.log(), /Critical Error: Rust panic: panicked at src[\\/]panic\.rs/);
+  assert.equal((await api("GET", "/v1/health")).status, 200);
+});
 
 const goodOwner = () => api("POST", "/v1/owners", ADMIN, { name: "next" });
 
