@@ -433,3 +433,51 @@ fn gemini_install_keeps_the_credential_out_of_the_redaction_list() {
         json!({"environmentVariableRedaction": {"enabled": true}})
     );
 }
+
+/// Under `umask 000` a folder made with the umask's mode is 0777: another
+/// user could replace the settings and the hooks they run. Every folder an
+/// installer makes in a fresh home is the person's alone, whatever the umask.
+#[test]
+fn every_folder_an_installer_makes_is_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    for cli in ["claude-code", "gemini", "copilot"] {
+        let mut cmd = Command::new("sh");
+        cmd.args([
+            "-c",
+            "umask 000; exec \"$0\" \"$@\"",
+            BIN,
+            "install",
+            "--cli",
+            cli,
+        ])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("XDG_STATE_HOME", home.join(".local/state"));
+        assert_success(&feed(cmd, ""));
+    }
+    let mut folders = Vec::new();
+    let mut todo = vec![home.clone()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+                folders.push((path.strip_prefix(&home).unwrap().to_owned(), mode));
+                todo.push(path);
+            }
+        }
+    }
+    let names: Vec<String> = folders
+        .iter()
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    for made in [".claude", ".gemini", ".copilot", ".copilot/hooks"] {
+        assert!(names.iter().any(|n| n == made), "{made} made: {names:?}");
+    }
+    let open: Vec<_> = folders.iter().filter(|(_, m)| *m != 0o700).collect();
+    assert!(open.is_empty(), "folders not 0700: {open:?}");
+}

@@ -12,7 +12,11 @@
 //! * a new file is readable by its owner alone, unless the caller says it is
 //!   meant for every user of the machine (Codex's managed hooks in `/etc`);
 //! * a backup is readable by its owner alone, and never by more than the
-//!   file it copies.
+//!   file it copies;
+//! * a folder made on the way is its owner's alone (0700), or readable by
+//!   every user for a file meant for them all (0755), whatever the umask
+//!   ([`create_folders`]): under `umask 000` another user could otherwise
+//!   replace the settings and the hooks they run.
 //!
 //! Reading a settings file ([`read_json`]) and saying what changed in it
 //! ([`report_changes`]) are here too: every CLI's installer does both.
@@ -42,6 +46,30 @@ impl NewFile {
             NewFile::Shared => 0o644,
         }
     }
+
+    fn folder_mode(self) -> u32 {
+        match self {
+            NewFile::Private => 0o700,
+            NewFile::Shared => 0o755,
+        }
+    }
+}
+
+/// Makes `path` and every missing folder above it with exactly `mode`,
+/// whatever the umask; a folder that is there already is left as it is.
+pub fn create_folders(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if path.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_folders(parent, mode)?;
+    }
+    match fs::DirBuilder::new().mode(mode).create(path) {
+        Ok(()) => fs::set_permissions(path, fs::Permissions::from_mode(mode)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && path.is_dir() => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Owner-only bits: what a backup may keep of its original's mode.
@@ -66,7 +94,8 @@ pub fn write_with_backup(
     let path = target.as_path();
     let fail = |what: &str, e: std::io::Error| format!("cannot {what} {}: {e}", path.display());
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| Error::Settings(fail("create the folder of", e)))?;
+        create_folders(parent, new.folder_mode())
+            .map_err(|e| Error::Settings(fail("create the folder of", e)))?;
     }
     let existing = mode_of(path);
     if let Some(original) = original {

@@ -110,8 +110,9 @@ impl Drop for Work {
     }
 }
 
+/// Copies the bundle's tree; every folder of the copy is this user's alone.
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    fs::create_dir_all(to)?;
+    needs_you_reporter::install::files::create_folders(to, 0o700)?;
     for entry in fs::read_dir(from)? {
         let entry = entry?;
         let target = to.join(entry.file_name());
