@@ -298,7 +298,8 @@ test("needs-you show prints the pane once: plain text to a pipe, nothing the pan
     const home = mkdtempSync(join(scratch, "home-"));
     link ??= (await api("POST", "/v1/pairings", o.token)).body.url;
     const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
-    const r = spawnSync(NEEDS_YOU, ["login", link, ...(rights ? ["--allow", rights] : [])], { env, encoding: "utf8" });
+    // A link from the owner's `pair` carries its secret: in the environment, never the command line.
+    const r = spawnSync(NEEDS_YOU, ["login", new URL(link).origin, ...(rights ? ["--allow", rights] : [])], { env: { ...env, NEEDS_YOU_CODE: link }, encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
     return env;
   };

@@ -91,6 +91,12 @@ function createHmacB64(secret, text) {
   return createHmac("sha256", Buffer.from(secret, "base64url")).update(text).digest("base64url");
 }
 
+/** `login` with a link from the owner's `pair`, pasted as the person would:
+ *  its secret in NEEDS_YOU_CODE, never on the command line. */
+function pasteLink(m, link, more = []) {
+  return cli(m, ["login", w.url, ...more], { NEEDS_YOU_CODE: link });
+}
+
 /** A machine logged in as a new owner through `setup`. */
 async function ownerMachine() {
   const m = machine();
@@ -251,7 +257,7 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const laptop = machine();
   const pairing = start(owner, ["pair", "--json", "--rights", "answer,tasks"]);
   const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
-  const joined = await cli(laptop, ["login", link, "--allow", "answer"]);
+  const joined = await pasteLink(laptop, link, ["--allow", "answer"]);
   assert.equal(joined.code, 0, joined.stderr);
   assert.match(joined.stdout, /take only answers signed by the owner key/);
   const done = await pairing.ended;
@@ -336,7 +342,7 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const phone = machine();
   const phonePairing = start(owner, ["pair", "--json", "--rights", "answer"]);
   const phoneLink = await new Promise((resolve) => phonePairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
-  assert.equal((await cli(phone, ["login", phoneLink])).code, 0);
+  assert.equal((await pasteLink(phone, phoneLink)).code, 0);
   const phonePaired = JSON.parse((await phonePairing.ended).stdout.split("\n")[1]);
   const revokedPhone = await cli(owner, ["devices", "revoke", phonePaired.paired]);
   assert.equal(revokedPhone.code, 0, revokedPhone.stderr);
@@ -380,7 +386,7 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const list = await cli(owner, ["devices"], { COLUMNS: "200" });
   assert.equal(list.code, 0, list.stderr);
   const rows = list.stdout.trim().split("\n");
-  assert.match(rows[0], /^DEVICE +NAME +AGE +MAY +PAIRED BY$/);
+  assert.match(rows[0], /^DEVICE +KEY +NAME +AGE +MAY +PAIRED BY$/);
   assert.ok(rows.some((r) => /read,tasks,answer +the owner$/.test(r)), list.stdout);
   assert.ok(rows.some((r) => / read,tasks +the owner$/.test(r)), list.stdout);
   const bad = await cli(owner, ["login", w.url, "--allow", "root"]);
@@ -411,12 +417,52 @@ test("a server that swaps a new device's seal key is caught: pair gives it no co
   assert.deepEqual([row.certificate, row.content_keys], [null, null], "no certificate, no content key");
 });
 
+test("a server that files a new device under an earlier phone's id is caught: pair vouches for nothing, and revoking that phone strikes the phone's own key", async () => {
+  const owner = await ownerMachine();
+  const listed = async () => JSON.parse(Buffer.from(JSON.parse((await w.db.prepare("SELECT device_list FROM owners WHERE id = (SELECT owner_id FROM devices WHERE id = ?)")
+    .bind(owner.phoneId).first()).device_list).statement, "base64url")).devices;
+  // The phone P, paired for real: its key vouched for under its id.
+  const phone = machine();
+  const first = start(owner, ["pair", "--json", "--rights", "answer"]);
+  const firstLink = await new Promise((resolve) => first.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  assert.equal((await pasteLink(phone, firstLink, ["--allow", "answer"])).code, 0);
+  const paired = JSON.parse((await first.ended).stdout.split("\n")[1]);
+  owner.phoneId = paired.paired;
+  const { public_key: phoneKey } = await w.db.prepare("SELECT public_key FROM devices WHERE id = ?").bind(owner.phoneId).first();
+  const phoneFp = createHash("sha256").update(Buffer.from(phoneKey, "base64url")).digest("base64url");
+  assert.deepEqual(await listed(), [phoneFp]);
+  // A second pairing, redeemed by a device N whose keys and proof hold;
+  // the server says N is P: P's row carries N's keys for this pairing.
+  const second = start(owner, ["pair", "--json", "--rights", "answer"]);
+  const link = await new Promise((resolve) => second.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  const [, secret] = new URL(link).hash.slice(1).split(".");
+  const pairingId = (await w.db.prepare("SELECT id FROM pairings ORDER BY created_at DESC LIMIT 1").first()).id;
+  const p256 = () => { const e = createECDH("prime256v1"); e.generateKeys(); return b64url(e.getPublicKey()); };
+  const [key, sealKey] = [p256(), p256()];
+  const proof = createHmacB64(secret, `needs-you pairing v2\n${key}\n${sealKey}\ntasks,answer`);
+  await w.db.prepare("UPDATE devices SET pairing_id = ?, created_at = ?, public_key = ?, seal_key = ?, asked_rights = 3, key_proof = ? WHERE id = ?")
+    .bind(pairingId, Date.now(), key, sealKey, proof, owner.phoneId).run();
+  const done = await second.ended;
+  assert.equal(done.code, 1, done.stdout);
+  assert.match(done.stderr, new RegExp(`^needs-you: the server named the new device "needs-you on .*" ${owner.phoneId}, the id of a device you paired before \\(key ${phoneFp.slice(0, 11)}…\\): nothing was vouched for`));
+  assert.ok(oneLine(done.stderr), done.stderr);
+  assert.deepEqual(await listed(), [phoneFp], "the list is as it was");
+  // `devices` names the key it vouched for under each id; revoking P
+  // strikes P's own key, whatever the server says P's key is now.
+  const shown = await cli(owner, ["devices"], { COLUMNS: "200" });
+  assert.ok(shown.stdout.split("\n").some((r) => r.startsWith(owner.phoneId) && r.includes(`${phoneFp.slice(0, 11)}…`)), shown.stdout);
+  const revoked = await cli(owner, ["devices", "revoke", owner.phoneId]);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.match(revoked.stdout, new RegExp(`no longer vouches for its key ${phoneFp.slice(0, 11)}…`));
+  assert.deepEqual(await listed(), [], "P's key struck");
+});
+
 test("the owner's command line signs anew a certificate near its end, once a day as it runs, for the key it vouched for, naming the device; the device's answers carry the new one; one long ended is left", async () => {
   const owner = await ownerMachine();
   const laptop = machine();
   const pairing = start(owner, ["pair", "--json", "--rights", "answer"]);
   const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
-  assert.equal((await cli(laptop, ["login", link, "--allow", "answer"])).code, 0);
+  assert.equal((await pasteLink(laptop, link, ["--allow", "answer"])).code, 0);
   assert.equal((await pairing.ended).code, 0);
   const id = JSON.parse(readFileSync(join(laptop.home, ".config", "needs-you", "login.json"), "utf8")).device_id;
   const held = async () => JSON.parse((await w.db.prepare("SELECT certificate FROM devices WHERE id = ?").bind(id).first()).certificate);
@@ -674,14 +720,16 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   assert.equal(r.stderr, "needs-you: the code expired unused\n");
   assert.match(r.stdout, /[█▀▄]/);
   assert.match(r.stdout, new RegExp(`open: ${w.url.replace(/[.]/g, "\\.")}/pair#[0-9A-Z]{4}-[0-9A-Z]{4}\\.[A-Za-z0-9_-]{22}\\.${owner.login.owner}\\n`));
-  assert.match(r.stdout, new RegExp(`paste:\\n  needs-you login ${w.url.replace(/[.]/g, "\\.")} --code [0-9A-Z]{4}-[0-9A-Z]{4}\\.[A-Za-z0-9_-]{22} --owner ${owner.login.owner}\\n`));
+  assert.match(r.stdout, new RegExp(`paste:\\n  NEEDS_YOU_CODE=[0-9A-Z]{4}-[0-9A-Z]{4}\\.[A-Za-z0-9_-]{22} needs-you login ${w.url.replace(/[.]/g, "\\.")} --owner ${owner.login.owner}\\n`));
   assert.match(r.stdout, /Waiting for the device…\n$/);
   const pairing = start(owner, ["pair", "--json"]);
   const first = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(String(d))));
   const j = JSON.parse(first.split("\n")[0]);
   assert.match(j.code, /^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
-  // The machine's line carries the link's secret after the code, as the link does after `#`.
-  assert.equal(j.login, `needs-you login ${w.url} --code ${j.code}.${new URL(j.url).hash.split(".")[1]} --owner ${owner.login.owner}`);
+  // The machine's line carries the link's secret after the code, as the link
+  // does after `#`: in the command's environment, not on its command line.
+  const secret = new URL(j.url).hash.split(".")[1];
+  assert.equal(j.login, `NEEDS_YOU_CODE=${j.code}.${secret} needs-you login ${w.url} --owner ${owner.login.owner}`);
   assert.match(owner.login.owner, /^[A-Za-z0-9_-]{43}$/);
   // The owner's key beside the login, its own alone.
   assert.equal(statSync(join(owner.home, ".config", "needs-you", "owner-key.json")).mode & 0o777, 0o600);
@@ -690,9 +738,31 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   const bad = await cli(m, ["login", w.url, "--code", j.code, "--owner", "not-a-fingerprint"]);
   assert.equal(bad.code, 2, bad.stderr);
   assert.ok(oneLine(bad.stderr), bad.stderr);
-  const [, ...args] = j.login.split(" ");
-  const joined = await cli(m, args);
+  // The secret on a command line, where every user of the machine reads it
+  // (/proc/PID/cmdline), is refused before anything is sent: the code stays unused.
+  for (const args of [["login", w.url, "--code", `${j.code}.${secret}`, "--owner", owner.login.owner], ["login", j.url]]) {
+    const onLine = await cli(m, args);
+    assert.equal(onLine.code, 2, onLine.stderr);
+    assert.match(onLine.stderr, /^needs-you: the pairing secret would be on this command line, which every user of this machine can read/);
+    assert.ok(oneLine(onLine.stderr), onLine.stderr);
+    assert.equal(existsSync(join(m.home, ".config", "needs-you", "login.json")), false);
+  }
+  // The line pasted as it is, into a shell: the needs-you it starts never
+  // has the secret among its arguments.
+  const shim = join(m.home, "shim");
+  execFileSync("mkdir", ["-p", shim]);
+  writeFileSync(join(shim, "needs-you"), `#!/bin/sh\ncat /proc/$$/cmdline | tr '\\0' ' ' > ${join(m.home, "argv")}\nexec ${BIN} "$@"\n`, { mode: 0o755 });
+  const joined = await new Promise((resolve) => {
+    const child = spawn("sh", ["-c", j.login], { env: { ...m.env, PATH: `${shim}:${m.env.PATH}` }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
   assert.equal(joined.code, 0, joined.stderr);
+  const argv = readFileSync(join(m.home, "argv"), "utf8");
+  assert.match(argv, /needs-you login /);
+  assert.ok(!argv.includes(secret), argv);
   const pinned = JSON.parse(readFileSync(join(m.home, ".config", "needs-you", "login.json"), "utf8"));
   assert.equal(pinned.owner, owner.login.owner);
   // The pairer saw the machine log in with keys it proved with the line's
@@ -709,15 +779,15 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
   const second = start(owner, ["pair", "--json"]);
   const k = JSON.parse((await new Promise((resolve) => second.child.stdout.once("data", (d) => resolve(String(d))))).split("\n")[0]);
   const device = machine();
-  const [, ...deviceArgs] = k.login.split(" ");
-  const deviceJoined = await cli(device, [...deviceArgs, "--allow", "pair"]);
+  const [assign, , ...deviceArgs] = k.login.split(" ");
+  const deviceJoined = await cli(device, [...deviceArgs, "--allow", "pair"], { NEEDS_YOU_CODE: assign.split("=")[1] });
   assert.equal(deviceJoined.code, 0, deviceJoined.stderr);
   assert.equal((await second.ended).code, 0);
   const handed = await cli(device, ["pair", "--json"]);
   assert.equal(handed.code, 0, handed.stderr);
   const h = JSON.parse(handed.stdout.split("\n")[0]);
   assert.equal(h.url, `${w.url}/pair#${h.code}..${owner.login.owner}`);
-  assert.equal(h.login, `needs-you login ${w.url} --code ${h.code} --owner ${owner.login.owner}`);
+  assert.equal(h.login, `NEEDS_YOU_CODE=${h.code} needs-you login ${w.url} --owner ${owner.login.owner}`);
   const third = machine();
   // The same link cut short pairs nothing: it would pin no owner.
   for (const short of [h.url.slice(0, -4), `${w.url}/pair#${h.code}.`]) {

@@ -264,22 +264,32 @@ pub fn test_results(results: &[TestResult]) -> String {
         .collect()
 }
 
-pub fn devices(rows: &[Device], now: f64) -> String {
+/// The devices, each with the start of the key this machine vouched for
+/// under its id (`vouched`, by id), `-` where it vouched for none.
+pub fn devices(
+    rows: &[Device],
+    vouched: &std::collections::BTreeMap<String, String>,
+    now: f64,
+) -> String {
     if rows.is_empty() {
         return "No devices. Pair one: needs-you pair\n".into();
     }
     let mut out = format!(
-        "{:<36} {:<24} {:<6} {:<22} PAIRED BY\n",
-        "DEVICE", "NAME", "AGE", "MAY"
+        "{:<36} {:<12} {:<24} {:<6} {:<22} PAIRED BY\n",
+        "DEVICE", "KEY", "NAME", "AGE", "MAY"
     );
     for d in rows {
         let may = match d.rights.to_list().as_str() {
             "" => "read".to_owned(),
             list => format!("read,{list}"),
         };
+        let key = vouched
+            .get(&d.device_id)
+            .map_or("-".to_owned(), |fp| format!("{}…", &fp[..fp.len().min(11)]));
         out.push_str(&format!(
-            "{:<36} {:<24} {:<6} {:<22} {}\n",
+            "{:<36} {:<12} {:<24} {:<6} {:<22} {}\n",
             d.device_id,
+            key,
             cut(&d.name, 24),
             age(d.created_at as f64, now),
             may,

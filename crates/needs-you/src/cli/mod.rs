@@ -49,8 +49,11 @@ pub enum Command {
     /// may start and stop tasks and read the list; an agent that reads its
     /// login cannot answer another agent unless --allow answer gave it that.
     #[command(
-        after_help = "  needs-you login https://needs-you.example.workers.dev --code K7Q2-M9XD.Hk3… --owner 3q2-…\n  \
-        needs-you login 'https://needs-you.example.workers.dev/pair#K7Q2-M9XD'"
+        after_help = "  NEEDS_YOU_CODE=K7Q2-M9XD.Hk3… needs-you login https://needs-you.example.workers.dev --owner 3q2-…\n  \
+        needs-you login 'https://needs-you.example.workers.dev/pair#K7Q2-M9XD'\n\n\
+        A code with its secret (the line `needs-you pair` prints, or its link) is read from\n\
+        NEEDS_YOU_CODE or asked for, never taken from the command line, which every user of\n\
+        the machine can read."
     )]
     Login {
         /// The Worker's URL, or a pairing link.
@@ -61,9 +64,9 @@ pub enum Command {
         /// it may always.
         #[arg(long, value_name = "RIGHTS", value_parser = rights, default_value = "")]
         allow: Rights,
-        /// The pairing code, when TARGET is the Worker's URL: as `needs-you
-        /// pair` prints it, with its secret after a dot, this machine proves
-        /// its keys to the pairer and gets the content key.
+        /// The pairing code, when TARGET is the Worker's URL, without a secret
+        /// (a code with one goes in NEEDS_YOU_CODE: with it, this machine
+        /// proves its keys to the pairer and gets the content key).
         #[arg(long)]
         code: Option<String>,
         /// The fingerprint of the owner's key, as `needs-you pair` printed

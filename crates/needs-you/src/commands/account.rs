@@ -200,6 +200,69 @@ fn split_link(target: &str) -> Link {
     }
 }
 
+/// Where `login` reads a pairing code that carries its secret: the line
+/// `pair` prints sets it for the one command (`NEEDS_YOU_CODE=CODE.SECRET
+/// needs-you login URL --owner FP`). A process's environment is its own
+/// user's to read; its command line is every user's (`/proc/PID/cmdline`),
+/// and a local user who read the secret there could redeem the code first
+/// with keys of its own, which the owner's `pair` would vouch for.
+pub const CODE_VAR: &str = "NEEDS_YOU_CODE";
+
+/// Whether a pairing code or fragment (`CODE.SECRET…`) carries a secret.
+fn carries_secret(code: &str) -> bool {
+    code.split('.').nth(1).is_some_and(|s| !s.is_empty())
+}
+
+/// The pairing code `login` redeems, from where it may come: [`CODE_VAR`]
+/// (a code, a fragment or a whole link for `server`), `--code`, the link's
+/// fragment, else asked for on the terminal, without echo. A secret given on
+/// the command line is refused before anything is sent.
+fn pairing_code(server: &str, link: &Link, code: Option<&str>) -> Result<String> {
+    if link.secret.is_some() || code.is_some_and(carries_secret) {
+        return Err(Fail::new(
+            exit::USAGE,
+            format!(
+                "the pairing secret would be on this command line, which every user of this machine can read: paste the line `needs-you pair` prints ({CODE_VAR}=… needs-you login …), or give the code when asked"
+            ),
+        ));
+    }
+    if let Some(given) = std::env::var(CODE_VAR)
+        .ok()
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+    {
+        return match given.split_once('#') {
+            None => Ok(given),
+            Some(_) => {
+                let named = split_link(&given);
+                if named.server != server {
+                    return Err(Fail::new(
+                        exit::USAGE,
+                        format!("{CODE_VAR} holds a link for {}, not {server}", named.server),
+                    ));
+                }
+                Ok(given
+                    .split_once('#')
+                    .map(|(_, f)| f.to_owned())
+                    .unwrap_or_default())
+            }
+        };
+    }
+    match code.map(str::to_owned).or(link.code.clone()) {
+        Some(c) => Ok(c),
+        None => {
+            term::ask("Pairing code (from the page or `needs-you pair`): ", true).map_err(|e| {
+                Fail::new(
+                    exit::USAGE,
+                    format!(
+                        "{e}: give the pairing link instead: needs-you login '{server}/pair#CODE'"
+                    ),
+                )
+            })
+        }
+    }
+}
+
 /// `login URL|LINK [--allow RIGHTS]`: a pairing code into this machine's
 /// device credential. It may always start and stop tasks (what `run` needs);
 /// anything more only if asked for here: agents run on this machine, and
@@ -218,21 +281,9 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         .transpose()?;
     refuse_second_login()?;
     let link = split_link(target);
+    let code = pairing_code(&link.server, &link, code)?;
     let url = link.server;
     let client = client_for(&url)?;
-    let code = match code.map(str::to_owned).or(link.code) {
-        Some(c) => c,
-        None => {
-            term::ask("Pairing code (from the page or `needs-you pair`): ", false).map_err(|e| {
-                Fail::new(
-                    exit::USAGE,
-                    format!(
-                        "{e}: give the pairing link instead: needs-you login '{url}/pair#CODE'"
-                    ),
-                )
-            })?
-        }
-    };
     // The line `pair` prints for a machine carries the link's secret after
     // the code, `CODE.SECRET`, as the link does after `#`, with `--owner`
     // beside it; a whole fragment, `CODE.SECRET.FINGERPRINT` or
@@ -525,8 +576,10 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
 
 /// The line that logs a machine in with `code`, pinning `owner` (when this
 /// login knows the owner's key): what `pair` prints for an agent's machine.
+/// The code, with its secret, is in the command's environment
+/// ([`CODE_VAR`]), never on its command line.
 fn login_line(url: &str, code: &str, owner: Option<&str>) -> String {
-    let mut line = format!("needs-you login {url} --code {code}");
+    let mut line = format!("{CODE_VAR}={code} needs-you login {url}");
     if let Some(fp) = owner {
         line.push_str(&format!(" --owner {fp}"));
     }
@@ -540,14 +593,23 @@ fn is_fingerprint(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// `devices [--json]`: the live devices (a device sees itself only).
+/// `devices [--json]`: the live devices (a device sees itself only), each
+/// with the key the owner's machine vouched for under its id: the server's
+/// ids are handles, the keys are what answers are checked against.
 pub fn devices(json_out: bool) -> Result<i32> {
-    let (_, client) = logged_in()?;
+    let (login, client) = logged_in()?;
     let list: Devices = client.get("/v1/devices")?;
+    let vouched = match login.is_owner() {
+        true => trusting::vouched_keys(),
+        false => Default::default(),
+    };
     if json_out {
         print_json(&list);
     } else {
-        print!("{}", crate::display::devices(&list.devices, now_ms()));
+        print!(
+            "{}",
+            crate::display::devices(&list.devices, &vouched, now_ms())
+        );
     }
     Ok(exit::OK)
 }
@@ -563,14 +625,16 @@ pub fn revoke_device(device: &str) -> Result<i32> {
         false => None,
     };
     let mut rotated = None;
+    let mut struck = None;
     if let Some(key) = &key {
-        // The device named here goes, whatever the server says went with it.
-        let mut gone = r.devices.clone();
-        gone.push(device.to_owned());
+        // The key this machine vouched for under the id named here goes,
+        // whatever the server says that device's key is or what went with
+        // it: a device another device paired holds no key the owner's
+        // vouched for, and an id the server adds here strikes nothing.
         // What is sealed from now on, a revoked device that held the content
-        // key (one this machine vouched for) cannot open. One that never
-        // held it turns no key.
-        if trusting::strike(&client, key, &gone)? > 0 {
+        // key cannot open. One that never held it turns no key.
+        struck = trusting::strike(&client, key, device)?;
+        if struck.is_some() {
             let remaining = trusting::vouched(&client, key)?;
             rotated = Some(content_keys::rotate(&client, key, &remaining)?);
         }
@@ -588,6 +652,16 @@ pub fn revoke_device(device: &str) -> Result<i32> {
             n => format!(" and {n} task(s) they created"),
         }
     );
+    match (&key, &struck) {
+        (Some(_), Some(fp)) => println!(
+            "Your key no longer vouches for its key {}…: every machine that pinned yours refuses what it signs from the device list it next sees.",
+            &fp[..fp.len().min(11)]
+        ),
+        (Some(_), None) => println!(
+            "This machine vouched for no key under {device}, so no key was struck from your device list."
+        ),
+        _ => {}
+    }
     if let Some((version, given)) = rotated {
         println!(
             "What is sealed from now on is under version {version} of your content key, which {given} remaining device(s) got and the revoked one did not; machines take it at their next `needs-you run`."

@@ -190,6 +190,22 @@ pub fn wait_and_certify(
             ),
         ));
     }
+    let device_fp = B64
+        .decode(device_key)
+        .map(|k| fingerprint(&k))
+        .map_err(|_| Fail::new(exit::SERVER, "the new device's key is not base64url"))?;
+    // The id is the server's word, which no proof covers: it must not file
+    // this key where another one already stands (a later revocation of that
+    // id would strike this key and leave the other answering).
+    if let Some(clash) = id_clash(&certified(), &device.device_id, &device_fp) {
+        return Err(Fail::new(
+            exit::REFUSED,
+            format!(
+                "the server named the new device {:?} {clash}: nothing was vouched for. Pair again, and tell whoever runs the server",
+                device.name
+            ),
+        ));
+    }
     let owner = key.fingerprint();
     let (vouched, wrapped) = content
         .for_device(&owner, &device.device_id, &seal_key)
@@ -220,10 +236,6 @@ pub fn wait_and_certify(
         &format!("/v1/devices/{}/certificate", path_part(&device.device_id)?),
         &json!({ "certificate": envelope, "content_keys": wrapped }),
     )?;
-    let device_fp = B64
-        .decode(device_key)
-        .map(|k| fingerprint(&k))
-        .map_err(|_| Fail::new(exit::SERVER, "the new device's key is not base64url"))?;
     remember(&device.device_id, &device_fp)?;
     change_list(client, key, |devices| {
         if certificate.rights.has(Right::Answer) && !devices.contains(&device_fp) {
@@ -381,7 +393,9 @@ pub fn change_list(
 
 /// Which key this machine vouched for, by device id, beside the owner key:
 /// a revocation strikes the key it certified, whatever the server says that
-/// device's key is.
+/// device's key is. One id names one key and one key one id, for good
+/// ([`id_clash`]): the server's ids are only handles on keys this machine saw
+/// proved.
 fn certified_path() -> std::path::PathBuf {
     login::dir().join("certified.json")
 }
@@ -392,6 +406,31 @@ fn certified() -> std::collections::BTreeMap<String, String> {
         .flatten()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default()
+}
+
+/// Why filing `fingerprint` under `device_id` would break the record's rule
+/// (one id, one key), if it would: the id already names another key, or the
+/// key stands under another id.
+fn id_clash(
+    record: &std::collections::BTreeMap<String, String>,
+    device_id: &str,
+    fingerprint: &str,
+) -> Option<String> {
+    if let Some(had) = record.get(device_id).filter(|had| *had != fingerprint) {
+        return Some(format!(
+            "{device_id}, the id of a device you paired before (key {}…)",
+            &had[..had.len().min(11)]
+        ));
+    }
+    record
+        .iter()
+        .find(|(id, fp)| *fp == fingerprint && *id != device_id)
+        .map(|(id, _)| format!("{device_id}, with the key of {id}, which you paired before"))
+}
+
+/// Every key this machine vouched for, by device id.
+pub fn vouched_keys() -> std::collections::BTreeMap<String, String> {
+    certified()
 }
 
 fn remember(device_id: &str, fingerprint: &str) -> Result<()> {
@@ -439,18 +478,21 @@ pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {
         .collect())
 }
 
-/// Strikes the keys this machine vouched for `devices` from the owner's
-/// device list, and forgets them: how many of them it had vouched for.
-pub fn strike(client: &Client, key: &Key, devices: &[String]) -> Result<usize> {
+/// Strikes the key this machine vouched for under `device` from the owner's
+/// device list, and forgets it: the key struck, if it had vouched for one.
+pub fn strike(client: &Client, key: &Key, device: &str) -> Result<Option<String>> {
     let mut all = certified();
-    let keys: Vec<String> = devices.iter().filter_map(|d| all.remove(d)).collect();
+    let Some(struck) = all.remove(device) else {
+        return Ok(None);
+    };
+    let keys = [struck.clone()];
     change_list(client, key, |listed| listed.retain(|fp| !keys.contains(fp)))?;
     write_private(
         &certified_path(),
         serde_json::to_string_pretty(&all).unwrap_or_default(),
     )
     .map_err(|e| Fail::new(exit::REFUSED, format!("cannot keep the devices' keys: {e}")))?;
-    Ok(keys.len())
+    Ok(Some(struck))
 }
 
 /// The owner's device list as this machine last signed it, beside the key.
@@ -463,6 +505,21 @@ mod tests {
     use hmac::{Hmac, Mac};
 
     use super::*;
+
+    #[test]
+    fn an_id_names_one_key_and_a_key_one_id() {
+        let record: std::collections::BTreeMap<String, String> =
+            [("dev_p".to_owned(), "FP-of-the-phone-P".to_owned())].into();
+        // The server names a new device N with P's id: refused.
+        assert!(id_clash(&record, "dev_p", "FP-of-the-new-N")
+            .is_some_and(|why| why.contains("dev_p, the id of a device you paired before")));
+        // Or P's key under a new id: refused too.
+        assert!(id_clash(&record, "dev_n", "FP-of-the-phone-P")
+            .is_some_and(|why| why.contains("with the key of dev_p")));
+        // A new id for a new key, or the same pair again: filed.
+        assert_eq!(id_clash(&record, "dev_n", "FP-of-the-new-N"), None);
+        assert_eq!(id_clash(&record, "dev_p", "FP-of-the-phone-P"), None);
+    }
 
     #[test]
     fn only_the_links_secret_proves_a_key() {
