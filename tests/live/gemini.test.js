@@ -3,8 +3,9 @@
 // (GOOGLE_GEMINI_BASE_URL), with our hooks installed by the real
 // report-prompt, reporting to the Worker in Miniflare. Its settings turn
 // environment-variable redaction on, which drops our credential from the
-// hooks' environment (and from the model's shell commands): the hooks read
-// it from Gemini CLI's own.
+// hooks' environment (and from the model's shell commands), with the
+// content key's file beside it: the hooks read every task variable from
+// Gemini CLI's own, and so seal what they report.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -59,6 +60,8 @@ before(async () => {
   term = inTmux(`needs-you-live-gemini-${process.pid}`, cwd, {
     ...geminiEnv(),
     NEEDS_YOU_URL: w.url, NEEDS_YOU_TOKEN: task.credential, NEEDS_YOU_OWNER: live.key.fingerprint, NEEDS_YOU_STATE_DIR: join(home, "state"),
+    // A machine logged in with `pair`'s line seals; the redaction drops this name too.
+    NEEDS_YOU_CONTENT_KEYS: live.keysFile,
     NEEDS_YOU_RECORD_DIR: recorded(home),
   }, GEMINI);
   await term.waitFor(/Type your message/, 60_000);
@@ -110,7 +113,7 @@ test("a shell permission is listed with its command, and closes when allowed in 
   assert.ok(existsSync(file), "the command ran");
 });
 
-test("under variable redaction the hooks report, and a command the model runs never gets the task credential", { skip }, async () => {
+test("under variable redaction the hooks report sealed, and a command the model runs never gets the task credential or the content key", { skip }, async () => {
   const file = join(cwd, "environment-seen");
   model.next(shell(`env > ${file}`));
   model.next({ text: "Listed it." });
@@ -118,12 +121,18 @@ test("under variable redaction the hooks report, and a command the model runs ne
   await term.waitFor(DIALOG);
   const [q] = await listUntil((l) => l.length === 1);
   assert.equal(q.kind, "permission");
+  // The hook found the content key the redaction hid from it: the command
+  // and the folder never reached the server readable.
+  assert.equal(q.sealed, true, JSON.stringify(q));
+  assert.equal(q.text, `Confirm Shell Command\n$ env > ${file}`, "opened on the device");
+  const row = JSON.stringify(await w.db.prepare("SELECT * FROM questions WHERE id = ?").bind(q.question_id).first());
+  assert.ok(!row.includes("environment-seen") && !row.includes(cwd), row);
   term.key("Enter"); // 1. Allow once
   await listUntil((l) => l.length === 0);
   await term.waitFor(/Listed it\./);
   const seen = readFileSync(file, "utf8");
   assert.match(seen, /^NEEDS_YOU_URL=/m, "the command ran with the agent's other variables");
-  assert.doesNotMatch(seen, /NEEDS_YOU_TOKEN|nyt_/);
+  assert.doesNotMatch(seen, /NEEDS_YOU_TOKEN|nyt_|NEEDS_YOU_CONTENT_KEYS/);
 });
 
 test("a shell permission denied with Esc closes as interrupted (its transcript says so: no hook fires), and its command never runs", { skip }, async () => {

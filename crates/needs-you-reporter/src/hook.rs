@@ -48,24 +48,33 @@ fn read_event() -> Result<Value, Error> {
 
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) {
     if cli.describe().hooks_lose_credential {
-        adopt_agent_credential();
+        adopt_task_vars();
     }
     if let Err(msg) = decide_and_hand_off(clis::of(cli), state_dir) {
         crate::say(msg);
     }
 }
 
-/// Takes the task credential from the agent's own environment when the CLI
-/// handed its hooks one without it ([`needs_you_core::agent::Description::hooks_lose_credential`]),
-/// into this process's, which the sender and the relay it starts inherit.
-/// Naming the variable in the CLI's list of kept ones would hand it to the
-/// model's commands and servers too. Runs before any thread is started.
-fn adopt_agent_credential() {
-    if std::env::var_os(send::TOKEN_VAR).is_some_and(|v| !v.is_empty()) {
+/// Takes the task's variables ([`crate::TASK_VARS`]: the credential, the
+/// content key's file, the pinned owner, …) from the agent's own environment
+/// when the CLI handed its hooks an environment without them
+/// ([`needs_you_core::agent::Description::hooks_lose_credential`]), into this
+/// process's, which the sender and the relay it starts inherit. Every one of
+/// them, not the credential alone: a hook that reported with the credential
+/// and without the content key would send the question readable. Naming
+/// them in the CLI's list of kept ones would hand them to the model's
+/// commands and servers too. Runs before any thread is started.
+fn adopt_task_vars() {
+    let missing: Vec<&str> = crate::TASK_VARS
+        .iter()
+        .copied()
+        .filter(|name| std::env::var_os(name).is_none_or(|v| v.is_empty()))
+        .collect();
+    if missing.is_empty() {
         return;
     }
-    if let Some(token) = parent::agent_env_var(send::TOKEN_VAR) {
-        std::env::set_var(send::TOKEN_VAR, token);
+    for (name, value) in parent::agent_env_vars(&missing) {
+        std::env::set_var(name, value);
     }
 }
 

@@ -102,6 +102,25 @@ mod watch;
 /// itself, so that a hook never goes through npm's launcher.
 pub const REPORTER_VAR: &str = "NEEDS_YOU_REPORTER";
 
+/// The variable that has the relay refuse every screen Show terminal asks
+/// for, whatever the server says.
+pub const NO_SCREEN_VAR: &str = "NEEDS_YOU_NO_SCREEN";
+
+/// Every variable `needs-you run` hands an agent for its hooks, plugins and
+/// relay: a hook whose CLI dropped some of them takes them back, all of
+/// them alike, from the agent's own environment (`hook::adopt_task_vars`).
+/// Losing one is never a quieter way to report: without the content key a
+/// question would leave readable, without the owner answers could not be
+/// checked, without the screen's refusal a screen could be read.
+pub const TASK_VARS: &[&str] = &[
+    send::URL_VAR,
+    send::TOKEN_VAR,
+    trust::OWNER_VAR,
+    sealing::KEYS_VAR,
+    NO_SCREEN_VAR,
+    REPORTER_VAR,
+];
+
 /// One line on stderr, prefixed with the program's name. Never fails: in the
 /// agent's hook a closed stderr must not become a panic, nor the panic an
 /// abort.

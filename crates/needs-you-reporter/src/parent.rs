@@ -87,16 +87,21 @@ pub fn may_be_agent(args: &[String]) -> bool {
     !args.is_empty() && !is_shell(args) && !is_our_launcher(args)
 }
 
-/// The value of `name` in the environment the agent that runs this hook was
-/// started with (the first ancestor that [`may_be_agent`], running as this
-/// user), where the CLI handed its hooks a narrower one.
-pub fn agent_env_var(name: &str) -> Option<String> {
-    let (pid, _) = agent(may_be_agent)?;
-    procfs::environ_var(pid, name).filter(|v| !v.is_empty())
+/// The values of `names` in the environment the agent that runs this hook
+/// was started with (the first ancestor that [`may_be_agent`], running as
+/// this user), where the CLI handed its hooks a narrower one: those it has,
+/// not empty.
+pub fn agent_env_vars<'a>(names: &[&'a str]) -> Vec<(&'a str, String)> {
+    let Some((pid, _)) = agent(may_be_agent) else {
+        return Vec::new();
+    };
+    let mut found = procfs::environ_vars(pid, names);
+    found.retain(|(_, v)| !v.is_empty());
+    found
 }
 
 /// Whether this system shows a process the environment its ancestors were
-/// started with ([`agent_env_var`]): Linux's `/proc` does.
+/// started with ([`agent_env_vars`]): Linux's `/proc` does.
 pub fn agent_env_readable() -> bool {
     std::path::Path::new("/proc/self/environ").exists()
 }

@@ -56,21 +56,34 @@ pub fn cmdline(pid: u32) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The value of `name` in the environment `pid` was started with, if that
-/// process runs as this user: a process of another user's is never read,
-/// even where this one could (as root).
+/// The value of `name` in the environment `pid` was started with.
+#[cfg(test)]
 pub fn environ_var(pid: u32, name: &str) -> Option<String> {
+    environ_vars(pid, &[name]).pop().map(|(_, v)| v)
+}
+
+/// The values of `names` in the environment `pid` was started with, those
+/// it has, read at once, if that process runs as this user: a process of
+/// another user's is never read, even where this one could (as root).
+pub fn environ_vars<'a>(pid: u32, names: &[&'a str]) -> Vec<(&'a str, String)> {
     use std::os::unix::fs::MetadataExt;
-    let own = fs::metadata(format!("/proc/{pid}")).ok()?.uid() == crate::state::uid();
-    if !own {
-        return None;
-    }
-    let environ = fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let prefix = format!("{name}=");
-    environ
-        .split(|&c| c == 0)
-        .find_map(|entry| entry.strip_prefix(prefix.as_bytes()))
-        .map(|value| String::from_utf8_lossy(value).into_owned())
+    let own = fs::metadata(format!("/proc/{pid}")).is_ok_and(|m| m.uid() == crate::state::uid());
+    let Some(environ) = own
+        .then(|| fs::read(format!("/proc/{pid}/environ")).ok())
+        .flatten()
+    else {
+        return Vec::new();
+    };
+    names
+        .iter()
+        .filter_map(|&name| {
+            let prefix = format!("{name}=");
+            environ
+                .split(|&c| c == 0)
+                .find_map(|entry| entry.strip_prefix(prefix.as_bytes()))
+                .map(|value| (name, String::from_utf8_lossy(value).into_owned()))
+        })
+        .collect()
 }
 
 #[cfg(test)]

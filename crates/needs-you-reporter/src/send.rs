@@ -31,6 +31,8 @@ const LANES: usize = 8;
 
 /// The variable that holds the task's credential.
 pub const TOKEN_VAR: &str = "NEEDS_YOU_TOKEN";
+/// The variable that holds the server's address.
+pub const URL_VAR: &str = "NEEDS_YOU_URL";
 
 /// Where reports go, from `NEEDS_YOU_URL` and [`TOKEN_VAR`].
 pub struct Target {
@@ -40,7 +42,7 @@ pub struct Target {
 
 impl Target {
     pub fn from_env() -> Result<Target, Error> {
-        let url = std::env::var("NEEDS_YOU_URL").unwrap_or_default();
+        let url = std::env::var(URL_VAR).unwrap_or_default();
         let token = std::env::var(TOKEN_VAR).unwrap_or_default();
         // Both come from `needs-you run`, which starts the agent with them.
         if url.is_empty() {

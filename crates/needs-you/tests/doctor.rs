@@ -241,7 +241,7 @@ fn gemini_s_extension_under_variable_redaction_reports_and_keeping_the_credentia
         "{text}"
     );
     assert!(
-        text.contains("the hooks read NEEDS_YOU_TOKEN from Gemini CLI's own environment, and the model's commands do not get it"),
+        text.contains("the hooks read NEEDS_YOU_TOKEN from Gemini CLI's own environment, and the model's commands do not get it (nor NEEDS_YOU_CONTENT_KEYS, which the hooks seal with)"),
         "{text}"
     );
 

@@ -1,11 +1,13 @@
 //! Gemini CLI on this machine: our hooks in its settings, or our extension
 //! (`gemini extensions install`); and, besides our hooks, one name taken
 //! back from its settings. With its `security.environmentVariableRedaction`
-//! on, Gemini CLI drops every variable whose name says `TOKEN` from its
-//! hooks' environment, ours too; the same settings decide what its model's
-//! shell commands and its MCP servers get, so naming ours in `allowed` would
-//! hand the task credential to every command the model runs. The hooks read
-//! it from Gemini CLI's own environment instead (`parent::agent_env_var`),
+//! on, Gemini CLI drops every variable whose name looks like a secret from
+//! its hooks' environment, ours too (the credential, the content key's file);
+//! the same settings decide what its model's shell commands and its MCP
+//! servers get, so naming ours in `allowed` would hand the task credential
+//! to every command the model runs. The hooks read every task variable
+//! (`crate::TASK_VARS`) from Gemini CLI's own environment instead
+//! (`parent::agent_env_vars`),
 //! and the installer takes the name out of `allowed`, where earlier
 //! versions of it put it.
 
@@ -125,7 +127,8 @@ fn redaction_finding(settings: &Value, path: &str, readable: bool) -> Option<Fin
     }
     Some(if readable {
         Finding::Ok(format!(
-            "gemini: variable redaction is on; the hooks read {var} from Gemini CLI's own environment, and the model's commands do not get it"
+            "gemini: variable redaction is on; the hooks read {var} from Gemini CLI's own environment, and the model's commands do not get it (nor {}, which the hooks seal with)",
+            crate::sealing::KEYS_VAR
         ))
     } else {
         Finding::Bad(

@@ -99,7 +99,7 @@ pub(super) fn may_type(dir: &StateDir, task: &str, a: &Answer) -> Result<Pane, F
 /// which `needs-you run --no-screen` also sets in the agent's environment):
 /// the relay then shows no pane, and `run` starts tasks without screens.
 pub fn no_screen() -> bool {
-    std::env::var_os("NEEDS_YOU_NO_SCREEN").is_some_and(|v| !v.is_empty() && v != "0")
+    std::env::var_os(crate::NO_SCREEN_VAR).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// Why the answer's question is no longer the one its session waits on here.

@@ -266,8 +266,8 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
     let env: Vec<(&str, String)> = match &task {
         Some(t) => {
             let mut env = vec![
-                ("NEEDS_YOU_URL", client.base().to_owned()),
-                ("NEEDS_YOU_TOKEN", t.credential.clone()),
+                (needs_you_reporter::send::URL_VAR, client.base().to_owned()),
+                (needs_you_reporter::send::TOKEN_VAR, t.credential.clone()),
             ];
             // The relay takes only answers the pinned owner key signed.
             if let Some(owner) = &login.owner {
@@ -282,7 +282,7 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
             }
             // The agent's machine refuses screens too, whatever the server asks.
             if opts.no_screen {
-                env.push(("NEEDS_YOU_NO_SCREEN", "1".to_owned()));
+                env.push((needs_you_reporter::NO_SCREEN_VAR, "1".to_owned()));
             }
             // The plugins' hooks run this report-prompt, not the PATH's,
             // which may be npm's launcher: a Node start at every event.
