@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { endProcessesWithin } from "../support/leftovers.js";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, sleep, waitFor } from "../worker/helpers.js";
@@ -92,6 +92,25 @@ test("needs-you deploy --dry-run bundles the shipped Worker with the pinned wran
   const d = run("needs-you", ["deploy", "--dry-run"]);
   assert.equal(d.status, 0, `${d.stdout}\n${d.stderr}`);
   assert.match(d.stdout, new RegExp(`Dry run: needs-you ${VERSION.replace(/\./g, "\\.")}'s Worker bundles with wrangler [0-9.]+ \\(\\d+ KB\\); nothing was deployed\\.`));
+});
+
+test("a wrangler another user planted under the temporary folder is never the one deploy runs", () => {
+  // What any local user may leave in /tmp: a node_modules with a wrangler of
+  // the pinned version, whose program notes that it ran and with what.
+  const tmp = join(scratch, "shared-tmp");
+  const pinned = JSON.parse(readFileSync(join(ROOT, "node_modules", "wrangler", "package.json"), "utf8")).version;
+  const planted = join(tmp, "node_modules", "wrangler");
+  mkdirSync(join(tmp, "node_modules", ".bin"), { recursive: true });
+  mkdirSync(planted, { recursive: true });
+  const ran = join(scratch, "planted-wrangler-ran");
+  writeFileSync(join(planted, "package.json"), JSON.stringify({ name: "wrangler", version: pinned, bin: { wrangler: "cli.js" } }));
+  writeFileSync(join(planted, "cli.js"), `#!/usr/bin/env node\nrequire("fs").writeFileSync(${JSON.stringify(ran)}, process.argv.join(" "));\n`);
+  chmodSync(join(planted, "cli.js"), 0o755);
+  execFileSync("ln", ["-s", "../wrangler/cli.js", join(tmp, "node_modules", ".bin", "wrangler")]);
+  const d = spawnSync("needs-you", ["deploy", "--dry-run"], { env: { ...env, TMPDIR: tmp }, encoding: "utf8", timeout: 180_000 });
+  assert.equal(d.status, 0, `${d.stdout}\n${d.stderr}`);
+  assert.match(d.stdout, /Dry run: .* nothing was deployed\./);
+  assert.ok(!existsSync(ran), `the planted wrangler ran: ${existsSync(ran) && readFileSync(ran, "utf8")}`);
 });
 
 test("needs-you deploy --local serves the Worker on 127.0.0.1, this home is its owner, a report made under needs-you run is listed; TERM stops it and forgets the login", async () => {

@@ -34,6 +34,7 @@ pub enum Mode {
 pub fn deploy(mode: Mode) -> Result<i32> {
     let bundle = Bundle::find()?;
     let work = bundle.copy()?;
+    wrangler::own_project(work.path())?;
     let wrangler = wrangler::Wrangler::new(&bundle, work.path());
     match mode {
         Mode::DryRun => cloud::dry_run(&bundle, &work, &wrangler),

@@ -2,6 +2,15 @@
 //! have one), else `npx --yes wrangler@VERSION`, the version the bundle was
 //! tested with, which npm fetches once into its cache. It runs in this run's
 //! copy of the bundle, where it finds `wrangler.toml`.
+//!
+//! That copy is a private folder under the temporary one, which every user
+//! of the machine may write. npx takes the nearest folder above it that
+//! holds a `package.json` or a `node_modules` for the project, and runs a
+//! `node_modules/wrangler` of the pinned version it finds there: one planted
+//! in `/tmp` would run as the person, with the secrets `deploy` hands it.
+//! So the copy gets a `package.json` of its own ([`own_project`]): npm's
+//! project is then that folder, which nobody else can write, and the pinned
+//! wrangler comes from npm's own cache or the registry, never from a walk up.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -20,7 +29,25 @@ pub struct Wrangler {
     cwd: PathBuf,
 }
 
+/// Makes `dir` a project of its own for npm: a `package.json` that names no
+/// dependency, so that npx looks no higher for one.
+pub fn own_project(dir: &Path) -> Result<()> {
+    let path = dir.join("package.json");
+    std::fs::write(
+        &path,
+        "{\"name\": \"needs-you-deploy\", \"private\": true}\n",
+    )
+    .map_err(|e| {
+        Fail::new(
+            exit::REFUSED,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    })
+}
+
 impl Wrangler {
+    /// The wrangler to run in `cwd`, which [`own_project`] has made npm's
+    /// project.
     pub fn new(bundle: &Bundle, cwd: &Path) -> Wrangler {
         let program = match std::env::var_os(PROGRAM_VAR).filter(|p| !p.is_empty()) {
             Some(p) => vec![p],
