@@ -18,8 +18,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { webcrypto } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { createHash, webcrypto } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ADMIN, call, ROOT, sleep, waitFor } from "../worker/helpers.js";
 import { startAnthropicMock } from "./mock-anthropic.js";
@@ -39,8 +39,8 @@ let live, w, model, term, owner, machine, ownerToken, fingerprint, listUntil, br
 /** Starts needs-you with `home`'s config: `first` resolves to its first
  *  line of output, `ended` to {code, stdout, stderr}. Never spawnSync: the
  *  Worker answers from this process. */
-function startIn(configHome, args) {
-  const child = spawn(NEEDS_YOU, args, { env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: join(configHome, ".config") } });
+function startIn(configHome, args, extraEnv = {}) {
+  const child = spawn(NEEDS_YOU, args, { env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: join(configHome, ".config"), ...extraEnv } });
   let stdout = "", stderr = "";
   let line;
   const first = new Promise((resolve) => (line = resolve));
@@ -56,7 +56,7 @@ function startIn(configHome, args) {
   return { first, ended };
 }
 
-const needsYouIn = (configHome, args) => startIn(configHome, args).ended;
+const needsYouIn = (configHome, args, extraEnv) => startIn(configHome, args, extraEnv).ended;
 
 /** What the owner would sign to allow `q` as the list shows it. */
 function allowing(q, fields = {}) {
@@ -106,8 +106,9 @@ before(async () => {
   assert.ok(line.url && line.login.includes(`--owner ${fingerprint}`), JSON.stringify(line));
   machine = join(live.home, "machine");
   mkdirSync(machine);
-  const [, ...args] = line.login.split(" ");
-  const joined = await needsYouIn(machine, args);
+  // `NEEDS_YOU_CODE=CODE.SECRET needs-you login URL --owner FP`: the secret in the environment.
+  const [assign, , ...args] = line.login.split(" ");
+  const joined = await needsYouIn(machine, args, { NEEDS_YOU_CODE: assign.slice("NEEDS_YOU_CODE=".length) });
   assert.equal(joined.code, 0, joined.stderr);
   assert.match(joined.stdout, /take only answers signed by the owner key/);
   const paired = await pairing.ended;
@@ -343,6 +344,25 @@ test("the page, paired through the link `needs-you pair` shows, allows from its 
   assert.equal(await refusedWith(r.body.answer_id), "revoked_device");
   await sleep(500);
   assert.equal(existsSync(file), false, "the revoked phone's allow ran nothing");
+
+  // A server that withholds the revocation: it serves the list from before
+  // it to a machine that never saw the newer one (its kept list gone), and
+  // that list is past its life: the revoked phone's allow is refused all
+  // the same, with its own code.
+  const phoneKey = JSON.parse(Buffer.from(signed.certificate.statement, "base64url")).key;
+  const listBefore = { v: 1, owner: fingerprint, version: 1, devices: [createHash("sha256").update(Buffer.from(phoneKey, "base64url")).digest("base64url")], expires_at: Date.now() - 1 };
+  const stale = await seal(await importKey(ownerKey.secret), listBefore);
+  await w.db.prepare("UPDATE owners SET device_list = ? WHERE id = (SELECT owner_id FROM questions WHERE id = ?)").bind(JSON.stringify(stale), next.question_id).run();
+  const keptLists = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? keptLists(join(dir, e.name)) : e.name.startsWith("device-list-") && dir.includes("state") ? [join(dir, e.name)] : []);
+  const forgotten = keptLists(live.home);
+  assert.ok(forgotten.length > 0, "the relay kept the newer list");
+  forgotten.forEach((f) => rmSync(f));
+  const withheld = await post(next, { decision: "allow", digest: next.digest, signed });
+  assert.equal(withheld.status, 201, withheld.text);
+  assert.equal(await refusedWith(withheld.body.answer_id), "stale_device_list");
+  await sleep(500);
+  assert.equal(existsSync(file), false, "the revoked phone's allow ran nothing under the withheld list");
   const ok = await needsYouIn(owner, ["answer", next.question_id, "--allow"]);
   assert.equal(ok.code, 0, ok.stderr);
   assert.ok(await waitFor(() => existsSync(file), 10_000));

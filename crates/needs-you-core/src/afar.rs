@@ -386,6 +386,9 @@ pub enum Refusal {
     /// On the agent's machine: signed by a device that the owner's newest
     /// device list this machine has seen leaves out.
     RevokedDevice,
+    /// On the agent's machine: the owner's newest device list it has seen
+    /// is past its life, so a revocation since may have been kept from it.
+    StaleDeviceList,
     /// On the agent's machine: its statement is past its expiry, or claims
     /// a life no statement has.
     Expired,
@@ -413,6 +416,7 @@ impl Refusal {
             Refusal::NotPinned => "not_pinned",
             Refusal::UnknownDevice => "unknown_device",
             Refusal::RevokedDevice => "revoked_device",
+            Refusal::StaleDeviceList => "stale_device_list",
             Refusal::Expired => "expired",
             Refusal::WordsInTheClear => "words_in_the_clear",
             Refusal::Unopened => "unopened",
@@ -463,6 +467,9 @@ impl Refusal {
             }
             Refusal::RevokedDevice => {
                 "the device that signed the answer was revoked by its owner".into()
+            }
+            Refusal::StaleDeviceList => {
+                "the newest list of your devices the agent's machine has seen is out of date (a newer one may have been kept from it): run any `needs-you` command on your own machine, which signs it anew, then answer again".into()
             }
             Refusal::Expired => {
                 "the answer, or its device's certificate, is out of date (or the device's clock is far off): answer again, or pair the device again".into()

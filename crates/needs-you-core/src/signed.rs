@@ -69,6 +69,15 @@ pub const MAX_ENVELOPE_BYTES: usize = 8 * 1024;
 /// new one when it pairs the device again.
 pub const CERTIFICATE_LIFETIME_MS: i64 = 30 * 24 * 3600 * 1000;
 
+/// How long the owner's device list counts on an agent's machine: the
+/// bound on how long a server that withholds a newer list can keep a
+/// revoked device answering on a machine that never saw it. The owner's
+/// command line signs the list anew once a day as it runs, and at every
+/// pairing and revocation; a machine whose newest list is older than this
+/// takes no device's answer (the owner key's own still count) until a newer
+/// one reaches it.
+pub const DEVICE_LIST_LIFETIME_MS: i64 = 7 * 24 * 3600 * 1000;
+
 /// What a pairing's proof of a device's keys begins with.
 pub const PROOF_LABEL: &str = "needs-you pairing v2\n";
 
@@ -135,6 +144,9 @@ pub struct DeviceList {
     /// The fingerprints of the devices' keys, never the server's device
     /// ids, which it could hand a new device again.
     pub devices: Vec<String>,
+    /// When it stops counting (ms): [`DEVICE_LIST_LIFETIME_MS`] after it
+    /// was signed.
+    pub expires_at: i64,
 }
 
 /// What the answering device says, and signs.

@@ -90,6 +90,7 @@ fn main() {
         owner: owner.clone(),
         version: 1,
         devices: vec![trust::fingerprint(&public(&phone))],
+        expires_at: now + needs_you_core::signed::DEVICE_LIST_LIFETIME_MS,
     };
     let frame = Answer {
         answer_id: "ans_bench".into(),

@@ -136,9 +136,14 @@ fn may_answer(
         return Err(Refusal::UnknownDevice);
     }
     // The list names keys, not the server's device ids: an id the server
-    // hands a new device again never brings back a revoked key.
+    // hands a new device again never brings back a revoked key. A list past
+    // its life may be one a server kept showing after a newer one left the
+    // device out: it vouches for nobody.
     match devices {
-        Some(list) if list.devices.contains(&fingerprint(&key)) => Ok(()),
+        Some(list) if list.devices.contains(&fingerprint(&key)) => match now > list.expires_at {
+            true => Err(Refusal::StaleDeviceList),
+            false => Ok(()),
+        },
         _ => Err(Refusal::RevokedDevice),
     }
 }
@@ -795,11 +800,26 @@ mod tests {
     }
 
     fn list(owner: &SigningKey, version: u64, devices: &[&SigningKey]) -> Envelope {
+        list_until(
+            owner,
+            version,
+            devices,
+            NOW + signed::DEVICE_LIST_LIFETIME_MS,
+        )
+    }
+
+    fn list_until(
+        owner: &SigningKey,
+        version: u64,
+        devices: &[&SigningKey],
+        expires_at: i64,
+    ) -> Envelope {
         let l = DeviceList {
             v: VERSION,
             owner: fingerprint(&public(owner)),
             version,
             devices: devices.iter().map(|d| fingerprint(&public(d))).collect(),
+            expires_at,
         };
         signed_by(owner, &l)
     }
@@ -890,5 +910,41 @@ mod tests {
         assert_eq!(kept, revoked);
         let made_up = newest_list(&fp, revoked.clone(), Some(&list(&key(5), 9, &[&phone])));
         assert_eq!(made_up, revoked);
+    }
+
+    /// A server that keeps the list that revoked the phone from a machine
+    /// gets the phone's answers taken there only while the list it shows
+    /// still counts: past its life it vouches for nobody, and the owner's
+    /// own key still answers.
+    #[test]
+    fn a_withheld_revocation_holds_once_the_list_shown_ends() {
+        let owner = key(1);
+        let phone = key(3);
+        let fp = fingerprint(&public(&owner));
+        let good = statement(&fp, allow(), Some("d1"));
+        let cert = certificate(
+            &owner,
+            &phone,
+            "answer",
+            NOW + 2 * signed::DEVICE_LIST_LIFETIME_MS,
+        );
+        let by_phone = Envelope {
+            certificate: Some(Box::new(cert)),
+            ..seal(&phone, &good)
+        };
+        let shown = newest_list(&fp, None, Some(&list_until(&owner, 1, &[&phone], NOW)));
+        assert_eq!(
+            verify(&fp, Some(&by_phone), shown.as_ref(), NOW),
+            Ok(good.clone())
+        );
+        assert_eq!(
+            code(verify(&fp, Some(&by_phone), shown.as_ref(), NOW + 1)),
+            "stale_device_list"
+        );
+        let by_owner = seal(&owner, &good);
+        assert_eq!(
+            verify(&fp, Some(&by_owner), shown.as_ref(), NOW + 1),
+            Ok(good)
+        );
     }
 }

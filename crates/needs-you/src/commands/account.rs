@@ -654,7 +654,7 @@ pub fn revoke_device(device: &str) -> Result<i32> {
     );
     match (&key, &struck) {
         (Some(_), Some(fp)) => println!(
-            "Your key no longer vouches for its key {}…: every machine that pinned yours refuses what it signs from the device list it next sees.",
+            "Your key no longer vouches for its key {}…: every machine that pinned yours refuses what it signs once it sees your new device list, and within 7 days where the server keeps that list from it.",
             &fp[..fp.len().min(11)]
         ),
         (Some(_), None) => println!(

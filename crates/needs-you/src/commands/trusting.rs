@@ -11,7 +11,8 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use needs_you_core::api::{Device, Devices, PairedDevice, PairingState, Right, Rights};
 use needs_you_core::signed::{
-    proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS, VERSION,
+    proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS,
+    DEVICE_LIST_LIFETIME_MS, VERSION,
 };
 use needs_you_reporter::client::Client;
 use needs_you_reporter::sealing::ContentKeys;
@@ -252,8 +253,11 @@ const RENEW_WITHIN_MS: i64 = 7 * 24 * 3600 * 1000;
 const RENEW_CHECK_EVERY_MS: f64 = 24.0 * 3600.0 * 1000.0;
 
 /// Once a day, as the owner's command line runs: [`renew_due`], quietly
-/// unless it renewed something. Nothing here ever fails the command that
-/// ran; what could not be done is tried again next time.
+/// unless it renewed something, and the device list signed anew for
+/// [`DEVICE_LIST_LIFETIME_MS`], so that agents' machines keep taking the
+/// devices' answers (a list past its life vouches for nobody there). Nothing
+/// here ever fails the command that ran; what could not be done is tried
+/// again next time.
 pub fn renew_now_and_then() {
     let stamp = login::dir().join("certificates-checked");
     let checked = std::fs::read_to_string(&stamp)
@@ -271,7 +275,9 @@ pub fn renew_now_and_then() {
     if !login.is_owner() {
         return;
     }
-    if let Ok(renewed) = renew_due(&client, &key) {
+    // Only an owner who vouched for a device has a list that matters.
+    let listed = certified().is_empty() || change_list(&client, &key, |_| {}).is_ok();
+    if let (Ok(renewed), true) = (renew_due(&client, &key), listed) {
         if !renewed.is_empty() {
             // Named, so that a device the owner forgot is noticed and revoked.
             let names: Vec<String> = renewed
@@ -380,6 +386,7 @@ pub fn change_list(
         owner,
         version,
         devices,
+        expires_at: now_ms() as i64 + DEVICE_LIST_LIFETIME_MS,
     };
     let envelope = key.sign_json(&list);
     let _: Value = client.put("/v1/owners/me/device-list", &json!({ "list": envelope }))?;
