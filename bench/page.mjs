@@ -181,6 +181,11 @@ console.log(JSON.stringify(out, null, 2));
     await page.goto(pairing.url);
     await page.click("#pair-ask-yes"); // "Pair this browser with …?"
     await page.locator("#questions .card").nth(2).waitFor();
+    // Each card as the person gets it: built on the page from its request,
+    // with its Allow and Deny, its options, its reply box.
+    await page.locator("#questions .decide:not([hidden])").waitFor();
+    await page.locator("#questions .choose:not([hidden])").waitFor();
+    await page.locator("#questions .answer:not([hidden])").waitFor();
     await page.screenshot({ path: join(ROOT, "docs", "screenshots", `${name}.png`), fullPage: name === "phone" });
     await context.close();
   }

@@ -21,7 +21,7 @@ let builder = null;
 function loaded() {
   builder ??= fetch("/card.wasm")
     .then((r) => {
-      if (!r.ok) throw Object.assign(new Error(`card.wasm: ${r.status}`), { again: true });
+      if (!r.ok) throw Object.assign(new Error(`the card builder did not reach this page (card.wasm: ${r.status})`), { again: true });
       return r.arrayBuffer();
     }, (e) => {
       throw Object.assign(e, { again: true }); // offline: tried again
@@ -183,12 +183,17 @@ function cardShown(q, ready) {
   if (had?.key === key) {
     if (had.error) {
       const text = q.sealed ? `Its words are sealed, and this page could not show them (${had.error}).` : q.text;
-      return { ...q, text, answer_from_afar: null, why_not: `this card could not be built here (${had.error}): answer it in the terminal` };
+      return { ...q, text, answer_from_afar: null, why_not: `${had.error}: answer it in the terminal` };
     }
     const b = had.built;
     const terminal = b.cwd !== undefined ? placed(q.terminal, b) : q.terminal;
     const card = { ...q, text: b.text, options: b.options ?? [], questions: b.questions ?? [], terminal, sealed_version: b.version };
     return takesSigned(q) ? { ...card, decisions: b.lasting, digest: b.digest } : card;
+  }
+  if (!tried.has(q.question_id)) {
+    tried.set(q.question_id, { since: Date.now() });
+    // Drawn again once the wait is over, to say why if it is not built by then.
+    setTimeout(ready, SAY_WHY_AFTER_MS);
   }
   if (!building.has(q.question_id)) {
     building.add(q.question_id);
@@ -197,12 +202,25 @@ function cardShown(q, ready) {
       setTimeout(ready, again ? RETRY_MS : 0);
     });
   }
+  const { since, why } = tried.get(q.question_id);
+  if (Date.now() - since >= SAY_WHY_AFTER_MS) {
+    // Still tried, quietly: a request that arrives later builds the card.
+    const said = why ?? (q.sealed ? "its sealed words did not reach this page" : "its request did not reach this page");
+    const text = q.sealed ? "Its words are sealed, and have not reached this page." : q.text;
+    return { ...q, text, answer_from_afar: null, why_not: `${said}: answer it in the terminal` };
+  }
   const waiting = q.sealed ? "opening its sealed words…" : "building this card from its request…";
   return { ...q, text: q.sealed ? waiting : q.text, answer_from_afar: null, why_not: waiting };
 }
 
 /** How long a card whose request could not be fetched waits to try again. */
 const RETRY_MS = 5_000;
+/** How long a card may say it is being built: past this, it says why it is
+ *  not, and how to answer instead, while it goes on trying. */
+export const SAY_WHY_AFTER_MS = 4_000;
+/** Each card being built: when it was first tried, and why the last try
+ *  failed (for a person), by question id. */
+const tried = new Map();
 /** How many times sealed words that no key here opens are tried. */
 const OPEN_TRIES = 4;
 /** How many times each question's words did not open, by question id. */
@@ -214,7 +232,7 @@ const unopened = new Map();
  *  request; sealed words that were sealed for another open than the one the
  *  list names are tried again with the next list. */
 async function opened(q, held) {
-  if (held.open_seq !== q.open_seq) throw Object.assign(new Error("the list is older than its words"), { again: true });
+  if (held.open_seq !== q.open_seq) throw Object.assign(new Error("its sealed words did not reach this page as the list names them"), { again: true });
   const plain = await openSealed(openScope(q), "question", held.sealed);
   if (plain === null) {
     // The key may be on its way (a page just paired, a version just made):
@@ -251,15 +269,28 @@ async function fetchAndBuild(q, key) {
     }
     await loaded();
     const request = words ? words.request : held.request;
-    if (!request) throw new Error("the server gave no request");
+    if (!request) throw new Error("its request did not reach this page");
     const built = await build(q.answer_from_afar, request);
     cards.set(q.question_id, { key, built: words ? { ...(await named(built, words.version)), cwd: words.cwd ?? "", target: words.target, host: words.host, version: words.version } : built });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
-    if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) return true;
-    cards.set(q.question_id, { key, error: e.message });
+    if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) {
+      const t = tried.get(q.question_id);
+      if (t) t.why = unreachable(e);
+      return true;
+    }
+    // The server's refusal is said by its status, not in its own words.
+    const error = e.status ? `its request did not reach this page (the server answered ${e.status})` : e.message;
+    cards.set(q.question_id, { key, error });
   }
   return false;
+}
+
+/** Why a try that will be made again failed, for a person. */
+function unreachable(e) {
+  if (e.status >= 500) return `the server did not give its request (it answered ${e.status})`;
+  if (e.name === "TypeError" && e.status === undefined) return "this page is offline, so its request did not reach it";
+  return e.message;
 }
 
 /** `built`, a card built here from a sealed question's request, naming the

@@ -434,6 +434,55 @@ test("a card builder other than the one the page was built with is never run: th
   await context.close();
 });
 
+test("a card whose request never comes says why within a few seconds and takes no answer; one whose request comes later is built", async () => {
+  const { task, context, page } = await pairedPage();
+  // The server's side of each request, decided once the questions are
+  // known (the page asks for a request the moment its card appears).
+  let known;
+  const ids = new Promise((resolve) => (known = resolve));
+  let failing = true;
+  await context.route("**/v1/questions/*/request", async (route) => {
+    const { missing, late } = await ids;
+    const url = route.request().url();
+    if (url.includes(missing)) return route.fulfill({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"gone"}' });
+    if (url.includes(late) && failing) return route.fulfill({ status: 503, contentType: "application/json", body: '{"error":"unavailable","message":"down"}' });
+    return route.continue();
+  });
+  const t0 = Date.now();
+  // An older reporter's report: it takes a decision and carries no request.
+  const withoutRequest = bash("make lost");
+  delete withoutRequest.request;
+  const bare = await say(task, { session: "bare", action: "open", kind: "permission", text: "Run make", ...withoutRequest });
+  // A request the server answers with 404, and one it fails with 503 until
+  // it stops: the second is built once its request comes.
+  const missing = await say(task, { session: "gone", action: "open", kind: "permission", text: "Run make", ...bash("make gone") });
+  const late = await say(task, { session: "late", action: "open", kind: "permission", text: "Run make", ...bash("make late") });
+  known({ missing: missing.question_id, late: late.question_id });
+  const card = (q) => page.locator(`#question-${q.question_id}`);
+  const said = async (q, text) => {
+    await card(q).locator(".where", { hasText: text }).waitFor({ timeout: 10_000 });
+    return Date.now() - t0;
+  };
+  const times = [
+    // The Worker itself lists it as one for the terminal.
+    await said(bare, "Claude Code takes this one only in its terminal (a plan's approval, or an older report-prompt)."),
+    await said(missing, "its request did not reach this page (the server answered 404): answer it in the terminal."),
+    await said(late, "the server did not give its request (it answered 503): answer it in the terminal."),
+  ];
+  // Within the bound (4 s), plus the page's own start: never "building…" for good.
+  assert.ok(times.every((ms) => ms < 8_000), JSON.stringify(times));
+  for (const q of [bare, missing, late]) {
+    assert.equal(await card(q).locator(".decide").isHidden(), true, "no Allow over a card it did not build");
+  }
+  assert.equal((await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE task_id = ?").bind(task.task_id).first()).n, 0, "no answer taken");
+  // Still tried, quietly: once its request comes, the card is built.
+  failing = false;
+  await card(late).locator(".decide").waitFor({ timeout: 10_000 });
+  assert.match(await card(late).locator(".text").textContent(), /make late/);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test("a permission card denies at once and allows once only after its confirmation, saying who and where the answer is", async () => {
   const { task, context, page } = await pairedPage({ viewport: { width: 360, height: 740 } });
   const ask = (session, command) => say(task, { session, action: "open", kind: "permission", text: "Run the unit tests",
