@@ -24,7 +24,7 @@ bash scripts/setup.sh
 step "format and lints"
 cargo fmt --all -- --check
 python3 scripts/module-cycles.py src crates/*/src
-python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs
+python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs $(find src crates -path '*/src/*' -name mod.rs)
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet -p needs-you-worker -p needs-you-card --target wasm32-unknown-unknown -- -D warnings
 # The crates' docs: every link resolves, none to a private item.

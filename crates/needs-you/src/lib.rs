@@ -8,8 +8,11 @@
 //!   starts itself, the sender and the relay, go to `report-prompt`'s entry).
 //! * [`cli`]: the command line and its `--help`, defined once (clap).
 //! * [`commands`]: one module per command or small family:
-//!   [`commands::account`] (setup, login, logout, rotate-token, pair),
-//!   [`commands::questions`] (ls, tasks, answer, dismiss),
+//!   [`commands::account`] (setup, login, logout, rotate-token, pair, devices)
+//!   and [`commands::trusting`] (the owner's key vouching for devices),
+//!   [`commands::questions`] (ls, tasks, answer, dismiss, show) with
+//!   [`commands::cards`] (the cards `ls` builds) and [`commands::watch`]
+//!   (`ls --watch`), [`commands::history`] (log), [`commands::rules`],
 //!   [`commands::channels`] (channels, test-push), [`commands::run`],
 //!   [`commands::codex`] (`run -- codex`'s TUI against a private app-server),
 //!   [`commands::deploy`] (the prebuilt Worker from the npm package onto

@@ -13,6 +13,8 @@
 //! * [`Channel`], [`TestResult`]: an owner's channels, and a test push.
 //! * What a creation answers, once: [`NewOwner`], [`NewTask`], [`Pairing`],
 //!   [`NewDevice`], [`Queued`], [`NewToken`].
+//!
+//! * `access`: who may do what, and what a creation answers; `channels`: an owner's channels.
 
 use serde::{Deserialize, Serialize};
 

@@ -7,6 +7,13 @@
 //! the reporter's stdin. Beside each classifier stands the list of hook events
 //! that `report-prompt install` adds for that CLI ([`hooks`]), so what is
 //! installed and what it means are read in one file.
+//!
+//! * `claude_code`, `codex`, `copilot`, `gemini`: each CLI's hook events; [`plugin_events`]: our plugins' (OpenCode, Hermes).
+//! * [`event`]: what one event means, in the words every classifier writes it with.
+//! * [`card`]: the card of a request an answer from afar covers.
+//! * [`codex_app`]: Codex's app-server requests, as needs-you reads them.
+//! * `elicitation`: an MCP server asking the person for input.
+//! * `opencode_prompt`: whether OpenCode's screen shows its prompt empty.
 
 pub mod card;
 mod claude_code;

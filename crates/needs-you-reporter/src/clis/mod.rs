@@ -3,6 +3,8 @@
 //! it loads, and the few rules of its own that the installer, the hook, the
 //! transcript watcher and `doctor` follow. Everything else reads a CLI
 //! through [`of`]; only [`ALL`] lists them, one line each.
+//!
+//! * `claude_code`, `codex`, `copilot`, `gemini`, `hermes`, `opencode`: each CLI's part.
 
 mod claude_code;
 mod codex;

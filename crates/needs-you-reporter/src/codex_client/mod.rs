@@ -31,6 +31,10 @@
 //! It never types a key, and never answers a request of a thread it did not
 //! see the TUI's server start. A subagent's thread is left to the terminal.
 //! Its failures go to the state directory's log.
+//!
+//! * `connection`: the connection to the app-server and what it keeps.
+//! * `protocol`: the app-server's messages, read.
+//! * `answers`: an approval's question opened, waited on, and answered down the one road.
 
 mod answers;
 mod connection;

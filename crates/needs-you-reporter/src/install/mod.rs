@@ -5,6 +5,13 @@
 //! Every installer is idempotent, keeps a backup of a file before changing it,
 //! shows its changes with `--dry-run`, and leaves a file it cannot parse
 //! untouched with a clear error.
+//!
+//! * [`files`]: how a file is written, backed up and kept private.
+//! * [`hooks_json`]: our hooks in a Claude Code `settings.json` or a Codex `hooks.json`.
+//! * `enabled_list`: our name in Hermes's `plugins.enabled`.
+//! * [`marketplace`]: our plugins and extension, installed with each CLI's own command.
+//! * [`plugins`]: the plugin files OpenCode and Hermes load.
+//! * [`reports`], [`mod@status`]: how, and whether, a CLI reports on this machine.
 
 pub(crate) mod enabled_list;
 pub mod files;

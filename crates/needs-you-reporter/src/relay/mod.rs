@@ -38,6 +38,9 @@
 //! so does a machine where nothing of its task has been open for
 //! `NEEDS_YOU_RELAY_IDLE_S` (600 s).
 //! Its failures go to the state directory's log.
+//!
+//! * `admit`: whether an answer may go on, checked again before each key and decision.
+//! * `panes`: where an open question's pane is recorded on this machine.
 
 mod admit;
 mod panes;

@@ -6,6 +6,9 @@
 //! One module per terminal kind that answers can be typed into: [`tmux`]
 //! now; zellij, WezTerm or kitty would sit beside it, each giving a [`Pane`]
 //! it can find again, check and type into.
+//!
+//! * [`foreground`]: whether the agent that asked is the program a typed line reaches.
+//! * [`tmux`]: a tmux pane, found again, checked and typed into.
 
 pub mod foreground;
 pub mod tmux;

@@ -1,6 +1,12 @@
 //! The command line, defined once: clap reads it, and `--help` is generated
 //! from it. Each command's example is its `after_help`; the top-level help
 //! collects them all, so the overview cannot drift from the commands.
+//!
+//! * `account`: `devices` and `channels`, the owner's paired devices and the ways it is rung.
+//! * `lists`: `tasks` and `rules`, and what can be done to their items.
+//! * `run`: `run`'s options, how a task is started under watch.
+//! * `values`: the value parsers the commands' arguments share.
+//! * `parse`: the arguments read into a `Command`, or one line saying what is wrong.
 
 use std::ffi::OsString;
 

@@ -1,5 +1,16 @@
 //! The commands, one module per command or small family, and what they all
 //! need: the login this machine holds, and the ids that go into URL paths.
+//!
+//! * `account`: `setup`, `login`, `logout`, `rotate-token`, `pair`, `devices`.
+//! * `trusting`: the owner's key vouching for devices and signing the device list.
+//! * `questions`: `ls`, `tasks`, `answer`, `dismiss`, `show`.
+//! * `cards`: the cards `ls` shows, built here from each question's request.
+//! * `watch`: `ls --watch`, on the live list's socket.
+//! * `history`: `log`, the history searched on this machine.
+//! * `rules`: `rules` and `rules revoke`.
+//! * `channels`: `channels` and `test-push`.
+//! * `run`: `run -- COMMAND`, a task of its own; `codex`: `run -- codex`'s TUI against a private app-server.
+//! * `deploy`: the prebuilt Worker onto Cloudflare, or served here; `version`: `--version`.
 
 pub mod account;
 pub mod cards;

@@ -9,6 +9,12 @@
 //! The bundle is where the npm launcher says (`NEEDS_YOU_WORKER_DIR`); each
 //! run works on a private copy of it (its configuration gets the database's
 //! id, a local run its secrets), removed at the end.
+//!
+//! * `bundle`: the prebuilt Worker as the npm package ships it, and the private copy each run works on.
+//! * `cloud`: `deploy` and `deploy --dry-run`, on the account wrangler is logged in to.
+//! * `local`: `deploy --local`, the same bundle under `wrangler dev` on 127.0.0.1.
+//! * `secrets`: the Worker's secrets, made here and handed to wrangler on its standard input.
+//! * `wrangler`: running the pinned wrangler, from the copy npm takes as its project.
 
 mod bundle;
 mod cloud;

@@ -8,6 +8,9 @@
 //!
 //! How signals reach the command is `signals`'s; how it runs in a tmux
 //! session of its own, `tmux`'s.
+//!
+//! * `signals`: signals passed on to the command while it runs.
+//! * `tmux`: `--tmux`, the command in a tmux session of its own.
 
 mod signals;
 mod tmux;
