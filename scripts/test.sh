@@ -23,6 +23,7 @@ bash scripts/setup.sh
 
 step "format and lints"
 cargo fmt --all -- --check
+python3 scripts/module-cycles.py --self-test
 python3 scripts/module-cycles.py src crates/*/src
 python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs $(find src crates -path '*/src/*' -name mod.rs)
 cargo clippy --quiet --all-targets -- -D warnings

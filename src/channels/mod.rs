@@ -1,7 +1,8 @@
 //! Where an owner is notified, and how a delivery is sent.
 //!
 //! Each channel turns a question event into an [`Outgoing`] request with pure
-//! code ([`ntfy`], [`webhook`], [`webpush`]), so what goes on the wire is
+//! code ([`ntfy`], [`webhook`], [`webpush`], on what `outgoing` holds for them
+//! all), so what goes on the wire is
 //! decided in one place and tested without a network; [`send`] is the only
 //! I/O besides the WebCrypto calls that seal a push ([`subtle`]), and
 //! [`attempt`] one try of one channel, recorded.
@@ -12,6 +13,7 @@
 
 pub mod attempt;
 pub mod ntfy;
+mod outgoing;
 mod subtle;
 pub mod webhook;
 pub mod webpush;
@@ -28,16 +30,7 @@ use worker::{
 
 use crate::delivery::Event;
 use crate::question::Question;
-pub use crate::urls::is_http_url;
-
-/// A request to send, as data.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outgoing {
-    pub method: &'static str,
-    pub url: String,
-    pub headers: Vec<(&'static str, String)>,
-    pub body: Option<Vec<u8>>,
-}
+pub use outgoing::Outgoing;
 
 /// The name of a device's Web Push channel starts with this, then its id.
 pub const WEBPUSH_PREFIX: &str = "webpush:";
@@ -131,23 +124,6 @@ impl Channel {
     }
 }
 
-/// A value that can go into an HTTP header as it is: visible ASCII and inner
-/// spaces. A token with a line break or a non-ASCII character would make every
-/// delivery fail, so it is refused when it is set.
-pub fn is_header_value(v: &str) -> bool {
-    !v.is_empty() && v.trim() == v && v.bytes().all(|b| (0x20..0x7f).contains(&b))
-}
-
-/// Whether a channel's owner turned its words on (`words: true`): off when
-/// left out, since the channel's server is a third party's.
-pub fn words_of(c: &Map<String, Value>) -> Result<bool, String> {
-    match c.get("words") {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err("`words` must be true or false".into()),
-    }
-}
-
 /// Sends one request; `Ok(status)` for any HTTP answer, `Err` when none came
 /// within `timeout` (the attempt then counts as failed).
 pub async fn send(out: &Outgoing, timeout: Duration) -> Result<u16, String> {
@@ -195,14 +171,6 @@ pub async fn send(out: &Outgoing, timeout: Duration) -> Result<u16, String> {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn header_values_are_printable_ascii() {
-        assert!(is_header_value("tk_0123 abc"));
-        for bad in ["", " tk", "tk\r\nX-Evil: 1", "tk\t", "tökén"] {
-            assert!(!is_header_value(bad), "{bad:?}");
-        }
-    }
 
     #[test]
     fn settings_that_could_never_work_are_refused() {

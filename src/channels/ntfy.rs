@@ -13,9 +13,10 @@ use serde_json::{Map, Value};
 use needs_you_core::words::option_lines;
 use needs_you_core::{truncate_bytes, Kind};
 
-use super::{is_http_url, Outgoing};
+use super::outgoing::{is_header_value, words_of, Outgoing};
 use crate::delivery::Event;
 use crate::question::Question;
+use crate::urls::is_http_url;
 
 /// ntfy's message limit, in bytes. A longer message is not shown: ntfy turns
 /// it into an attachment (or refuses it where attachments are off), so the
@@ -51,7 +52,7 @@ impl Ntfy {
         };
         split_topic(&url)?;
         let token = optional_str(c, "token")?;
-        if token.as_deref().is_some_and(|t| !super::is_header_value(t)) {
+        if token.as_deref().is_some_and(|t| !is_header_value(t)) {
             return Err("`token` must be printable ASCII without line breaks".into());
         }
         let click = optional_str(c, "click")?;
@@ -70,7 +71,7 @@ impl Ntfy {
             token,
             priority,
             click,
-            words: super::words_of(c)?,
+            words: words_of(c)?,
         })
     }
 

@@ -9,10 +9,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::Sha256;
 
-use super::{is_http_url, Outgoing};
+use super::outgoing::{words_of, Outgoing};
 use crate::delivery::Event;
 use crate::ids::hex;
 use crate::question::Question;
+use crate::urls::is_http_url;
 
 /// Shortest secret accepted: anything shorter is guessable.
 pub const MIN_SECRET_CHARS: usize = 16;
@@ -60,7 +61,7 @@ impl Webhook {
         Ok(Webhook {
             url,
             secret,
-            words: super::words_of(c)?,
+            words: words_of(c)?,
         })
     }
 

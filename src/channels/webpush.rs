@@ -29,7 +29,8 @@ use sha2::{Digest, Sha256};
 
 use needs_you_core::truncate_chars;
 
-use super::{subtle, Outgoing};
+use super::outgoing::Outgoing;
+use super::subtle;
 use crate::delivery::Event;
 use crate::question::Question;
 
@@ -98,7 +99,7 @@ impl PushServices {
     /// Whether `endpoint` is at one of them: `https://` to an allowed host,
     /// or `http://127.0.0.1` when loopback is allowed.
     pub fn allow(&self, endpoint: &str) -> bool {
-        if !super::is_http_url(endpoint) || endpoint.len() > 1024 {
+        if !crate::urls::is_http_url(endpoint) || endpoint.len() > 1024 {
             return false;
         }
         if let Some(rest) = endpoint.strip_prefix("https://") {

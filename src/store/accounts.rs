@@ -6,7 +6,8 @@ use worker::{Env, Result};
 
 use needs_you_core::{api, CloseReason};
 
-use super::{changes, db, n, questions, s, stmt};
+use super::questions;
+use super::sql::{changes, db, n, s, stmt};
 use crate::limits;
 use crate::question::ClosedQuestion;
 

@@ -12,7 +12,7 @@ use needs_you_core::afar::AnswerBody;
 use needs_you_core::signed::Envelope;
 use needs_you_core::{api, relay_messages};
 
-use super::{db, n, s, stmt};
+use super::sql::{db, n, s, stmt};
 
 /// Whether the question has an answer on its way. Binds ?1 the question id.
 const PENDING: &str = "

@@ -4,7 +4,7 @@ use needs_you_core::api;
 use serde::Deserialize;
 use worker::{Env, Result};
 
-use super::{changes, db, n, s, stmt};
+use super::sql::{changes, db, n, s, stmt};
 
 /// Sets the owner's channel of a kind. Binds ?1 owner id, ?2 kind,
 /// ?3 config (JSON), ?4 now.

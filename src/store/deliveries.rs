@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 use worker::{Env, Result};
 
-use super::{db, n, opt_n, questions, s, stmt, ChannelRow};
+use super::channels::ChannelRow;
+use super::questions;
+use super::sql::{db, n, opt_n, s, stmt};
 use crate::delivery::{Attempts, Event};
 use crate::question::Question;
 use needs_you_core::api;

@@ -7,7 +7,7 @@ use worker::{Env, Result};
 use needs_you_core::api::{self, Rights};
 use needs_you_core::CloseReason;
 
-use super::{changes, db, n, s, stmt};
+use super::sql::{changes, db, n, s, stmt};
 use crate::limits;
 
 /// A pairing code is tried this many times at most, then it is dead.
@@ -274,7 +274,7 @@ pub async fn list_devices(
         device_id: String,
         name: String,
         created_at: i64,
-        #[serde(deserialize_with = "super::flag")]
+        #[serde(deserialize_with = "super::sql::flag")]
         push: bool,
         rights: u32,
         paired_by: Option<String>,

@@ -6,7 +6,8 @@ use worker::{Env, Result};
 
 use needs_you_core::api;
 
-use super::{db, n, s, stmt, AnswerOf};
+use super::answers::AnswerOf;
+use super::sql::{db, n, s, stmt};
 use crate::question::Question;
 
 /// Where a page starts: after the question opened at `opened_at` with the

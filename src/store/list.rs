@@ -5,7 +5,9 @@ use worker::{Env, Result};
 
 use needs_you_core::api;
 
-use super::{accounts, answers, db, n, questions, revision, s, stmt, AnswerOf};
+use super::answers::AnswerOf;
+use super::sql::{db, n, s, stmt};
+use super::{accounts, answers, questions, revision};
 use crate::limits;
 use crate::question::Question;
 

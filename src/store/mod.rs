@@ -12,6 +12,8 @@
 //! * [`answers`]: answers to replies, on their way to the agent's terminal.
 //! * [`rules`]: the lasting rules granted from afar, and taking them back.
 //! * [`history`]: every question kept, a page at a time, with its answers and rules.
+//! * `sql`: what every statement is made with (the database, values bound,
+//!   the rows a statement changed).
 //!
 //! Each statement is one complete constant, with the parameters it binds named
 //! in its doc comment. Numbers are bound as f64 (D1 rejects BigInt;
@@ -29,6 +31,7 @@ mod reports;
 mod revision;
 #[macro_use]
 mod rules;
+mod sql;
 // After the two modules whose column lists it reads.
 mod history;
 
@@ -43,68 +46,7 @@ pub use questions::*;
 pub use reports::*;
 pub use revision::list_revision;
 pub use rules::*;
-
-use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, D1Result, Env, Result};
-
-pub(super) fn db(env: &Env) -> Result<D1Database> {
-    env.d1("DB")
-}
-
-pub(super) fn s(v: &str) -> JsValue {
-    JsValue::from_str(v)
-}
-
-pub(super) fn n(v: f64) -> JsValue {
-    JsValue::from_f64(v)
-}
-
-pub(super) fn opt_n(v: Option<f64>) -> JsValue {
-    v.map_or(JsValue::NULL, JsValue::from_f64)
-}
-
-pub(super) fn stmt(db: &D1Database, sql: &str, args: &[JsValue]) -> Result<D1PreparedStatement> {
-    db.prepare(sql).bind(args)
-}
-
-/// Rows a statement changed.
-pub(super) fn changes(r: &D1Result) -> Result<usize> {
-    Ok(r.meta()?.and_then(|m| m.changes).unwrap_or(0))
-}
-
-/// The four values that every statement of a report's batch binds first:
-/// ?1 the credential's hash, ?2 the session, ?3 this request's id, ?4 now.
-pub struct ReportKeys<'a> {
-    pub credential_hash: &'a str,
-    pub session: &'a str,
-    pub request_id: &'a str,
-    pub now: f64,
-}
-
-impl ReportKeys<'_> {
-    /// ?1 to ?4, then `extra` from ?5 on.
-    pub(super) fn bind(&self, extra: &[JsValue]) -> Vec<JsValue> {
-        let mut args = vec![
-            s(self.credential_hash),
-            s(self.session),
-            s(self.request_id),
-            n(self.now),
-        ];
-        args.extend_from_slice(extra);
-        args
-    }
-}
-
-/// A column that SQLite keeps as 0 or 1 (or JSON's true and false), read as
-/// a bool; anything else reads as false.
-pub fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error> {
-    use serde::Deserialize;
-    Ok(match serde_json::Value::deserialize(d)? {
-        serde_json::Value::Bool(b) => b,
-        serde_json::Value::Number(n) => n.as_i64().unwrap_or(0) != 0,
-        _ => false,
-    })
-}
+pub use sql::ReportKeys;
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@ use needs_you_core::{CloseReason, Kind};
 use serde::Deserialize;
 use worker::{D1Database, D1PreparedStatement, D1Result, Env, Result};
 
-use super::{changes, db, n, s, stmt, ReportKeys};
+use super::sql::{changes, db, n, s, stmt, ReportKeys};
 use crate::question::{ClosedQuestion, Question};
 
 // ---- open and supersede: statements of the report's batch ----------------------
@@ -446,7 +446,7 @@ pub async fn question_request(
     owner_id: &str,
     question_id: &str,
 ) -> Result<Option<HeldRequest>> {
-    let db = super::db(env)?;
+    let db = super::sql::db(env)?;
     stmt(&db, REQUEST, &[s(question_id), s(owner_id)])?
         .first(None)
         .await

@@ -11,7 +11,8 @@ use worker::{Env, Result};
 
 use needs_you_core::Report;
 
-use super::{db, n, questions, s, stmt, ReportKeys};
+use super::questions;
+use super::sql::{db, n, s, stmt, ReportKeys};
 use crate::limits;
 use crate::question::ClosedQuestion;
 

@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use worker::{Env, Result};
 
-use super::{db, s, stmt};
+use super::sql::{db, s, stmt};
 
 /// Raises the owner's list revision (the list's ETag): every statement batch
 /// that changes what `GET /v1/needs-you` shows ends with this one (when the

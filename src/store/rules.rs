@@ -10,7 +10,7 @@ use needs_you_core::api::{self, RuleState};
 use needs_you_core::relay_messages::{Revocation, RevokeOutcome};
 use needs_you_core::signed::Envelope;
 
-use super::{db, n, s, stmt};
+use super::sql::{db, n, s, stmt};
 
 /// Records the rule that answer ?1 of task ?2 granted, once the agent took
 /// it (its state is now ?3, `taken`): the question's offered choice whose id

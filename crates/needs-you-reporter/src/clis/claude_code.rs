@@ -10,7 +10,7 @@ use needs_you_core::classify::{claude_code_hook_output, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use super::{home, var_dir, Integration, Plugin, PLUGIN_ID};
+use super::integration::{home, var_dir, Integration, Plugin, PLUGIN_ID};
 use crate::error::Error;
 use crate::install::files::read_json;
 use crate::taker::{Closing, Taker};

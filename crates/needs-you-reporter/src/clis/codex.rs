@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use super::{home, var_dir, Integration, Plugin, PLUGIN_ID};
+use super::integration::{home, var_dir, Integration, Plugin, PLUGIN_ID};
 use crate::error::Error;
 use crate::install::files::NewFile;
 

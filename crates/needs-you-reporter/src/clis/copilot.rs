@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use super::{home, var_dir, Integration};
+use super::integration::{home, var_dir, Integration};
 
 pub struct Copilot;
 

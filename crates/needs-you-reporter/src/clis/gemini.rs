@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use needs_you_core::Cli;
 use serde_json::Value;
 
-use super::{home, var_dir, Finding, Integration, Plugin};
+use super::integration::{home, var_dir, Finding, Integration, Plugin};
 use crate::install::files::read_json;
 use crate::send::TOKEN_VAR;
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use needs_you_core::Cli;
 
-use super::{home, var_dir, Integration};
+use super::integration::{home, var_dir, Integration};
 use crate::args::InstallOptions;
 use crate::error::Error;
 use crate::install::enabled_list;

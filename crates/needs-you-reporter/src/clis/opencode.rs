@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use needs_you_core::Cli;
 
-use super::{home, var_dir, Integration};
+use super::integration::{home, var_dir, Integration};
 use crate::args::InstallOptions;
 use crate::error::Error;
 use crate::install::files::report_changes;

@@ -18,7 +18,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use super::Bundle;
+use super::bundle::Bundle;
 use crate::fail::{exit, Fail, Result};
 
 /// Names a wrangler program to run instead of npx's.

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use needs_you_reporter::state::{now_micros, write_private};
 
+use super::child::{finish, start, Ended, OUR_SECRETS};
 use super::signals::{install_forwarding, CHILD, PENDING};
-use super::{finish, start, Ended, OUR_SECRETS};
 use crate::fail::{exit, Fail, Result};
 
 /// A private folder for the hand-over to the tmux session.
