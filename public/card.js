@@ -190,8 +190,9 @@ function cardShown(q, ready) {
     const card = { ...q, text: b.text, options: b.options ?? [], questions: b.questions ?? [], terminal, sealed_version: b.version };
     return takesSigned(q) ? { ...card, decisions: b.lasting, digest: b.digest } : card;
   }
-  if (!tried.has(q.question_id)) {
-    tried.set(q.question_id, { since: Date.now() });
+  if (tried.get(q.question_id)?.key !== key) {
+    // Each open of a question is waited on anew.
+    tried.set(q.question_id, { key, since: Date.now() });
     // Drawn again once the wait is over, to say why if it is not built by then.
     setTimeout(ready, SAY_WHY_AFTER_MS);
   }

@@ -145,7 +145,9 @@ pub struct DeviceList {
     /// ids, which it could hand a new device again.
     pub devices: Vec<String>,
     /// When it stops counting (ms): [`DEVICE_LIST_LIFETIME_MS`] after it
-    /// was signed.
+    /// was signed. A list signed before lists had a life reads as ended
+    /// (0): it vouches for nobody, but the owner's next list builds on it.
+    #[serde(default)]
     pub expires_at: i64,
 }
 

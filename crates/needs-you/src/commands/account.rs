@@ -473,6 +473,20 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
         None => json!({}),
     };
     let mut p: Pairing = client.post("/v1/pairings", &body)?;
+    // The code goes into a line the person pastes into a shell: only a
+    // code's own characters, whatever the server sent.
+    if p.code.is_empty()
+        || p.code.len() > 32
+        || !p
+            .code
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(Fail::new(
+            exit::SERVER,
+            "the server's pairing code is not one: nothing was printed",
+        ));
+    }
     let secret = match &key {
         Some(k) => {
             let secret = trusting::new_secret()?;
@@ -617,23 +631,28 @@ pub fn devices(json_out: bool) -> Result<i32> {
 /// `devices revoke ID`: says what went with it.
 pub fn revoke_device(device: &str) -> Result<i32> {
     let (login, client) = logged_in()?;
-    let r: Revoked = client.delete(&format!("/v1/devices/{}", path_part(device)?))?;
+    let path = format!("/v1/devices/{}", path_part(device)?);
     // The owner's key says so too, to every machine that pinned it: the
     // server could not keep a revoked device answering there.
     let key = match login.is_owner() {
         true => Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))?,
         false => None,
     };
+    // The key this machine vouched for under the id named here goes first,
+    // whatever the server then says of the revocation (a server that
+    // refused it would otherwise keep the key in every list signed after),
+    // whatever it says that device's key is or what went with it: a device
+    // another device paired holds no key the owner's vouched for, and an id
+    // the server adds here strikes nothing.
+    let struck = match &key {
+        Some(key) => trusting::strike(&client, key, device)?,
+        None => None,
+    };
+    let r: Revoked = client.delete(&path)?;
     let mut rotated = None;
-    let mut struck = None;
     if let Some(key) = &key {
-        // The key this machine vouched for under the id named here goes,
-        // whatever the server says that device's key is or what went with
-        // it: a device another device paired holds no key the owner's
-        // vouched for, and an id the server adds here strikes nothing.
         // What is sealed from now on, a revoked device that held the content
         // key cannot open. One that never held it turns no key.
-        struck = trusting::strike(&client, key, device)?;
         if struck.is_some() {
             let remaining = trusting::vouched(&client, key)?;
             rotated = Some(content_keys::rotate(&client, key, &remaining)?);
