@@ -14,9 +14,9 @@
 // Prints the p50/p95 of each, per build, as one JSON line.
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ENV, freePort, WRANGLER } from "../tests/wrangler/dev.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const ROUNDS = Number(process.env.ROUNDS || 12);
@@ -24,18 +24,6 @@ const builds = (process.env.BUILDS || `this=${ROOT}`).split(/\s+/).filter(Boolea
   const [name, dir] = b.split("=");
   return { name, dir };
 });
-const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
-const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false",
-  CI_NO_UPDATE_CHECK: "1", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
-
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 /** A folder wrangler runs in: this tree's wrangler.toml without its build step, the build's bundle. */
 function stage(build) {
   const dir = mkdtempSync(join(tmpdir(), `needs-you-startup-${build.name}-`));

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN, ROOT, sleep } from "../worker/helpers.js";
 
-async function freePort() {
+/** A port of 127.0.0.1 that nothing listens on now. */
+export async function freePort() {
   const s = createServer();
   await new Promise((r) => s.listen(0, "127.0.0.1", r));
   const { port } = s.address();
@@ -21,10 +22,10 @@ async function freePort() {
 /** Starts `wrangler dev` with `vars`; `restart(signal)` ends it with
  *  `signal` (SIGTERM, SIGKILL) and starts it again on the same state;
  *  `log()` is everything it printed so far, every start's. */
-const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
+export const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 // As scripts/env.sh sets them: no telemetry, no update checks, no fetch of
 // Cloudflare's request metadata (none would get through).
-const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false",
+export const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false",
   CI_NO_UPDATE_CHECK: "1", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 
 export async function startDev(vars = {}) {
