@@ -214,10 +214,11 @@ fn carries_secret(code: &str) -> bool {
 }
 
 /// The pairing code `login` redeems, from where it may come: [`CODE_VAR`]
-/// (a code, a fragment or a whole link for `server`), `--code`, the link's
-/// fragment, else asked for on the terminal, without echo. A secret given on
-/// the command line is refused before anything is sent.
-fn pairing_code(server: &str, link: &Link, code: Option<&str>) -> Result<String> {
+/// (a code, a fragment or a whole link for the server of `link`), `--code`,
+/// the link's fragment, else asked for on the terminal, without echo. A
+/// secret given on the command line is refused before anything is sent.
+fn pairing_code(link: &Link, code: Option<&str>) -> Result<String> {
+    let server = &link.server;
     if link.secret.is_some() || code.is_some_and(carries_secret) {
         return Err(Fail::new(
             exit::USAGE,
@@ -231,22 +232,17 @@ fn pairing_code(server: &str, link: &Link, code: Option<&str>) -> Result<String>
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty())
     {
-        return match given.split_once('#') {
-            None => Ok(given),
-            Some(_) => {
-                let named = split_link(&given);
-                if named.server != server {
-                    return Err(Fail::new(
-                        exit::USAGE,
-                        format!("{CODE_VAR} holds a link for {}, not {server}", named.server),
-                    ));
-                }
-                Ok(given
-                    .split_once('#')
-                    .map(|(_, f)| f.to_owned())
-                    .unwrap_or_default())
-            }
+        let Some((_, fragment)) = given.split_once('#') else {
+            return Ok(given);
         };
+        let named = split_link(&given);
+        if &named.server != server {
+            return Err(Fail::new(
+                exit::USAGE,
+                format!("{CODE_VAR} holds a link for {}, not {server}", named.server),
+            ));
+        }
+        return Ok(fragment.to_owned());
     }
     match code.map(str::to_owned).or(link.code.clone()) {
         Some(c) => Ok(c),
@@ -281,7 +277,7 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         .transpose()?;
     refuse_second_login()?;
     let link = split_link(target);
-    let code = pairing_code(&link.server, &link, code)?;
+    let code = pairing_code(&link, code)?;
     let url = link.server;
     let client = client_for(&url)?;
     // The line `pair` prints for a machine carries the link's secret after
