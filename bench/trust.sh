@@ -8,4 +8,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/results
-cargo run --quiet --release -p needs-you-reporter --example trust_check | tee /dev/stderr | tail -1 > bench/results/trust.json
+cargo run --quiet --release -p needs-you-trust --example trust_check | tee /dev/stderr | tail -1 > bench/results/trust.json

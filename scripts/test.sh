@@ -29,7 +29,7 @@ python3 scripts/module-maps.py src/lib.rs crates/*/src/lib.rs $(find src crates 
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet -p needs-you-worker -p needs-you-card --target wasm32-unknown-unknown -- -D warnings
 # The crates' docs: every link resolves, none to a private item.
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p needs-you-core -p needs-you-reporter -p needs-you -p needs-you-card
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p needs-you-core -p needs-you-trust -p needs-you-reporter -p needs-you -p needs-you-card
 # The JavaScript (page, service worker, plugins, tests, benches) and the
 # Python (the Hermes plugin, scripts, test support), at their linters'
 # recommended rules: eslint.config.js, ruff.toml.
@@ -56,8 +56,8 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/needs-you-*
 export CARGO_TARGET_DIR="$NEEDS_YOU_ROOT/target/package-check"
 rm -rf "$CARGO_TARGET_DIR"/debug/.fingerprint/needs-you-* "$CARGO_TARGET_DIR"/debug/deps/*needs_you*
 # --allow-dirty: a run on a working copy with changes; CI's clone has none.
-cargo package --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
-cargo publish --dry-run --quiet --allow-dirty -p needs-you-core -p needs-you-reporter -p needs-you
+cargo package --quiet --allow-dirty -p needs-you-core -p needs-you-trust -p needs-you-reporter -p needs-you
+cargo publish --dry-run --quiet --allow-dirty -p needs-you-core -p needs-you-trust -p needs-you-reporter -p needs-you
 unset CARGO_TARGET_DIR
 wrangler deploy --dry-run --outdir "$(mktemp -d)" < /dev/null > /dev/null
 

@@ -44,10 +44,9 @@
 //! * `record`: the CLIs' payloads kept for fixtures (`NEEDS_YOU_RECORD_DIR`).
 //! * [`relay`]: the detached relay that types answers from afar, and hands
 //!   decisions and choices to `waiters`' waiters.
-//! * [`trust`]: whether an answer is the owner's, signed for this machine's
-//!   own open question: checked by the relay before anything else.
-//! * [`sealing`]: the owner's content key: wrapped to a device, unwrapped
-//!   there, and words sealed and opened under it.
+//! * [`owner`]: whom this machine answers to: the owner it pinned, and the
+//!   file of the content key it seals with (the checks and the cryptography
+//!   are `needs_you_trust`'s).
 //! * [`sealed_report`]: this machine's content key, and a report's words
 //!   sealed under it in the sender, before they leave.
 //! * `granted`: the lasting rules this machine wrote for answers from
@@ -76,6 +75,7 @@ mod handover;
 mod hook;
 pub mod install;
 mod outbox;
+pub mod owner;
 mod parent;
 mod plan;
 mod procfs;
@@ -84,7 +84,6 @@ mod questions;
 mod record;
 pub mod relay;
 pub mod sealed_report;
-pub mod sealing;
 pub mod send;
 pub mod socket;
 pub mod state;
@@ -92,7 +91,6 @@ mod taker;
 pub mod terminal;
 mod transcript_reply;
 mod transcript_tail;
-pub mod trust;
 mod waiters;
 mod waiting_hook;
 mod watch;
@@ -115,8 +113,8 @@ pub const NO_SCREEN_VAR: &str = "NEEDS_YOU_NO_SCREEN";
 pub const TASK_VARS: &[&str] = &[
     send::URL_VAR,
     send::TOKEN_VAR,
-    trust::OWNER_VAR,
-    sealing::KEYS_VAR,
+    owner::OWNER_VAR,
+    owner::KEYS_VAR,
     NO_SCREEN_VAR,
     REPORTER_VAR,
 ];

@@ -15,23 +15,24 @@ use needs_you_core::sealed::{field, open_scope};
 use needs_you_core::words;
 use needs_you_core::Report;
 
+use needs_you_trust::sealing::{self, ContentKey, ContentKeys};
+
 use crate::error::Error;
-use crate::sealing::{self, ContentKey, ContentKeys};
-use crate::trust;
+use crate::owner::{self, KEYS_VAR};
 
 /// Whether this machine seals what it reports: it names a content key
-/// ([`sealing::KEYS_VAR`]), readable or not (then nothing is sent).
+/// ([`KEYS_VAR`]), readable or not (then nothing is sent).
 pub fn seals_here() -> bool {
     named_key().is_some()
 }
 
-/// The file [`sealing::KEYS_VAR`] names, if it names one.
+/// The file [`KEYS_VAR`] names, if it names one.
 fn named_key() -> Option<std::ffi::OsString> {
-    std::env::var_os(sealing::KEYS_VAR).filter(|p| !p.is_empty())
+    std::env::var_os(KEYS_VAR).filter(|p| !p.is_empty())
 }
 
 /// The owner's content key on this machine, from the file
-/// [`sealing::KEYS_VAR`] names
+/// [`KEYS_VAR`] names
 /// (`needs-you run` sets it from the login): read at each use, so that a
 /// version made since is the one that seals. A file others can read is
 /// refused, as the login is.
@@ -41,12 +42,8 @@ pub fn held_keys() -> Result<Option<ContentKeys>, Error> {
     };
     // What goes wrong is said without the file's path: the reason travels
     // to the server, which has no business knowing this machine's folders.
-    let unreadable = |why: &str| {
-        Error::Setup(format!(
-            "this machine's content key ({}) {why}",
-            sealing::KEYS_VAR
-        ))
-    };
+    let unreadable =
+        |why: &str| Error::Setup(format!("this machine's content key ({}) {why}", KEYS_VAR));
     let path = PathBuf::from(path);
     let meta = std::fs::metadata(&path).map_err(|_| unreadable("cannot be read"))?;
     if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o077 != 0 {
@@ -66,10 +63,10 @@ pub fn sealer() -> Result<Option<(ContentKey, String)>, Error> {
     let Some(keys) = held_keys()? else {
         return Ok(None);
     };
-    let owner = trust::pinned_owner().ok_or_else(|| {
+    let owner = owner::pinned_owner().ok_or_else(|| {
         Error::Setup(format!(
             "this machine holds a content key ({}) but pins no owner to seal for",
-            sealing::KEYS_VAR
+            KEYS_VAR
         ))
     })?;
     let key = keys
@@ -134,7 +131,7 @@ fn seal_taken(key: &ContentKey, owner: &str, taken: words::Taken) -> Result<Repo
     // The request's digest and each lasting choice's id go keyed: in the
     // clear, a server could test a guess of a whole command or rule against
     // them. The relay checks an answer's against its own record, keyed the
-    // same (`trust::bind`).
+    // same (`needs_you_trust::admission`).
     if let Report::Open { takes: Some(t), .. } = &mut report {
         t.digest = key.keyed(owner, &t.digest);
     }

@@ -22,6 +22,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use needs_you_core::classify::{SessionState, Takeable};
 use needs_you_core::Kind;
+use needs_you_trust::admission::Asked;
 
 /// The file the shell guard tests.
 pub const MARKER: &str = "open";
@@ -83,8 +84,20 @@ pub struct OpenQuestion {
     pub digest: Option<String>,
     /// The ids of the lasting choices its request offers
     /// ([`needs_you_core::lasting::offered`]): what an answer's keyed id is
-    /// read back to (`trust::bind`).
+    /// read back to (`needs_you_trust::admission`).
     pub lasting: Vec<String>,
+}
+
+impl OpenQuestion {
+    /// What an answer from afar binds to ([`needs_you_trust::admission`]).
+    pub fn asked(&self) -> Asked {
+        Asked {
+            kind: self.kind,
+            seq: self.seq,
+            digest: self.digest.clone(),
+            lasting: self.lasting.clone(),
+        }
+    }
 }
 
 /// What a question that opens is, as recorded with it.

@@ -1,7 +1,7 @@
 //! The owner's content key on this machine (`content-key.json`, 0600,
 //! beside the login), every version of it, and this device's seal key
 //! (`seal-key.json`), which the content key reaches it wrapped to
-//! (`needs_you_reporter::sealing`). Neither is ever sent.
+//! (`needs_you_trust::sealing`). Neither is ever sent.
 //!
 //! * On the owner's machine `setup` makes version 1 (`pair` makes it for an
 //!   owner set up before there was one), `pair` wraps every version to each
@@ -16,9 +16,9 @@ use std::path::PathBuf;
 use needs_you_core::api::Devices;
 use needs_you_core::signed::Certificate;
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::{unwrap, ContentKeys, SealKey, StoredSealKey};
 use needs_you_reporter::state::write_private;
-use needs_you_reporter::trust::owner_signed;
+use needs_you_trust::sealing::{unwrap, ContentKeys, SealKey, StoredSealKey};
+use needs_you_trust::verify::owner_signed;
 
 use crate::commands::path_part;
 use crate::commands::trusting::{own_certificate, Vouched};

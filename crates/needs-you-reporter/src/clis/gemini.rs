@@ -128,7 +128,7 @@ fn redaction_finding(settings: &Value, path: &str, readable: bool) -> Option<Fin
     Some(if readable {
         Finding::Ok(format!(
             "gemini: variable redaction is on; the hooks read {var} from Gemini CLI's own environment, and the model's commands do not get it (nor {}, which the hooks seal with)",
-            crate::sealing::KEYS_VAR
+            crate::owner::KEYS_VAR
         ))
     } else {
         Finding::Bad(

@@ -124,7 +124,7 @@ pub(super) fn still_open(dir: &StateDir, a: &Answer) -> Result<(), Failure> {
             "the agent now waits on a dialog: answer it in the terminal",
         ));
     }
-    // `open_seq` is the signed statement's (`trust::bind`); `session_seq`
+    // `open_seq` is the signed statement's (`needs_you_trust::admission`); `session_seq`
     // the server's, which can only narrow this further.
     if open.seq != a.open_seq || open.seq > a.session_seq {
         return Err(Failure::new(

@@ -57,20 +57,22 @@ use needs_you_core::relay_messages::{
 };
 use needs_you_core::screen::Screen;
 use needs_you_core::sealed::{field, open_scope};
-use needs_you_core::signed::{DeviceList, Envelope, Revoking, Signed, Statement};
+use needs_you_core::signed::{DeviceList, Envelope, Revoking, Signed};
+use needs_you_trust::admission::{self, Knows};
+use needs_you_trust::sealing::{self, ContentKey};
+use needs_you_trust::verify::{newest_list, verify_as};
 use serde::de::DeserializeOwned;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
 use crate::detach;
 use crate::error::Error;
+use crate::owner;
 use crate::sealed_report;
-use crate::sealing;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
 use crate::state::{self, StateDir};
 use crate::terminal;
-use crate::trust;
 use crate::waiters::{self, Awaits, Waiters};
 pub use admit::no_screen;
 use admit::{may_hand, may_type, recorded_pane, still_open, Failure};
@@ -170,12 +172,18 @@ fn say(ws: &mut Socket, msg: &FromRelay) -> bool {
     ws.send(Message::text(msg.to_frame())).is_ok()
 }
 
+/// Now, in milliseconds since the epoch: what statements' lives are
+/// counted in.
+fn now_ms() -> i64 {
+    (state::now_micros() / 1000) as i64
+}
+
 /// What the relay keeps while it runs.
 struct Relay {
     dir: StateDir,
     task: String,
     /// The owner whose signed answers alone this machine takes
-    /// ([`trust::pinned_owner`]); on a machine logged in under no owner
+    /// ([`owner::pinned_owner`]); on a machine logged in under no owner
     /// key, none, and it takes no answer at all.
     owner: Option<String>,
     /// The hooks and plugins waiting for a decision or choices.
@@ -206,44 +214,44 @@ impl Relay {
         self.last_open.elapsed() < self.idle
     }
 
-    /// The answer to act on: the signed statement's, checked ([`trust`])
-    /// against the owner this machine pinned and its own open question, its
-    /// id spent here once and for all. Every answer passes here before
-    /// anything is typed or handed on; a machine that pinned no owner takes
-    /// none.
+    /// The answer to act on: what this machine knows read here (its content
+    /// key, the session's open question, the newest device list), the answer
+    /// admitted against it ([`admission::admit`]), and its statement's id
+    /// spent here once and for all. Every answer passes here before anything
+    /// is typed or handed on; a machine that pinned no owner takes none.
     fn trusted(&mut self, answer: &Answer) -> Result<Answer, Failure> {
-        let statement: Statement = self
-            .verified(answer.signed.as_deref(), answer.devices.as_deref())
-            .map_err(Failure::refused)?;
-        trust::words_in_place(&statement, sealed_report::seals_here()).map_err(Failure::refused)?;
-        // The content key of a machine that seals: it opens the answer's
-        // sealed words, once the answer is known to be the owner's, and
-        // reads back the request and lasting choice it names, which the
-        // sender named keyed. A key that does not read takes no answer.
         let keys = sealed_report::held_keys()
             .map_err(|e| Failure::new(NotDone::StateUnreadable, e.to_string()))?;
-        let statement = trust::opened(statement, answer.sealed.as_deref(), keys.as_ref())
-            .map_err(Failure::refused)?;
-        let open = self.dir.open_question(&statement.session).map_err(|e| {
-            Failure::new(
-                NotDone::StateUnreadable,
-                format!("cannot read the state directory: {e}"),
-            )
-        })?;
-        let id = statement.id.clone();
-        let naming = match (&keys, self.owner.as_deref()) {
-            (Some(keys), Some(owner)) => trust::Naming::Keyed { owner, keys },
-            _ => trust::Naming::Plain,
+        // By the frame's session: the statement must name that one too.
+        let asked = self
+            .dir
+            .open_question(&answer.session)
+            .map_err(|e| {
+                Failure::new(
+                    NotDone::StateUnreadable,
+                    format!("cannot read the state directory: {e}"),
+                )
+            })?
+            .map(|open| open.asked());
+        let owner = self.owner.as_deref();
+        let devices = owner.and_then(|o| self.newest_list(o, answer.devices.as_deref()));
+        let knows = Knows {
+            owner,
+            devices: devices.as_ref(),
+            now_ms: now_ms(),
+            keys: keys.as_ref(),
+            asked: asked.as_ref(),
         };
-        let bound =
-            trust::bind(statement, answer, open.as_ref(), naming).map_err(Failure::refused)?;
-        self.spend(&id).map_err(Failure::refused)?;
-        Ok(bound)
+        let admitted = admission::admit(answer, &knows).map_err(Failure::refused)?;
+        self.spend(&admitted.statement_id)
+            .map_err(Failure::refused)?;
+        Ok(admitted.answer)
     }
 
-    /// What `signed` says, checked ([`trust::verify_as`]) against the owner
-    /// this machine pinned and the newest device list it has seen (`offered`
-    /// among them): for every answer and every taking back alike.
+    /// What `signed` says, checked ([`verify_as`]) against the owner this
+    /// machine pinned and the newest device list it has seen (`offered`
+    /// among them): for a taking back, as [`admission::admit`] does for an
+    /// answer.
     fn verified<T: Signed + DeserializeOwned>(
         &self,
         signed: Option<&Envelope>,
@@ -251,8 +259,7 @@ impl Relay {
     ) -> Result<T, Refusal> {
         let owner = self.owner.as_deref().ok_or(Refusal::NotPinned)?;
         let devices = self.newest_list(owner, offered);
-        let now_ms = (state::now_micros() / 1000) as i64;
-        trust::verify_as(owner, signed, devices.as_ref(), now_ms)
+        verify_as(owner, signed, devices.as_ref(), now_ms())
     }
 
     /// Spends a statement's `id` here once and for all: any answer or taking
@@ -264,7 +271,7 @@ impl Relay {
     }
 
     /// Takes back the rule `r` names, if the owner's device signed its
-    /// taking back ([`trust`], as for an answer): the rule this machine
+    /// taking back ([`verify_as`], as for an answer): the rule this machine
     /// recorded for the answer the statement names, whatever the frame says,
     /// once. Refused, the rule stays, and the note says why.
     fn take_back(&mut self, r: &Revocation) -> Revoked {
@@ -297,9 +304,9 @@ impl Relay {
         let kept = std::fs::read_to_string(&path)
             .ok()
             .and_then(|t| serde_json::from_str::<Envelope>(&t).ok())
-            .and_then(|e| trust::newest_list(owner, None, Some(&e)));
+            .and_then(|e| newest_list(owner, None, Some(&e)));
         let kept_version = kept.as_ref().map(|l| l.version);
-        let newest = trust::newest_list(owner, kept, offered)?;
+        let newest = newest_list(owner, kept, offered)?;
         if let Some(envelope) = offered.filter(|_| Some(newest.version) != kept_version) {
             let text = serde_json::to_string(envelope).unwrap_or_default();
             if let Err(e) = state::write_private(&path, text) {
@@ -416,7 +423,7 @@ impl Relay {
 
     /// The owner and the newest version of the content key, which seal a
     /// screen and key its digest; none on a machine that seals nothing.
-    fn screen_key(&self) -> Result<(String, sealing::ContentKey), Error> {
+    fn screen_key(&self) -> Result<(String, ContentKey), Error> {
         let unsealable = |why: &str| {
             Error::Setup(format!(
                 "this machine {why}, so it shows no screen: log it in with the line `needs-you pair` prints, and start the agent with `needs-you run`"
@@ -489,7 +496,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
     let mut relay = Relay {
         dir,
         task,
-        owner: trust::pinned_owner(),
+        owner: owner::pinned_owner(),
         waiters,
         handled: HashMap::new(),
         to_say_again: Vec::new(),

@@ -321,8 +321,8 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
             let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
             let seal = content_keys::new_seal_key()?;
             let public = B64.encode(key.public());
-            let proof =
-                trusting::prove(secret, &public, &seal.public(), &asked).ok_or_else(|| {
+            let proof = needs_you_trust::pairing::prove(secret, &public, &seal.public(), &asked)
+                .ok_or_else(|| {
                     Fail::new(exit::USAGE, "the pairing link's secret is not base64url")
                 })?;
             Some((key, seal, public, proof))

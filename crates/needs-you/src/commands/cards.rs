@@ -16,7 +16,7 @@ use needs_you_core::request::Request;
 use needs_you_core::sealed::{field, open_scope, SealedText};
 use needs_you_core::words::{RuleWords, Words};
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::{open, seal, ContentKey, ContentKeys};
+use needs_you_trust::sealing::{open, seal, ContentKey, ContentKeys};
 use serde_json::Value;
 
 use super::path_part;
@@ -194,7 +194,7 @@ impl Built {
     /// `card`, built here from `q`'s request, naming the request and its
     /// lasting choices as `q`'s machine named them: keyed under the version
     /// its words were sealed under when they are sealed
-    /// ([`needs_you_reporter::sealing::ContentKey::keyed`]), as they are
+    /// ([`needs_you_trust::sealing::ContentKey::keyed`]), as they are
     /// otherwise. What is shown and signed.
     pub fn named(&self, q: &Question, mut card: ToSign) -> Result<ToSign, String> {
         if !q.sealed {

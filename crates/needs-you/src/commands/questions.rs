@@ -12,7 +12,7 @@ use needs_you_core::sealed::field::SCREEN;
 use needs_you_core::sealed::open_scope;
 use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
-use needs_you_reporter::sealing::{open, SealError};
+use needs_you_trust::sealing::{open, SealError};
 use serde_json::{json, Value};
 
 use super::{cards, logged_in, now_ms, path_part, print_json, trusting};

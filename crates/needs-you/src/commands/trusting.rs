@@ -8,17 +8,15 @@ use std::time::{Duration, Instant};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
-use hmac::{Hmac, Mac};
 use needs_you_core::api::{Device, Devices, PairedDevice, PairingState, Right, Rights};
 use needs_you_core::signed::{
-    proof_message, Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS,
-    DEVICE_LIST_LIFETIME_MS, VERSION,
+    Certificate, DeviceList, Envelope, CERTIFICATE_LIFETIME_MS, DEVICE_LIST_LIFETIME_MS, VERSION,
 };
 use needs_you_reporter::client::Client;
-use needs_you_reporter::sealing::ContentKeys;
-use needs_you_reporter::trust::{fingerprint, owner_signed};
+use needs_you_trust::pairing::proves;
+use needs_you_trust::sealing::ContentKeys;
+use needs_you_trust::verify::{fingerprint, owner_signed};
 use serde_json::{json, Value};
-use sha2::Sha256;
 
 use super::{now_ms, path_part};
 use crate::fail::{exit, Fail, Result};
@@ -44,28 +42,6 @@ pub enum Paired {
 /// after `#`, which no browser sends to a server.
 pub fn new_secret() -> Result<String> {
     keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))
-}
-
-/// The HMAC of the proof of `key`, `seal_key` (base64url) and the rights
-/// `asked` under `secret` (base64url), fed and ready.
-fn proof_mac(secret: &str, key: &str, seal_key: &str, asked: &Rights) -> Option<Hmac<Sha256>> {
-    let secret = B64.decode(secret).ok()?;
-    let mut mac = Hmac::<Sha256>::new_from_slice(&secret).ok()?;
-    mac.update(&proof_message(key, seal_key, asked));
-    Some(mac)
-}
-
-/// The proof of a device's signing `key` and `seal_key` (base64url) and of
-/// the rights it `asked` for, under the pairing link's `secret`: what a
-/// device sends with its keys when it pairs.
-pub fn prove(secret: &str, key: &str, seal_key: &str, asked: &Rights) -> Option<String> {
-    Some(
-        B64.encode(
-            proof_mac(secret, key, seal_key, asked)?
-                .finalize()
-                .into_bytes(),
-        ),
-    )
 }
 
 /// This device, as `GET /v1/devices` shows it to itself.
@@ -138,14 +114,6 @@ pub fn signer(login: &Login, client: &Client) -> Result<Option<Signer>> {
         owner,
         certificate: Some(certificate),
     }))
-}
-
-/// Whether `proof` is the HMAC of `key`, `seal_key` and `asked` under `secret`.
-fn proves(secret: &str, key: &str, seal_key: &str, asked: &Rights, proof: &str) -> bool {
-    match (proof_mac(secret, key, seal_key, asked), B64.decode(proof)) {
-        (Some(mac), Ok(proof)) => mac.verify_slice(&proof).is_ok(),
-        _ => false,
-    }
 }
 
 /// Waits until pairing `pairing_id` is used (or `expires_at`, ms, passes);
@@ -509,8 +477,6 @@ fn kept_list_path() -> std::path::PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use hmac::{Hmac, Mac};
-
     use super::*;
 
     #[test]
@@ -526,36 +492,5 @@ mod tests {
         // A new id for a new key, or the same pair again: filed.
         assert_eq!(id_clash(&record, "dev_n", "FP-of-the-new-N"), None);
         assert_eq!(id_clash(&record, "dev_p", "FP-of-the-phone-P"), None);
-    }
-
-    #[test]
-    fn only_the_links_secret_proves_a_key() {
-        let secret = B64.encode([1u8; 16]);
-        let (key, seal) = ("BPhone-key", "BPhone-seal-key");
-        let asked = Rights::from_list("tasks");
-        // The bytes written out here, not through `proof_message`: the page
-        // proves the same bytes in JavaScript.
-        let mut mac = Hmac::<Sha256>::new_from_slice(&[1u8; 16]).unwrap();
-        mac.update(b"needs-you pairing v2\nBPhone-key\nBPhone-seal-key\ntasks");
-        let proof = B64.encode(mac.finalize().into_bytes());
-        assert_eq!(prove(&secret, key, seal, &asked), Some(proof.clone()));
-        assert!(proves(&secret, key, seal, &asked, &proof));
-        assert!(!proves(&secret, "BServer-key", seal, &asked, &proof));
-        assert!(
-            !proves(&secret, key, "BServer-seal-key", &asked, &proof),
-            "a seal key swapped"
-        );
-        assert!(
-            !proves(
-                &secret,
-                key,
-                seal,
-                &Rights::from_list("tasks,answer"),
-                &proof
-            ),
-            "more rights than it asked for"
-        );
-        assert!(!proves(&B64.encode([2u8; 16]), key, seal, &asked, &proof));
-        assert!(!proves(&secret, key, seal, &asked, "not-base64!"));
     }
 }

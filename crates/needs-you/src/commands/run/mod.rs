@@ -34,7 +34,7 @@ use crate::cli::RunOptions;
 use crate::content_keys;
 use crate::fail::{exit, Fail, Result};
 use needs_you_core::sealed::field;
-use needs_you_reporter::sealing::{seal, ContentKeys};
+use needs_you_trust::sealing::{seal, ContentKeys};
 
 pub use child::Ended;
 pub use child::OUR_SECRETS;
@@ -243,12 +243,12 @@ pub fn run(mut opts: RunOptions) -> Result<i32> {
             ];
             // The relay takes only answers the pinned owner key signed.
             if let Some(owner) = &login.owner {
-                env.push((needs_you_reporter::trust::OWNER_VAR, owner.clone()));
+                env.push((needs_you_reporter::owner::OWNER_VAR, owner.clone()));
             }
             // The relay seals with it; the variable names the file, not the key.
             if sealing.is_some() || keeps_back {
                 env.push((
-                    needs_you_reporter::sealing::KEYS_VAR,
+                    needs_you_reporter::owner::KEYS_VAR,
                     content_keys::path().to_string_lossy().into_owned(),
                 ));
             }

@@ -1,5 +1,5 @@
-//! What the relay's check of a signed answer costs (`trust::verify`,
-//! `trust::opened`, then `trust::bind`), in microseconds: `bash
+//! What the relay's check of a signed answer costs
+//! (`needs_you_trust::admission::admit`), in microseconds: `bash
 //! bench/trust.sh`. Three answers side by side, round after round: an allow
 //! the owner's key signed, the same from a device whose certificate the
 //! owner's key signed (two signatures to check, and the device list), and a
@@ -21,33 +21,17 @@ use needs_you_core::signed::{
     Certificate, DeviceList, Envelope, Statement, CERTIFICATE_LIFETIME_MS, LIFETIME_MS, VERSION,
 };
 use needs_you_core::Kind;
-use needs_you_reporter::sealing::{self, ContentKeys};
-use needs_you_reporter::state::OpenQuestion;
-use needs_you_reporter::trust;
-use p256::ecdsa::signature::Signer as _;
-use p256::ecdsa::{Signature, SigningKey};
+use needs_you_trust::admission::{admit, Asked, Knows};
+use needs_you_trust::sealing::{self, ContentKeys};
+use needs_you_trust::signing::SignKey;
 
 const ROUNDS: usize = 30;
 const PER_ROUND: usize = 200;
 
 fn main() {
-    let public = |k: &SigningKey| {
-        k.verifying_key()
-            .to_encoded_point(false)
-            .as_bytes()
-            .to_vec()
-    };
-    let seal = |k: &SigningKey, bytes: &[u8]| {
-        let signature: Signature = k.sign(bytes);
-        Envelope {
-            statement: B64.encode(bytes),
-            signature: B64.encode(signature.to_bytes()),
-            key: B64.encode(public(k)),
-            certificate: None,
-        }
-    };
-    let key = SigningKey::from_slice(&[7u8; 32]).expect("a scalar");
-    let owner = trust::fingerprint(&public(&key));
+    let fixed = |seed: u8| SignKey::from_secret(&B64.encode([seed; 32])).expect("a scalar");
+    let key = fixed(7);
+    let owner = key.fingerprint();
     let now = 1_800_000_000_000;
     let digest = "a".repeat(64);
     let statement = Statement {
@@ -65,31 +49,27 @@ fn main() {
         sealed_hash: None,
         expires_at: now + LIFETIME_MS,
     };
-    let bytes = serde_json::to_vec(&statement).expect("json");
-    let envelope = seal(&key, &bytes);
-    let phone = SigningKey::from_slice(&[9u8; 32]).expect("a scalar");
+    let envelope = key.sign_json(&statement);
+    let phone = fixed(9);
     let certificate = Certificate {
         v: VERSION,
         owner: owner.clone(),
         device_id: "dev_phone".into(),
-        key: B64.encode(public(&phone)),
+        key: B64.encode(phone.public()),
         seal_key: None,
         content_keys: Vec::new(),
         rights: Rights::from_list("answer"),
         expires_at: now + CERTIFICATE_LIFETIME_MS,
     };
     let by_phone = Envelope {
-        certificate: Some(Box::new(seal(
-            &key,
-            &serde_json::to_vec(&certificate).expect("json"),
-        ))),
-        ..seal(&phone, &bytes)
+        certificate: Some(Box::new(key.sign_json(&certificate))),
+        ..phone.sign_json(&statement)
     };
     let list = DeviceList {
         v: VERSION,
         owner: owner.clone(),
         version: 1,
-        devices: vec![trust::fingerprint(&public(&phone))],
+        devices: vec![phone.fingerprint()],
         expires_at: now + needs_you_core::signed::DEVICE_LIST_LIFETIME_MS,
     };
     let frame = Answer {
@@ -104,12 +84,9 @@ fn main() {
         signed: Some(Box::new(envelope.clone())),
         devices: None,
     };
-    let open = OpenQuestion {
+    let asked = Asked {
         kind: Kind::Permission,
         seq: 42,
-        transcript_at: None,
-        agent: None,
-        transcript: None,
         digest: Some(digest.clone()),
         lasting: vec![],
     };
@@ -136,7 +113,7 @@ fn main() {
         digest: Some(keys.newest().expect("a version").keyed(&owner, &digest)),
         ..statement.clone()
     };
-    let denied = seal(&key, &serde_json::to_vec(&denying).expect("json"));
+    let denied = key.sign_json(&denying);
     let sealed_frame = Answer {
         body: deny.wordless(),
         sealed: Some(sealed),
@@ -145,26 +122,34 @@ fn main() {
     let mut owner_means = Vec::with_capacity(ROUNDS);
     let mut device_means = Vec::with_capacity(ROUNDS);
     let mut sealed_means = Vec::with_capacity(ROUNDS);
-    let time = |signed: &Envelope, frame: &Answer| {
+    // A machine that seals nothing takes the first two; one that seals,
+    // which names its requests keyed, the third.
+    let plain = Knows {
+        owner: Some(&owner),
+        devices: Some(&list),
+        now_ms: now,
+        keys: None,
+        asked: Some(&asked),
+    };
+    let sealing_machine = Knows {
+        keys: Some(&keys),
+        ..plain
+    };
+    let time = |signed: &Envelope, frame: &Answer, knows: &Knows| {
+        let frame = Answer {
+            signed: Some(Box::new(signed.clone())),
+            ..frame.clone()
+        };
         let start = Instant::now();
         for _ in 0..PER_ROUND {
-            let s = trust::verify(&owner, Some(signed), Some(&list), now).expect("verified");
-            let s = trust::opened(s, frame.sealed.as_deref(), Some(&keys)).expect("opened");
-            let naming = match frame.sealed {
-                Some(_) => trust::Naming::Keyed {
-                    owner: &owner,
-                    keys: &keys,
-                },
-                None => trust::Naming::Plain,
-            };
-            trust::bind(s, frame, Some(&open), naming).expect("bound");
+            admit(&frame, knows).expect("admitted");
         }
         start.elapsed().as_secs_f64() * 1e6 / PER_ROUND as f64
     };
     for _ in 0..ROUNDS {
-        owner_means.push(time(&envelope, &frame));
-        device_means.push(time(&by_phone, &frame));
-        sealed_means.push(time(&denied, &sealed_frame));
+        owner_means.push(time(&envelope, &frame, &plain));
+        device_means.push(time(&by_phone, &frame, &plain));
+        sealed_means.push(time(&denied, &sealed_frame, &sealing_machine));
     }
     let spread = |mut m: Vec<f64>| {
         m.sort_by(|a, b| a.total_cmp(b));

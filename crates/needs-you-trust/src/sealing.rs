@@ -11,8 +11,7 @@
 //!   **opens** one ([`open`]), bound to its owner, scope and field.
 //!
 //! Nothing here reads or writes a file: the keys travel as the JSON their
-//! files keep, and the callers keep them private ([`KEYS_VAR`] names the
-//! file an agent's relay reads).
+//! files keep, and the callers keep them private.
 
 use aes_gcm::aead::{Aead, Payload};
 use aes_gcm::{Aes256Gcm, KeyInit, Nonce};
@@ -27,11 +26,6 @@ use p256::elliptic_curve::sec1::ToEncodedPoint as _;
 use p256::{PublicKey, SecretKey};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-
-/// The environment variable that names the file of the owner's content key
-/// on an agent's machine (`needs-you run` sets it from the login): a path,
-/// never a key.
-pub const KEYS_VAR: &str = "NEEDS_YOU_CONTENT_KEYS";
 
 /// Why a key could not be made, or a word not sealed or opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
