@@ -457,6 +457,46 @@ test("a server that files a new device under an earlier phone's id is caught: pa
   assert.deepEqual(await listed(), [], "P's key struck");
 });
 
+test("a device whose certificate ended long ago gets no new content key; an unreadable record of devices stops devices and revoke in one line, and nothing changes", async () => {
+  const owner = await ownerMachine();
+  const pairOne = async () => {
+    const pairing = start(owner, ["pair", "--json", "--rights", "answer"]);
+    const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+    assert.equal((await pasteLink(machine(), link, ["--allow", "answer"])).code, 0);
+    return JSON.parse((await pairing.ended).stdout.split("\n")[1]).paired;
+  };
+  const [stale, tablet, kept] = [await pairOne(), await pairOne(), await pairOne()];
+  const config = join(owner.home, ".config", "needs-you");
+  const ownerKey = await importKey(JSON.parse(readFileSync(join(config, "owner-key.json"), "utf8")).secret);
+  const row = async (id) => w.db.prepare("SELECT certificate, content_keys FROM devices WHERE id = ?").bind(id).first();
+  // The owner key's own certificate for it, ended eight days ago: past
+  // what renewal brings back, a device nobody uses.
+  const said = JSON.parse(Buffer.from(JSON.parse((await row(stale)).certificate).statement, "base64url"));
+  const ended = await seal(ownerKey, { ...said, expires_at: Date.now() - 8 * 86_400_000 });
+  await w.db.prepare("UPDATE devices SET certificate = ? WHERE id = ?").bind(JSON.stringify(ended), stale).run();
+  const revoked = await cli(owner, ["devices", "revoke", tablet]);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.match(revoked.stdout, /under version 2 of your content key, which 1 remaining device\(s\) got/);
+  const versions = async (id) => JSON.parse((await row(id)).content_keys).map((t) => t.split(".")[1]);
+  assert.deepEqual(await versions(kept), ["1", "2"]);
+  assert.deepEqual(await versions(stale), ["1"], "the long-ended device got nothing new");
+
+  // The record garbled: neither read as empty nor written over.
+  const record = join(config, "certified.json");
+  writeFileSync(record, "{ not json", { mode: 0o600 });
+  const list = () => w.db.prepare("SELECT device_list FROM owners WHERE id = (SELECT owner_id FROM devices WHERE id = ?)").bind(kept).first();
+  const before = await list();
+  for (const args of [["devices"], ["devices", "revoke", kept]]) {
+    const r = await cli(owner, args);
+    assert.equal(r.code, 3, `${args}: ${r.stderr}`);
+    assert.ok(oneLine(r.stderr), r.stderr);
+    assert.match(r.stderr, /^needs-you: .*certified\.json is not a needs-you record of devices: nothing is vouched for or struck until it is put back$/);
+  }
+  assert.deepEqual(await list(), before, "the device list as it was");
+  assert.equal((await w.db.prepare("SELECT revoked_at FROM devices WHERE id = ?").bind(kept).first()).revoked_at, null, "not revoked");
+  assert.equal(readFileSync(record, "utf8"), "{ not json");
+});
+
 test("the owner's command line signs anew a certificate near its end, once a day as it runs, for the key it vouched for, naming the device; the device's answers carry the new one; one long ended is left", async () => {
   const owner = await ownerMachine();
   const laptop = machine();

@@ -610,7 +610,7 @@ pub fn devices(json_out: bool) -> Result<i32> {
     let (login, client) = logged_in()?;
     let list: Devices = client.get("/v1/devices")?;
     let vouched = match login.is_owner() {
-        true => trusting::vouched_keys(),
+        true => trusting::vouched_keys()?,
         false => Default::default(),
     };
     if json_out {

@@ -166,7 +166,7 @@ pub fn wait_and_certify(
     // The id is the server's word, which no proof covers: it must not file
     // this key where another one already stands (a later revocation of that
     // id would strike this key and leave the other answering).
-    if let Some(clash) = id_clash(&certified(), &device.device_id, &device_fp) {
+    if let Some(clash) = id_clash(&certified()?, &device.device_id, &device_fp) {
         return Err(Fail::new(
             exit::REFUSED,
             format!(
@@ -244,7 +244,10 @@ pub fn renew_now_and_then() {
         return;
     }
     // Only an owner who vouched for a device has a list that matters.
-    let listed = certified().is_empty() || change_list(&client, &key, |_| {}).is_ok();
+    let Ok(record) = certified() else {
+        return;
+    };
+    let listed = record.is_empty() || change_list(&client, &key, |_| {}).is_ok();
     if let (Ok(renewed), true) = (renew_due(&client, &key), listed) {
         if !renewed.is_empty() {
             // Named, so that a device the owner forgot is noticed and revoked.
@@ -270,7 +273,7 @@ pub fn renew_now_and_then() {
 /// kept up; pairing it again brings it back) is not renewed. The names of
 /// the devices renewed.
 pub fn renew_due(client: &Client, key: &Key) -> Result<Vec<String>> {
-    let vouched = certified();
+    let vouched = certified()?;
     if vouched.is_empty() {
         return Ok(Vec::new());
     }
@@ -295,7 +298,7 @@ pub fn renew_due(client: &Client, key: &Key) -> Result<Vec<String>> {
             || cert.device_id != device.device_id
             || !same_key
             || cert.expires_at - now > RENEW_WITHIN_MS
-            || now - cert.expires_at > RENEW_WITHIN_MS
+            || !still_vouched(cert.expires_at, now)
         {
             continue;
         }
@@ -375,12 +378,34 @@ fn certified_path() -> std::path::PathBuf {
     login::dir().join("certified.json")
 }
 
-fn certified() -> std::collections::BTreeMap<String, String> {
-    login::read_private(&certified_path(), "it is the owner's record of its devices")
-        .ok()
-        .flatten()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default()
+/// The owner's record of the keys it vouched for, by device id: empty when
+/// there is none yet, refused when it cannot be read. Read as empty, it
+/// would let a pairing file a key under an id that names another, and the
+/// next write would forget every device in it.
+fn certified() -> Result<std::collections::BTreeMap<String, String>> {
+    let path = certified_path();
+    let Some(text) = login::read_private(&path, "it is the owner's record of its devices")
+        .map_err(|e| Fail::new(exit::LOGIN, e))?
+    else {
+        return Ok(Default::default());
+    };
+    serde_json::from_str(&text).map_err(|_| {
+        Fail::new(
+            exit::LOGIN,
+            format!(
+                "{} is not a needs-you record of devices: nothing is vouched for or struck until it is put back",
+                path.display()
+            ),
+        )
+    })
+}
+
+/// Whether a certificate that ended at `expires_at` still counts for the
+/// device's sake at `now`: in date, or ended so lately that
+/// [`renew_due`] signs it anew; such a device gets each new version of the
+/// content key. One long ended is of a device nobody uses.
+fn still_vouched(expires_at: i64, now: i64) -> bool {
+    now - expires_at <= RENEW_WITHIN_MS
 }
 
 /// Why filing `fingerprint` under `device_id` would break the record's rule
@@ -404,12 +429,12 @@ fn id_clash(
 }
 
 /// Every key this machine vouched for, by device id.
-pub fn vouched_keys() -> std::collections::BTreeMap<String, String> {
+pub fn vouched_keys() -> Result<std::collections::BTreeMap<String, String>> {
     certified()
 }
 
 fn remember(device_id: &str, fingerprint: &str) -> Result<()> {
-    let mut all = certified();
+    let mut all = certified()?;
     all.insert(device_id.to_owned(), fingerprint.to_owned());
     write_private(
         &certified_path(),
@@ -427,12 +452,14 @@ pub struct Vouched {
 }
 
 /// The live devices this machine vouched for whose certificate the owner
-/// key signed, for the key vouched for, naming a seal key: those a new
-/// version of the content key is wrapped to. The server's word on a
-/// device's keys counts for nothing here.
+/// key signed, for the key vouched for, naming a seal key, and still
+/// vouched for ([`still_vouched`]): those a new version of the content key
+/// is wrapped to. The server's word on a device's keys counts for nothing
+/// here.
 pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {
-    let vouched = certified();
+    let vouched = certified()?;
     let owner = key.fingerprint();
+    let now = now_ms() as i64;
     let listed: Devices = client.get("/v1/devices")?;
     Ok(listed
         .devices
@@ -442,13 +469,15 @@ pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {
             let envelope = serde_json::from_value::<Envelope>(device.certificate?).ok()?;
             let cert = owner_signed::<Certificate>(&owner, &envelope).ok()?;
             let same_key = B64.decode(&cert.key).is_ok_and(|k| &fingerprint(&k) == fp);
-            (cert.owner == owner && cert.device_id == device.device_id && same_key).then_some(
-                Vouched {
-                    device_id: device.device_id,
-                    seal_key: cert.seal_key.clone()?,
-                    certificate: cert,
-                },
-            )
+            let counts = cert.owner == owner
+                && cert.device_id == device.device_id
+                && same_key
+                && still_vouched(cert.expires_at, now);
+            counts.then_some(Vouched {
+                device_id: device.device_id,
+                seal_key: cert.seal_key.clone()?,
+                certificate: cert,
+            })
         })
         .collect())
 }
@@ -456,7 +485,7 @@ pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {
 /// Strikes the key this machine vouched for under `device` from the owner's
 /// device list, and forgets it: the key struck, if it had vouched for one.
 pub fn strike(client: &Client, key: &Key, device: &str) -> Result<Option<String>> {
-    let mut all = certified();
+    let mut all = certified()?;
     let Some(struck) = all.remove(device) else {
         return Ok(None);
     };
