@@ -62,7 +62,7 @@ fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error> {
         return Ok(());
     };
     let mut taker = Plugin { stdin };
-    match handover::deliver(&dir, &task, &session, &takeable, answered, &mut taker) {
+    match handover::deliver(&dir, &task, &session, Some(&takeable), answered, &mut taker) {
         Outcome::Taken | Outcome::NotTaken => Ok(()),
         Outcome::DoesNotFit => Err(Error::Agent(
             "an answer this permission does not offer".into(),
@@ -80,10 +80,10 @@ struct Plugin<'a> {
 impl Taker for Plugin<'_> {
     /// A permission's answer carries OpenCode's own reply, worked out here
     /// from the plugin's request: the plugin maps nothing itself.
-    fn translate(&self, answer: &AnswerBody, takeable: &Takeable) -> Option<Value> {
+    fn translate(&self, answer: &AnswerBody, takeable: Option<&Takeable>) -> Option<Value> {
         let mut form = serde_json::to_value(answer).ok()?;
         if let (AnswerBody::Decision { .. }, Some(obj)) = (answer, form.as_object_mut()) {
-            let reply = classify::opencode_reply(answer, &takeable.request)?;
+            let reply = classify::opencode_reply(answer, &takeable?.request)?;
             obj.insert("opencode".into(), reply);
         }
         Some(form)

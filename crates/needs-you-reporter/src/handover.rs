@@ -6,7 +6,8 @@
 //!
 //! Every waiter takes this road: Claude Code's waiting hook
 //! (`waiting_hook`), our OpenCode plugin's `__await` (`awaiting`), Codex's
-//! app-server client ([`crate::codex_client`]). What differs between them is
+//! app-server client ([`crate::codex_client`]) for an approval and for a
+//! reply's message alike. What differs between them is
 //! one [`Taker`] each: how its CLI words an answer, where its rules go, and
 //! how it hands one over. Nothing here names a CLI.
 
@@ -39,8 +40,8 @@ pub enum Outcome {
     NotTaken,
 }
 
-/// Takes `answered` for `takeable` down the road to the agent, through
-/// `taker`. `task` is the relay's key of the task, under which a written
+/// Takes `answered` for `takeable` (the request it waits on; none for a
+/// reply's message) down the road to the agent, through `taker`. `task` is the relay's key of the task, under which a written
 /// rule is recorded. The relay hears "took" only on [`Outcome::Taken`]; on
 /// anything else it is let go, and the relay reports that the agent did not
 /// take it.
@@ -48,7 +49,7 @@ pub fn deliver(
     dir: &StateDir,
     task: &str,
     session: &str,
-    takeable: &Takeable,
+    takeable: Option<&Takeable>,
     answered: Answered,
     taker: &mut dyn Taker,
 ) -> Outcome {
@@ -63,7 +64,8 @@ pub fn deliver(
         ..
     } = &answered.answer
     {
-        let Some(lasting) = needs_you_core::lasting::find(&takeable.request, id) else {
+        let Some(lasting) = takeable.and_then(|t| needs_you_core::lasting::find(&t.request, id))
+        else {
             return Outcome::DoesNotFit;
         };
         let Some(project) = taker.project() else {
@@ -83,13 +85,22 @@ pub fn deliver(
             return Outcome::NotRecorded(e);
         }
     }
+    let closing = taker.closing();
+    if let Closing::First { cli, opened } = closing {
+        match questions::close_if_still_open(dir, cli, session, CloseReason::Answered, opened) {
+            Ok(true) => {}
+            // Answered in the terminal meanwhile: the person's own turn goes alone.
+            Ok(false) => return Outcome::NotTaken,
+            Err(e) => return Outcome::NotHanded(e),
+        }
+    }
     match taker.hand_over(form) {
         Ok(true) => {}
         Ok(false) => return Outcome::NotTaken,
         Err(e) => return Outcome::NotHanded(e),
     }
     answered.took();
-    if let Closing::Here { cli, opened } = taker.closing() {
+    if let Closing::Here { cli, opened } = closing {
         if let Err(e) = questions::close(dir, cli, session, CloseReason::Answered, opened) {
             dir.log(&format!("the answered question could not close: {e}"));
         }
@@ -118,12 +129,14 @@ mod tests {
     struct Recording {
         fits: bool,
         project: Option<PathBuf>,
+        /// Closes first, as Codex's message does, the question of this seq.
+        first: Option<u64>,
         dir: PathBuf,
         handed: Arc<Mutex<Vec<(Value, bool)>>>,
     }
 
     impl Taker for Recording {
-        fn translate(&self, answer: &AnswerBody, _: &Takeable) -> Option<Value> {
+        fn translate(&self, answer: &AnswerBody, _: Option<&Takeable>) -> Option<Value> {
             self.fits.then(|| json!({"cli's own form": answer}))
         }
 
@@ -138,7 +151,13 @@ mod tests {
         }
 
         fn closing(&self) -> Closing {
-            Closing::ByItsEvent
+            match self.first {
+                Some(opened) => Closing::First {
+                    cli: needs_you_core::Cli::Codex,
+                    opened,
+                },
+                None => Closing::ByItsEvent,
+            }
         }
     }
 
@@ -179,7 +198,7 @@ mod tests {
             let t = takeable();
             let answered = waiters::wait(&socket, "s1", &t, None)?;
             let mut taker = taker;
-            Some(deliver(&dir, TASK, "s1", &t, answered, &mut taker))
+            Some(deliver(&dir, TASK, "s1", Some(&t), answered, &mut taker))
         })
     }
 
@@ -208,6 +227,7 @@ mod tests {
             Recording {
                 fits,
                 project: project.map(Path::to_owned),
+                first: None,
                 dir: self.state.clone(),
                 handed: Arc::clone(&self.handed),
             }
@@ -272,5 +292,24 @@ mod tests {
         ));
         assert!(w.handed.lock().unwrap().is_empty());
         assert!(!granted::holds_any(&w.state, TASK));
+    }
+
+    #[test]
+    fn an_answer_that_closes_first_is_not_handed_over_once_its_question_is_gone() {
+        // The person answered in the terminal meanwhile: nothing of this
+        // session is open here, so their own turn goes alone.
+        let w = world();
+        let taker = Recording {
+            first: Some(7),
+            ..w.taker(true, None)
+        };
+        let waiting = waiter(&w.state, taker);
+        let refused = w.hand("ans_1", &decision(Verdict::Allow));
+        assert!(matches!(
+            refused,
+            Err(NotHanded::Failed(NotDone::NotTaken, _))
+        ));
+        assert_eq!(waiting.join().unwrap(), Some(Outcome::NotTaken));
+        assert!(w.handed.lock().unwrap().is_empty());
     }
 }

@@ -16,10 +16,11 @@ use crate::error::Error;
 /// One CLI's part of the road: the answer in its own words, and handing
 /// those to its agent.
 pub trait Taker {
-    /// The answer in the form its agent takes; `None` for one this request
-    /// does not take (a typed value that does not fit its form): nothing is
-    /// handed on.
-    fn translate(&self, answer: &AnswerBody, takeable: &Takeable) -> Option<Value>;
+    /// The answer in the form its agent takes, for the request it waits on
+    /// (`None`: a reply's message, which waits on no request); `None` for
+    /// one it does not take (a typed value that does not fit its form):
+    /// nothing is handed on.
+    fn translate(&self, answer: &AnswerBody, takeable: Option<&Takeable>) -> Option<Value>;
 
     /// The folder the session works in, whose settings a project's lasting
     /// rule is written into; `None` when it is not known, and a lasting
@@ -40,4 +41,9 @@ pub enum Closing {
     Here { cli: Cli, opened: Option<u64> },
     /// By the event the CLI sends once its dialog is gone (our plugins').
     ByItsEvent,
+    /// Here, before it is handed over, and only while `opened` is still the
+    /// session's open question (else it is not handed over): a message sent
+    /// as the agent's next turn, whose own hooks must find nothing of it
+    /// open, and which goes alone when the person answered in the terminal.
+    First { cli: Cli, opened: u64 },
 }

@@ -51,7 +51,14 @@ pub fn take_from_afar(
     ) else {
         return;
     };
-    match handover::deliver(dir, &task, session, takeable, answered, taker.as_mut()) {
+    match handover::deliver(
+        dir,
+        &task,
+        session,
+        Some(takeable),
+        answered,
+        taker.as_mut(),
+    ) {
         Outcome::NotRecorded(why) | Outcome::NotHanded(why) => crate::say(why),
         Outcome::Taken | Outcome::DoesNotFit | Outcome::NotTaken => {}
     }

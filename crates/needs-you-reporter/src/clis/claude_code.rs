@@ -92,7 +92,8 @@ struct ClaudeCodeHook<'a> {
 }
 
 impl Taker for ClaudeCodeHook<'_> {
-    fn translate(&self, answer: &AnswerBody, takeable: &Takeable) -> Option<Value> {
+    fn translate(&self, answer: &AnswerBody, takeable: Option<&Takeable>) -> Option<Value> {
+        let takeable = takeable?;
         Some(claude_code_hook_output(
             answer,
             &takeable.request,

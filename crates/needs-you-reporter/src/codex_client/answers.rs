@@ -1,14 +1,14 @@
 //! An approval's question opened here and on the Worker, a waiter of its
 //! own on the task's relay, and what it is handed taken down the one road
-//! (`handover`) as the protocol's answer; a reply's answer sent to its
-//! thread as the person's next message.
+//! (`handover`) as the protocol's answer; a reply's answer down the same
+//! road, sent to its thread as the person's next message.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 
 use needs_you_core::afar::AnswerBody;
 use needs_you_core::classify::{codex_app, Takeable};
-use needs_you_core::{Cli, CloseReason, Kind, Report};
+use needs_you_core::{Cli, Kind, Report};
 use serde_json::{json, Value};
 
 use super::connection::{
@@ -190,33 +190,17 @@ impl Client<'_> {
         if self.messages.remove(&reply.thread).is_none() {
             return Ok(()); // a turn started there first
         }
-        let AnswerBody::Text { text } = &answered.answer else {
-            return Ok(());
+        let (dir, task) = (self.dir, crate::relay::task_key(&self.target));
+        let thread = reply.thread.clone();
+        let mut taker = Messaging {
+            thread: reply.thread,
+            seq: reply.seq,
+            client: self,
         };
-        let Ok(line) = needs_you_core::answer::check(text) else {
-            return Ok(());
-        };
-        // Closed first, so the turn's own hooks find nothing of it open; and
-        // only while it is still the open question: a prompt the person
-        // submitted in the terminal closed it, and their turn goes alone.
-        let still_open = questions::close_if_still_open(
-            self.dir,
-            Cli::Codex,
-            &reply.thread,
-            CloseReason::Answered,
-            reply.seq,
-        )?;
-        if !still_open {
-            return Ok(());
+        match handover::deliver(dir, &task, &thread, None, answered, &mut taker) {
+            Outcome::NotHanded(e) => Err(e),
+            _ => Ok(()),
         }
-        let input = json!([{"type": "text", "text": line, "text_elements": []}]);
-        self.call(
-            "turn/start",
-            json!({"threadId": reply.thread, "input": input}),
-            Call::Nothing,
-        )?;
-        answered.took();
-        Ok(())
     }
 
     /// An answer handed over: sent as the protocol's answer while its
@@ -239,7 +223,7 @@ impl Client<'_> {
             seq: p.seq,
             client: self,
         };
-        match handover::deliver(dir, &task, &session, &takeable, answered, &mut taker) {
+        match handover::deliver(dir, &task, &session, Some(&takeable), answered, &mut taker) {
             // An answer this request does not take (a typed value that does
             // not fit its form) is not sent; the card waits on for one that
             // fits.
@@ -270,7 +254,7 @@ struct Answering<'c, 'a> {
 }
 
 impl Taker for Answering<'_, '_> {
-    fn translate(&self, answer: &AnswerBody, _: &Takeable) -> Option<Value> {
+    fn translate(&self, answer: &AnswerBody, _: Option<&Takeable>) -> Option<Value> {
         codex_app::response(&self.method, &self.params, answer)
     }
 
@@ -289,6 +273,46 @@ impl Taker for Answering<'_, '_> {
         Closing::Here {
             cli: Cli::Codex,
             opened: Some(self.seq),
+        }
+    }
+}
+
+/// Codex's part of the road for a reply's answer: the person's message, sent
+/// as the thread's next turn (a message to the model, never a command: the
+/// protocol runs no `/` or `!`), the reply closed first.
+struct Messaging<'c, 'a> {
+    thread: String,
+    seq: u64,
+    client: &'c mut Client<'a>,
+}
+
+impl Taker for Messaging<'_, '_> {
+    fn translate(&self, answer: &AnswerBody, _: Option<&Takeable>) -> Option<Value> {
+        let AnswerBody::Text { text } = answer else {
+            return None;
+        };
+        let line = needs_you_core::answer::check(text).ok()?;
+        Some(json!([{"type": "text", "text": line, "text_elements": []}]))
+    }
+
+    /// A message writes no rule.
+    fn project(&self) -> Option<PathBuf> {
+        None
+    }
+
+    fn hand_over(&mut self, input: Value) -> Result<bool, Error> {
+        self.client.call(
+            "turn/start",
+            json!({"threadId": self.thread, "input": input}),
+            Call::Nothing,
+        )?;
+        Ok(true)
+    }
+
+    fn closing(&self) -> Closing {
+        Closing::First {
+            cli: Cli::Codex,
+            opened: self.seq,
         }
     }
 }
