@@ -4,6 +4,7 @@
 //! * `account`: `setup`, `login`, `logout`, `rotate-token`, `pair`, `devices`.
 //! * `trusting`: the owner's key vouching for devices and signing the device list.
 //! * `questions`: `ls`, `tasks`, `answer`, `dismiss`, `show`.
+//! * `compose`: an answer as `answer` sends it, composed apart from the prompt and the network.
 //! * `cards`: the cards `ls` shows, built here from each question's request.
 //! * `watch`: `ls --watch`, on the live list's socket.
 //! * `history`: `log`, the history searched on this machine.
@@ -16,6 +17,7 @@ pub mod account;
 pub mod cards;
 pub mod channels;
 pub mod codex;
+pub mod compose;
 pub mod deploy;
 pub mod history;
 pub mod questions;

@@ -4,17 +4,17 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use needs_you_core::afar::{Afar, AnswerBody, Refusal, Verdict};
+use needs_you_core::afar::{Afar, AnswerBody, Verdict};
 use needs_you_core::api::{AnswerState, AnswerStatus, NeedsYou, Question, Queued, Task, Tasks};
 use needs_you_core::classify::card;
 use needs_you_core::screen::Screen;
 use needs_you_core::sealed::field::SCREEN;
 use needs_you_core::sealed::open_scope;
-use needs_you_core::signed::{self, Statement};
 use needs_you_reporter::client::{Client, Failure, FailureKind};
 use needs_you_trust::sealing::{open, SealError};
 use serde_json::{json, Value};
 
+use super::compose::{self, Signing};
 use super::{cards, logged_in, now_ms, path_part, print_json, trusting};
 use crate::content_keys;
 use crate::display;
@@ -365,41 +365,6 @@ impl Reply {
     }
 }
 
-/// Why words are not sent to a question in the clear.
-const IN_THE_CLEAR: &str = "nothing was sent: this question is listed in the clear (its machine holds no content key, or so the server says), and what you write goes only sealed: answer it in the agent's terminal, or log that machine in with the line `needs-you pair` prints";
-
-/// What the owner signs for `body`, an answer to `q` as the list shows it
-/// now: bound to the machine's open of it (`session`, `open_seq`) and, for a
-/// decision or choices, to the `digest` computed here from its request
-/// ([`request_shown`]); a text as the line that
-/// would be typed, and a denial's message as the one line the Worker would
-/// keep.
-fn statement(
-    owner: &str,
-    q: &Question,
-    body: &AnswerBody,
-    digest: Option<String>,
-) -> Result<Statement> {
-    let answer = match body {
-        AnswerBody::Text { text } => AnswerBody::Text {
-            text: needs_you_core::answer::check(text).unwrap_or_else(|_| text.clone()),
-        },
-        other => other.clone().tidied(),
-    };
-    Ok(Statement {
-        v: signed::VERSION,
-        owner: owner.to_owned(),
-        id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
-        question_id: q.question_id.clone(),
-        session: q.session.clone(),
-        open_seq: q.open_seq,
-        digest,
-        answer,
-        sealed_hash: None,
-        expires_at: now_ms() as i64 + signed::LIFETIME_MS,
-    })
-}
-
 /// The digest of the request `q` takes an answer for, computed here from
 /// the request itself, once the card built here from it is the one the
 /// list shows: a server that shows other words than its request's gets no
@@ -457,29 +422,8 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
             .iter()
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
-        // What the person writes or chooses goes sealed from a command line
-        // logged in under an owner, or not at all: to a question the list
-        // says is in the clear (its machine holds no key, or a server says
-        // so of a sealed one to read the reply) it would go readable. Judged
-        // by the owner pinned here, never by what the server says of this
-        // device's keys: every device `pair` vouches for is given the
-        // content key, and one it did not vouch for sends no words at all
-        // (above).
-        if !listed.question.sealed && body.has_words() && login.owner.is_some() {
-            // Said as the Worker would say it when the list says the
-            // question takes no answer from afar anyway.
-            let q = &listed.question;
-            let why = match &q.why_not {
-                Some(why) if q.answer_from_afar.is_none() => {
-                    Refusal::AnswerInTerminal(q.kind, why.clone()).message()
-                }
-                _ if body.form() == Afar::Decision => {
-                    format!("{IN_THE_CLEAR}; a bare allow or denial still goes")
-                }
-                _ => IN_THE_CLEAR.to_owned(),
-            };
-            return Err(Fail::new(exit::REFUSED, why));
-        }
+        compose::words_may_go(&listed.question, &body, login.owner.is_some())
+            .map_err(|why| Fail::new(exit::REFUSED, why))?;
         // The question as the list shows it, its sealed words opened here.
         let mut opener = cards::Built::new(&login);
         let mut shown = listed.clone();
@@ -534,27 +478,21 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
                 Some(digest)
             }
         };
-        if digest.is_some() {
-            request["digest"] = json!(digest);
-        }
-        if let Some(signer) = &signer {
-            let mut statement = statement(&signer.owner, &shown.question, &body, digest)?;
-            // A sealed question's answer seals its words too, signed with
-            // the rest; the server gets its form alone.
-            if listed.question.sealed && statement.answer.has_words() {
-                let (wordless, sealed) = opener
-                    .seal_answer(&listed.question, &statement.answer)
-                    .map_err(|why| Fail::new(exit::REFUSED, format!("{why}: not answered")))?;
-                let digest = request.get("digest").cloned();
-                request = serde_json::to_value(&wordless).unwrap_or_default();
-                if let Some(d) = digest {
-                    request["digest"] = d;
-                }
-                request["sealed"] = json!(&sealed);
-                statement.v = signed::SEALED_VERSION;
-                statement.answer = wordless;
-                statement.sealed_hash = Some(signed::sealed_hash(&sealed));
-            }
+        let signing = match &signer {
+            Some(signer) => Some(Signing {
+                owner: &signer.owner,
+                id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+                now_ms: now_ms() as i64,
+            }),
+            None => None,
+        };
+        let (composed, statement) =
+            compose::compose(&shown.question, &body, digest, signing, |answer| {
+                opener.seal_answer(&listed.question, answer)
+            })
+            .map_err(|why| Fail::new(exit::REFUSED, format!("{why}: not answered")))?;
+        request = composed;
+        if let (Some(signer), Some(statement)) = (&signer, statement) {
             request["signed"] = json!(signer.sign(&statement));
         }
     }
