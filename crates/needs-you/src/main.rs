@@ -3,7 +3,7 @@
 use needs_you::cli::{self, ChannelAction, Command, DeviceAction, RuleAction, TaskAction};
 use needs_you::commands::deploy::{self, Mode};
 use needs_you::commands::{
-    account, channels, codex, history, questions, rules, run, trusting, version,
+    account, channels, codex, devices, history, questions, rules, run, trusting, version,
 };
 use needs_you::fail::Result;
 
@@ -79,7 +79,7 @@ fn dispatch(command: Command) -> Result<i32> {
         } => account::login(&target, &allow, code.as_deref(), owner.as_deref()),
         Command::Logout => account::logout(),
         Command::RotateToken => account::rotate_token(),
-        Command::Pair { rights, json } => account::pair(rights, json),
+        Command::Pair { rights, json } => devices::pair(rights, json),
         Command::Run(opts) => run::run(opts),
         Command::Deploy {
             dry_run,
@@ -127,8 +127,8 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Dismiss { question } => questions::dismiss(&question),
         Command::Show { question, watch } => questions::show(&question, watch),
         Command::Devices(args) => match args.action {
-            None => account::devices(args.json),
-            Some(DeviceAction::Revoke { device }) => account::revoke_device(&device),
+            None => devices::devices(args.json),
+            Some(DeviceAction::Revoke { device }) => devices::revoke_device(&device),
         },
         Command::Channels(args) => match args.action {
             None => channels::list(args.json),

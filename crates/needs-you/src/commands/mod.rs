@@ -1,7 +1,8 @@
 //! The commands, one module per command or small family, and what they all
 //! need: the login this machine holds, and the ids that go into URL paths.
 //!
-//! * `account`: `setup`, `login`, `logout`, `rotate-token`, `pair`, `devices`.
+//! * `account`: `setup`, `login`, `logout`, `rotate-token`.
+//! * `devices`: `pair`, `devices`, `devices revoke`.
 //! * `trusting`: the owner's key vouching for devices and signing the device list.
 //! * `questions`: `ls`, `tasks`, `answer`, `dismiss`, `show`.
 //! * `compose`: an answer as `answer` sends it, composed apart from the prompt and the network.
@@ -19,6 +20,7 @@ pub mod channels;
 pub mod codex;
 pub mod compose;
 pub mod deploy;
+pub mod devices;
 pub mod history;
 pub mod questions;
 pub mod rules;

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::bundle::{Bundle, Work};
 use super::secrets;
 use super::wrangler::Wrangler;
-use crate::commands::account;
+use crate::commands::{account, devices};
 use crate::fail::{exit, Fail, Result};
 use crate::{login, term};
 
@@ -142,7 +142,7 @@ pub fn deploy(
         }
     }
     match login::load().ok().flatten() {
-        Some(l) if l.is_owner() && l.url == url => account::pair(None, false),
+        Some(l) if l.is_owner() && l.url == url => devices::pair(None, false),
         _ => Ok(exit::OK),
     }
 }
