@@ -20,7 +20,7 @@
 //! (`granted`), and stays while its machine holds one.
 //!
 //! It also shows the pane of a session's open question when the Worker asks
-//! (Show terminal, `Relay::screen`): only a pane recorded for an open
+//! (Show terminal, `Screens::reply`): only a pane recorded for an open
 //! question of its own task, only while that pane still runs the agent,
 //! read at most every [`SCREEN_EVERY`] (a faster reader gets the same
 //! screen again), never with `NEEDS_YOU_NO_SCREEN` set, and always sealed
@@ -40,10 +40,12 @@
 //! Its failures go to the state directory's log.
 //!
 //! * `admit`: whether an answer may go on, checked again before each key and decision.
+//! * `screens`: the pane a device asks to see, read, cached and sealed.
 //! * `panes`: where an open question's pane is recorded on this machine.
 
 mod admit;
 mod panes;
+mod screens;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -55,11 +57,8 @@ use needs_you_core::relay_messages::{
     Answer, FromRelay, NotDone, Revocation, RevokeOutcome, Revoked, ScreenAsk, ScreenReply,
     ToRelay, CLOSE_REPLACED, CLOSE_REVOKED,
 };
-use needs_you_core::screen::Screen;
-use needs_you_core::sealed::{field, open_scope};
 use needs_you_core::signed::{DeviceList, Envelope, Revoking, Signed};
 use needs_you_trust::admission::{self, Knows};
-use needs_you_trust::sealing::{self, ContentKey};
 use needs_you_trust::verify::{newest_list, verify_as};
 use serde::de::DeserializeOwned;
 use tungstenite::protocol::frame::coding::CloseCode;
@@ -75,17 +74,16 @@ use crate::state::{self, StateDir};
 use crate::terminal;
 use crate::waiters::{self, Awaits, Waiters};
 pub use admit::no_screen;
-use admit::{may_hand, may_type, recorded_pane, still_open, Failure};
+use admit::{may_hand, may_type, still_open, Failure};
 use panes::anything_open;
 pub use panes::{forget_pane, record_pane, task_key, PaneRecord};
+use screens::Screens;
+pub use screens::SCREEN_EVERY;
 
 /// How long a read waits before the relay looks around (idle, ping).
 const TICK: Duration = Duration::from_secs(20);
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// The shortest time between two reads of one pane: a reader asking faster
-/// is sent the last screen, so that no reader can make tmux work harder.
-pub const SCREEN_EVERY: Duration = Duration::from_millis(200);
 /// The most outcomes of answers kept, for an answer the Worker sends again:
 /// an answer is handled once in a while, so these are the latest hours'. Past it they are all
 /// forgotten at once; the waiters' own list of spent answers keeps a
@@ -197,7 +195,7 @@ struct Relay {
     last_open: Instant,
     idle: Duration,
     /// The last screen read of each session's pane, and when.
-    screens: HashMap<String, (Instant, Screen)>,
+    screens: Screens,
 }
 
 impl Relay {
@@ -377,96 +375,10 @@ impl Relay {
         }
     }
 
-    /// The pane of the session's open question, as asked: checked as before
-    /// typing (the question open here, of this task, the pane still the
-    /// agent's), and read at most every [`SCREEN_EVERY`].
-    /// The screen goes sealed under the owner's content key, as the screen
-    /// of the session's open question as this machine recorded it (its
-    /// session and `seq`, never an id the server gives): the server carries
-    /// it and cannot read it, nor pass it off as another question's. Its
-    /// digest is keyed under the same key: a server cannot test a guess of
-    /// a screen against it, only see that the pane changed.
+    /// The pane of the session's open question, as asked ([`Screens::reply`]).
     fn screen(&mut self, ask: &ScreenAsk) -> ScreenReply {
-        let request_id = ask.request_id.clone();
-        let shown = self.read_screen(&ask.session).and_then(|(screen, seq)| {
-            let (owner, key) = self.screen_key()?;
-            let plain = screen.digest();
-            // Named as a screen's, apart from any request's; as short as
-            // the plain one, which is all a reader's "unchanged" needs.
-            let mut digest = key.keyed(&owner, &format!("screen {plain}"));
-            digest.truncate(plain.len());
-            if ask.seen.as_deref() == Some(digest.as_str()) {
-                return Ok((digest, None));
-            }
-            let scope = open_scope(&ask.session, seq);
-            let json = serde_json::to_vec(&screen).unwrap_or_default();
-            let sealed = sealing::seal(&key, &owner, &scope, field::SCREEN, &json)
-                .map_err(|e| Error::Setup(format!("cannot seal the screen: {e}")))?;
-            Ok((digest, Some(sealed)))
-        });
-        match shown {
-            Ok((digest, sealed)) => ScreenReply {
-                request_id,
-                sealed,
-                digest: Some(digest),
-                refused: None,
-                code: None,
-            },
-            Err(why) => ScreenReply {
-                request_id,
-                refused: Some(why.to_string()),
-                code: Some(why.code().to_owned()),
-                ..ScreenReply::default()
-            },
-        }
-    }
-
-    /// The owner and the newest version of the content key, which seal a
-    /// screen and key its digest; none on a machine that seals nothing.
-    fn screen_key(&self) -> Result<(String, ContentKey), Error> {
-        let unsealable = |why: &str| {
-            Error::Setup(format!(
-                "this machine {why}, so it shows no screen: log it in with the line `needs-you pair` prints, and start the agent with `needs-you run`"
-            ))
-        };
-        let owner = self
-            .owner
-            .as_deref()
-            .ok_or_else(|| unsealable("pins no owner key"))?;
-        let keys = sealed_report::held_keys()?.ok_or_else(|| unsealable("holds no content key"))?;
-        let key = keys
-            .newest()
-            .ok_or_else(|| unsealable("holds no content key"))?;
-        Ok((owner.to_owned(), key.clone()))
-    }
-
-    /// The pane's screen, and the `seq` of the open question it is of.
-    fn read_screen(&mut self, session: &str) -> Result<(Screen, u64), Error> {
-        if no_screen() {
-            return Err(Error::Terminal(
-                "this agent was started with --no-screen".into(),
-            ));
-        }
-        let pane = recorded_pane(&self.dir, &self.task, session)
-            .map_err(|f| Error::Terminal(f.reason))?
-            .pane;
-        let seq = self
-            .dir
-            .open_question(session)
-            .map_err(|e| Error::State(format!("cannot read the state directory: {e}")))?
-            .ok_or_else(|| Error::Terminal("the question is no longer open in the agent".into()))?
-            .seq;
-        if let Some((at, screen)) = self.screens.get(session) {
-            if at.elapsed() < SCREEN_EVERY {
-                return Ok((screen.clone(), seq));
-            }
-        }
-        let screen = terminal::capture(&pane)?;
         self.screens
-            .retain(|_, (at, _)| at.elapsed() < SCREEN_EVERY);
-        self.screens
-            .insert(session.to_owned(), (Instant::now(), screen.clone()));
-        Ok((screen, seq))
+            .reply(&self.dir, &self.task, self.owner.as_deref(), ask)
     }
 }
 
@@ -502,7 +414,7 @@ pub fn run(state_dir: Option<PathBuf>) -> i32 {
         to_say_again: Vec::new(),
         last_open: Instant::now(),
         idle: idle_limit(),
-        screens: HashMap::new(),
+        screens: Screens::default(),
     };
     let mut backoff = FIRST_BACKOFF;
     let mut first = true;
