@@ -14,6 +14,7 @@
 //! * [`answer`]: what may be typed into an agent's prompt from afar.
 //! * [`afar`]: answering dialogs and permissions from afar: the forms, the
 //!   digest that binds an answer to its request, and the one admission rule.
+//! * [`refusal`]: why an answer from afar is refused, each with its stable code.
 //! * [`lasting`]: a permission's lasting choices ("don't ask again"), as
 //!   its CLI suggests them, and the id that binds each.
 //! * [`request`]: the request an answer from afar covers, as the CLI gave it;
@@ -53,6 +54,7 @@ pub mod lasting;
 pub mod live;
 pub mod query;
 pub mod question;
+pub mod refusal;
 pub mod relay_messages;
 pub mod report;
 pub mod request;
