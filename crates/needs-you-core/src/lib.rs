@@ -67,9 +67,9 @@ pub mod words;
 
 pub use classify::{classify, Classified, Decision};
 pub use report::{
-    truncate_bytes, truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, ReportError,
-    Terminal, TerminalKind,
+    Cli, CloseReason, Kind, QuestionOption, Report, ReportError, Terminal, TerminalKind,
 };
+pub use text::{truncate_bytes, truncate_chars};
 
 /// A file of `tests/fixtures` (screens and payloads of the real CLIs), for
 /// the unit tests that read one.

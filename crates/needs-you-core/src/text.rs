@@ -120,6 +120,51 @@ pub fn is_b64url(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// Cuts `s` to at most `max` characters, the last of them an ellipsis when cut.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some(_) => {
+            let keep = s
+                .char_indices()
+                .nth(max.saturating_sub(1))
+                .map_or(0, |(i, _)| i);
+            format!("{}…", &s[..keep])
+        }
+    }
+}
+
+/// Cuts `s` to at most `max` bytes at a character boundary, the last
+/// character an ellipsis when cut: for services that count bytes.
+pub fn truncate_bytes(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let budget = max.saturating_sub('…'.len_utf8());
+    let keep = s
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .take_while(|&end| end <= budget)
+        .last()
+        .unwrap_or(0);
+    format!("{}…", &s[..keep])
+}
+
+#[cfg(test)]
+mod truncate_tests {
+    use super::*;
+
+    #[test]
+    fn bytes_are_cut_at_a_character_boundary_with_an_ellipsis() {
+        assert_eq!(truncate_bytes("abc", 3), "abc");
+        assert_eq!(truncate_bytes("abcdef", 5), "ab…");
+        // Four bytes a rocket: two fit in 8 + 3 bytes, not three.
+        let cut = truncate_bytes(&"\u{1F680}".repeat(5), 11);
+        assert_eq!(cut, format!("{}…", "\u{1F680}".repeat(2)));
+        assert!(truncate_bytes(&"é".repeat(100), 10).len() <= 10);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -189,7 +189,7 @@ impl Words {
         };
         let mut chars = whole.chars().count();
         loop {
-            let cut = crate::report::truncate_chars(&whole, chars);
+            let cut = crate::text::truncate_chars(&whole, chars);
             if cut.len() <= crate::sealed::MAX_SUMMARY_BYTES {
                 return cut;
             }
@@ -207,7 +207,7 @@ impl Words {
     pub fn without_card(self) -> Words {
         match self.request {
             Some(_) => Words {
-                text: crate::report::truncate_chars(&self.text, START_CHARS),
+                text: crate::text::truncate_chars(&self.text, START_CHARS),
                 options: Vec::new(),
                 questions: Vec::new(),
                 ..self

@@ -7,7 +7,8 @@
 use serde_json::Value;
 
 use super::event::str_field;
-use crate::report::{truncate_chars, QuestionOption, MAX_LABEL_CHARS, MAX_OPTIONS};
+use crate::report::{QuestionOption, MAX_LABEL_CHARS, MAX_OPTIONS};
+use crate::text::truncate_chars;
 
 /// The text and options of an elicitation from `server`: the message, a line
 /// naming the fields that take typed values, the page to open in url mode,

@@ -10,11 +10,10 @@ use serde_json::Value;
 
 use crate::afar::{self, Afar, DialogQuestion, Takes};
 use crate::question::{ends_with_question, reply_tail};
-use crate::report::{
-    truncate_chars, Cli, CloseReason, Kind, QuestionOption, Report, MAX_LABEL_CHARS, MAX_OPTIONS,
-};
+use crate::report::{Cli, CloseReason, Kind, QuestionOption, Report, MAX_LABEL_CHARS, MAX_OPTIONS};
 use crate::request::Request;
 use crate::text;
+use crate::text::truncate_chars;
 
 /// What an event means for the person's "Needs you" list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
