@@ -490,7 +490,7 @@ test("a device whose certificate ended long ago gets no new content key; an unre
     const r = await cli(owner, args);
     assert.equal(r.code, 3, `${args}: ${r.stderr}`);
     assert.ok(oneLine(r.stderr), r.stderr);
-    assert.match(r.stderr, /^needs-you: .*certified\.json is not a needs-you record of devices: nothing is vouched for or struck until it is put back$/);
+    assert.match(r.stderr.trim(), /^needs-you: .*certified\.json is not a needs-you record of devices: nothing is vouched for or struck until it is put back$/);
   }
   assert.deepEqual(await list(), before, "the device list as it was");
   assert.equal((await w.db.prepare("SELECT revoked_at FROM devices WHERE id = ?").bind(kept).first()).revoked_at, null, "not revoked");
