@@ -3,6 +3,7 @@
 use worker::Env;
 
 use crate::channels::webpush::{PushServices, Vapid};
+use crate::channels::Refused;
 use crate::delivery::Timing;
 
 /// What a notifier's alarm needs, read once per run.
@@ -11,7 +12,7 @@ pub struct Settings {
     /// How long a channel gets to answer one delivery.
     pub send_timeout: std::time::Duration,
     /// The Web Push identity: `None` when not set up, `Err` when malformed.
-    pub vapid: Option<Result<Vapid, String>>,
+    pub vapid: Option<Result<Vapid, Refused>>,
     /// Where a push may go: a subscription stored before a service was
     /// taken off the list is not sent to.
     pub push_services: PushServices,
@@ -84,7 +85,7 @@ fn text(env: &Env, name: &str) -> Option<String> {
 /// The Worker's Web Push identity, from the secrets `VAPID_PRIVATE_KEY` and
 /// `VAPID_SUBJECT`: `None` when Web Push is not set up, `Err` when a secret is
 /// malformed (the message names it, never its value).
-pub fn vapid(env: &Env) -> Option<Result<Vapid, String>> {
+pub fn vapid(env: &Env) -> Option<Result<Vapid, Refused>> {
     let key = text(env, "VAPID_PRIVATE_KEY")?;
     let subject = text(env, "VAPID_SUBJECT").unwrap_or_default();
     Some(Vapid::new(&key, &subject))

@@ -4,6 +4,7 @@
 
 use worker::Env;
 
+use super::error::Failed;
 use super::{send, webpush, Channel, Outgoing, WEBPUSH_PREFIX};
 use crate::config::Settings;
 use crate::delivery::{Event, Snapshot};
@@ -47,7 +48,7 @@ pub async fn try_channel(
             Ok(out) => send(&out, settings.send_timeout).await,
             Err(e) => Err(e),
         },
-        Err(e) => Err(format!("bad configuration: {e}")),
+        Err(e) => Err(Failed(format!("bad configuration: {e}"))),
     };
     let push = matches!(channel, Ok(Channel::WebPush(_)));
     let (outcome, status, error) = match result {
@@ -58,7 +59,7 @@ pub async fn try_channel(
             Some(format!("HTTP {code}: the subscription is gone; removed")),
         ),
         Ok(code) => (Outcome::Failed, Some(code), Some(format!("HTTP {code}"))),
-        Err(e) => (Outcome::Failed, None, Some(e)),
+        Err(e) => (Outcome::Failed, None, Some(e.0)),
     };
     if outcome == Outcome::Gone {
         let device_id = kind.trim_start_matches(WEBPUSH_PREFIX);
@@ -111,7 +112,7 @@ async fn request(
     event: Event,
     q: &Question,
     now: f64,
-) -> std::result::Result<Outgoing, String> {
+) -> std::result::Result<Outgoing, Failed> {
     let Channel::WebPush(sub) = channel else {
         return channel.request(event, q, now, None);
     };

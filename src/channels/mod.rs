@@ -5,13 +5,16 @@
 //! all), so what goes on the wire is
 //! decided in one place and tested without a network; [`send`] is the only
 //! I/O besides the WebCrypto calls that seal a push ([`subtle`]), and
-//! [`attempt`] one try of one channel, recorded.
+//! [`attempt`] one try of one channel, recorded. What goes wrong says whose it
+//! is to fix (`error`): settings, a subscription or a secret [`Refused`], or a
+//! delivery [`Failed`].
 //!
 //! ntfy and the webhook are set by the owner, one of each at most. Web Push is
 //! a channel per paired device that subscribed: its name is `webpush:<device
 //! id>`, and the alarm finds it beside the owner's other channels.
 
 pub mod attempt;
+mod error;
 pub mod ntfy;
 mod outgoing;
 mod subtle;
@@ -30,6 +33,7 @@ use worker::{
 
 use crate::delivery::Event;
 use crate::question::Question;
+pub use error::{Failed, Refused};
 pub use outgoing::Outgoing;
 
 /// The name of a device's Web Push channel starts with this, then its id.
@@ -47,7 +51,7 @@ impl Channel {
     pub fn from_config(
         kind: api::ChannelKind,
         config: &Map<String, Value>,
-    ) -> Result<Channel, String> {
+    ) -> Result<Channel, Refused> {
         match kind {
             api::ChannelKind::Ntfy => ntfy::Ntfy::from_config(config).map(Channel::Ntfy),
             api::ChannelKind::Webhook => {
@@ -58,14 +62,14 @@ impl Channel {
 
     /// Parses a configuration stored by [`Channel::stored`], or a device's
     /// stored push subscription.
-    pub fn from_stored(kind: &str, stored: &str) -> Result<Channel, String> {
+    pub fn from_stored(kind: &str, stored: &str) -> Result<Channel, Refused> {
         if kind.starts_with(WEBPUSH_PREFIX) {
             return serde_json::from_str(stored)
                 .map(Channel::WebPush)
-                .map_err(|e| format!("the stored subscription is unreadable: {e}"));
+                .map_err(|e| Refused(format!("the stored subscription is unreadable: {e}")));
         }
         let kind = api::ChannelKind::parse(kind)
-            .ok_or_else(|| format!("the stored channel kind {kind:?} is unknown"))?;
+            .ok_or_else(|| Refused(format!("the stored channel kind {kind:?} is unknown")))?;
         match serde_json::from_str::<Value>(stored) {
             Ok(Value::Object(map)) => Channel::from_config(kind, &map),
             _ => Err("the stored configuration is not a JSON object".into()),
@@ -112,7 +116,7 @@ impl Channel {
         q: &Question,
         now: f64,
         push: Option<&webpush::Sealed>,
-    ) -> Result<Outgoing, String> {
+    ) -> Result<Outgoing, Failed> {
         match self {
             Channel::Ntfy(c) => Ok(c.request(event, q)),
             Channel::Webhook(c) => Ok(c.request(event, q, now)),
@@ -126,7 +130,7 @@ impl Channel {
 
 /// Sends one request; `Ok(status)` for any HTTP answer, `Err` when none came
 /// within `timeout` (the attempt then counts as failed).
-pub async fn send(out: &Outgoing, timeout: Duration) -> Result<u16, String> {
+pub async fn send(out: &Outgoing, timeout: Duration) -> Result<u16, Failed> {
     let headers = Headers::new();
     for (name, value) in &out.headers {
         // The error would quote the value, which may be a token: name only the header.

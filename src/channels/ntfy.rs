@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use needs_you_core::words::option_lines;
 use needs_you_core::{truncate_bytes, Kind};
 
+use super::error::Refused;
 use super::outgoing::{is_header_value, words_of, Outgoing};
 use crate::delivery::Event;
 use crate::question::Question;
@@ -45,7 +46,7 @@ pub struct Ntfy {
 }
 
 impl Ntfy {
-    pub fn from_config(c: &Map<String, Value>) -> Result<Ntfy, String> {
+    pub fn from_config(c: &Map<String, Value>) -> Result<Ntfy, Refused> {
         let url = match c.get("url") {
             Some(Value::String(u)) => u.trim().trim_end_matches('/').to_owned(),
             _ => return Err("`url` must be the topic URL, e.g. https://ntfy.sh/my-topic".into()),
@@ -157,19 +158,20 @@ fn words_message(q: &Question) -> String {
     truncate_bytes(&message, MAX_MESSAGE_BYTES)
 }
 
-fn optional_str(c: &Map<String, Value>, field: &str) -> Result<Option<String>, String> {
+fn optional_str(c: &Map<String, Value>, field: &str) -> Result<Option<String>, Refused> {
     match c.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
-        _ => Err(format!("`{field}` must be a non-empty string")),
+        _ => Err(format!("`{field}` must be a non-empty string").into()),
     }
 }
 
 /// Splits a topic URL into the server base and the topic name.
-fn split_topic(url: &str) -> Result<(&str, &str), String> {
+fn split_topic(url: &str) -> Result<(&str, &str), Refused> {
     let bad = || {
-        "`url` must be an http(s) topic URL without a user or password, e.g. https://ntfy.sh/my-topic"
-            .to_owned()
+        Refused::from(
+            "`url` must be an http(s) topic URL without a user or password, e.g. https://ntfy.sh/my-topic",
+        )
     };
     if !is_http_url(url) {
         return Err(bad());

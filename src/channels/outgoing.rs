@@ -1,6 +1,7 @@
 //! What every channel's request is made of: the request itself, as data
 //! ([`Outgoing`]), and the checks of a configuration the channels share.
 
+use super::error::Refused;
 use serde_json::{Map, Value};
 
 /// A request to send, as data.
@@ -21,7 +22,7 @@ pub fn is_header_value(v: &str) -> bool {
 
 /// Whether a channel's owner turned its words on (`words: true`): off when
 /// left out, since the channel's server is a third party's.
-pub fn words_of(c: &Map<String, Value>) -> Result<bool, String> {
+pub fn words_of(c: &Map<String, Value>) -> Result<bool, Refused> {
     match c.get("words") {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),

@@ -6,6 +6,7 @@
 //! Only the primitives are here; what they are put together into (RFC 8291's
 //! keys and record, RFC 8292's token) is `webpush`'s, and pure.
 
+use super::error::Failed;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use wasm_bindgen::prelude::*;
@@ -65,7 +66,7 @@ fn array(bytes: &[u8]) -> JsValue {
 }
 
 /// The promise's value, or why the call failed, thrown or rejected.
-async fn call(what: &str, p: Result<Promise, JsValue>) -> Result<JsValue, String> {
+async fn call(what: &str, p: Result<Promise, JsValue>) -> Result<JsValue, Failed> {
     let failed = |e: JsValue| {
         let why = Reflect::get(&e, &JsValue::from_str("message"))
             .ok()
@@ -73,22 +74,22 @@ async fn call(what: &str, p: Result<Promise, JsValue>) -> Result<JsValue, String
             .unwrap_or_default();
         format!("WebCrypto could not {what}: {why}")
     };
-    JsFuture::from(p.map_err(failed)?).await.map_err(failed)
+    Ok(JsFuture::from(p.map_err(failed)?).await.map_err(failed)?)
 }
 
-async fn bytes(what: &str, p: Result<Promise, JsValue>) -> Result<Vec<u8>, String> {
+async fn bytes(what: &str, p: Result<Promise, JsValue>) -> Result<Vec<u8>, Failed> {
     Ok(Uint8Array::new(&call(what, p).await?).to_vec())
 }
 
 /// A P-256 public key, an uncompressed point: refused unless it is on the curve.
-pub async fn ecdh_public(point: &[u8]) -> Result<Key, String> {
+pub async fn ecdh_public(point: &[u8]) -> Result<Key, Failed> {
     let p = import_key("raw", &array(point), &js(ECDH), false, &js("[]"));
     call("read the P-256 public key", p).await.map(Key)
 }
 
 /// A fresh P-256 key agreed with `peer`: the shared secret (32 bytes) and the
 /// fresh key's public point (65 bytes). Its private half never leaves WebCrypto.
-pub async fn agree(peer: &Key) -> Result<(Vec<u8>, Vec<u8>), String> {
+pub async fn agree(peer: &Key) -> Result<(Vec<u8>, Vec<u8>), Failed> {
     let what = "make an ephemeral P-256 key";
     let pair = call(
         what,
@@ -113,7 +114,7 @@ pub async fn agree(peer: &Key) -> Result<(Vec<u8>, Vec<u8>), String> {
 
 /// `data` sealed with AES-128-GCM under `key` and `nonce`: the ciphertext and
 /// its 16-byte tag.
-pub async fn aes128gcm(key: &[u8; 16], nonce: &[u8; 12], data: &[u8]) -> Result<Vec<u8>, String> {
+pub async fn aes128gcm(key: &[u8; 16], nonce: &[u8; 12], data: &[u8]) -> Result<Vec<u8>, Failed> {
     let p = import_key(
         "raw",
         &array(key),
@@ -128,7 +129,7 @@ pub async fn aes128gcm(key: &[u8; 16], nonce: &[u8; 12], data: &[u8]) -> Result<
 
 /// An ES256 signing key from its PKCS #8 form, with its public point
 /// (65 bytes), which WebCrypto computes: the key's JWK names it.
-pub async fn es256_key(pkcs8: &[u8]) -> Result<(Key, Vec<u8>), String> {
+pub async fn es256_key(pkcs8: &[u8]) -> Result<(Key, Vec<u8>), Failed> {
     let p = import_key("pkcs8", &array(pkcs8), &js(ECDSA), true, &js(r#"["sign"]"#));
     let key = call("read the VAPID key", p).await?;
     let jwk = call("export the VAPID key", export_key("jwk", &key)).await?;
@@ -146,6 +147,6 @@ pub async fn es256_key(pkcs8: &[u8]) -> Result<(Key, Vec<u8>), String> {
 }
 
 /// ES256 over `data`: `r || s`, 64 bytes, as a JWT carries it.
-pub async fn es256(key: &Key, data: &[u8]) -> Result<Vec<u8>, String> {
+pub async fn es256(key: &Key, data: &[u8]) -> Result<Vec<u8>, Failed> {
     bytes("sign the VAPID token", sign(&js(ES256), &key.0, data)).await
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::Sha256;
 
+use super::error::Refused;
 use super::outgoing::{words_of, Outgoing};
 use crate::delivery::Event;
 use crate::ids::hex;
@@ -45,7 +46,7 @@ pub const WORDLESS_FIELDS: &[&str] = &[
 ];
 
 impl Webhook {
-    pub fn from_config(c: &Map<String, Value>) -> Result<Webhook, String> {
+    pub fn from_config(c: &Map<String, Value>) -> Result<Webhook, Refused> {
         let url = match c.get("url") {
             Some(Value::String(u)) if is_http_url(u.trim()) => u.trim().to_owned(),
             _ => return Err("`url` must be an http(s) URL without a user or password".into()),
@@ -55,7 +56,8 @@ impl Webhook {
             _ => {
                 return Err(format!(
                     "`secret` must be a string of at least {MIN_SECRET_CHARS} characters"
-                ))
+                )
+                .into())
             }
         };
         Ok(Webhook {

@@ -29,6 +29,7 @@ use sha2::{Digest, Sha256};
 
 use needs_you_core::truncate_chars;
 
+use super::error::{Failed, Refused};
 use super::outgoing::Outgoing;
 use super::subtle;
 use crate::delivery::Event;
@@ -123,7 +124,7 @@ impl Subscription {
     /// Reads the browser's `PushSubscription` JSON as it is
     /// (`{endpoint, keys: {p256dh, auth}}`), for an endpoint at one of
     /// `services`.
-    pub fn from_browser(v: &Value, services: &PushServices) -> Result<Subscription, String> {
+    pub fn from_browser(v: &Value, services: &PushServices) -> Result<Subscription, Refused> {
         let endpoint = v
             .get("endpoint")
             .and_then(Value::as_str)
@@ -152,7 +153,7 @@ impl Subscription {
 
     /// The browser's public key (an uncompressed point, 65 bytes) and auth
     /// secret, their sizes checked; [`Subscription::check`] checks the point.
-    fn keys(&self) -> Result<(Vec<u8>, Vec<u8>), String> {
+    fn keys(&self) -> Result<(Vec<u8>, Vec<u8>), Refused> {
         let public = decode(&self.p256dh)
             .filter(|k| k.len() == 65 && k[0] == 4)
             .ok_or(NOT_A_POINT)?;
@@ -164,7 +165,7 @@ impl Subscription {
 
     /// Whether the browser's public key is a point of P-256, which only
     /// WebCrypto can tell here: a subscription is refused when it is not.
-    pub async fn check(&self) -> Result<(), String> {
+    pub async fn check(&self) -> Result<(), Refused> {
         let (public, _) = self.keys()?;
         subtle::ecdh_public(&public)
             .await
@@ -198,7 +199,7 @@ const PKCS8_P256_PREFIX: [u8; 35] = [
 impl Vapid {
     /// From the secrets: `VAPID_PRIVATE_KEY` (the 32-byte scalar, base64url)
     /// and `VAPID_SUBJECT`.
-    pub fn new(private_key: &str, subject: &str) -> Result<Vapid, String> {
+    pub fn new(private_key: &str, subject: &str) -> Result<Vapid, Refused> {
         // Some tools drop a scalar's leading zero bytes (one key in 256 is
         // a byte short): 24 to 32 bytes are taken, padded back on the left.
         let given = decode(private_key.trim())
@@ -226,7 +227,7 @@ impl Vapid {
     /// The key in WebCrypto, with its public half: for each push sent and
     /// each read of the key route (an import is a fraction of a millisecond
     /// beside the push itself).
-    pub async fn key(&self) -> Result<VapidKey, String> {
+    pub async fn key(&self) -> Result<VapidKey, Failed> {
         let (signing, public) = subtle::es256_key(&self.pkcs8())
             .await
             .map_err(|e| format!("{NOT_A_KEY} ({e})"))?;
@@ -248,7 +249,7 @@ pub struct VapidKey {
 
 impl VapidKey {
     /// The `Authorization` header for a request to `endpoint` at `now_s`.
-    pub async fn authorization(&self, endpoint: &str, now_s: u64) -> Result<String, String> {
+    pub async fn authorization(&self, endpoint: &str, now_s: u64) -> Result<String, Failed> {
         let input = token_input(&self.subject, endpoint, now_s);
         let signature = subtle::es256(&self.signing, input.as_bytes()).await?;
         Ok(authorization(&input, &signature, &self.public))
@@ -381,7 +382,7 @@ pub async fn seal(
     vapid: &VapidKey,
     now_s: u64,
     salt: &[u8; 16],
-) -> Result<Sealed, String> {
+) -> Result<Sealed, Failed> {
     let (ua_public, auth) = sub.keys()?;
     let record = record(&message(event, q))?;
     let peer = subtle::ecdh_public(&ua_public).await?;
@@ -413,7 +414,7 @@ pub fn request(sub: &Subscription, q: &Question, sealed: &Sealed) -> Outgoing {
 
 /// One record of `message`, the last (RFC 8188: its padding delimiter is 2),
 /// refused over what one push carries.
-fn record(message: &str) -> Result<Vec<u8>, String> {
+fn record(message: &str) -> Result<Vec<u8>, Failed> {
     if message.len() > MAX_MESSAGE_BYTES {
         return Err("the message is too long for a push".into());
     }

@@ -34,7 +34,7 @@ pub async fn put(mut req: Request, env: &Env, kind: &str) -> ApiResult {
     let kind = known_kind(kind)?;
     let body = read_object(&mut req).await?;
     let channel = Channel::from_config(kind, &body)
-        .map_err(|m| ApiError::bad_request("invalid_channel", m))?;
+        .map_err(|m| ApiError::bad_request("invalid_channel", m.to_string()))?;
     store::put_channel(
         env,
         &owner.id,

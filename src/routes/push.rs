@@ -15,7 +15,7 @@ use crate::{auth, store};
 pub async fn key(env: &Env) -> ApiResult {
     let key = match vapid(env) {
         Some(Ok(v)) => v.key().await,
-        Some(Err(e)) => Err(e),
+        Some(Err(e)) => Err(e.into()),
         None => return Err(not_configured()),
     };
     match key {
@@ -52,10 +52,10 @@ pub async fn subscribe(mut req: Request, env: &Env) -> ApiResult {
     let device_id = device(&req, env).await?;
     let body = Value::Object(read_object(&mut req).await?);
     let sub = Subscription::from_browser(&body, &push_services(env))
-        .map_err(|e| ApiError::bad_request("invalid_subscription", e))?;
+        .map_err(|e| ApiError::bad_request("invalid_subscription", e.to_string()))?;
     sub.check()
         .await
-        .map_err(|e| ApiError::bad_request("invalid_subscription", e))?;
+        .map_err(|e| ApiError::bad_request("invalid_subscription", e.to_string()))?;
     let stored =
         serde_json::to_string(&sub).map_err(|e| worker::Error::RustError(e.to_string()))?;
     if !store::set_push(env, &device_id, Some(&stored), now_ms()).await? {
