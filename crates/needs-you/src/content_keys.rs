@@ -44,8 +44,7 @@ pub fn load() -> Result<Option<ContentKeys>> {
     let Some(text) = login::read_private(
         &path,
         "whoever read it reads what your agents and you wrote",
-    )
-    .map_err(|e| Fail::new(exit::LOGIN, e))?
+    )?
     else {
         return Ok(None);
     };
@@ -58,7 +57,7 @@ pub fn load() -> Result<Option<ContentKeys>> {
 }
 
 fn save(keys: &ContentKeys) -> Result<()> {
-    login::make_dir().map_err(failed)?;
+    login::make_dir()?;
     let text = serde_json::to_string_pretty(keys).unwrap_or_default();
     write_private(&path(), text)
         .map_err(|e| failed(format!("cannot write {}: {e}", path().display())))
@@ -119,7 +118,7 @@ pub fn new_seal_key() -> Result<SealKey> {
 }
 
 pub fn save_seal_key(key: &SealKey) -> Result<()> {
-    login::make_dir().map_err(failed)?;
+    login::make_dir()?;
     let text = serde_json::to_string_pretty(&key.stored()).unwrap_or_default();
     write_private(&seal_key_path(), text)
         .map_err(|e| failed(format!("cannot write {}: {e}", seal_key_path().display())))
@@ -127,8 +126,7 @@ pub fn save_seal_key(key: &SealKey) -> Result<()> {
 
 fn seal_key() -> Result<Option<SealKey>> {
     let path = seal_key_path();
-    let Some(text) = login::read_private(&path, "whoever read it could open the content key")
-        .map_err(|e| Fail::new(exit::LOGIN, e))?
+    let Some(text) = login::read_private(&path, "whoever read it could open the content key")?
     else {
         return Ok(None);
     };

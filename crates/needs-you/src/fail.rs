@@ -33,6 +33,13 @@ impl Fail {
     }
 }
 
+/// Its one line.
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 impl From<Failure> for Fail {
     fn from(f: Failure) -> Fail {
         match f.kind {

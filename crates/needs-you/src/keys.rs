@@ -18,6 +18,7 @@ use needs_you_reporter::state::write_private;
 use needs_you_trust::signing::{self, SignKey};
 use serde::{Deserialize, Serialize};
 
+use crate::fail::{exit, Fail, Result};
 use crate::login;
 
 /// The key as its file keeps it.
@@ -57,21 +58,24 @@ pub fn path(whose: Whose) -> PathBuf {
 
 impl Key {
     /// A new key, from the system's random source.
-    pub fn generate() -> Result<Key, String> {
+    pub fn generate() -> Result<Key> {
         SignKey::generate()
             .map(|key| Key { key })
-            .map_err(|e| e.to_string())
+            .map_err(|e| Fail::new(exit::REFUSED, e.to_string()))
     }
 
     /// Written to [`path`], which must not exist: a second owner key would
     /// leave every machine pinned to the first unable to take an answer, and
     /// a second device key would not be the one its certificate names.
-    pub fn save_new(&self, whose: Whose) -> Result<PathBuf, String> {
+    pub fn save_new(&self, whose: Whose) -> Result<PathBuf> {
         let path = path(whose);
         if path.exists() {
-            return Err(format!(
-                "{} exists already: its key is the one that was vouched for",
-                path.display()
+            return Err(Fail::new(
+                exit::REFUSED,
+                format!(
+                    "{} exists already: its key is the one that was vouched for",
+                    path.display()
+                ),
             ));
         }
         login::make_dir()?;
@@ -79,17 +83,27 @@ impl Key {
             secret: self.key.secret(),
         };
         let text = serde_json::to_string_pretty(&stored).unwrap_or_default();
-        write_private(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        write_private(&path, text).map_err(|e| {
+            Fail::new(
+                exit::REFUSED,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })?;
         Ok(path)
     }
 
     /// The stored key: `Ok(None)` when there is none.
-    pub fn load(whose: Whose) -> Result<Option<Key>, String> {
+    pub fn load(whose: Whose) -> Result<Option<Key>> {
         let path = path(whose);
         let Some(text) = login::read_private(&path, "whoever read it can answer for you")? else {
             return Ok(None);
         };
-        let unreadable = || format!("{} is not a needs-you key", path.display());
+        let unreadable = || {
+            Fail::new(
+                exit::LOGIN,
+                format!("{} is not a needs-you key", path.display()),
+            )
+        };
         let stored: Stored = serde_json::from_str(&text).map_err(|_| unreadable())?;
         let key = SignKey::from_secret(&stored.secret).ok_or_else(unreadable)?;
         Ok(Some(Key { key }))
@@ -97,6 +111,6 @@ impl Key {
 }
 
 /// 16 random bytes, base64url: a statement's id, a pairing link's secret.
-pub fn random_id() -> Result<String, String> {
-    signing::random_id().map_err(|e| e.to_string())
+pub fn random_id() -> Result<String> {
+    signing::random_id().map_err(|e| Fail::new(exit::REFUSED, e.to_string()))
 }

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use needs_you_reporter::state::write_private;
 
+use crate::fail::{exit, Fail, Result};
+
 /// Who this machine is logged in as.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Login {
@@ -48,61 +50,78 @@ pub fn path() -> PathBuf {
 
 /// A private file's text: `Ok(None)` when there is none; refused, saying
 /// `why` it matters, when others can read it.
-pub fn read_private(path: &Path, why: &str) -> Result<Option<String>, String> {
+pub fn read_private(path: &Path, why: &str) -> Result<Option<String>> {
+    let unreadable = |why: String| Fail::new(exit::LOGIN, why);
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(unreadable(format!("cannot read {}: {e}", path.display()))),
     };
     if meta.permissions().mode() & 0o077 != 0 {
-        return Err(format!(
+        return Err(unreadable(format!(
             "{} can be read by others; run `chmod 600 {}` ({why})",
             path.display(),
             path.display()
-        ));
+        )));
     }
     fs::read_to_string(path)
         .map(Some)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        .map_err(|e| unreadable(format!("cannot read {}: {e}", path.display())))
 }
 
 /// The stored login: `Ok(None)` when there is none.
-pub fn load() -> Result<Option<Login>, String> {
+pub fn load() -> Result<Option<Login>> {
     let path = path();
     let Some(text) = read_private(&path, "and consider `needs-you logout`")? else {
         return Ok(None);
     };
     serde_json::from_str(&text).map(Some).map_err(|e| {
-        format!(
-            "{} is not a needs-you login ({e}); log in again",
-            path.display()
+        Fail::new(
+            exit::LOGIN,
+            format!(
+                "{} is not a needs-you login ({e}); log in again",
+                path.display()
+            ),
         )
     })
 }
 
 /// The config folder, made (0700) if it is not there.
-pub fn make_dir() -> Result<PathBuf, String> {
+pub fn make_dir() -> Result<PathBuf> {
     let dir = dir();
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(&dir)
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        .map_err(|e| {
+            Fail::new(
+                exit::REFUSED,
+                format!("cannot create {}: {e}", dir.display()),
+            )
+        })?;
     Ok(dir)
 }
 
-pub fn save(login: &Login) -> Result<PathBuf, String> {
+pub fn save(login: &Login) -> Result<PathBuf> {
     make_dir()?;
     let path = path();
     let text = serde_json::to_string_pretty(login).unwrap_or_default();
-    write_private(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    write_private(&path, text).map_err(|e| {
+        Fail::new(
+            exit::REFUSED,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    })?;
     Ok(path)
 }
 
-pub fn forget() -> Result<(), String> {
+pub fn forget() -> Result<()> {
     match fs::remove_file(path()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(format!("cannot remove {}: {e}", path().display())),
+        Err(e) => Err(Fail::new(
+            exit::REFUSED,
+            format!("cannot remove {}: {e}", path().display()),
+        )),
     }
 }

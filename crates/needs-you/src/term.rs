@@ -8,16 +8,14 @@ use std::os::fd::AsRawFd;
 /// Asks on the terminal and reads one line; `hidden` turns the echo off
 /// while it is typed. Reads from `/dev/tty`, so piped input is never taken
 /// for an answer.
-pub fn ask(prompt: &str, hidden: bool) -> Result<String, String> {
+pub fn ask(prompt: &str, hidden: bool) -> io::Result<String> {
     let tty = File::options()
         .read(true)
         .write(true)
         .open("/dev/tty")
-        .map_err(|_| "no terminal to ask on".to_owned())?;
+        .map_err(|_| io::Error::new(io::ErrorKind::NotFound, "no terminal to ask on"))?;
     let fd = tty.as_raw_fd();
-    (&tty)
-        .write_all(prompt.as_bytes())
-        .map_err(|e| e.to_string())?;
+    (&tty).write_all(prompt.as_bytes())?;
     let saved = hidden.then(|| echo_off(fd)).flatten();
     let mut line = String::new();
     let read = BufReader::new(&tty).read_line(&mut line);
@@ -26,7 +24,7 @@ pub fn ask(prompt: &str, hidden: bool) -> Result<String, String> {
         unsafe { libc::tcsetattr(fd, libc::TCSANOW, &t) };
         let _ = (&tty).write_all(b"\n");
     }
-    read.map_err(|e| e.to_string())?;
+    read?;
     Ok(line.trim().to_owned())
 }
 
@@ -105,9 +103,8 @@ pub fn cut(s: &str, max: usize) -> String {
 
 /// A QR code of `text` in block characters (two modules per character
 /// height), dark on light, with its quiet zone.
-pub fn qr(text: &str) -> Result<String, String> {
-    let code = qrcode::QrCode::with_error_correction_level(text, qrcode::EcLevel::M)
-        .map_err(|e| format!("cannot make a QR code: {e}"))?;
+pub fn qr(text: &str) -> Result<String, qrcode::types::QrError> {
+    let code = qrcode::QrCode::with_error_correction_level(text, qrcode::EcLevel::M)?;
     Ok(code
         .render::<qrcode::render::unicode::Dense1x2>()
         .dark_color(qrcode::render::unicode::Dense1x2::Light)

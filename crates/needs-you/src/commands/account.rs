@@ -46,7 +46,7 @@ fn still_accepted(login: &Login) -> Option<bool> {
 /// the server refuses any more is replaced, so that "log in again" after a
 /// revoked login is all it takes.
 pub(crate) fn refuse_second_login() -> Result<()> {
-    let Some(l) = login::load().map_err(|e| Fail::new(exit::LOGIN, e))? else {
+    let Some(l) = login::load()? else {
         return Ok(());
     };
     match still_accepted(&l) {
@@ -131,8 +131,7 @@ pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
         token,
         device_id: None,
         owner: Some(key.fingerprint()),
-    })
-    .map_err(|e| Fail::new(exit::REFUSED, e))?;
+    })?;
     println!(
         "Created the owner {name:?} on {} and logged in (saved in {}).",
         anon.base(),
@@ -148,12 +147,11 @@ pub(crate) fn make_owner(url: &str, admin: &str) -> Result<()> {
 /// The owner's signing key: the one kept here already (the machines logged
 /// in before pinned it), else a new one, saved.
 fn owner_signing_key() -> Result<Key> {
-    if let Some(key) = Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))? {
+    if let Some(key) = Key::load(Whose::Owner)? {
         return Ok(key);
     }
-    let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
-    key.save_new(Whose::Owner)
-        .map_err(|e| Fail::new(exit::REFUSED, e))?;
+    let key = Key::generate()?;
+    key.save_new(Whose::Owner)?;
     Ok(key)
 }
 
@@ -315,7 +313,7 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
     // It makes a seal key too, which the pairer wraps the content key to.
     let keyed = match (&secret, &owner) {
         (Some(secret), Some(_)) => {
-            let key = Key::generate().map_err(|e| Fail::new(exit::REFUSED, e))?;
+            let key = Key::generate()?;
             let seal = content_keys::new_seal_key()?;
             let public = B64.encode(key.public());
             let proof = needs_you_trust::pairing::prove(secret, &public, &seal.public(), &asked)
@@ -339,8 +337,7 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
     let _ = std::fs::remove_file(keys::path(Whose::Device));
     content_keys::forget_devices();
     if let Some((key, seal, _, _)) = &keyed {
-        key.save_new(Whose::Device)
-            .map_err(|e| Fail::new(exit::REFUSED, e))?;
+        key.save_new(Whose::Device)?;
         content_keys::save_seal_key(seal)?;
     }
     let path = login::save(&Login {
@@ -348,8 +345,7 @@ pub fn login(target: &str, allow: &Rights, code: Option<&str>, owner: Option<&st
         token: credential(&device.token, "nyd_")?,
         device_id: Some(device.device_id),
         owner: owner.clone(),
-    })
-    .map_err(|e| Fail::new(exit::REFUSED, e))?;
+    })?;
     println!(
         "Logged in to {} as {name:?} (saved in {}).",
         client.base(),
@@ -396,7 +392,7 @@ fn what_it_may(rights: &Rights) -> String {
 
 /// `logout`: a device credential is revoked first; an owner token only forgotten.
 pub fn logout() -> Result<i32> {
-    let Some(login) = login::load().map_err(|e| Fail::new(exit::LOGIN, e))? else {
+    let Some(login) = login::load()? else {
         println!("Not logged in.");
         return Ok(exit::OK);
     };
@@ -411,7 +407,7 @@ pub fn logout() -> Result<i32> {
         }
     }
     let accepted = login.is_owner().then(|| still_accepted(&login)).flatten();
-    login::forget().map_err(|e| Fail::new(exit::REFUSED, e))?;
+    login::forget()?;
     let _ = std::fs::remove_file(keys::path(Whose::Device));
     if !login.is_owner() {
         content_keys::forget_devices();
@@ -434,7 +430,7 @@ pub fn logout() -> Result<i32> {
 /// new token, which the server shows only once, has somewhere to go.
 pub fn rotate_token() -> Result<i32> {
     let (mut login, client) = owner("replaces the owner token")?;
-    login::save(&login).map_err(|e| Fail::new(exit::REFUSED, e))?;
+    login::save(&login)?;
     let r: NewToken = client.post("/v1/owners/me/token", &json!({}))?;
     let token = credential(&r.token, "nyo_")?;
     login.token = token.clone();

@@ -23,6 +23,30 @@ use super::path_part;
 use crate::content_keys;
 use crate::login::Login;
 
+/// Why words, a card or an answer could not be opened, built or sealed
+/// here: said beside what is shown instead ("(sealed: …)"), or before
+/// "not answered".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unopened(pub String);
+
+impl std::fmt::Display for Unopened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for Unopened {
+    fn from(why: String) -> Unopened {
+        Unopened(why)
+    }
+}
+
+impl From<&str> for Unopened {
+    fn from(why: &str) -> Unopened {
+        Unopened(why.to_owned())
+    }
+}
+
 /// What was made here of one question: its sealed words opened, and the
 /// card of what takes a decision or choices.
 struct Made {
@@ -34,7 +58,7 @@ struct Made {
 /// the question when each was made (its open and digest): a question
 /// opened again is made again; each is fetched once while it stays.
 pub struct Built {
-    made: HashMap<String, (String, Result<Made, String>)>,
+    made: HashMap<String, (String, Result<Made, Unopened>)>,
     login: Login,
     /// The content key, read at the first sealed question.
     keys: Option<ContentKeys>,
@@ -135,7 +159,12 @@ impl Built {
         }
     }
 
-    fn make(&mut self, client: &Client, q: &Question, form: Option<Afar>) -> Result<Made, String> {
+    fn make(
+        &mut self,
+        client: &Client,
+        q: &Question,
+        form: Option<Afar>,
+    ) -> Result<Made, Unopened> {
         let (words, request) = self.request_of(client, q)?;
         let card = match form {
             Some(form) => {
@@ -157,7 +186,7 @@ impl Built {
         &mut self,
         client: &Client,
         q: &Question,
-    ) -> Result<(Option<Words>, Option<Request>), String> {
+    ) -> Result<(Option<Words>, Option<Request>), Unopened> {
         #[derive(serde::Deserialize)]
         struct Held {
             request: Option<Request>,
@@ -196,7 +225,7 @@ impl Built {
     /// its words were sealed under when they are sealed
     /// ([`needs_you_trust::sealing::ContentKey::keyed`]), as they are
     /// otherwise. What is shown and signed.
-    pub fn named(&self, q: &Question, mut card: ToSign) -> Result<ToSign, String> {
+    pub fn named(&self, q: &Question, mut card: ToSign) -> Result<ToSign, Unopened> {
         if !q.sealed {
             return Ok(card);
         }
@@ -211,7 +240,7 @@ impl Built {
     /// The owner, and the version of the content key `q`'s words were
     /// sealed under, once they were opened here ([`Built::request_of`]):
     /// which its machine holds, whatever newer one this command line has.
-    fn question_key(&self, q: &Question) -> Result<(String, &ContentKey), String> {
+    fn question_key(&self, q: &Question) -> Result<(String, &ContentKey), Unopened> {
         let key = self
             .versions
             .get(&q.question_id)
@@ -245,7 +274,7 @@ impl Built {
         &self,
         q: &Question,
         body: &AnswerBody,
-    ) -> Result<(AnswerBody, String), String> {
+    ) -> Result<(AnswerBody, String), Unopened> {
         let (owner, key) = self.question_key(q)?;
         let plain = serde_json::to_vec(body).map_err(|e| e.to_string())?;
         let sealed = seal(key, &owner, &q.question_id, field::ANSWER, &plain)
@@ -302,7 +331,7 @@ impl Built {
         }
     }
 
-    fn owner(&self) -> Result<String, String> {
+    fn owner(&self) -> Result<String, Unopened> {
         self.login
             .owner
             .clone()
@@ -317,7 +346,7 @@ impl Built {
         scope: &str,
         field: &str,
         sealed: &str,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, Unopened> {
         let owner = self.owner()?;
         for fresh in [false, true] {
             if self.keys.is_none() || fresh {

@@ -10,6 +10,9 @@ use needs_you_core::api::Question;
 use needs_you_core::signed::{self, Statement};
 use serde_json::{json, Value};
 
+use super::cards::Unopened;
+use crate::fail::{exit, Fail};
+
 /// Why words are not sent to a question in the clear.
 pub const IN_THE_CLEAR: &str = "nothing was sent: this question is listed in the clear (its machine holds no content key, or so the server says), and what you write goes only sealed: answer it in the agent's terminal, or log that machine in with the line `needs-you pair` prints";
 
@@ -21,11 +24,11 @@ pub const IN_THE_CLEAR: &str = "nothing was sent: this question is listed in the
 /// server says of this device's keys: every device `pair` vouches for is
 /// given the content key. Else why not, said as the Worker would say it when
 /// the list says the question takes no answer from afar anyway.
-pub fn words_may_go(q: &Question, body: &AnswerBody, under_owner: bool) -> Result<(), String> {
+pub fn words_may_go(q: &Question, body: &AnswerBody, under_owner: bool) -> Result<(), Fail> {
     if q.sealed || !body.has_words() || !under_owner {
         return Ok(());
     }
-    Err(match &q.why_not {
+    let why = match &q.why_not {
         Some(why) if q.answer_from_afar.is_none() => {
             Refusal::AnswerInTerminal(q.kind, why.clone()).message()
         }
@@ -33,7 +36,8 @@ pub fn words_may_go(q: &Question, body: &AnswerBody, under_owner: bool) -> Resul
             format!("{IN_THE_CLEAR}; a bare allow or denial still goes")
         }
         _ => IN_THE_CLEAR.to_owned(),
-    })
+    };
+    Err(Fail::new(exit::REFUSED, why))
 }
 
 /// Who signs, and what makes the statement new: its random `id`, and now.
@@ -56,8 +60,8 @@ pub fn compose(
     body: &AnswerBody,
     digest: Option<String>,
     signing: Option<Signing>,
-    seal: impl FnOnce(&AnswerBody) -> Result<(AnswerBody, String), String>,
-) -> Result<(Value, Option<Statement>), String> {
+    seal: impl FnOnce(&AnswerBody) -> Result<(AnswerBody, String), Unopened>,
+) -> Result<(Value, Option<Statement>), Unopened> {
     let with_digest = |mut request: Value| {
         if let Some(d) = &digest {
             request["digest"] = json!(d);
@@ -129,48 +133,45 @@ mod tests {
         })
     }
 
-    fn no_seal(_: &AnswerBody) -> Result<(AnswerBody, String), String> {
+    fn no_seal(_: &AnswerBody) -> Result<(AnswerBody, String), Unopened> {
         panic!("nothing to seal")
     }
 
     #[test]
     fn words_go_to_a_question_in_the_clear_only_from_a_command_line_under_no_owner() {
+        // Refused with its exit code, else what the refusal says.
+        let may = |q: &Question, body: &AnswerBody, under_owner: bool| {
+            words_may_go(q, body, under_owner).map_err(|f| (f.code, f.message))
+        };
         let clear = question("permission", false);
         let said = deny(Some("not now"));
-        let why = words_may_go(&clear, &said, true).unwrap_err();
+        let (code, why) = may(&clear, &said, true).unwrap_err();
+        assert_eq!(code, exit::REFUSED);
         assert!(
             why.starts_with(IN_THE_CLEAR) && why.ends_with("a bare allow or denial still goes")
         );
         let text = AnswerBody::Text { text: "yes".into() };
         assert_eq!(
-            words_may_go(&question("reply", false), &text, true),
-            Err(IN_THE_CLEAR.into())
+            may(&question("reply", false), &text, true),
+            Err((exit::REFUSED, IN_THE_CLEAR.into()))
         );
+        assert_eq!(may(&clear, &deny(None), true), Ok(()), "a bare denial");
         assert_eq!(
-            words_may_go(&clear, &deny(None), true),
-            Ok(()),
-            "a bare denial"
-        );
-        assert_eq!(
-            words_may_go(&question("permission", true), &said, true),
+            may(&question("permission", true), &said, true),
             Ok(()),
             "sealed"
         );
-        assert_eq!(
-            words_may_go(&clear, &said, false),
-            Ok(()),
-            "no owner pinned here"
-        );
+        assert_eq!(may(&clear, &said, false), Ok(()), "no owner pinned here");
         let mut terminal_only = clear.clone();
         terminal_only.answer_from_afar = None;
         terminal_only.why_not = Some("its agent takes it in its terminal only".into());
+        let in_terminal = Refusal::AnswerInTerminal(
+            Kind::Permission,
+            "its agent takes it in its terminal only".into(),
+        );
         assert_eq!(
-            words_may_go(&terminal_only, &said, true),
-            Err(Refusal::AnswerInTerminal(
-                Kind::Permission,
-                "its agent takes it in its terminal only".into()
-            )
-            .message())
+            may(&terminal_only, &said, true),
+            Err((exit::REFUSED, in_terminal.message()))
         );
     }
 
@@ -266,6 +267,6 @@ mod tests {
         let (_, s) = compose(&q, &allow, Some("d1".into()), signing(), no_seal).unwrap();
         assert_eq!(s.unwrap().v, signed::VERSION);
         let failed = compose(&q, &said, None, signing(), |_| Err("no key".into()));
-        assert_eq!(failed.unwrap_err(), "no key");
+        assert_eq!(failed.unwrap_err(), Unopened("no key".into()));
     }
 }

@@ -21,7 +21,7 @@ use crate::term;
 pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
     let (login, client) = logged_in()?;
     let key = match login.is_owner() {
-        true => Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))?,
+        true => Key::load(Whose::Owner)?,
         false => None,
     };
     let body = match &rights {
@@ -82,7 +82,8 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
         let minutes = ((p.expires_at as f64 - now_ms()) / 60_000.0).round();
         print!(
             "{}",
-            term::qr(&p.url).map_err(|e| Fail::new(exit::REFUSED, e))?
+            term::qr(&p.url)
+                .map_err(|e| Fail::new(exit::REFUSED, format!("cannot make a QR code: {e}")))?
         );
         println!("\nScan it with the phone's camera, or open: {}", p.url);
         println!(
@@ -184,7 +185,7 @@ pub fn revoke_device(device: &str) -> Result<i32> {
     // The owner's key says so too, to every machine that pinned it: the
     // server could not keep a revoked device answering there.
     let key = match login.is_owner() {
-        true => Key::load(Whose::Owner).map_err(|e| Fail::new(exit::LOGIN, e))?,
+        true => Key::load(Whose::Owner)?,
         false => None,
     };
     // The key this machine vouched for under the id named here goes first,

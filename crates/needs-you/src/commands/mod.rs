@@ -39,14 +39,12 @@ use crate::login::{self, Login};
 
 /// This machine's login and a client that sends its credential.
 pub fn logged_in() -> Result<(Login, Client)> {
-    let login = login::load()
-        .map_err(|e| Fail::new(exit::LOGIN, e))?
-        .ok_or_else(|| {
-            Fail::new(
-                exit::LOGIN,
-                "not logged in: run `needs-you login URL` (or `needs-you setup URL` after deploying)",
-            )
-        })?;
+    let login = login::load()?.ok_or_else(|| {
+        Fail::new(
+            exit::LOGIN,
+            "not logged in: run `needs-you login URL` (or `needs-you setup URL` after deploying)",
+        )
+    })?;
     let client = Client::new(&login.url, Some(&login.token))
         .map_err(|e| Fail::new(exit::LOGIN, e.to_string()))?;
     Ok((login, client))

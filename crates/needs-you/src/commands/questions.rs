@@ -377,7 +377,7 @@ fn request_shown(
 ) -> Result<String> {
     let (_, request) = opener
         .request_of(client, q)
-        .map_err(|why| Fail::new(exit::SERVER, why))?;
+        .map_err(|why| Fail::new(exit::SERVER, why.to_string()))?;
     let request = request.ok_or_else(|| {
         Fail::new(
             exit::SERVER,
@@ -422,8 +422,7 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
             .iter()
             .find(|l| l.question.question_id == question)
             .ok_or_else(|| no_such_question(question))?;
-        compose::words_may_go(&listed.question, &body, login.owner.is_some())
-            .map_err(|why| Fail::new(exit::REFUSED, why))?;
+        compose::words_may_go(&listed.question, &body, login.owner.is_some())?;
         // The question as the list shows it, its sealed words opened here.
         let mut opener = cards::Built::new(&login);
         let mut shown = listed.clone();
@@ -481,7 +480,7 @@ pub fn answer(question: &str, reply: Reply, yes: bool) -> Result<i32> {
         let signing = match &signer {
             Some(signer) => Some(Signing {
                 owner: &signer.owner,
-                id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+                id: keys::random_id()?,
                 now_ms: now_ms() as i64,
             }),
             None => None,

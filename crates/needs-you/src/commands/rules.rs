@@ -47,7 +47,7 @@ pub fn revoke(rule_id: &str) -> Result<i32> {
         (Some(rule), Some(signer)) => Some(signer.sign(&Revoking {
             v: signed::VERSION,
             owner: signer.owner.clone(),
-            id: keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))?,
+            id: keys::random_id()?,
             rule_id: rule.rule_id.clone(),
             answer_id: rule.answer_id.clone(),
             expires_at: now_ms() as i64 + signed::LIFETIME_MS,

@@ -41,7 +41,7 @@ pub enum Paired {
 /// A new pairing secret: 16 random bytes, base64url. The link carries it
 /// after `#`, which no browser sends to a server.
 pub fn new_secret() -> Result<String> {
-    keys::random_id().map_err(|e| Fail::new(exit::REFUSED, e))
+    keys::random_id()
 }
 
 /// This device, as `GET /v1/devices` shows it to itself.
@@ -88,7 +88,7 @@ impl Signer {
 /// told how to get one: its answers would be refused on every machine. One
 /// that may not answer signs nothing, and the server says so.
 pub fn signer(login: &Login, client: &Client) -> Result<Option<Signer>> {
-    let load = |whose| Key::load(whose).map_err(|e| Fail::new(exit::LOGIN, e));
+    let load = Key::load;
     if login.is_owner() {
         // The owner's own key names itself.
         return Ok(load(Whose::Owner)?.map(|key| Signer {
@@ -384,9 +384,7 @@ fn certified_path() -> std::path::PathBuf {
 /// next write would forget every device in it.
 fn certified() -> Result<std::collections::BTreeMap<String, String>> {
     let path = certified_path();
-    let Some(text) = login::read_private(&path, "it is the owner's record of its devices")
-        .map_err(|e| Fail::new(exit::LOGIN, e))?
-    else {
+    let Some(text) = login::read_private(&path, "it is the owner's record of its devices")? else {
         return Ok(Default::default());
     };
     serde_json::from_str(&text).map_err(|_| {

@@ -298,20 +298,17 @@ fn name_task(
     owner: &str,
     task_id: &str,
     name: &str,
-) -> std::result::Result<(), String> {
-    let key = keys.newest().ok_or("no content key")?;
-    let sealed =
-        seal(key, owner, task_id, field::TASK, name.as_bytes()).map_err(|e| e.to_string())?;
-    client
-        .put::<serde_json::Value>(
-            &format!(
-                "/v1/tasks/{}/name",
-                super::path_part(task_id).map_err(|f| f.message)?
-            ),
-            &json!({ "sealed": sealed }),
-        )
-        .map(|_| ())
-        .map_err(|f| f.message)
+) -> Result<()> {
+    let key = keys
+        .newest()
+        .ok_or_else(|| Fail::new(exit::REFUSED, "no content key"))?;
+    let sealed = seal(key, owner, task_id, field::TASK, name.as_bytes())
+        .map_err(|e| Fail::new(exit::REFUSED, e.to_string()))?;
+    client.put::<serde_json::Value>(
+        &format!("/v1/tasks/{}/name", super::path_part(task_id)?),
+        &json!({ "sealed": sealed }),
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]
