@@ -15,7 +15,7 @@ use std::time::Instant;
 use needs_you_core::request::Request;
 use needs_you_core::Report;
 use needs_you_reporter::owner::{KEYS_VAR, OWNER_VAR};
-use needs_you_reporter::sealed_report::sealed_body;
+use needs_you_reporter::send::sealed_report::sealed_body;
 use needs_you_trust::sealing::ContentKeys;
 use serde_json::{json, Value};
 

@@ -2,8 +2,10 @@
 //! run. The binary itself is built by the `needs-you` package, so that
 //! `cargo install needs-you` installs both commands.
 
+use crate::afar::{awaiting, relay};
 use crate::args::{self, Command};
-use crate::{awaiting, doctor, hook, install, relay, say, send, watch};
+use crate::hook::watch;
+use crate::{doctor, hook, install, say, send};
 
 /// Runs `report-prompt` with this process's arguments; returns the exit code.
 pub fn main() -> i32 {

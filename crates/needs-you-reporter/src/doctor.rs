@@ -158,7 +158,7 @@ fn check_sealing(r: &mut Checklist) {
         return;
     }
     // As the sender seals.
-    match crate::sealed_report::sealer() {
+    match crate::send::sealed_report::sealer() {
         Ok(Some((key, _))) => r.ok(&format!(
             "questions leave this machine sealed, under content key version {}",
             key.version

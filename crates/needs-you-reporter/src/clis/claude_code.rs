@@ -11,9 +11,9 @@ use needs_you_core::Cli;
 use serde_json::Value;
 
 use super::integration::{home, var_dir, Integration, Plugin, PLUGIN_ID};
+use crate::afar::taker::{Closing, Taker};
 use crate::error::Error;
 use crate::install::files::read_json;
-use crate::taker::{Closing, Taker};
 
 pub struct ClaudeCode;
 
@@ -78,7 +78,7 @@ impl Integration for ClaudeCode {
     }
 
     fn with_more(&self, event: &Value, text: String) -> String {
-        crate::plan::with_plan(event, text)
+        crate::hook::plan::with_plan(event, text)
     }
 
     fn waiting_hook_taker<'a>(&self, event: &'a Value) -> Option<Box<dyn Taker + 'a>> {

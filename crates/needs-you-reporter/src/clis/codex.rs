@@ -1,7 +1,7 @@
 //! Codex on this machine: our hooks in its managed or per-user hooks file,
 //! or our plugin from this repository's marketplace; and which of its
 //! events are this hook's to report, beside the app-server client that
-//! `needs-you run` starts ([`crate::codex_client`]).
+//! `needs-you run` starts ([`crate::afar::codex_client`]).
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ pub struct Codex;
 
 /// Set in the app-server's environment by `needs-you run`: its
 /// `PermissionRequest` hooks leave the person's own approvals to the
-/// app-server client ([`crate::codex_client`]), which lists them answerable.
+/// app-server client ([`crate::afar::codex_client`]), which lists them answerable.
 pub const BRIDGED: &str = "NEEDS_YOU_CODEX_APP";
 
 /// Whether this hook runs inside a server that the client follows.
@@ -101,7 +101,7 @@ impl Integration for Codex {
         if left_to_the_client(event, agent) {
             return Ok(false);
         }
-        if crate::parent::under_shared_codex_server() {
+        if crate::hook::parent::under_shared_codex_server() {
             return Err(Error::Setup(
                 "Codex ran this hook in its shared background server, whose credential is \
                  another terminal's: start Codex with `codex --no-daemon`"
@@ -119,7 +119,7 @@ impl Integration for Codex {
 }
 
 /// Whether this is an approval of the person's own Codex thread in a server
-/// that `needs-you run` follows ([`crate::codex_client`]): that client lists it,
+/// that `needs-you run` follows ([`crate::afar::codex_client`]): that client lists it,
 /// with the request, so that it can be answered from afar; a second report
 /// here would only make it another card. A subagent's is reported here.
 fn left_to_the_client(event: &Value, agent: Option<&str>) -> bool {

@@ -59,7 +59,7 @@ impl Integration for Gemini {
     /// Where the hooks can read the credential from the agent, the name an
     /// earlier installer kept only widens who else gets it.
     fn settings_changes(&self, settings: &mut Value, uninstall: bool) -> Vec<String> {
-        if uninstall || crate::parent::agent_env_readable() {
+        if uninstall || crate::hook::parent::agent_env_readable() {
             forget_credential(settings)
         } else {
             Vec::new()
@@ -98,7 +98,7 @@ impl Integration for Gemini {
         let Ok((_, settings)) = read_json(&path) else {
             return Vec::new();
         };
-        let readable = crate::parent::agent_env_readable();
+        let readable = crate::hook::parent::agent_env_readable();
         redaction_finding(&settings, &path.display().to_string(), readable)
             .into_iter()
             .collect()

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use needs_you_core::Cli;
 use serde_json::Value;
 
+use crate::afar::taker::Taker;
 use crate::args::InstallOptions;
 use crate::error::Error;
 use crate::install::files::NewFile;
 use crate::install::reports::Status;
-use crate::taker::Taker;
 
 /// One CLI's part on this machine. Every method has the answer of a CLI
 /// with nothing particular to say, so a CLI's module writes only its own.

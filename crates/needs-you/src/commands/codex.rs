@@ -1,6 +1,6 @@
 //! `needs-you __codex -- codex ARGS`: Codex's TUI against a private
 //! app-server of its task, followed by a second client that lists its
-//! approvals and answers them from afar ([`needs_you_reporter::codex_client`]).
+//! approvals and answers them from afar ([`needs_you_reporter::afar::codex_client`]).
 //!
 //! `needs-you run -- codex` runs this as its command, in the person's
 //! terminal or in the tmux session it made. In order:
@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use needs_you_reporter::codex_client;
+use needs_you_reporter::afar::codex_client;
 use needs_you_reporter::send::Target;
 use needs_you_reporter::state::{self, StateDir};
 

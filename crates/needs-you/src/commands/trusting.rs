@@ -451,7 +451,7 @@ pub struct Vouched {
 
 /// The live devices this machine vouched for whose certificate the owner
 /// key signed, for the key vouched for, naming a seal key, and still
-/// vouched for ([`still_vouched`]): those a new version of the content key
+/// vouched for (`still_vouched`): those a new version of the content key
 /// is wrapped to. The server's word on a device's keys counts for nothing
 /// here.
 pub fn vouched(client: &Client, key: &Key) -> Result<Vec<Vouched>> {

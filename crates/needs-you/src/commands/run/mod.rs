@@ -109,7 +109,7 @@ pub fn default_name(program: &OsStr, cwd: &Path) -> String {
 
 pub fn run(mut opts: RunOptions) -> Result<i32> {
     let (login, client) = logged_in()?;
-    opts.no_screen |= needs_you_reporter::relay::no_screen();
+    opts.no_screen |= needs_you_reporter::afar::relay::no_screen();
     let program = opts.command[0].clone();
     if find_program(&program).is_none() {
         return Err(Fail::new(

@@ -64,15 +64,15 @@ use serde::de::DeserializeOwned;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
 
+use crate::afar::waiters::{self, Awaits, Waiters};
 use crate::detach;
 use crate::error::Error;
 use crate::owner;
-use crate::sealed_report;
+use crate::send::sealed_report;
 use crate::send::Target;
 use crate::socket::{self, Opened, Socket};
 use crate::state::{self, StateDir};
 use crate::terminal;
-use crate::waiters::{self, Awaits, Waiters};
 pub use admit::no_screen;
 use admit::{may_hand, may_type, still_open, Failure};
 use panes::anything_open;
@@ -205,7 +205,7 @@ impl Relay {
     fn busy(&mut self) -> bool {
         if anything_open(&self.dir, &self.task)
             || self.waiters.any()
-            || crate::granted::holds_any(self.dir.path(), &self.task)
+            || crate::afar::granted::holds_any(self.dir.path(), &self.task)
         {
             self.last_open = Instant::now();
         }
@@ -288,7 +288,7 @@ impl Relay {
         if let Err(refusal) = self.spend(&signed.id) {
             return refused(refusal);
         }
-        crate::granted::revoke(self.dir.path(), &self.task, &r.rule_id, &signed.answer_id)
+        crate::afar::granted::revoke(self.dir.path(), &self.task, &r.rule_id, &signed.answer_id)
     }
 
     /// The owner's newest device list this machine has seen: the one kept

@@ -4,6 +4,21 @@
 //! line on stderr. The order matters for cost: closing events while nothing is
 //! open for the session stop after one lock and one `exists`, before any
 //! environment check or process spawn.
+//!
+//! * `parent`: whether Codex runs this hook in its shared background server.
+//! * `record`: the CLIs' payloads kept for fixtures (`NEEDS_YOU_RECORD_DIR`).
+//! * `transcript_reply`: a round's reply read from its transcript, where its event garbles it.
+//! * `transcript_tail`: the end of a transcript, searched from its last line back.
+//! * `plan`: the plan of a Claude Code plan approval, from its transcript.
+//! * `watch`: a dialog's transcript, watched for an end that fires no hook
+//!   (`__watch`, a detached helper the hook starts).
+
+pub(crate) mod parent;
+pub(crate) mod plan;
+pub(crate) mod record;
+mod transcript_reply;
+pub(crate) mod transcript_tail;
+pub(crate) mod watch;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -12,16 +27,14 @@ use needs_you_core::classify::{settle, Takeable};
 use needs_you_core::{classify, Cli, Decision, Kind, Report};
 use serde_json::Value;
 
+use crate::afar::relay;
+use crate::afar::taker::Taker;
 use crate::clis::{self, Integration};
 use crate::error::Error;
-use crate::parent;
 use crate::questions::{self, state_error};
-use crate::relay;
 use crate::send;
 use crate::state::{self, StateDir};
-use crate::taker::Taker;
 use crate::terminal;
-use crate::watch;
 
 /// The most of stdin we read: hook payloads can carry whole tool outputs.
 const MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
@@ -88,8 +101,8 @@ fn decide_and_hand_off(
 ) -> Result<(), Error> {
     let cli = agent.cli();
     let event = read_event()?;
-    crate::record::event(cli, &event);
-    let event = crate::transcript_reply::fix(cli, event);
+    record::event(cli, &event);
+    let event = transcript_reply::fix(cli, event);
     let classified = classify(cli, &event);
     if let Decision::Ignore { .. } = classified.decision {
         return Ok(());
@@ -160,7 +173,7 @@ impl Asked<'_> {
         )
         .map_err(state_error)?;
         if let (Some(t), Some(taker)) = (&self.takeable, waiting) {
-            crate::waiting_hook::take_from_afar(dir, &self.session, t, self.event, taker);
+            crate::afar::waiting_hook::take_from_afar(dir, &self.session, t, self.event, taker);
         }
         Ok(())
     }

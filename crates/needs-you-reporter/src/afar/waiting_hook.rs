@@ -11,13 +11,13 @@
 use needs_you_core::classify::Takeable;
 use serde_json::Value;
 
-use crate::answered_there::AnsweredThere;
-use crate::handover::{self, Outcome};
-use crate::relay;
+use crate::afar::answered_there::AnsweredThere;
+use crate::afar::handover::{self, Outcome};
+use crate::afar::relay;
+use crate::afar::taker::Taker;
+use crate::afar::waiters;
 use crate::send;
 use crate::state::StateDir;
-use crate::taker::Taker;
-use crate::waiters;
 
 /// Waits for the answer to `takeable`, the dialog `event` announced, and
 /// hands it to the agent through `taker` (Claude Code's prints it on

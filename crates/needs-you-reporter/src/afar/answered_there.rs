@@ -124,7 +124,7 @@ impl AnsweredThere {
     }
 }
 
-impl crate::waiters::DialogEnd for AnsweredThere {
+impl crate::afar::waiters::DialogEnd for AnsweredThere {
     /// What to wait on: readable when the transcript changed.
     fn fd(&self) -> RawFd {
         self.inotify.as_raw_fd()
@@ -143,7 +143,7 @@ impl crate::waiters::DialogEnd for AnsweredThere {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::waiters::DialogEnd;
+    use crate::afar::waiters::DialogEnd;
     use serde_json::json;
     use std::io::Write;
 

@@ -13,10 +13,10 @@ use needs_you_core::classify::Takeable;
 use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
+use crate::afar::waiters::{self, DialogEnd};
 use crate::error::Error;
 use crate::send::Target;
 use crate::state::StateDir;
-use crate::waiters::{self, DialogEnd};
 
 /// What a call of ours was for, to read its result.
 pub(super) enum Call {

@@ -23,13 +23,13 @@ use needs_you_core::classify::{self, classify, Takeable};
 use needs_you_core::Cli;
 use serde_json::Value;
 
+use crate::afar::handover::{self, Outcome};
+use crate::afar::relay;
+use crate::afar::taker::{Closing, Taker};
+use crate::afar::waiters;
 use crate::error::Error;
-use crate::handover::{self, Outcome};
-use crate::relay;
 use crate::send::Target;
 use crate::state::{self, StateDir};
-use crate::taker::{Closing, Taker};
-use crate::waiters;
 
 pub fn run(cli: Cli, state_dir: Option<PathBuf>) -> i32 {
     if let Err(msg) = wait(cli, state_dir) {

@@ -177,7 +177,7 @@ mod tests {
     use needs_you_core::relay_messages::Answer;
 
     use super::*;
-    use crate::relay::panes::record_pane;
+    use crate::afar::relay::panes::record_pane;
     use crate::state::Opening;
     use crate::terminal::tmux::TmuxPane;
 

@@ -14,7 +14,7 @@ use needs_you_trust::sealing::{self, ContentKey};
 
 use super::admit::{no_screen, recorded_pane};
 use crate::error::Error;
-use crate::sealed_report;
+use crate::send::sealed_report;
 use crate::state::StateDir;
 use crate::terminal;
 

@@ -1,5 +1,5 @@
 //! What one CLI supplies to the road of an answer from afar
-//! ([`crate::handover`]): the answer in its own words, where its rules go,
+//! ([`crate::afar::handover`]): the answer in its own words, where its rules go,
 //! how it hands an answer to its agent, and how the question closes then.
 //! It stands apart from the road so that a CLI's module can offer one
 //! without reaching into the road itself.

@@ -14,14 +14,14 @@ use serde_json::{json, Value};
 use super::connection::{
     pipe, poke, Awaited, Call, Client, Handed, OpenReply, RequestId, Resolved,
 };
+use crate::afar::handover::{self, Outcome};
+use crate::afar::relay;
+use crate::afar::taker::{Closing, Taker};
+use crate::afar::waiters;
 use crate::error::Error;
-use crate::handover::{self, Outcome};
 use crate::questions;
-use crate::relay;
 use crate::state::Opening;
-use crate::taker::{Closing, Taker};
 use crate::terminal;
-use crate::waiters;
 
 impl Client<'_> {
     /// Opens the question of `asked` for `session`, in the terminal the TUI
@@ -190,7 +190,7 @@ impl Client<'_> {
         if self.messages.remove(&reply.thread).is_none() {
             return Ok(()); // a turn started there first
         }
-        let (dir, task) = (self.dir, crate::relay::task_key(&self.target));
+        let (dir, task) = (self.dir, crate::afar::relay::task_key(&self.target));
         let thread = reply.thread.clone();
         let mut taker = Messaging {
             thread: reply.thread,
@@ -214,7 +214,7 @@ impl Client<'_> {
         let Some(p) = self.pending.get(request_id) else {
             return Ok(()); // resolved first: the terminal won
         };
-        let (dir, task) = (self.dir, crate::relay::task_key(&self.target));
+        let (dir, task) = (self.dir, crate::afar::relay::task_key(&self.target));
         let (session, takeable) = (p.session.clone(), p.takeable.clone());
         let mut taker = Answering {
             id: request_id.to_json(),

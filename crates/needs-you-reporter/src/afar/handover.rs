@@ -6,7 +6,7 @@
 //!
 //! Every waiter takes this road: Claude Code's waiting hook
 //! (`waiting_hook`), our OpenCode plugin's `__await` (`awaiting`), Codex's
-//! app-server client ([`crate::codex_client`]) for an approval and for a
+//! app-server client ([`crate::afar::codex_client`]) for an approval and for a
 //! reply's message alike. What differs between them is
 //! one [`Taker`] each: how its CLI words an answer, where its rules go, and
 //! how it hands one over. Nothing here names a CLI.
@@ -15,12 +15,12 @@ use needs_you_core::afar::{AnswerBody, Verdict};
 use needs_you_core::classify::Takeable;
 use needs_you_core::CloseReason;
 
+use crate::afar::granted::{self, Places};
+use crate::afar::taker::{Closing, Taker};
+use crate::afar::waiters::Answered;
 use crate::error::Error;
-use crate::granted::{self, Places};
 use crate::questions;
 use crate::state::StateDir;
-use crate::taker::{Closing, Taker};
-use crate::waiters::Answered;
 
 /// What became of an answer on the road.
 #[derive(Debug, PartialEq, Eq)]
@@ -120,7 +120,7 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
-    use crate::waiters::{self, Awaits, NotHanded, Waiters};
+    use crate::afar::waiters::{self, Awaits, NotHanded, Waiters};
 
     const TASK: &str = "task-1";
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use needs_you_core::classify::{plan_text, transcript_plan_file, PLAN_TOOL};
 use serde_json::Value;
 
-use crate::transcript_tail::{last_found, open_plain};
+use crate::hook::transcript_tail::{last_found, open_plain};
 
 /// The most of a plan that is read; the report keeps less.
 const MAX_PLAN_BYTES: u64 = 16 * 1024;

@@ -1,6 +1,13 @@
 //! Sending a report: the foreground adds it to the outbox (`outbox`)
 //! and returns; one detached sender per outbox sends the reports in the order
 //! they were made, retrying a server that is down or failing for a while.
+//!
+//! * `outbox`: the reports waiting to be sent, in order, one sender at a time.
+//! * [`sealed_report`]: this machine's content key, and a report's words
+//!   sealed under it in the sender, before they leave.
+
+mod outbox;
+pub mod sealed_report;
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -13,9 +20,8 @@ use needs_you_core::Report;
 
 use crate::detach;
 use crate::error::Error;
-use crate::outbox::{Outbox, Queued};
-use crate::sealed_report;
 use crate::state::{self, now_micros, StateDir};
+use outbox::{Outbox, Queued};
 
 /// One request's whole budget.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);

@@ -182,7 +182,7 @@ impl Client<'_> {
         params: &Value,
     ) -> Result<(), Error> {
         let name = format!("app_{}", method.replace('/', "_"));
-        crate::record::named(
+        crate::hook::record::named(
             Cli::Codex,
             &name,
             &serde_json::json!({"method": method, "params": params}),

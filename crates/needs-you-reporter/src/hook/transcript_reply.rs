@@ -23,7 +23,7 @@ pub fn fix(cli: Cli, mut event: Value) -> Value {
     let Some(path) = event.get("transcript_path").and_then(Value::as_str) else {
         return event;
     };
-    let text = crate::transcript_tail::last_found(Path::new(path), rule.text_of);
+    let text = crate::hook::transcript_tail::last_found(Path::new(path), rule.text_of);
     if let (Some(text), Some(fields)) = (text, event.as_object_mut()) {
         fields.insert(rule.field.into(), Value::String(text));
     }

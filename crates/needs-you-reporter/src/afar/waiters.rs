@@ -14,7 +14,7 @@
 //!
 //! A waiter is the `PermissionRequest` hook of Claude Code (which runs while
 //! its dialog is on screen, and ends itself when the transcript shows the
-//! person answered there: [`crate::answered_there`]), or `report-prompt
+//! person answered there: [`crate::afar::answered_there`]), or `report-prompt
 //! __await`, which our OpenCode plugin starts and ends, or Codex's
 //! app-server client, for a request or, as a message waiter
 //! ([`wait_for_message`], `"awaits": "message"`), for a reply's text. It
@@ -22,7 +22,7 @@
 //! polling; it never delays the dialog, which is already on screen. The
 //! relay hands an answer only to the waiter whose session and request are the
 //! answer's, and only while the session's open question here is the one the
-//! answer names ([`crate::relay`]); the waiter checks the digest again,
+//! answer names ([`crate::afar::relay`]); the waiter checks the digest again,
 //! refuses an answer it was handed once already (`$DIR/spent-answers`, its
 //! ids), and hands the agent nothing else.
 
@@ -40,8 +40,8 @@ use serde::{Deserialize, Serialize};
 
 /// What tells a waiter that its dialog ended without an answer from afar:
 /// Claude Code's transcript showing the person answered in the terminal
-/// ([`crate::answered_there`]), or Codex's server saying the request was
-/// resolved ([`crate::codex_client`]). [`wait`] sleeps on its `fd` and asks
+/// ([`crate::afar::answered_there`]), or Codex's server saying the request was
+/// resolved ([`crate::afar::codex_client`]). [`wait`] sleeps on its `fd` and asks
 /// `over` when it is readable.
 pub trait DialogEnd {
     fn fd(&self) -> std::os::fd::RawFd;
@@ -744,7 +744,8 @@ mod tests {
         let used = serde_json::json!({"type": "assistant", "message": {"content": [
             {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": input}]}});
         std::fs::write(&transcript, format!("{used}\n")).unwrap();
-        let mut there = crate::answered_there::AnsweredThere::follow(&transcript, &digest).unwrap();
+        let mut there =
+            crate::afar::answered_there::AnsweredThere::follow(&transcript, &digest).unwrap();
         let writer = {
             let transcript = transcript.clone();
             std::thread::spawn(move || {
