@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::afar;
+use crate::kinds::Cli;
 
 /// The largest request carried whole, as JSON: it and the rest of its report
 /// fit the Worker's 32 KiB body.
@@ -57,6 +58,19 @@ impl Request {
             tool: tool.to_owned(),
             input: input.clone(),
             lasting: Vec::new(),
+        }
+    }
+
+    /// The CLI whose tool this is, by the tool's own name, which the digest
+    /// binds: Codex's app-server requests are named `codex.…`, OpenCode's
+    /// `opencode.…`; every other tool name is Claude Code's (and that of the
+    /// CLIs that speak its hook's format). What a report says of its CLI is
+    /// never asked.
+    pub fn cli(&self) -> Cli {
+        match self.tool.split_once('.') {
+            Some(("codex", _)) => Cli::Codex,
+            Some(("opencode", _)) => Cli::Opencode,
+            _ => Cli::ClaudeCode,
         }
     }
 
@@ -174,6 +188,16 @@ pub fn with_rest(head: String, rest: &Map<String, Value>) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_request_is_its_cli_s_by_its_tool_s_name_alone() {
+        let of = |tool: &str| Request::new(tool, &json!({})).cli();
+        assert_eq!(of("codex.commandExecution"), Cli::Codex);
+        assert_eq!(of(OPENCODE_PERMISSION), Cli::Opencode);
+        for claude in ["Bash", "mcp__codex.run", "codexes.x", "opencode", ""] {
+            assert_eq!(of(claude), Cli::ClaudeCode, "{claude}");
+        }
+    }
 
     #[test]
     fn a_request_fits_or_not_and_digests_as_its_tool_and_input() {

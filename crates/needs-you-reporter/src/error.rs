@@ -18,8 +18,9 @@ pub enum Error {
     Settings(String),
     /// The terminal: tmux, a pane, the agent's process in it.
     Terminal(String),
-    /// Codex's app-server: its socket and its protocol.
-    Codex(String),
+    /// An agent's own protocol, where needs-you speaks it (Codex's
+    /// app-server): its socket and its messages.
+    Protocol(String),
     /// Starting a detached helper (the sender, the relay).
     Helper(String),
     /// The needs-you server: out of reach, or refusing.
@@ -39,7 +40,7 @@ impl Error {
             Error::State(_) => "state",
             Error::Settings(_) => "settings",
             Error::Terminal(_) => "terminal",
-            Error::Codex(_) => "codex",
+            Error::Protocol(_) => "protocol",
             Error::Helper(_) => "helper",
             Error::Server(_) => "server",
             Error::Agent(_) => "agent",
@@ -55,7 +56,7 @@ impl Error {
             | Error::State(m)
             | Error::Settings(m)
             | Error::Terminal(m)
-            | Error::Codex(m)
+            | Error::Protocol(m)
             | Error::Helper(m)
             | Error::Server(m)
             | Error::Agent(m)

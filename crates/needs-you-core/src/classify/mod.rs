@@ -133,7 +133,20 @@ pub use claude_code::{
     transcript_tool_events, ToolEvent, PLAN_TOOL,
 };
 pub use codex::HOOKS as CODEX_HOOKS;
-pub use plugin_events::opencode_reply;
+
+/// A decision on `request`, in the reply form of the CLI our plugin hands
+/// it to (OpenCode's `once`, `reject` or `always`); `None` for a CLI whose
+/// plugin takes no decision, or an answer the request does not offer.
+pub fn plugin_reply(
+    cli: Cli,
+    answer: &crate::afar::AnswerBody,
+    request: &crate::request::Request,
+) -> Option<Value> {
+    match cli {
+        Cli::Opencode => plugin_events::opencode_reply(answer, request),
+        _ => None,
+    }
+}
 
 /// The hook events installed for `cli`: none for the CLIs that load plugins.
 pub fn hooks(cli: Cli) -> &'static [HookSpec] {

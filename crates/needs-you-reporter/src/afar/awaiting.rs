@@ -6,8 +6,9 @@
 //! classifies it as the report did (so the request's digest is made in one
 //! place for every CLI), starts the task's relay if none runs, and waits on
 //! the relay's socket ([`waiters::wait`]). With an answer, it prints it on
-//! stdout as one JSON line (`{"decision": …, "opencode": {"reply": "once"
-//! | "reject" | "always", "message"?}}` or `{"choices": …}`), and
+//! stdout as one JSON line (`{"decision": …, "<cli>": <its reply>}`, for
+//! OpenCode `"opencode": {"reply": "once" | "reject" | "always",
+//! "message"?}`, or `{"choices": …}`), and
 //! waits for one more line on stdin: `took` once the plugin handed it to
 //! OpenCode, which the relay then reports. The plugin ends it (or closes
 //! its stdin) when the dialog is answered in the terminal first.
@@ -61,7 +62,7 @@ fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error> {
     let Some(answered) = waiters::wait(&socket, &session, &takeable, None) else {
         return Ok(());
     };
-    let mut taker = Plugin { stdin };
+    let mut taker = Plugin { cli, stdin };
     match handover::deliver(&dir, &task, &session, Some(&takeable), answered, &mut taker) {
         Outcome::Taken | Outcome::NotTaken => Ok(()),
         Outcome::DoesNotFit => Err(Error::Agent(
@@ -74,23 +75,25 @@ fn wait(cli: Cli, state_dir: Option<PathBuf>) -> Result<(), Error> {
 /// A plugin's part of the road: the answer printed as one JSON line, which
 /// the plugin hands to its agent, then says `took` on stdin.
 struct Plugin<'a> {
+    cli: Cli,
     stdin: std::io::StdinLock<'a>,
 }
 
 impl Taker for Plugin<'_> {
-    /// A permission's answer carries OpenCode's own reply, worked out here
-    /// from the plugin's request: the plugin maps nothing itself.
+    /// A permission's answer carries the CLI's own reply, under the CLI's
+    /// name, worked out here from the plugin's request: the plugin maps
+    /// nothing itself.
     fn translate(&self, answer: &AnswerBody, takeable: Option<&Takeable>) -> Option<Value> {
         let mut form = serde_json::to_value(answer).ok()?;
         if let (AnswerBody::Decision { .. }, Some(obj)) = (answer, form.as_object_mut()) {
-            let reply = classify::opencode_reply(answer, &takeable?.request)?;
-            obj.insert("opencode".into(), reply);
+            let reply = classify::plugin_reply(self.cli, answer, &takeable?.request)?;
+            obj.insert(self.cli.as_str().into(), reply);
         }
         Some(form)
     }
 
-    /// OpenCode keeps its lasting choice in its memory: no file is written,
-    /// and the folder is the one it runs the plugin in.
+    /// The folder the CLI runs the plugin in (OpenCode keeps its lasting
+    /// choice in its memory: no file is written there).
     fn project(&self) -> Option<PathBuf> {
         std::env::current_dir().ok()
     }

@@ -1,21 +1,23 @@
 //! The lasting rules this machine wrote for answers from afar, and taking
 //! one back.
 //!
-//! When Claude Code's hook hands the agent a lasting choice kept in a
-//! settings file, it records here which file the rule goes to and what it
-//! adds (`$DIR/granted-rules`, one JSON object a line, 0600 in the 0700
-//! state directory). A revocation from the Worker names only the answer that
+//! When a waiter hands the agent a lasting choice kept in a file (Claude
+//! Code's settings, Codex's rules), it records here which file the rule
+//! goes to and what it adds (`$DIR/granted-rules`, one JSON object a line,
+//! 0600 in the 0700 state directory). A revocation from the Worker names only the answer that
 //! granted the rule: the relay takes back what this file says its own hook
 //! wrote, from where it wrote it, and only the entries still there as
-//! written ([`needs_you_core::lasting::without`]); never a rule or a path
+//! written ([`needs_you_core::lasting::take_out`]); never a rule or a path
 //! that the Worker, or anything else that holds the task credential, names.
+//! Which file a rule goes to is its CLI's to say
+//! ([`crate::clis::Integration::rule_file`]).
 
 use std::path::{Path, PathBuf};
 
-use needs_you_core::lasting::{self, Scope, Written};
+use needs_you_core::lasting::{self, Scope, TakenOut, Written};
 use needs_you_core::relay_messages::{RevokeOutcome, Revoked};
+use needs_you_core::Cli;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::error::Error;
 
@@ -35,34 +37,31 @@ struct Grant {
     written: Written,
 }
 
-/// Where a session's rules go: its project folder, Claude Code's user
-/// settings, Codex's home.
+/// Where a session's rules go: its project folder, and each CLI's own
+/// folder.
 pub struct Places {
     pub cwd: PathBuf,
-    pub claude_user_settings: PathBuf,
-    pub codex_home: PathBuf,
+    pub configs: Vec<(Cli, PathBuf)>,
 }
 
 impl Places {
     /// For a session in `cwd`, as this process's environment says.
     pub fn here(cwd: &Path) -> Places {
+        let configs = crate::clis::ALL
+            .iter()
+            .filter_map(|i| Some((i.cli(), i.config_dir()?)))
+            .collect();
         Places {
             cwd: cwd.to_owned(),
-            claude_user_settings: crate::clis::claude_settings_path(),
-            codex_home: crate::clis::codex_home(),
+            configs,
         }
     }
 
-    /// The file a rule of `scope` is kept in: Claude Code's settings, or
-    /// Codex's rules.
+    /// The file a rule of `scope` is kept in, as the CLI that keeps it says.
     fn file_for(&self, scope: Scope) -> Option<PathBuf> {
-        match scope {
-            Scope::Session | Scope::UntilQuit => None,
-            Scope::CodexRules => Some(self.codex_home.join("rules/default.rules")),
-            Scope::ProjectLocal => Some(self.cwd.join(".claude/settings.local.json")),
-            Scope::Project => Some(self.cwd.join(".claude/settings.json")),
-            Scope::User => Some(self.claude_user_settings.clone()),
-        }
+        let cli = scope.cli();
+        let (_, config) = self.configs.iter().find(|(c, _)| *c == cli)?;
+        crate::clis::of(cli).rule_file(scope, &self.cwd, config)
     }
 }
 
@@ -106,17 +105,18 @@ fn with_ledger<T>(
 }
 
 /// Records what the CLI is about to write for `answer_id`'s lasting choice
-/// `suggestion`, in the session's `places`; nothing for a session's rule.
-/// Called before the choice is handed on, which it must not be when this
-/// fails: a rule in a file is never one this machine cannot take back.
+/// (`written`, as its CLI's module read it), in the session's `places`;
+/// nothing for a rule kept in the agent's memory. Called before the choice
+/// is handed on, which it must not be when this fails: a rule in a file is
+/// never one this machine cannot take back.
 pub fn record(
     dir: &Path,
     task: &str,
     answer_id: &str,
-    suggestion: &Value,
+    written: Option<&Written>,
     places: &Places,
 ) -> Result<(), Error> {
-    let Some(written) = lasting::written(suggestion) else {
+    let Some(written) = written else {
         return Ok(());
     };
     let Some(file) = places.file_for(written.scope) else {
@@ -126,7 +126,7 @@ pub fn record(
         answer_id: answer_id.to_owned(),
         task: task.to_owned(),
         file,
-        written,
+        written: written.clone(),
     };
     with_ledger(dir, |grants| {
         // The same grant recorded again is kept once; another grant under
@@ -184,7 +184,7 @@ fn named(file: &Path) -> String {
         .map_or("its file".into(), |n| n.to_string_lossy().into_owned())
 }
 
-/// Takes `grant`'s entries out of its file, as its kind of file keeps them.
+/// Takes `grant`'s entries out of its file, as its CLI keeps that file.
 fn take_back(grant: &Grant, reply: &dyn Fn(RevokeOutcome, String) -> Revoked) -> Revoked {
     let shown = named(&grant.file);
     let text = match std::fs::read_to_string(&grant.file) {
@@ -192,74 +192,25 @@ fn take_back(grant: &Grant, reply: &dyn Fn(RevokeOutcome, String) -> Revoked) ->
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return reply(RevokeOutcome::Failed, format!("cannot read {shown}: {e}")),
     };
-    if grant.written.scope == Scope::CodexRules {
-        take_out_lines(grant, &text, reply)
-    } else {
-        take_out_of_json(grant, &text, reply)
-    }
-}
-
-/// Codex's rules: lines, removed when still there as written.
-fn take_out_lines(
-    grant: &Grant,
-    text: &str,
-    reply: &dyn Fn(RevokeOutcome, String) -> Revoked,
-) -> Revoked {
-    let shown = named(&grant.file);
-    match lasting::without_lines(text, &grant.written) {
-        None => reply(
+    match lasting::take_out(&grant.written, &text) {
+        TakenOut::Gone => reply(
             RevokeOutcome::Gone,
             format!("the rule is not in {shown} as written any more: left alone; look at it there"),
         ),
-        // Codex holds an amendment in memory for the session that made it
-        // (seen with 0.171.0): the file is what new sessions read.
-        Some((out, _)) => match replace(&grant.file, &out) {
-            Ok(()) => reply(
-                RevokeOutcome::Removed,
-                format!(
-                    "removed the rule from {shown}; the Codex session running now keeps it until it restarts"
-                ),
-            ),
-            Err(e) => reply(RevokeOutcome::Failed, format!("cannot write {shown}: {e}")),
-        },
-    }
-}
-
-/// Claude Code's settings: entries of a list in JSON, removed when still
-/// there as written.
-fn take_out_of_json(
-    grant: &Grant,
-    text: &str,
-    reply: &dyn Fn(RevokeOutcome, String) -> Revoked,
-) -> Revoked {
-    let shown = named(&grant.file);
-    let settings = match text.trim() {
-        "" => Value::Object(Default::default()),
-        t => match serde_json::from_str::<Value>(t) {
-            Ok(v) => v,
-            Err(e) => {
-                return reply(
-                    RevokeOutcome::Failed,
-                    format!("{shown} is not JSON ({e}): remove the rule by hand"),
+        TakenOut::Unreadable(why) => reply(
+            RevokeOutcome::Failed,
+            format!("{shown} {why}: remove the rule by hand"),
+        ),
+        TakenOut::Removed { text, note } => match replace(&grant.file, &text) {
+            Ok(()) => {
+                let note = note.map_or(String::new(), |n| format!("; {n}"));
+                reply(
+                    RevokeOutcome::Removed,
+                    format!("removed the rule from {shown}{note}"),
                 )
             }
+            Err(e) => reply(RevokeOutcome::Failed, format!("cannot write {shown}: {e}")),
         },
-    };
-    match lasting::without(&settings, &grant.written) {
-        None => reply(
-            RevokeOutcome::Gone,
-            format!("the rule is not in {shown} as written any more: left alone; look at it there"),
-        ),
-        Some((out, _)) => {
-            let body = serde_json::to_string_pretty(&out).unwrap_or_default() + "\n";
-            if let Err(e) = replace(&grant.file, &body) {
-                return reply(RevokeOutcome::Failed, format!("cannot write {shown}: {e}"));
-            }
-            reply(
-                RevokeOutcome::Removed,
-                format!("removed the rule from {shown}"),
-            )
-        }
     }
 }
 
@@ -303,14 +254,26 @@ fn replace(file: &Path, body: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn places(cwd: &Path) -> Places {
         Places {
             cwd: cwd.to_owned(),
-            claude_user_settings: cwd.join("user-settings.json"),
-            codex_home: cwd.join("codex-home"),
+            configs: vec![
+                (Cli::ClaudeCode, cwd.join("claude-config")),
+                (Cli::Codex, cwd.join("codex-home")),
+            ],
         }
+    }
+
+    /// What the lasting choice `suggestion` of a request of `tool` writes,
+    /// as its CLI's module reads it.
+    fn written(tool: &str, suggestion: &Value) -> Option<Written> {
+        let mut request = needs_you_core::request::Request::new(tool, &json!({}));
+        request.lasting = vec![suggestion.clone()];
+        let offered = lasting::offered(&request);
+        assert_eq!(offered.len(), 1, "{suggestion} is offered");
+        offered[0].written.clone()
     }
 
     #[test]
@@ -321,7 +284,14 @@ mod tests {
         let file = cwd.join(".claude/settings.local.json");
         let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
                           "behavior": "allow", "destination": "localSettings"});
-        record(dir.path(), "t1", "ans_1", &rule, &places(&cwd)).unwrap();
+        record(
+            dir.path(),
+            "t1",
+            "ans_1",
+            written("Bash", &rule).as_ref(),
+            &places(&cwd),
+        )
+        .unwrap();
         assert!(holds_any(dir.path(), "t1") && !holds_any(dir.path(), "t2"));
         // What Claude Code writes.
         std::fs::write(
@@ -358,8 +328,9 @@ mod tests {
         std::fs::create_dir_all(home.join("rules")).unwrap();
         let s = json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["rm", "-rf", "/w/x"]}});
         let mut at = places(dir.path());
-        at.codex_home = home.clone();
-        record(dir.path(), "t", "ans_c", &s, &at).unwrap();
+        at.configs = vec![(Cli::Codex, home.clone())];
+        let w = written("codex.commandExecution", &s);
+        record(dir.path(), "t", "ans_c", w.as_ref(), &at).unwrap();
         let file = home.join("rules/default.rules");
         std::fs::write(
             &file,
@@ -368,6 +339,7 @@ mod tests {
         .unwrap();
         let r = revoke(dir.path(), "t", "rul_c", "ans_c");
         assert_eq!(r.outcome, RevokeOutcome::Removed, "{}", r.note);
+        assert!(r.note.ends_with("keeps it until it restarts"), "{}", r.note);
         assert_eq!(
             std::fs::read_to_string(&file).unwrap(),
             "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n"
@@ -385,7 +357,14 @@ mod tests {
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
                           "behavior": "allow", "destination": "localSettings"});
-        record(dir.path(), "t", "ans_l", &rule, &places(&cwd)).unwrap();
+        record(
+            dir.path(),
+            "t",
+            "ans_l",
+            written("Bash", &rule).as_ref(),
+            &places(&cwd),
+        )
+        .unwrap();
         assert_eq!(
             revoke(dir.path(), "t", "r", "ans_l").outcome,
             RevokeOutcome::Removed
@@ -398,7 +377,14 @@ mod tests {
         assert_eq!(left, json!({"permissions": {"allow": []}}));
         // No ledger can be kept in a folder that is not there: said, not swallowed.
         let gone = dir.path().join("no-such-folder");
-        assert!(record(&gone, "t", "ans_x", &rule, &places(&cwd)).is_err());
+        assert!(record(
+            &gone,
+            "t",
+            "ans_x",
+            written("Bash", &rule).as_ref(),
+            &places(&cwd)
+        )
+        .is_err());
     }
 
     #[test]
@@ -409,7 +395,14 @@ mod tests {
         let file = cwd.join(".claude/settings.local.json");
         let rule = json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
                           "behavior": "allow", "destination": "localSettings"});
-        record(dir.path(), "t", "ans_2", &rule, &places(&cwd)).unwrap();
+        record(
+            dir.path(),
+            "t",
+            "ans_2",
+            written("Bash", &rule).as_ref(),
+            &places(&cwd),
+        )
+        .unwrap();
         let by_hand = r#"{"permissions": {"allow": ["Bash(npm test)"]}}"#;
         std::fs::write(&file, by_hand).unwrap();
         let r = revoke(dir.path(), "t", "rul_2", "ans_2");
@@ -418,7 +411,14 @@ mod tests {
         // A session's rule is never recorded.
         let session = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
                              "behavior": "allow", "destination": "session"});
-        record(dir.path(), "t", "ans_3", &session, &places(&cwd)).unwrap();
+        record(
+            dir.path(),
+            "t",
+            "ans_3",
+            written("Bash", &session).as_ref(),
+            &places(&cwd),
+        )
+        .unwrap();
         assert!(!holds_any(dir.path(), "t"));
     }
 }

@@ -78,7 +78,7 @@ pub fn deliver(
             dir.path(),
             task,
             &answered.answer_id,
-            &lasting.suggestion,
+            lasting.written.as_ref(),
             &places,
         );
         if let Err(e) = recorded {

@@ -3,10 +3,11 @@
 //! leaves out of the event, and how its waiting hook hands an answer over.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use needs_you_core::afar::AnswerBody;
 use needs_you_core::classify::{claude_code_hook_output, Takeable};
+use needs_you_core::lasting::Scope;
 use needs_you_core::Cli;
 use serde_json::Value;
 
@@ -17,13 +18,14 @@ use crate::install::files::read_json;
 
 pub struct ClaudeCode;
 
-/// Claude Code's user-level settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
-/// `~/.claude/settings.json`.
+/// Claude Code's own folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn config_dir() -> PathBuf {
+    var_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home().join(".claude"))
+}
+
+/// Claude Code's user-level settings: `settings.json` in its own folder.
 pub fn claude_settings_path() -> PathBuf {
-    match var_dir("CLAUDE_CONFIG_DIR") {
-        Some(dir) => dir.join("settings.json"),
-        None => home().join(".claude/settings.json"),
-    }
+    config_dir().join("settings.json")
 }
 
 const PLUGIN: Plugin = Plugin {
@@ -38,6 +40,21 @@ const PLUGIN: Plugin = Plugin {
 impl Integration for ClaudeCode {
     fn cli(&self) -> Cli {
         Cli::ClaudeCode
+    }
+
+    fn config_dir(&self) -> Option<PathBuf> {
+        Some(config_dir())
+    }
+
+    /// Its settings files: the project's own or shared ones, or the
+    /// person's.
+    fn rule_file(&self, scope: Scope, cwd: &Path, config: &Path) -> Option<PathBuf> {
+        match scope {
+            Scope::ProjectLocal => Some(cwd.join(".claude/settings.local.json")),
+            Scope::Project => Some(cwd.join(".claude/settings.json")),
+            Scope::User => Some(config.join("settings.json")),
+            _ => None,
+        }
     }
 
     fn settings_paths(&self) -> Vec<PathBuf> {

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use needs_you_core::lasting::Scope;
 use needs_you_core::Cli;
 use serde_json::Value;
 
@@ -43,6 +44,15 @@ const PLUGIN: Plugin = Plugin {
 impl Integration for Codex {
     fn cli(&self) -> Cli {
         Cli::Codex
+    }
+
+    fn config_dir(&self) -> Option<PathBuf> {
+        Some(codex_home())
+    }
+
+    /// Its exec-policy rules, which every new session reads.
+    fn rule_file(&self, scope: Scope, _cwd: &Path, config: &Path) -> Option<PathBuf> {
+        (scope == Scope::CodexRules).then(|| config.join("rules/default.rules"))
     }
 
     /// Its managed hooks first, then its per-user `hooks.json`.

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use needs_you_core::lasting::Scope;
 use needs_you_core::Cli;
 use serde_json::Value;
 
@@ -104,6 +105,20 @@ pub trait Integration: Sync {
     /// ([`needs_you_core::classify::HookSpec::waits`]) hands an answer
     /// from afar to the agent; `None` for a CLI with no such hook.
     fn waiting_hook_taker<'a>(&self, _event: &'a Value) -> Option<Box<dyn Taker + 'a>> {
+        None
+    }
+
+    /// The folder it keeps its own settings in (`~/.claude`, `$CODEX_HOME`),
+    /// as this process's environment says; `None` for a CLI that writes no
+    /// lasting rule there.
+    fn config_dir(&self) -> Option<PathBuf> {
+        None
+    }
+
+    /// The file a lasting rule of `scope` goes to when it writes one, for a
+    /// session in `cwd`, with its settings in `config`; `None` for a rule it
+    /// keeps in memory.
+    fn rule_file(&self, _scope: Scope, _cwd: &Path, _config: &Path) -> Option<PathBuf> {
         None
     }
 

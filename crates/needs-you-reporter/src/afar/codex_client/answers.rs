@@ -118,7 +118,7 @@ impl Client<'_> {
     /// A new waiter for the still pending `request_id`, whose last one was
     /// handed an answer that was not sent.
     pub(super) fn wait_again(&mut self, request_id: &RequestId) -> Result<(), Error> {
-        let (rx, tx) = pipe().map_err(|e| Error::Codex(e.to_string()))?;
+        let (rx, tx) = pipe().map_err(|e| Error::Protocol(e.to_string()))?;
         let Some(p) = self.pending.get_mut(request_id) else {
             return Ok(());
         };

@@ -127,7 +127,9 @@ impl Client<'_> {
             Err(tungstenite::Error::Io(e)) if e.kind() == ErrorKind::WouldBlock => {
                 self.flush_blocking()
             }
-            Err(e) => Err(Error::Codex(format!("cannot write to the app-server: {e}"))),
+            Err(e) => Err(Error::Protocol(format!(
+                "cannot write to the app-server: {e}"
+            ))),
         }
     }
 
@@ -135,7 +137,7 @@ impl Client<'_> {
         let _ = self.ws.get_ref().set_nonblocking(false);
         let flushed = self.ws.flush();
         let _ = self.ws.get_ref().set_nonblocking(true);
-        flushed.map_err(|e| Error::Codex(format!("cannot write to the app-server: {e}")))
+        flushed.map_err(|e| Error::Protocol(format!("cannot write to the app-server: {e}")))
     }
 
     pub(super) fn call(&mut self, method: &str, params: Value, call: Call) -> Result<(), Error> {

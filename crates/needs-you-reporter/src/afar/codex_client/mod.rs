@@ -78,14 +78,14 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), E
     wait_for_first_client(&real)?;
     // The place checked, not the link, which could be pointed elsewhere since.
     let stream =
-        UnixStream::connect(&real).map_err(|e| Error::Codex(format!("cannot connect: {e}")))?;
+        UnixStream::connect(&real).map_err(|e| Error::Protocol(format!("cannot connect: {e}")))?;
     let (ws, _) = tungstenite::client("ws://localhost/", stream)
-        .map_err(|e| Error::Codex(format!("no WebSocket to the app-server: {e}")))?;
+        .map_err(|e| Error::Protocol(format!("no WebSocket to the app-server: {e}")))?;
     ws.get_ref()
         .set_nonblocking(true)
-        .map_err(|e| Error::Codex(e.to_string()))?;
+        .map_err(|e| Error::Protocol(e.to_string()))?;
     let (wake_rx, wake_tx) =
-        pipe().map_err(|e| Error::Codex(format!("cannot make a pipe: {e}")))?;
+        pipe().map_err(|e| Error::Protocol(format!("cannot make a pipe: {e}")))?;
     let (handed_tx, handed) = mpsc::channel();
     let mut client = Client {
         ws,
@@ -123,7 +123,7 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), E
                     return Ok(())
                 }
                 Err(e) => {
-                    return Err(Error::Codex(format!(
+                    return Err(Error::Protocol(format!(
                         "the app-server connection failed: {e}"
                     )))
                 }
@@ -148,7 +148,7 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), E
         // SAFETY: `fds` is a live array of its length.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
         if n < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
-            return Err(Error::Codex("poll failed".into()));
+            return Err(Error::Protocol("poll failed".into()));
         }
         if fds[1].revents != 0 {
             drain(wake_rx.as_raw_fd());
@@ -160,18 +160,19 @@ fn follow_or_fail(socket: &Path, dir: &StateDir, target: Target) -> Result<(), E
 /// the path it was given a link into a folder of its own
 /// (`/tmp/codex-daemon-<uid>/…`), which must be ours and closed to others.
 fn private_socket(socket: &Path) -> Result<PathBuf, Error> {
-    let real = std::fs::canonicalize(socket)
-        .map_err(|e| Error::Codex(format!("cannot find the socket {}: {e}", socket.display())))?;
+    let real = std::fs::canonicalize(socket).map_err(|e| {
+        Error::Protocol(format!("cannot find the socket {}: {e}", socket.display()))
+    })?;
     let uid = crate::state::uid();
     let folder = real
         .parent()
-        .ok_or_else(|| Error::Codex("the socket has no folder".into()))?;
+        .ok_or_else(|| Error::Protocol("the socket has no folder".into()))?;
     let (f, s) = (
-        std::fs::metadata(folder).map_err(|e| Error::Codex(e.to_string()))?,
-        std::fs::symlink_metadata(&real).map_err(|e| Error::Codex(e.to_string()))?,
+        std::fs::metadata(folder).map_err(|e| Error::Protocol(e.to_string()))?,
+        std::fs::symlink_metadata(&real).map_err(|e| Error::Protocol(e.to_string()))?,
     );
     if f.uid() != uid || f.mode() & 0o077 != 0 || s.uid() != uid {
-        return Err(Error::Codex(format!(
+        return Err(Error::Protocol(format!(
             "the app-server's socket {} is not private to this user: not connecting",
             real.display()
         )));
@@ -197,7 +198,7 @@ fn wait_for_first_client(real: &Path) -> Result<(), Error> {
             return Ok(());
         }
         if started.elapsed() > TUI_CONNECTS_WITHIN {
-            return Err(Error::Codex(
+            return Err(Error::Protocol(
                 "the TUI never connected to its app-server".into(),
             ));
         }

@@ -210,7 +210,8 @@ impl Client<'_> {
         let cwd = self.threads.get(&thread).and_then(|t| t.cwd.clone());
         match self.open(&thread, cwd.as_deref(), asked) {
             Ok(Some((seq, takeable))) => {
-                let (resolved_rx, resolved_tx) = pipe().map_err(|e| Error::Codex(e.to_string()))?;
+                let (resolved_rx, resolved_tx) =
+                    pipe().map_err(|e| Error::Protocol(e.to_string()))?;
                 self.wait_for_answer(&thread, request_id.clone(), takeable.clone(), resolved_rx);
                 self.pending.insert(
                     request_id,
