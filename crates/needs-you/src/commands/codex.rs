@@ -28,6 +28,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use needs_you_reporter::afar::codex_client;
+use needs_you_reporter::error::Error;
 use needs_you_reporter::send::Target;
 use needs_you_reporter::state::{self, StateDir};
 
@@ -42,14 +43,12 @@ const ENDS_WITHIN: Duration = Duration::from_secs(3);
 pub fn run(command: Vec<OsString>) -> Result<i32> {
     let program = command[0].clone();
     let args = &command[1..];
-    let started = Target::from_env()
-        .map_err(|e| e.to_string())
-        .and_then(|target| {
-            let dir = StateDir::open(state::resolve(None))
-                .map_err(|e| format!("state directory: {e}"))?;
-            let server = Server::start(&program, &dir)?;
-            Ok((server, dir, target))
-        });
+    let started = Target::from_env().and_then(|target| {
+        let dir = StateDir::open(state::resolve(None))
+            .map_err(|e| Error::State(format!("state directory: {e}")))?;
+        let server = Server::start(&program, &dir)?;
+        Ok((server, dir, target))
+    });
     let (server, dir, target) = match started {
         Ok(s) => s,
         Err(why) => {
@@ -85,16 +84,18 @@ struct Server {
 }
 
 impl Server {
-    fn start(program: &OsStr, dir: &StateDir) -> std::result::Result<Server, String> {
+    /// Fails as the state directory's failure (its folder, its log) or the
+    /// server's (it did not start, or did not open its socket).
+    fn start(program: &OsStr, dir: &StateDir) -> std::result::Result<Server, Error> {
         let folder = dir.path().join(format!("codex-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&folder);
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(&folder)
-            .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+            .map_err(|e| Error::State(format!("cannot create {}: {e}", folder.display())))?;
         let socket = folder.join("app.sock");
         let log = std::fs::File::create(folder.join("server.log"))
-            .map_err(|e| format!("cannot create the server's log: {e}"))?;
+            .map_err(|e| Error::State(format!("cannot create the server's log: {e}")))?;
         let mut listen = OsString::from("unix://");
         listen.push(&socket);
         let mut cmd = Command::new(program);
@@ -118,7 +119,7 @@ impl Server {
         }
         let child = cmd
             .spawn()
-            .map_err(|e| format!("cannot start Codex's app-server: {e}"))?;
+            .map_err(|e| Error::Protocol(format!("cannot start Codex's app-server: {e}")))?;
         let mut server = Server {
             child,
             folder,
@@ -134,7 +135,7 @@ impl Server {
                     "did not open its socket"
                 };
                 server.stop();
-                return Err(format!("Codex's app-server {why}"));
+                return Err(Error::Protocol(format!("Codex's app-server {why}")));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
