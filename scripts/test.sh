@@ -42,6 +42,8 @@ run cargo test --quiet
 step "build the Worker, the release reporter and needs-you"
 bash scripts/build.sh > /dev/null
 cargo build --quiet --release -p needs-you
+# The passkey check as a program, for the page tests' assertions by Chromium.
+cargo build --quiet --release -p needs-you-trust --example passkey_check
 
 step "Packages: each publishable crate builds from its own .crate; the Worker deploys (dry run, offline)"
 # cargo checks each dependent crate against the .crate files just made through a

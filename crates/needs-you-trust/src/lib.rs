@@ -10,6 +10,8 @@
 //!   the owner's key, a device it certified, the newest device list.
 //! * [`admission`]: whether an answer is the owner's, for this machine's own
 //!   open question, from what the machine knows, passed in.
+//! * [`passkey`]: a passkey's assertion over a statement: the person,
+//!   verified, on the page's pinned origin.
 //! * [`pairing`]: the proof of a new device's keys under the pairing link's
 //!   secret.
 //! * [`signing`]: a key that signs statements, certificates and lists.
@@ -19,6 +21,7 @@
 
 pub mod admission;
 pub mod pairing;
+pub mod passkey;
 pub mod sealing;
 pub mod signing;
 #[cfg(test)]
