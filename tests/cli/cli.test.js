@@ -787,6 +787,12 @@ test("pair prints a QR code, the link and the machine's line that pins the owner
     assert.ok(oneLine(onLine.stderr), onLine.stderr);
     assert.equal(existsSync(join(m.home, ".config", "needs-you", "login.json")), false);
   }
+  // A NEEDS_YOU_CODE left in the environment for another code than the one
+  // the command line names: refused, neither code redeemed.
+  const stale = await cli(m, ["login", w.url, "--code", j.code, "--owner", owner.login.owner], { NEEDS_YOU_CODE: `ZZZZ-ZZZZ.${secret}` });
+  assert.equal(stale.code, 2, stale.stderr);
+  assert.equal(stale.stderr, `needs-you: NEEDS_YOU_CODE holds the code ZZZZ-ZZZZ, not ${j.code}: unset it (unset NEEDS_YOU_CODE) or give that code\n`);
+  assert.equal(existsSync(join(m.home, ".config", "needs-you", "login.json")), false);
   // The line pasted as it is, into a shell: the needs-you it starts never
   // has the secret among its arguments.
   const shim = join(m.home, "shim");

@@ -211,7 +211,10 @@ fn carries_secret(code: &str) -> bool {
 /// The pairing code `login` redeems, from where it may come: [`CODE_VAR`]
 /// (a code, a fragment or a whole link for the server of `link`), `--code`,
 /// the link's fragment, else asked for on the terminal, without echo. A
-/// secret given on the command line is refused before anything is sent.
+/// secret given on the command line is refused before anything is sent, and
+/// so is a [`CODE_VAR`] left in the environment for another code than the
+/// one the command line names: which one the person meant is not ours to
+/// guess.
 fn pairing_code(link: &Link, code: Option<&str>) -> Result<String> {
     let server = &link.server;
     if link.secret.is_some() || code.is_some_and(carries_secret) {
@@ -222,24 +225,45 @@ fn pairing_code(link: &Link, code: Option<&str>) -> Result<String> {
             ),
         ));
     }
+    let named = code.map(str::to_owned).or(link.code.clone());
     if let Some(given) = std::env::var(CODE_VAR)
         .ok()
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty())
     {
-        let Some((_, fragment)) = given.split_once('#') else {
-            return Ok(given);
+        let from_env = match given.split_once('#') {
+            None => given.clone(),
+            Some((_, fragment)) => {
+                let linked = split_link(&given);
+                if &linked.server != server {
+                    return Err(Fail::new(
+                        exit::USAGE,
+                        format!(
+                            "{CODE_VAR} holds a link for {}, not {server}",
+                            linked.server
+                        ),
+                    ));
+                }
+                fragment.to_owned()
+            }
         };
-        let named = split_link(&given);
-        if &named.server != server {
+        let code_of = |c: &str| c.split('.').next().unwrap_or_default().trim().to_owned();
+        if let Some(named) = named
+            .as_deref()
+            .filter(|n| code_of(n) != code_of(&from_env))
+        {
             return Err(Fail::new(
                 exit::USAGE,
-                format!("{CODE_VAR} holds a link for {}, not {server}", named.server),
+                format!(
+                    "{CODE_VAR} holds the code {}, not {}: unset it (unset {CODE_VAR}) or give that code",
+                    code_of(&from_env),
+                    code_of(named)
+                ),
             ));
         }
-        return Ok(fragment.to_owned());
+        return Ok(from_env);
     }
-    match code.map(str::to_owned).or(link.code.clone()) {
+    match named {
         Some(c) => Ok(c),
         None => {
             term::ask("Pairing code (from the page or `needs-you pair`): ", true).map_err(|e| {
