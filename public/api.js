@@ -45,6 +45,8 @@ export async function call(method, path, { body, etag, keepalive } = {}) {
   if (me) headers.authorization = `Bearer ${me.token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   if (etag) headers["if-none-match"] = etag;
+  // A fetch that fails is the network's failure (offline, refused), and
+  // says so as `offline`: a failure of the page's own code is not one.
   const resp = await fetch(path, {
     method,
     headers,
@@ -52,6 +54,8 @@ export async function call(method, path, { body, etag, keepalive } = {}) {
     cache: "no-store",
     // A page going away still says so (presence).
     keepalive: !!keepalive,
+  }).catch((e) => {
+    throw Object.assign(e, { offline: true });
   });
   if (resp.status === 304) return { status: 304, etag };
   const json = await resp.json().catch(() => null);

@@ -24,7 +24,7 @@ function loaded() {
       if (!r.ok) throw Object.assign(new Error(`the card builder did not reach this page (card.wasm: ${r.status})`), { again: true });
       return r.arrayBuffer();
     }, (e) => {
-      throw Object.assign(e, { again: true }); // offline: tried again
+      throw Object.assign(e, { again: true, offline: true }); // tried again
     })
     .then(async (bytes) => {
       // Only the builder this page was built with (scripts/build.sh).
@@ -275,7 +275,7 @@ async function fetchAndBuild(q, key) {
     cards.set(q.question_id, { key, built: words ? { ...(await named(built, words.version)), cwd: words.cwd ?? "", target: words.target, host: words.host, version: words.version } : built });
   } catch (e) {
     // Out of reach (offline, or the server's own failure): tried again.
-    if (e.again || e.status >= 500 || (e.name === "TypeError" && e.status === undefined)) {
+    if (e.again || e.offline || e.status >= 500) {
       const t = tried.get(q.question_id);
       if (t) t.why = unreachable(e);
       return true;
@@ -290,7 +290,7 @@ async function fetchAndBuild(q, key) {
 /** Why a try that will be made again failed, for a person. */
 function unreachable(e) {
   if (e.status >= 500) return `the server did not give its request (it answered ${e.status})`;
-  if (e.name === "TypeError" && e.status === undefined) return "this page is offline, so its request did not reach it";
+  if (e.offline) return "this page is offline, so its request did not reach it";
   return e.message;
 }
 

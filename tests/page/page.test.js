@@ -434,7 +434,7 @@ test("a card builder other than the one the page was built with is never run: th
   await context.close();
 });
 
-test("a card whose request never comes says why within a few seconds and takes no answer; one whose request comes later is built", async () => {
+test("a card whose request never comes says why within a few seconds (the server's status, or the page offline) and takes no answer; one whose request comes later is built", async () => {
   const { task, context, page } = await pairedPage();
   // The server's side of each request, decided once the questions are
   // known (the page asks for a request the moment its card appears).
@@ -442,8 +442,9 @@ test("a card whose request never comes says why within a few seconds and takes n
   const ids = new Promise((resolve) => (known = resolve));
   let failing = true;
   await context.route("**/v1/questions/*/request", async (route) => {
-    const { missing, late } = await ids;
+    const { missing, late, cut } = await ids;
     const url = route.request().url();
+    if (url.includes(cut) && failing) return route.abort("internetdisconnected");
     if (url.includes(missing)) return route.fulfill({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"gone"}' });
     if (url.includes(late) && failing) return route.fulfill({ status: 503, contentType: "application/json", body: '{"error":"unavailable","message":"down"}' });
     return route.continue();
@@ -457,7 +458,9 @@ test("a card whose request never comes says why within a few seconds and takes n
   // it stops: the second is built once its request comes.
   const missing = await say(task, { session: "gone", action: "open", kind: "permission", text: "Run make", ...bash("make gone") });
   const late = await say(task, { session: "late", action: "open", kind: "permission", text: "Run make", ...bash("make late") });
-  known({ missing: missing.question_id, late: late.question_id });
+  // And one whose request the network does not carry until it does.
+  const cut = await say(task, { session: "cut", action: "open", kind: "permission", text: "Run make", ...bash("make cut") });
+  known({ missing: missing.question_id, late: late.question_id, cut: cut.question_id });
   const card = (q) => page.locator(`#question-${q.question_id}`);
   const said = async (q, text) => {
     await card(q).locator(".where", { hasText: text }).waitFor({ timeout: 10_000 });
@@ -468,10 +471,11 @@ test("a card whose request never comes says why within a few seconds and takes n
     await said(bare, "Claude Code takes this one only in its terminal (a plan's approval, or an older report-prompt)."),
     await said(missing, "its request did not reach this page (the server answered 404): answer it in the terminal."),
     await said(late, "the server did not give its request (it answered 503): answer it in the terminal."),
+    await said(cut, "this page is offline, so its request did not reach it: answer it in the terminal."),
   ];
   // Within the bound (4 s), plus the page's own start: never "building…" for good.
   assert.ok(times.every((ms) => ms < 8_000), JSON.stringify(times));
-  for (const q of [bare, missing, late]) {
+  for (const q of [bare, missing, late, cut]) {
     assert.equal(await card(q).locator(".decide").isHidden(), true, "no Allow over a card it did not build");
   }
   assert.equal((await w.db.prepare("SELECT COUNT(*) AS n FROM answers WHERE task_id = ?").bind(task.task_id).first()).n, 0, "no answer taken");
@@ -479,6 +483,8 @@ test("a card whose request never comes says why within a few seconds and takes n
   failing = false;
   await card(late).locator(".decide").waitFor({ timeout: 10_000 });
   assert.match(await card(late).locator(".text").textContent(), /make late/);
+  await card(cut).locator(".decide").waitFor({ timeout: 10_000 });
+  assert.match(await card(cut).locator(".text").textContent(), /make cut/);
   assert.deepEqual(page.errors, []);
   await context.close();
 });
