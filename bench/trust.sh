@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the agent's machine spends checking one signed answer (the owner's
 # ECDSA P-256 signature over its statement, the pin, freshness, the binding
-# to the machine's own open), in microseconds: rounds of checks in one
-# process, the release build.
+# to the machine's own open), in microseconds, and a passkey's assertion
+# over the same statement beside it: rounds of checks in one process, the
+# release build.
 #
 #   bash bench/trust.sh        # writes bench/results/trust.json
 set -euo pipefail

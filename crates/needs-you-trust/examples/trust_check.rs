@@ -4,7 +4,9 @@
 //! the owner's key signed, the same from a device whose certificate the
 //! owner's key signed (two signatures to check, and the device list), and a
 //! denial the owner's key signed whose message is sealed beside it (its
-//! hash, then the words opened under the content key). Runs `ROUNDS`
+//! hash, then the words opened under the content key); and beside them the
+//! passkey's check an allow from the page adds (`needs_you_trust::passkey`:
+//! its client data read, one more P-256 signature). Runs `ROUNDS`
 //! rounds of `PER_ROUND` checks of each and prints the median and the
 //! spread of the rounds' means, as JSON on the last line.
 
@@ -22,6 +24,7 @@ use needs_you_core::signed::{
 };
 use needs_you_core::Kind;
 use needs_you_trust::admission::{admit, Asked, Knows};
+use needs_you_trust::passkey::{self, Assertion, Expected};
 use needs_you_trust::sealing::{self, ContentKeys};
 use needs_you_trust::signing::SignKey;
 
@@ -122,6 +125,14 @@ fn main() {
     let mut owner_means = Vec::with_capacity(ROUNDS);
     let mut device_means = Vec::with_capacity(ROUNDS);
     let mut sealed_means = Vec::with_capacity(ROUNDS);
+    let mut passkey_means = Vec::with_capacity(ROUNDS);
+    let statement_bytes = B64.decode(&envelope.statement).expect("base64url");
+    let (assertion, passkey_key) = asserted(&statement_bytes);
+    let expected = Expected {
+        rp_id: "page.example",
+        origin: "https://page.example",
+        statement: &statement_bytes,
+    };
     // A machine that seals nothing takes the first two; one that seals,
     // which names its requests keyed, the third.
     let plain = Knows {
@@ -150,6 +161,11 @@ fn main() {
         owner_means.push(time(&envelope, &frame, &plain));
         device_means.push(time(&by_phone, &frame, &plain));
         sealed_means.push(time(&denied, &sealed_frame, &sealing_machine));
+        let start = Instant::now();
+        for _ in 0..PER_ROUND {
+            passkey::check(&assertion, &expected, &passkey_key).expect("taken");
+        }
+        passkey_means.push(start.elapsed().as_secs_f64() * 1e6 / PER_ROUND as f64);
     }
     let spread = |mut m: Vec<f64>| {
         m.sort_by(|a, b| a.total_cmp(b));
@@ -161,9 +177,50 @@ fn main() {
         )
     };
     println!(
-        "{{\"owner_key\": {}, \"device_with_certificate\": {}, \"owner_key_sealed_words\": {}, \"rounds\": {ROUNDS}, \"per_round\": {PER_ROUND}}}",
+        "{{\"owner_key\": {}, \"device_with_certificate\": {}, \"owner_key_sealed_words\": {}, \"passkey_assertion\": {}, \"rounds\": {ROUNDS}, \"per_round\": {PER_ROUND}}}",
         spread(owner_means),
         spread(device_means),
-        spread(sealed_means)
+        spread(sealed_means),
+        spread(passkey_means)
     );
+}
+
+/// A passkey's assertion of `statement` as a platform authenticator makes
+/// one (UP and UV, counter 0, the signature in DER), and its public key.
+fn asserted(statement: &[u8]) -> (Assertion, Vec<u8>) {
+    use p256::ecdsa::signature::Signer as _;
+    use p256::ecdsa::{Signature, SigningKey};
+    use sha2::{Digest as _, Sha256};
+    let key = SigningKey::from_slice(&[11; 32]).expect("a scalar");
+    let client = format!(
+        r#"{{"type":"webauthn.get","challenge":"{}","origin":"https://page.example","crossOrigin":false}}"#,
+        B64.encode(passkey::challenge(statement))
+    );
+    let mut data = Sha256::digest(b"page.example").to_vec();
+    data.extend_from_slice(&[0x05, 0, 0, 0, 0]);
+    let mut signed = data.clone();
+    signed.extend_from_slice(&Sha256::digest(client.as_bytes()));
+    let signature: Signature = key.sign(&signed);
+    let raw = signature.to_bytes();
+    let int = |b: &[u8]| {
+        let b = &b[b.iter().position(|&x| x != 0).unwrap_or(b.len() - 1)..];
+        let pad = usize::from(b[0] & 0x80 != 0);
+        let mut v = vec![0x02, (b.len() + pad) as u8];
+        v.extend(std::iter::repeat_n(0, pad));
+        v.extend_from_slice(b);
+        v
+    };
+    let body = [int(&raw[..32]), int(&raw[32..])].concat();
+    let der = [vec![0x30, body.len() as u8], body].concat();
+    let public = key
+        .verifying_key()
+        .to_encoded_point(false)
+        .as_bytes()
+        .to_vec();
+    let assertion = Assertion {
+        authenticator_data: B64.encode(&data),
+        client_data_json: B64.encode(&client),
+        signature: B64.encode(der),
+    };
+    (assertion, public)
 }
