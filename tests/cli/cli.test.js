@@ -457,6 +457,31 @@ test("a server that files a new device under an earlier phone's id is caught: pa
   assert.deepEqual(await listed(), [], "P's key struck");
 });
 
+test("a device the server no longer lists, whose key the owner's still vouches for, is shown by devices, and revoke strikes its key", async () => {
+  const owner = await ownerMachine();
+  const pairing = start(owner, ["pair", "--json", "--rights", "answer"]);
+  const link = await new Promise((resolve) => pairing.child.stdout.once("data", (d) => resolve(JSON.parse(String(d).split("\n")[0]).url)));
+  const phone = machine();
+  assert.equal((await pasteLink(phone, link, ["--allow", "answer"])).code, 0);
+  const id = JSON.parse((await pairing.ended).stdout.split("\n")[1]).paired;
+  const ownerId = (await w.db.prepare("SELECT owner_id FROM devices WHERE id = ?").bind(id).first()).owner_id;
+  const listed = async () => JSON.parse(Buffer.from(JSON.parse((await w.db.prepare("SELECT device_list FROM owners WHERE id = ?")
+    .bind(ownerId).first()).device_list).statement, "base64url")).devices;
+  const [fp] = await listed();
+  // The device logs itself out: the server forgets it, the owner's key
+  // still vouches for it (as a server hiding a device would leave it).
+  assert.equal((await cli(phone, ["logout"])).code, 0);
+  const shown = await cli(owner, ["devices"], { COLUMNS: "200" });
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.ok(shown.stdout.includes(`  ${id} (key ${fp.slice(0, 11)}…): needs-you devices revoke ${id}\n`), shown.stdout);
+  const revoked = await cli(owner, ["devices", "revoke", id]);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.equal(revoked.stdout, `The server does not list ${id}; your key no longer vouches for its key ${fp.slice(0, 11)}…: every machine that pinned yours refuses what it signs once it sees your new device list.\n`);
+  assert.deepEqual(await listed(), [], "its key struck");
+  const after = await cli(owner, ["devices"], { COLUMNS: "200" });
+  assert.ok(!after.stdout.includes(id), after.stdout);
+});
+
 test("a device whose certificate ended long ago gets no new content key; an unreadable record of devices stops devices and revoke in one line, and nothing changes", async () => {
   const owner = await ownerMachine();
   const pairOne = async () => {

@@ -271,10 +271,27 @@ pub fn devices(
     vouched: &std::collections::BTreeMap<String, String>,
     now: f64,
 ) -> String {
-    if rows.is_empty() {
-        return "No devices. Pair one: needs-you pair\n".into();
+    // What the owner's key vouches for and the server does not list: a
+    // server that hides a device it still lets answer is shown here.
+    let unlisted: Vec<(&String, &String)> = vouched
+        .iter()
+        .filter(|(id, _)| !rows.iter().any(|d| &d.device_id == *id))
+        .collect();
+    let mut out = String::new();
+    if !unlisted.is_empty() {
+        out.push_str("Your key vouches for these, which the server does not list: they answer on every machine that pinned your key until you revoke them.\n");
+        for (id, fp) in &unlisted {
+            out.push_str(&format!(
+                "  {id} (key {}…): needs-you devices revoke {id}\n",
+                &fp[..fp.len().min(11)]
+            ));
+        }
     }
-    let mut out = format!(
+    if rows.is_empty() {
+        out.push_str("No devices. Pair one: needs-you pair\n");
+        return out;
+    }
+    out += &format!(
         "{:<36} {:<12} {:<24} {:<6} {:<22} PAIRED BY\n",
         "DEVICE", "KEY", "NAME", "AGE", "MAY"
     );
@@ -303,6 +320,30 @@ pub fn devices(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_vouched_device_the_server_does_not_list_is_shown_with_its_revoke() {
+        let listed: Vec<Device> =
+            serde_json::from_value(json!([{"device_id": "dev_a", "name": "phone",
+            "created_at": 0, "push": false, "rights": [], "paired_by": null}]))
+            .unwrap();
+        let vouched = [
+            ("dev_a".to_owned(), "FP-of-the-phone-A".to_owned()),
+            ("dev_h".to_owned(), "FP-of-the-hidden-H".to_owned()),
+        ]
+        .into();
+        let out = devices(&listed, &vouched, 1_000.0);
+        assert!(
+            out.contains("  dev_h (key FP-of-the-h…): needs-you devices revoke dev_h\n"),
+            "{out}"
+        );
+        assert!(!out.contains("revoke dev_a"), "{out}");
+        assert!(devices(&[], &vouched, 1_000.0).contains("revoke dev_a"));
+        assert_eq!(
+            devices(&[], &Default::default(), 1_000.0),
+            "No devices. Pair one: needs-you pair\n"
+        );
+    }
 
     #[test]
     fn the_list_is_cut_to_the_width() {

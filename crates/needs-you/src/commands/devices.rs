@@ -198,7 +198,20 @@ pub fn revoke_device(device: &str) -> Result<i32> {
         Some(key) => trusting::strike(&client, key, device)?,
         None => None,
     };
-    let r: Revoked = client.delete(&path)?;
+    let r: Revoked = match client.delete(&path) {
+        Ok(r) => r,
+        // A device the server no longer lists, whose key this machine still
+        // vouched for: striking it was what mattered, and is done.
+        Err(f) if f.status == Some(404) && struck.is_some() => {
+            let fp = struck.as_deref().unwrap_or_default();
+            println!(
+                "The server does not list {device}; your key no longer vouches for its key {}…: every machine that pinned yours refuses what it signs once it sees your new device list.",
+                &fp[..fp.len().min(11)]
+            );
+            return Ok(exit::OK);
+        }
+        Err(f) => return Err(f.into()),
+    };
     let mut rotated = None;
     if let Some(key) = &key {
         // What is sealed from now on, a revoked device that held the content
