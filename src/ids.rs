@@ -4,15 +4,15 @@
 //! says what they are (`nyo_` owner, `nyt_` task, `nyd_` device). Only their
 //! SHA-256 is stored.
 
+use needs_you_core::pairing_code::LETTERS as CODE_LETTERS;
 use sha2::{Digest, Sha256};
+
+/// A typed pairing code read as it is stored ([`needs_you_core::pairing_code`]).
+pub use needs_you_core::pairing_code::normalize as normalize_code;
 
 pub const OWNER_PREFIX: &str = "nyo_";
 pub const TASK_PREFIX: &str = "nyt_";
 pub const DEVICE_PREFIX: &str = "nyd_";
-
-/// The letters of pairing codes: Crockford's base32, without I, L, O and U,
-/// so that a code read off a screen is typed right.
-const CODE_LETTERS: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /// A pairing code's two halves, 4 letters each (20 bits): the id that finds
 /// its row, and the secret checked against the row's hash.
@@ -24,22 +24,6 @@ pub fn pairing_code() -> (String, String) {
         .map(|b| CODE_LETTERS[usize::from(b & 31)] as char)
         .collect();
     (letters[..4].to_owned(), letters[4..].to_owned())
-}
-
-/// A typed code as it is stored: upper case, without spaces or the dash, and
-/// the letters people mistake for digits read as those digits.
-pub fn normalize_code(typed: &str) -> Option<(String, String)> {
-    let clean: String = typed
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '-')
-        .map(|c| match c.to_ascii_uppercase() {
-            'O' => '0',
-            'I' | 'L' => '1',
-            other => other,
-        })
-        .collect();
-    let valid = clean.len() == 8 && clean.bytes().all(|b| CODE_LETTERS.contains(&b));
-    valid.then(|| (clean[..4].to_owned(), clean[4..].to_owned()))
 }
 
 fn random_hex(bytes: usize) -> String {
@@ -90,23 +74,4 @@ pub fn at(ms: f64) -> worker::ScheduledTime {
     worker::ScheduledTime::new(worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(
         ms,
     )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn typed_codes_are_read_forgivingly() {
-        assert_eq!(
-            normalize_code("ab0c-d1ef"),
-            Some(("AB0C".into(), "D1EF".into()))
-        );
-        assert_eq!(
-            normalize_code(" abOc dlef "),
-            Some(("AB0C".into(), "D1EF".into()))
-        );
-        assert_eq!(normalize_code("ABCD-EFG"), None);
-        assert_eq!(normalize_code("ABCD-EFGU"), None, "U is not a code letter");
-    }
 }

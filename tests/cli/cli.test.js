@@ -386,7 +386,12 @@ test("a login on an agent machine starts tasks but cannot answer; --allow answer
   const list = await cli(owner, ["devices"], { COLUMNS: "200" });
   assert.equal(list.code, 0, list.stderr);
   const rows = list.stdout.trim().split("\n");
-  assert.match(rows[0], /^DEVICE +KEY +NAME +AGE +MAY +PAIRED BY$/);
+  // The laptop logged itself out: the server forgets it, and the owner's
+  // key, which only the owner's revoke strikes, still vouches for it.
+  assert.match(rows[0], /^Your key still vouches for these, which the server does not list/);
+  const laptopFp = createHash("sha256").update(Buffer.from(held.public_key, "base64url")).digest("base64url");
+  assert.equal(rows[1], `  ${held.id} (key ${laptopFp.slice(0, 11)}…): needs-you devices revoke ${held.id}`);
+  assert.match(rows[2], /^DEVICE +KEY +NAME +AGE +MAY +PAIRED BY$/);
   assert.ok(rows.some((r) => /read,tasks,answer +the owner$/.test(r)), list.stdout);
   assert.ok(rows.some((r) => / read,tasks +the owner$/.test(r)), list.stdout);
   const bad = await cli(owner, ["login", w.url, "--allow", "root"]);
@@ -474,9 +479,15 @@ test("a device the server no longer lists, whose key the owner's still vouches f
   const shown = await cli(owner, ["devices"], { COLUMNS: "200" });
   assert.equal(shown.code, 0, shown.stderr);
   assert.ok(shown.stdout.includes(`  ${id} (key ${fp.slice(0, 11)}…): needs-you devices revoke ${id}\n`), shown.stdout);
+  const json = JSON.parse((await cli(owner, ["devices", "--json"])).stdout);
+  assert.deepEqual(json.vouched_unlisted, [{ device_id: id, key: fp }]);
   const revoked = await cli(owner, ["devices", "revoke", id]);
   assert.equal(revoked.code, 0, revoked.stderr);
-  assert.equal(revoked.stdout, `The server does not list ${id}; your key no longer vouches for its key ${fp.slice(0, 11)}…: every machine that pinned yours refuses what it signs once it sees your new device list.\n`);
+  const [said, struck, turned] = revoked.stdout.split("\n");
+  assert.equal(said, `The server does not list ${id}: nothing there to revoke.`);
+  assert.ok(struck.startsWith(`Your key no longer vouches for its key ${fp.slice(0, 11)}…`), struck);
+  // And what is sealed from now on, the key the phone held does not open.
+  assert.match(turned, /^What is sealed from now on is under version 2 of your content key, which 0 remaining device\(s\) got/);
   assert.deepEqual(await listed(), [], "its key struck");
   const after = await cli(owner, ["devices"], { COLUMNS: "200" });
   assert.ok(!after.stdout.includes(id), after.stdout);

@@ -37,6 +37,7 @@
 //! * [`words`]: what of a question is sealed on the agent's machine, and
 //!   put back on the device that opens it.
 //! * [`url`]: which server addresses a client may talk to.
+//! * [`pairing_code`]: a pairing code as people type it, read forgivingly.
 //! * [`query`]: a URL's query, written and read by hand.
 //! * `wire`: the macro that makes an enum travel as a fixed set of strings.
 
@@ -52,6 +53,7 @@ pub mod history;
 pub mod kinds;
 pub mod lasting;
 pub mod live;
+pub mod pairing_code;
 pub mod query;
 pub mod question;
 pub mod refusal;

@@ -157,7 +157,10 @@ pub fn check(
 }
 
 /// An ECDSA signature in ASN.1 DER, `SEQUENCE { INTEGER r, INTEGER s }`, as
-/// WebAuthn's ES256 gives it; strict: one encoding only, nothing after it.
+/// WebAuthn's ES256 gives it; strict DER: each integer in its one shortest
+/// form, nothing after it. (Its `s` may be high or low, as authenticators
+/// make it: the statement it unlocks is spent once, so a second form of the
+/// same signature replays nothing.)
 fn der_signature(der: &[u8]) -> Option<Signature> {
     let (body, rest) = der_item(der, 0x30)?;
     if !rest.is_empty() {

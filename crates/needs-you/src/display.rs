@@ -264,6 +264,25 @@ pub fn test_results(results: &[TestResult]) -> String {
         .collect()
 }
 
+/// What the owner's key vouches for (`vouched`, key by device id) and the
+/// server does not list among `rows`: a server that hides a device it still
+/// lets answer, or a device that logged itself out, whose key is struck only
+/// by the owner's revoke.
+pub fn unlisted<'a>(
+    rows: &[Device],
+    vouched: &'a std::collections::BTreeMap<String, String>,
+) -> Vec<(&'a String, &'a String)> {
+    vouched
+        .iter()
+        .filter(|(id, _)| !rows.iter().any(|d| &d.device_id == *id))
+        .collect()
+}
+
+/// A key's fingerprint cut to what a person compares, by characters.
+fn short(fp: &str) -> String {
+    format!("{}…", fp.chars().take(11).collect::<String>())
+}
+
 /// The devices, each with the start of the key this machine vouched for
 /// under its id (`vouched`, by id), `-` where it vouched for none.
 pub fn devices(
@@ -271,24 +290,22 @@ pub fn devices(
     vouched: &std::collections::BTreeMap<String, String>,
     now: f64,
 ) -> String {
-    // What the owner's key vouches for and the server does not list: a
-    // server that hides a device it still lets answer is shown here.
-    let unlisted: Vec<(&String, &String)> = vouched
-        .iter()
-        .filter(|(id, _)| !rows.iter().any(|d| &d.device_id == *id))
-        .collect();
+    let unlisted = unlisted(rows, vouched);
     let mut out = String::new();
     if !unlisted.is_empty() {
-        out.push_str("Your key vouches for these, which the server does not list: they answer on every machine that pinned your key until you revoke them.\n");
+        out.push_str("Your key still vouches for these, which the server does not list: while their certificates last, they answer on every machine that pinned your key.\n");
         for (id, fp) in &unlisted {
             out.push_str(&format!(
-                "  {id} (key {}…): needs-you devices revoke {id}\n",
-                &fp[..fp.len().min(11)]
+                "  {id} (key {}): needs-you devices revoke {id}\n",
+                short(fp)
             ));
         }
     }
     if rows.is_empty() {
-        out.push_str("No devices. Pair one: needs-you pair\n");
+        out.push_str(match unlisted.is_empty() {
+            true => "No devices. Pair one: needs-you pair\n",
+            false => "The server lists no devices. Pair one: needs-you pair\n",
+        });
         return out;
     }
     out += &format!(
@@ -302,7 +319,7 @@ pub fn devices(
         };
         let key = vouched
             .get(&d.device_id)
-            .map_or("-".to_owned(), |fp| format!("{}…", &fp[..fp.len().min(11)]));
+            .map_or("-".to_owned(), |fp| short(fp));
         out.push_str(&format!(
             "{:<36} {:<12} {:<24} {:<6} {:<22} {}\n",
             d.device_id,

@@ -4,12 +4,13 @@
 //! When a waiter hands the agent a lasting choice kept in a file (Claude
 //! Code's settings, Codex's rules), it records here which file the rule
 //! goes to and what it adds (`$DIR/granted-rules`, one JSON object a line,
-//! 0600 in the 0700 state directory). A revocation from the Worker names only the answer that
-//! granted the rule: the relay takes back what this file says its own hook
-//! wrote, from where it wrote it, and only the entries still there as
-//! written ([`needs_you_core::lasting::take_out`]); never a rule or a path
-//! that the Worker, or anything else that holds the task credential, names.
-//! Which file a rule goes to is its CLI's to say
+//! 0600 in the 0700 state directory). A revocation from the Worker names
+//! only the answer that granted the rule: the relay takes back what this
+//! file says was written for its task, from where it was written, and only
+//! the entries still there as written
+//! ([`needs_you_core::lasting::take_out`]); never a rule or a path that the
+//! Worker, or anything else that holds the task credential, names. Which
+//! file a rule goes to is its CLI's to say
 //! ([`crate::clis::Integration::rule_file`]).
 
 use std::path::{Path, PathBuf};
@@ -119,8 +120,15 @@ pub fn record(
     let Some(written) = written else {
         return Ok(());
     };
+    // A rule its CLI's module says is written to a file, in no file its
+    // CLI's part here names: not handed on, rather than written beyond
+    // taking back.
     let Some(file) = places.file_for(written.scope) else {
-        return Ok(());
+        return Err(Error::Settings(format!(
+            "this machine does not know where {} keeps a rule of {}: it is not handed on",
+            written.scope.cli(),
+            written.scope.place()
+        )));
     };
     let grant = Grant {
         answer_id: answer_id.to_owned(),
@@ -408,6 +416,21 @@ mod tests {
         let r = revoke(dir.path(), "t", "rul_2", "ans_2");
         assert_eq!(r.outcome, RevokeOutcome::Gone);
         assert_eq!(std::fs::read_to_string(&file).unwrap(), by_hand);
+        // A rule of a file no CLI's part here names: refused, not handed on.
+        let nowhere = Places {
+            cwd: cwd.clone(),
+            configs: Vec::new(),
+        };
+        let user = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
+                          "behavior": "allow", "destination": "userSettings"});
+        assert!(record(
+            dir.path(),
+            "t",
+            "ans_4",
+            written("Bash", &user).as_ref(),
+            &nowhere
+        )
+        .is_err());
         // A session's rule is never recorded.
         let session = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
                              "behavior": "allow", "destination": "session"});

@@ -203,6 +203,14 @@ fn split_link(target: &str) -> Link {
 /// with keys of its own, which the owner's `pair` would vouch for.
 pub const CODE_VAR: &str = "NEEDS_YOU_CODE";
 
+/// The code alone of a pairing code or fragment (`CODE.SECRET…`), read as
+/// the server reads a typed one (`k7q2 m9xd` is `K7Q2-M9XD`).
+fn code_of(code: &str) -> String {
+    let code = code.split('.').next().unwrap_or_default().trim();
+    needs_you_core::pairing_code::normalize(code)
+        .map_or_else(|| code.to_owned(), |(id, secret)| format!("{id}-{secret}"))
+}
+
 /// Whether a pairing code or fragment (`CODE.SECRET…`) carries a secret.
 fn carries_secret(code: &str) -> bool {
     code.split('.').nth(1).is_some_and(|s| !s.is_empty())
@@ -247,7 +255,6 @@ fn pairing_code(link: &Link, code: Option<&str>) -> Result<String> {
                 fragment.to_owned()
             }
         };
-        let code_of = |c: &str| c.split('.').next().unwrap_or_default().trim().to_owned();
         if let Some(named) = named
             .as_deref()
             .filter(|n| code_of(n) != code_of(&from_env))
@@ -524,5 +531,15 @@ mod tests {
             parts(split_link("http://127.0.0.1:8787")),
             ("http://127.0.0.1:8787".into(), None, None)
         );
+    }
+
+    #[test]
+    fn a_code_is_the_same_code_however_it_is_typed() {
+        assert_eq!(code_of("k7q2 m9xd.SeCrEt"), "K7Q2-M9XD");
+        assert_eq!(code_of("K7Q2M9XD"), code_of("K7Q2-M9XD.secret.owner"));
+        assert_eq!(code_of("KOQ2-M9XD"), code_of("K0Q2-M9XD"), "O read as 0");
+        assert_ne!(code_of("ZZZZ-ZZZZ"), code_of("K7Q2-M9XD"));
+        // What is no code stays as it was typed, to be said as such.
+        assert_eq!(code_of("nope.x"), "nope");
     }
 }

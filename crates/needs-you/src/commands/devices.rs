@@ -168,7 +168,17 @@ pub fn devices(json_out: bool) -> Result<i32> {
         false => Default::default(),
     };
     if json_out {
-        print_json(&list);
+        // Beside the server's list, what the owner's key vouches for that
+        // the server does not list, as the text shows it.
+        let mut out = serde_json::to_value(&list).unwrap_or_default();
+        let unlisted: Vec<serde_json::Value> = crate::display::unlisted(&list.devices, &vouched)
+            .into_iter()
+            .map(|(id, fp)| serde_json::json!({"device_id": id, "key": fp}))
+            .collect();
+        if let Some(obj) = out.as_object_mut() {
+            obj.insert("vouched_unlisted".into(), unlisted.into());
+        }
+        print_json(&out);
     } else {
         print!(
             "{}",
@@ -198,18 +208,12 @@ pub fn revoke_device(device: &str) -> Result<i32> {
         Some(key) => trusting::strike(&client, key, device)?,
         None => None,
     };
-    let r: Revoked = match client.delete(&path) {
-        Ok(r) => r,
-        // A device the server no longer lists, whose key this machine still
-        // vouched for: striking it was what mattered, and is done.
-        Err(f) if f.status == Some(404) && struck.is_some() => {
-            let fp = struck.as_deref().unwrap_or_default();
-            println!(
-                "The server does not list {device}; your key no longer vouches for its key {}…: every machine that pinned yours refuses what it signs once it sees your new device list.",
-                &fp[..fp.len().min(11)]
-            );
-            return Ok(exit::OK);
-        }
+    // A device the server no longer lists, whose key this machine still
+    // vouched for: striking it, and turning the content key past it, is
+    // what matters; the server has nothing of it to revoke.
+    let r: Option<Revoked> = match client.delete(&path) {
+        Ok(r) => Some(r),
+        Err(f) if f.status == Some(404) && struck.is_some() => None,
         Err(f) => return Err(f.into()),
     };
     let mut rotated = None;
@@ -221,19 +225,24 @@ pub fn revoke_device(device: &str) -> Result<i32> {
             rotated = Some(content_keys::rotate(&client, key, &remaining)?);
         }
     }
-    let others = r.devices.len().saturating_sub(1);
-    println!(
-        "Revoked {}{}{}.",
-        r.device_id,
-        match others {
-            0 => String::new(),
-            n => format!(", {n} device(s) it paired"),
-        },
-        match r.tasks.len() {
-            0 => String::new(),
-            n => format!(" and {n} task(s) they created"),
+    match &r {
+        Some(r) => {
+            let others = r.devices.len().saturating_sub(1);
+            println!(
+                "Revoked {}{}{}.",
+                r.device_id,
+                match others {
+                    0 => String::new(),
+                    n => format!(", {n} device(s) it paired"),
+                },
+                match r.tasks.len() {
+                    0 => String::new(),
+                    n => format!(" and {n} task(s) they created"),
+                }
+            );
         }
-    );
+        None => println!("The server does not list {device}: nothing there to revoke."),
+    }
     match (&key, &struck) {
         (Some(_), Some(fp)) => println!(
             "Your key no longer vouches for its key {}…: every machine that pinned yours refuses what it signs once it sees your new device list, and within 7 days where the server keeps that list from it.",
