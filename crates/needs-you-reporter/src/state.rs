@@ -89,9 +89,11 @@ pub struct OpenQuestion {
 }
 
 impl OpenQuestion {
-    /// What an answer from afar binds to ([`needs_you_trust::admission`]).
-    pub fn asked(&self) -> Asked {
+    /// What an answer from afar binds to ([`needs_you_trust::admission`]),
+    /// as the question open in `session`.
+    pub fn asked(&self, session: &str) -> Asked {
         Asked {
+            session: session.to_owned(),
             kind: self.kind,
             seq: self.seq,
             digest: self.digest.clone(),

@@ -88,6 +88,7 @@ fn main() {
         devices: None,
     };
     let asked = Asked {
+        session: "session-bench".into(),
         kind: Kind::Permission,
         seq: 42,
         digest: Some(digest.clone()),

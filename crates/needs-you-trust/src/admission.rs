@@ -45,6 +45,9 @@ pub struct Knows<'a> {
 /// machine recorded when it reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Asked {
+    /// The session it is open in, as the machine recorded it: the one the
+    /// statement must name, whatever session the frame says.
+    pub session: String,
     pub kind: Kind,
     /// The `seq` of the report that opened it: a new open has a new one.
     pub seq: u64,
@@ -190,6 +193,7 @@ fn bind(
     };
     if statement.question_id != frame.question_id
         || statement.session != frame.session
+        || statement.session != open.session
         || statement.open_seq != open.seq
         || !digest_fits
         || !form_fits
@@ -593,6 +597,28 @@ mod tests {
                 &answer,
                 &Knows {
                     asked: None,
+                    ..knows
+                }
+            ),
+            "not_this_request"
+        );
+        // The session's open question is read by the frame's session: an
+        // answer signed for one session, sent under another whose open has
+        // the same seq and request, or bound to another's open.
+        let elsewhere = Answer {
+            session: "s2".into(),
+            ..answer.clone()
+        };
+        assert_eq!(refused(&elsewhere, &knows), "not_this_request");
+        let other_session = Asked {
+            session: "s2".into(),
+            ..asked.clone()
+        };
+        assert_eq!(
+            refused(
+                &answer,
+                &Knows {
+                    asked: Some(&other_session),
                     ..knows
                 }
             ),

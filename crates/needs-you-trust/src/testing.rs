@@ -71,6 +71,7 @@ pub fn frame(body: AnswerBody) -> Answer {
 
 pub fn open(kind: Kind, seq: u64, digest: Option<&str>) -> Asked {
     Asked {
+        session: "s1".into(),
         kind,
         seq,
         digest: digest.map(str::to_owned),

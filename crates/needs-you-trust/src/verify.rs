@@ -16,7 +16,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 use needs_you_core::afar::Refusal;
 use needs_you_core::api::Right;
-use needs_you_core::signed::{Certificate, DeviceList, Envelope, Signed, Statement, VERSION};
+use needs_you_core::signed::{Certificate, DeviceList, Envelope, Signed, VERSION};
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use serde::de::DeserializeOwned;
@@ -120,17 +120,7 @@ fn may_answer(
     }
 }
 
-/// An answer's [`Statement`], as [`verify_as`] checks it.
-pub fn verify(
-    owner: &str,
-    envelope: Option<&Envelope>,
-    devices: Option<&DeviceList>,
-    now: i64,
-) -> Result<Statement, Refusal> {
-    verify_as(owner, envelope, devices, now)
-}
-
-/// The statement of `envelope` (an answer's [`Statement`], or a rule's
+/// The statement of `envelope` (an answer's [`Statement`](needs_you_core::signed::Statement), or a rule's
 /// [`Revoking`](needs_you_core::signed::Revoking)), if its signer may
 /// answer for the pinned `owner` (the owner's key, or a device of the
 /// newest `devices` list), its signature holds, and it is fresh at `now`
@@ -161,6 +151,17 @@ mod tests {
 
     use super::*;
     use crate::testing::*;
+    use needs_you_core::signed::Statement;
+
+    /// An answer's statement, as [`verify_as`] checks it.
+    fn verify(
+        owner: &str,
+        envelope: Option<&Envelope>,
+        devices: Option<&DeviceList>,
+        now: i64,
+    ) -> Result<Statement, Refusal> {
+        verify_as(owner, envelope, devices, now)
+    }
 
     #[test]
     fn the_owners_signed_statement_is_taken_and_anything_else_is_refused_with_its_code() {

@@ -230,7 +230,7 @@ impl Relay {
                     format!("cannot read the state directory: {e}"),
                 )
             })?
-            .map(|open| open.asked());
+            .map(|open| open.asked(&answer.session));
         let owner = self.owner.as_deref();
         let devices = owner.and_then(|o| self.newest_list(o, answer.devices.as_deref()));
         let knows = Knows {
