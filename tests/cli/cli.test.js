@@ -481,13 +481,26 @@ test("a device the server no longer lists, whose key the owner's still vouches f
   assert.ok(shown.stdout.includes(`  ${id} (key ${fp.slice(0, 11)}…): needs-you devices revoke ${id}\n`), shown.stdout);
   const json = JSON.parse((await cli(owner, ["devices", "--json"])).stdout);
   assert.deepEqual(json.vouched_unlisted, [{ device_id: id, key: fp }]);
+  // The content key cannot turn (its file unreadable here, as a server
+  // failing the turn would leave it): the key is struck all the same, and
+  // the turn stays owed until a revoke does it.
+  const keyFile = join(owner.home, ".config", "needs-you", "content-key.json");
+  const keyText = readFileSync(keyFile, "utf8");
+  writeFileSync(keyFile, "{ not json", { mode: 0o600 });
+  const failed = await cli(owner, ["devices", "revoke", id]);
+  assert.notEqual(failed.code, 0, failed.stdout);
+  assert.ok(oneLine(failed.stderr), failed.stderr);
+  assert.match(failed.stderr, new RegExp(`your content key has yet to turn past it: run \`needs-you devices revoke ${id}\` again\n$`));
+  assert.deepEqual(await listed(), [], "its key struck at the first try");
+  writeFileSync(keyFile, keyText, { mode: 0o600 });
   const revoked = await cli(owner, ["devices", "revoke", id]);
   assert.equal(revoked.code, 0, revoked.stderr);
-  const [said, struck, turned] = revoked.stdout.split("\n");
-  assert.equal(said, `The server does not list ${id}: nothing there to revoke.`);
-  assert.ok(struck.startsWith(`Your key no longer vouches for its key ${fp.slice(0, 11)}…`), struck);
-  // And what is sealed from now on, the key the phone held does not open.
+  const [said, nothingStruck, turned] = revoked.stdout.split("\n");
+  assert.equal(said, `The server answered 404 for ${id}: it lists no such device to revoke.`);
+  assert.match(nothingStruck, /^This machine vouched for no key under /, "struck at the first try");
+  // What is sealed from now on, the key the phone held does not open.
   assert.match(turned, /^What is sealed from now on is under version 2 of your content key, which 0 remaining device\(s\) got/);
+  assert.equal(existsSync(join(owner.home, ".config", "needs-you", "content-key-owed")), false, "nothing owed once turned");
   assert.deepEqual(await listed(), [], "its key struck");
   const after = await cli(owner, ["devices"], { COLUMNS: "200" });
   assert.ok(!after.stdout.includes(id), after.stdout);

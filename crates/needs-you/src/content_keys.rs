@@ -84,6 +84,30 @@ pub fn forget_devices() {
     }
 }
 
+/// Where a revoke says that it owes a turn of the content key: it strikes
+/// the revoked device's key first (and the record forgets it), so a server
+/// that then fails the turn would otherwise leave it forgotten, and the
+/// revoked device opening what is sealed after. Kept until a turn is done.
+fn owed_path() -> PathBuf {
+    crate::login::dir().join("content-key-owed")
+}
+
+/// Says that a turn of the content key is owed, before the strike that owes it.
+pub fn owe() -> Result<()> {
+    write_private(&owed_path(), b"").map_err(|e| {
+        Fail::new(
+            exit::REFUSED,
+            format!("cannot note the content key's turn: {e}"),
+        )
+    })
+}
+
+/// Whether a turn of the content key is owed, by this revoke or one before
+/// that could not finish it.
+pub fn owed() -> bool {
+    owed_path().exists()
+}
+
 /// After a device was revoked: a new version of the owner's content key
 /// for what is sealed from now on, kept, and wrapped, with every version
 /// before it, to each device the owner key still vouches for (`vouched`),
@@ -108,6 +132,8 @@ pub fn rotate(client: &Client, owner_key: &Key, vouched: &[Vouched]) -> Result<(
             &serde_json::json!({ "certificate": owner_key.sign_json(&certificate), "content_keys": wrapped }),
         )?;
     }
+    // Turned, and given to every device that counts: nothing is owed.
+    let _ = std::fs::remove_file(owed_path());
     Ok((version, vouched.len()))
 }
 

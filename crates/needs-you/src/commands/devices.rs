@@ -204,27 +204,43 @@ pub fn revoke_device(device: &str) -> Result<i32> {
     // whatever it says that device's key is or what went with it: a device
     // another device paired holds no key the owner's vouched for, and an id
     // the server adds here strikes nothing.
+    // The turn of the content key this strike owes is noted first, and kept
+    // until a turn is done: a server that fails the turn (or anything
+    // before it) cannot have it forgotten with the struck key, and the next
+    // revoke turns it.
+    if key.is_some() && trusting::vouched_keys()?.contains_key(device) {
+        content_keys::owe()?;
+    }
     let struck = match &key {
         Some(key) => trusting::strike(&client, key, device)?,
         None => None,
-    };
-    // A device the server no longer lists, whose key this machine still
-    // vouched for: striking it, and turning the content key past it, is
-    // what matters; the server has nothing of it to revoke.
-    let r: Option<Revoked> = match client.delete(&path) {
-        Ok(r) => Some(r),
-        Err(f) if f.status == Some(404) && struck.is_some() => None,
-        Err(f) => return Err(f.into()),
     };
     let mut rotated = None;
     if let Some(key) = &key {
         // What is sealed from now on, a revoked device that held the content
         // key cannot open. One that never held it turns no key.
-        if struck.is_some() {
-            let remaining = trusting::vouched(&client, key)?;
-            rotated = Some(content_keys::rotate(&client, key, &remaining)?);
+        if content_keys::owed() {
+            let turned = trusting::vouched(&client, key)
+                .and_then(|remaining| content_keys::rotate(&client, key, &remaining));
+            rotated = Some(turned.map_err(|f| {
+                Fail::new(
+                    f.code,
+                    format!(
+                        "{}: the key is struck, and your content key has yet to turn past it: run `needs-you devices revoke {device}` again",
+                        f.message
+                    ),
+                )
+            })?);
         }
     }
+    // The server's part last: what it answers changes nothing above. A
+    // 404 after a strike or a turn here: the server no longer lists the
+    // device, and has nothing of it to revoke.
+    let r: Option<Revoked> = match client.delete(&path) {
+        Ok(r) => Some(r),
+        Err(f) if f.status == Some(404) && (struck.is_some() || rotated.is_some()) => None,
+        Err(f) => return Err(f.into()),
+    };
     match &r {
         Some(r) => {
             let others = r.devices.len().saturating_sub(1);
@@ -241,7 +257,9 @@ pub fn revoke_device(device: &str) -> Result<i32> {
                 }
             );
         }
-        None => println!("The server does not list {device}: nothing there to revoke."),
+        None => {
+            println!("The server answered 404 for {device}: it lists no such device to revoke.")
+        }
     }
     match (&key, &struck) {
         (Some(_), Some(fp)) => println!(
