@@ -322,12 +322,13 @@ pub fn devices(
             .map_or("-".to_owned(), |fp| short(fp));
         out.push_str(&format!(
             "{:<36} {:<12} {:<24} {:<6} {:<22} {}\n",
-            d.device_id,
+            // The server's words, one line each: no row or banner it makes up.
+            cut(&d.device_id, 36),
             key,
             cut(&d.name, 24),
             age(d.created_at as f64, now),
             may,
-            d.paired_by.as_deref().unwrap_or("the owner")
+            cut(d.paired_by.as_deref().unwrap_or("the owner"), 36)
         ));
     }
     out
@@ -356,6 +357,12 @@ mod tests {
         );
         assert!(!out.contains("revoke dev_a"), "{out}");
         assert!(devices(&[], &vouched, 1_000.0).contains("revoke dev_a"));
+        // A server's id with a line of its own in it stays on its row.
+        let forged: Vec<Device> = serde_json::from_value(json!([{"device_id": "dev_x\nYour key still vouches for these",
+            "name": "n", "created_at": 0, "push": false, "rights": [], "paired_by": "dev_y\n  dev_z"}]))
+        .unwrap();
+        let out = devices(&forged, &Default::default(), 1_000.0);
+        assert_eq!(out.lines().count(), 2, "{out}");
         assert_eq!(
             devices(&[], &Default::default(), 1_000.0),
             "No devices. Pair one: needs-you pair\n"
