@@ -535,12 +535,15 @@ test("a device whose certificate ended long ago gets no new content key; an unre
   writeFileSync(record, "{ not json", { mode: 0o600 });
   const list = () => w.db.prepare("SELECT device_list FROM owners WHERE id = (SELECT owner_id FROM devices WHERE id = ?)").bind(kept).first();
   const before = await list();
-  for (const args of [["devices"], ["devices", "revoke", kept]]) {
+  const pairings = async () => (await w.db.prepare("SELECT COUNT(*) AS n FROM pairings").first()).n;
+  const madeBefore = await pairings();
+  for (const args of [["devices"], ["devices", "revoke", kept], ["pair"]]) {
     const r = await cli(owner, args);
     assert.equal(r.code, 3, `${args}: ${r.stderr}`);
     assert.ok(oneLine(r.stderr), r.stderr);
     assert.match(r.stderr.trim(), /^needs-you: .*certified\.json is not a needs-you record of devices: nothing is vouched for or struck until it is put back$/);
   }
+  assert.equal(await pairings(), madeBefore, "pair made no code");
   assert.deepEqual(await list(), before, "the device list as it was");
   assert.equal((await w.db.prepare("SELECT revoked_at FROM devices WHERE id = ?").bind(kept).first()).revoked_at, null, "not revoked");
   assert.equal(readFileSync(record, "utf8"), "{ not json");

@@ -24,6 +24,11 @@ pub fn pair(rights: Option<Rights>, json_out: bool) -> Result<i32> {
         true => Key::load(Whose::Owner)?,
         false => None,
     };
+    // The record it vouches by, read before any code is made: one that
+    // cannot be read stops here, not once a device has used the code.
+    if key.is_some() {
+        trusting::vouched_keys()?;
+    }
     let body = match &rights {
         Some(r) => json!({ "rights": r }),
         None => json!({}),
